@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs every Debian package lossless needs to build, test and run its demo.
+# Idempotent: safe to run again; it only adds what is missing.
+set -euo pipefail
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "setup.sh: must run as root (it installs Debian packages)" >&2
+	exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+
+PACKAGES=(
+	# toolchain
+	build-essential cmake pkg-config clang llvm lld dpkg-dev
+	# BPF
+	libbpf-dev bpftool libelf-dev zlib1g-dev
+	# the kernel the module is built for and booted under QEMU
+	linux-image-amd64 linux-headers-amd64 kmod
+	qemu-system-x86 busybox-static
+	# networking userspace
+	iproute2 iperf3 ethtool tcpdump tshark python3 python3-scapy
+	libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libmnl-dev
+	# C++ libraries and tests
+	libboost-dev libboost-program-options-dev libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+	echo "setup.sh: installing ${missing[*]}"
+	# wireshark-common asks whether non-root may capture; answer no without a prompt.
+	echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+	echo "setup.sh: all ${#PACKAGES[@]} packages already installed"
+fi
+
+# tc plugin headers come from Debian's own iproute2 source package (never committed):
+# make sure a deb-src entry exists next to the deb one.
+if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
+	src=/etc/apt/sources.list.d/lossless-deb-src.sources
+	echo "setup.sh: adding $src for apt-get source"
+	cat >"$src" <<SRC
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+	apt-get update -q
+fi
+echo "setup.sh: done"
