@@ -36,7 +36,8 @@ enum ll_gate_event ll_gate_apply(struct ll_pause_gate *g, ll_u64 now_ns,
 	g->closed = 1;
 	g->closed_since_ns = now_ns;
 	/* A gate that expired and closed again in one call is still closed:
-	 * report the net change (none) as a refresh. */
+	 * report the net change (none) as a refresh.
+	 */
 	return expired == LL_GATE_OPENED ? LL_GATE_REFRESHED : LL_GATE_CLOSED;
 }
 

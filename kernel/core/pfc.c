@@ -83,7 +83,8 @@ ll_u32 ll_mac_ctrl_build(ll_u8 *buf, ll_u32 buf_len,
 		put_be16(buf + 14, LL_MAC_CTRL_OP_PFC);
 		buf[17] = m->enable_vector;
 		/* A time is only meaningful where its enable bit is set;
-		 * the others go out as zero. */
+		 * the others go out as zero.
+		 */
 		for (i = 0; i < LL_PFC_PRIOS; i++)
 			put_be16(buf + 18 + 2 * i,
 				 (m->enable_vector & (1u << i)) ? m->quanta[i] : 0);

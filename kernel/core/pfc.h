@@ -28,7 +28,8 @@
 #define LL_PAUSE_QUANTA_MAX 0xFFFF
 
 /* Shortest valid frames (no padding), the minimum frame size, and the
- * longest we accept (60 octets plus an FCS some drivers leave on). */
+ * longest we accept (60 octets plus an FCS some drivers leave on).
+ */
 #define LL_PAUSE_FRAME_MIN_BYTES 18
 #define LL_PFC_FRAME_MIN_BYTES 34
 #define LL_MAC_CTRL_FRAME_BYTES 60
@@ -40,7 +41,8 @@ enum ll_mac_ctrl_kind {
 };
 
 /* A decoded MAC control frame. For PAUSE, quanta[0] holds pause_time and
- * enable_vector is 0. */
+ * enable_vector is 0.
+ */
 struct ll_mac_ctrl {
 	ll_u8 src[LL_ETH_ALEN];
 	ll_u8 kind;		/* enum ll_mac_ctrl_kind */
@@ -84,7 +86,8 @@ const char *ll_parse_result_name(enum ll_parse_result r);
 ll_u64 ll_quanta_to_ns(ll_u32 quanta, ll_u64 rate_bps);
 
 /* Fewest quanta that cover ns at rate_bps, capped at 0xFFFF; at least 1
- * for ns > 0 (0 means XON). 0xFFFF if rate_bps is 0. */
+ * for ns > 0 (0 means XON). 0xFFFF if rate_bps is 0.
+ */
 ll_u32 ll_ns_to_quanta(ll_u64 ns, ll_u64 rate_bps);
 
 #endif /* LL_PFC_H */

@@ -33,6 +33,7 @@ enum {
 	TCA_LOSSLESS_PAD,
 	__TCA_LOSSLESS_MAX
 };
+
 #define TCA_LOSSLESS_MAX (__TCA_LOSSLESS_MAX - 1)
 
 enum {
@@ -41,7 +42,8 @@ enum {
 };
 
 /* Per-gate receive counters: gates 0..7 are PFC priorities, 8 the port
- * (802.3x PAUSE). */
+ * (802.3x PAUSE).
+ */
 #define LOSSLESS_GATES (LOSSLESS_PFC_PRIOS + 1)
 
 struct tc_lossless_gate_stats {

@@ -1,0 +1,51 @@
+# lossless: the human entry points.
+#
+#   make            build everything: userspace (CMake), BPF, tc plugin, module
+#   make check      build, then run every test: host tests (ctest), then the
+#                   VM tests (the module runs under QEMU)
+#   make demo       build, then boot the VM and show a port pausing under PFC
+#   make bench      build, then run the benchmarks and print their numbers
+#   make checkpatch kernel style check of the module and the core
+#
+# The README's two commands run scripts/setup.sh first, which installs every
+# Debian package these targets need.
+
+BUILD_DIR ?= $(CURDIR)/build
+JOBS ?= $(shell nproc)
+RUN_VM := $(CURDIR)/vm-images/run-vm
+export LL_BUILD_DIR := $(BUILD_DIR)
+
+all: userspace module
+
+userspace:
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+module:
+	$(MAKE) -C kernel
+
+check: all
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	$(RUN_VM) --timeout 1800 -- tests/vm/run-all.sh
+
+check-host: all
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+check-vm: all
+	$(RUN_VM) --timeout 1800 -- tests/vm/run-all.sh $(TESTS)
+
+demo: all
+	$(RUN_VM) --timeout 600 -- demo/pfc-demo.sh
+
+bench: all
+	$(BUILD_DIR)/tests/bench/ll_bench_core
+	$(RUN_VM) --timeout 900 -- tests/vm/bench-bridge.sh
+
+checkpatch:
+	$(MAKE) -C kernel checkpatch
+
+clean:
+	rm -rf $(BUILD_DIR)
+	$(MAKE) -C kernel clean
+
+.PHONY: all userspace module check check-host check-vm demo bench checkpatch clean
