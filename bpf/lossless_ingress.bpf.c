@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * TC (clsact) ingress program of a lossless port.
+ *
+ * MAC control frames (EtherType 0x8808) are validated by the algorithm
+ * core's parser (kernel/core/pfc.c, compiled for BPF and linked into this
+ * object) and never go further up the stack:
+ *   - valid PFC / PAUSE: counted, EtherType rewritten to
+ *     LOSSLESS_CTRL_ETHERTYPE, skb->mark = LOSSLESS_CTRL_MARK, redirected to
+ *     the egress of the same port, where the lossless qdisc consumes it;
+ *   - everything else (including a VLAN-tagged 0x8808 and opcodes we do not
+ *     act on): counted by parse result and dropped.
+ * Data frames get skb->priority from the VLAN PCP and/or the IP DSCP
+ * (per-port mode, lossless_ingress.h) and are counted per priority.
+ *
+ * Only UAPI context fields of struct __sk_buff and packet bytes are read,
+ * so there are no CO-RE relocations; every helper used exists in 4.x, so
+ * the object loads on Debian's 6.1 as well as on newer kernels.
+ */
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "lossless.h"
+#include "pfc.h"
+#include "lossless_ingress.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LL_INGRESS_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct ll_ingress_port_cfg);
+} ll_port_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LL_INGRESS_DSCP_COUNT);
+	__type(key, __u32);
+	__type(value, struct ll_ingress_dscp_entry);
+} ll_dscp_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, LL_INGRESS_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct ll_ingress_prio_stats);
+} ll_prio_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, LL_INGRESS_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct ll_ingress_ctrl_stats);
+} ll_ctrl_stats SEC(".maps");
+
+#define VLAN_PCP_SHIFT 13
+#define IPV4_VERSION 4
+#define IPV6_VERSION 6
+
+/* A VLAN tag after its TPID: TCI, then the next EtherType. */
+struct vlan_tag_tail {
+	__be16 tci;
+	__be16 next_proto;
+};
+
+/* The port's counters, created (zeroed) on its first frame. */
+static __always_inline struct ll_ingress_ctrl_stats *ctrl_stats(__u32 ifindex)
+{
+	struct ll_ingress_ctrl_stats *st, zero = {};
+
+	st = bpf_map_lookup_elem(&ll_ctrl_stats, &ifindex);
+	if (st)
+		return st;
+	bpf_map_update_elem(&ll_ctrl_stats, &ifindex, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&ll_ctrl_stats, &ifindex);
+}
+
+static __always_inline struct ll_ingress_prio_stats *prio_stats(__u32 ifindex)
+{
+	struct ll_ingress_prio_stats *st, zero = {};
+
+	st = bpf_map_lookup_elem(&ll_prio_stats, &ifindex);
+	if (st)
+		return st;
+	bpf_map_update_elem(&ll_prio_stats, &ifindex, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&ll_prio_stats, &ifindex);
+}
+
+/*
+ * A frame whose EtherType (after any inline VLAN tags) is 0x8808. It is
+ * consumed here in every case: redirected to the qdisc or dropped.
+ */
+static __noinline int handle_mac_ctrl(struct __sk_buff *skb, __u32 ifindex,
+				      __u32 accel_tagged)
+{
+	__u8 frame[LL_MAC_CTRL_FRAME_MAX_BYTES] = {};
+	struct ll_mac_ctrl msg = {};
+	struct ll_ingress_ctrl_stats *st;
+	enum ll_parse_result res;
+	__be16 ctrl_proto = bpf_htons(LOSSLESS_CTRL_ETHERTYPE);
+	__u32 len = skb->len;
+	__u32 n = len;
+	long act;
+
+	/* The parser gets the true length (so it can reject oversize frames)
+	 * and at most the first 64 bytes, all it may ever look at. */
+	if (n > sizeof(frame))
+		n = sizeof(frame);
+	if (n < LL_ETH_HLEN || bpf_skb_load_bytes(skb, 0, frame, n))
+		res = LL_PARSE_TRUNCATED;
+	else
+		res = ll_mac_ctrl_parse(frame, len, &msg);
+	/* A tag the device already stripped: the bytes look untagged, but
+	 * a MAC control frame is never VLAN-tagged. */
+	if (res == LL_PARSE_OK && accel_tagged)
+		res = LL_PARSE_NOT_MAC_CTRL;
+
+	st = ctrl_stats(ifindex);
+	if (res != LL_PARSE_OK) {
+		if (st && res < LL_PARSE_RESULT_COUNT)
+			st->parse_error[res]++;
+		return TC_ACT_SHOT;
+	}
+
+	if (bpf_skb_store_bytes(skb, 12, &ctrl_proto, sizeof(ctrl_proto), 0)) {
+		if (st)
+			st->rewrite_failed++;
+		return TC_ACT_SHOT;
+	}
+	skb->mark = LOSSLESS_CTRL_MARK;
+	act = bpf_redirect(ifindex, 0);
+	if (act != TC_ACT_REDIRECT) {
+		if (st)
+			st->redirect_failed++;
+		return TC_ACT_SHOT;
+	}
+	if (st) {
+		if (msg.kind == LL_MAC_CTRL_PFC)
+			st->pfc++;
+		else
+			st->pause++;
+	}
+	return TC_ACT_REDIRECT;
+}
+
+/* DSCP of an IPv4/IPv6 header at l3, or -1. */
+static __always_inline int ip_dscp(struct __sk_buff *skb, __u16 proto, __u32 l3)
+{
+	__u8 hdr[2];
+
+	if (proto != ETH_P_IP && proto != ETH_P_IPV6)
+		return -1;
+	if (bpf_skb_load_bytes(skb, l3, hdr, sizeof(hdr)))
+		return -1;
+	if (proto == ETH_P_IP) {
+		if ((hdr[0] >> 4) != IPV4_VERSION)
+			return -1;
+		return hdr[1] >> 2;			/* TOS: DSCP(6) ECN(2) */
+	}
+	if ((hdr[0] >> 4) != IPV6_VERSION)
+		return -1;
+	return ((hdr[0] & 0x0f) << 2) | (hdr[1] >> 6);	/* TC: DSCP(6) ECN(2) */
+}
+
+static __always_inline __u32 dscp_prio(__u32 dscp)
+{
+	struct ll_ingress_dscp_entry *e;
+
+	dscp &= LL_INGRESS_DSCP_COUNT - 1;
+	e = bpf_map_lookup_elem(&ll_dscp_map, &dscp);
+	if (e && e->valid && e->prio < LL_INGRESS_PRIOS)
+		return e->prio;
+	return dscp >> 3;
+}
+
+SEC("tc")
+int ll_ingress(struct __sk_buff *skb)
+{
+	struct ll_ingress_port_cfg dflt = {};
+	const struct ll_ingress_port_cfg *cfg;
+	struct ll_ingress_prio_stats *st;
+	struct vlan_tag_tail tag;
+	__u32 ifindex = skb->ifindex;
+	__u32 accel_tagged = skb->vlan_present;
+	__u32 tagged = accel_tagged;
+	__u32 pcp = 0, prio, off = 12;
+	__u16 proto = 0;
+	__be16 ethertype;
+	int i, dscp;
+
+	if (accel_tagged)
+		pcp = (skb->vlan_tci >> VLAN_PCP_SHIFT) & 7;
+
+	if (bpf_skb_load_bytes(skb, off, &ethertype, sizeof(ethertype)) == 0)
+		proto = bpf_ntohs(ethertype);
+	/* Inline tags: on a real port the outer tag is normally already in
+	 * skb->vlan_tci; QinQ inner tags and BPF_PROG_RUN frames stay
+	 * inline. The outermost tag's PCP classifies. */
+	for (i = 0; i < LL_INGRESS_MAX_VLAN_TAGS; i++) {
+		if (proto != LL_ETH_P_8021Q && proto != LL_ETH_P_8021AD)
+			break;
+		if (bpf_skb_load_bytes(skb, off + 2, &tag, sizeof(tag))) {
+			proto = 0;
+			break;
+		}
+		if (!tagged)
+			pcp = bpf_ntohs(tag.tci) >> VLAN_PCP_SHIFT;
+		tagged = 1;
+		proto = bpf_ntohs(tag.next_proto);
+		off += sizeof(tag);
+	}
+
+	if (proto == LL_ETH_P_MAC_CONTROL)
+		return handle_mac_ctrl(skb, ifindex, accel_tagged);
+
+	cfg = bpf_map_lookup_elem(&ll_port_cfg, &ifindex);
+	if (!cfg)
+		cfg = &dflt;
+
+	prio = cfg->default_prio;
+	if (cfg->mode != LL_INGRESS_MODE_DSCP && tagged) {
+		prio = pcp;
+	} else if (cfg->mode != LL_INGRESS_MODE_PCP) {
+		dscp = ip_dscp(skb, proto, off + 2);
+		if (dscp >= 0)
+			prio = dscp_prio(dscp);
+	}
+	if (prio >= LL_INGRESS_PRIOS)
+		prio = 0;
+	skb->priority = prio;
+
+	st = prio_stats(ifindex);
+	if (st) {
+		st->prio[prio].packets++;
+		st->prio[prio].bytes += skb->len;
+	}
+	return TC_ACT_OK;
+}

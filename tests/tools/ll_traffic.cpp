@@ -1,0 +1,301 @@
+// ll-traffic: UDP test traffic with sequence numbers, per-flow accounting
+// and arrival-gap detection, for the VM tests, benchmarks and the demo.
+//
+//   ll-traffic send --dst ADDR --port N [--flow ID] [--prio P] [--size B]
+//                   [--rate-mbit R] (--duration S | --count N)
+//   ll-traffic recv --port N [--duration S] [--idle-exit S] [--gap-ms G]
+//
+// Both print one JSON object on stdout. Times are CLOCK_MONOTONIC
+// nanoseconds, which every network namespace of a machine shares, so a
+// receiver's gaps can be compared with when a test sent a PFC frame.
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+constexpr uint32_t kMagic = 0x4c4c5446;  // "LLTF"
+
+struct Header {
+    uint32_t magic;
+    uint32_t flow;
+    uint64_t seq;
+    uint64_t sent_ns;
+};
+
+uint64_t now_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000ULL + uint64_t(ts.tv_nsec);
+}
+
+void sleep_until_ns(uint64_t t) {
+    timespec ts{static_cast<time_t>(t / 1000000000ULL), static_cast<long>(t % 1000000000ULL)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+    }
+}
+
+[[noreturn]] void die(const std::string& msg) {
+    std::fprintf(stderr, "ll-traffic: %s\n", msg.c_str());
+    std::exit(2);
+}
+
+const char* kUsage =
+    "usage: ll-traffic send --dst ADDR --port N [options]\n"
+    "       ll-traffic recv --port N [options]\n"
+    "\n"
+    "send options:\n"
+    "  --dst ADDR        IPv4 destination address\n"
+    "  --port N          UDP destination port\n"
+    "  --flow ID         flow id carried in every packet (default: the priority)\n"
+    "  --prio P          SO_PRIORITY of the socket, i.e. skb->priority (default 0)\n"
+    "  --size B          UDP payload bytes, >= 24 (default 1000)\n"
+    "  --rate-mbit R     pace to R Mbit/s of payload; 0 = as fast as the socket\n"
+    "                    allows (blocking: the qdisc's backpressure paces it)\n"
+    "  --duration S      send for S seconds (fractions allowed)\n"
+    "  --count N         send N packets (either --duration or --count)\n"
+    "recv options:\n"
+    "  --port N          UDP port to listen on (all addresses)\n"
+    "  --duration S      stop after S seconds (default 60)\n"
+    "  --idle-exit S     stop S seconds after the last packet (default 2)\n"
+    "  --gap-ms G        report arrival gaps longer than G ms per flow (default 5)\n"
+    "\n"
+    "Output is one JSON object. Exit status 0, or 2 on bad usage or socket errors.\n";
+
+struct Args {
+    std::map<std::string, std::string> kv;
+
+    std::optional<std::string> get(const std::string& k) const {
+        auto it = kv.find(k);
+        if (it == kv.end()) return std::nullopt;
+        return it->second;
+    }
+    double num(const std::string& k, double def) const {
+        auto v = get(k);
+        if (!v) return def;
+        char* end = nullptr;
+        double d = std::strtod(v->c_str(), &end);
+        if (end == v->c_str() || *end) die("--" + k + ": not a number: " + *v);
+        return d;
+    }
+};
+
+Args parse(int argc, char** argv, int from) {
+    Args a;
+    for (int i = from; i < argc; i++) {
+        std::string_view k = argv[i];
+        if (k == "--help" || k == "-h") {
+            std::fputs(kUsage, stdout);
+            std::exit(0);
+        }
+        if (k.substr(0, 2) != "--" || i + 1 >= argc) die("bad argument " + std::string(k) + "\n" + kUsage);
+        a.kv[std::string(k.substr(2))] = argv[++i];
+    }
+    return a;
+}
+
+class Socket {
+public:
+    Socket() : fd_(::socket(AF_INET, SOCK_DGRAM, 0)) {
+        if (fd_ < 0) die(std::string("socket: ") + std::strerror(errno));
+    }
+    ~Socket() { ::close(fd_); }
+    Socket(const Socket&) = delete;
+    Socket& operator=(const Socket&) = delete;
+    int fd() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+int do_send(const Args& a) {
+    auto dst = a.get("dst");
+    if (!dst) die("send needs --dst");
+    int port = int(a.num("port", 0));
+    if (port <= 0 || port > 65535) die("send needs --port 1..65535");
+    int prio = int(a.num("prio", 0));
+    uint32_t flow = uint32_t(a.num("flow", prio));
+    size_t size = size_t(a.num("size", 1000));
+    if (size < sizeof(Header) || size > 65000) die("--size must be 24..65000");
+    double rate_mbit = a.num("rate-mbit", 0);
+    double duration = a.num("duration", 0);
+    uint64_t count = uint64_t(a.num("count", 0));
+    if ((duration > 0) == (count > 0)) die("send needs exactly one of --duration or --count");
+
+    Socket s;
+    if (setsockopt(s.fd(), SOL_SOCKET, SO_PRIORITY, &prio, sizeof(prio)))
+        die(std::string("SO_PRIORITY: ") + std::strerror(errno));
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(uint16_t(port));
+    if (inet_pton(AF_INET, dst->c_str(), &sa.sin_addr) != 1) die("bad --dst " + *dst);
+    if (connect(s.fd(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa)))
+        die(std::string("connect: ") + std::strerror(errno));
+
+    std::vector<uint8_t> buf(size, 0x5a);
+    uint64_t interval_ns = rate_mbit > 0 ? uint64_t(size * 8 * 1000.0 / rate_mbit) : 0;
+    uint64_t start = now_ns(), end = start + uint64_t(duration * 1e9), next = start;
+    uint64_t sent = 0, errors = 0, bytes = 0;
+    for (;;) {
+        uint64_t t = now_ns();
+        if (count ? sent >= count : t >= end) break;
+        if (interval_ns) {
+            if (next > t) sleep_until_ns(next);
+            next += interval_ns;
+        }
+        Header h{kMagic, flow, sent, now_ns()};
+        std::memcpy(buf.data(), &h, sizeof(h));
+        if (::send(s.fd(), buf.data(), buf.size(), 0) < 0) {
+            // ENOBUFS is a local drop (qdisc refused); count it, the
+            // sequence number is not reused so the receiver sees a gap.
+            errors++;
+        } else {
+            bytes += size;
+        }
+        sent++;
+    }
+    uint64_t stop = now_ns();
+    std::printf("{\"mode\":\"send\",\"flow\":%u,\"prio\":%d,\"size\":%zu,\"sent\":%llu,"
+                "\"send_errors\":%llu,\"bytes\":%llu,\"start_ns\":%llu,\"end_ns\":%llu}\n",
+                flow, prio, size, (unsigned long long)sent, (unsigned long long)errors,
+                (unsigned long long)bytes, (unsigned long long)start, (unsigned long long)stop);
+    return 0;
+}
+
+struct Gap {
+    uint64_t from_ns, to_ns;
+};
+
+struct FlowStats {
+    uint64_t received = 0, bytes = 0, max_seq = 0, reordered = 0, duplicates = 0;
+    uint64_t first_ns = 0, last_ns = 0;
+    std::vector<bool> seen;
+    std::vector<Gap> gaps;
+};
+
+int do_recv(const Args& a) {
+    int port = int(a.num("port", 0));
+    if (port <= 0 || port > 65535) die("recv needs --port 1..65535");
+    uint64_t duration_ns = uint64_t(a.num("duration", 60) * 1e9);
+    uint64_t idle_ns = uint64_t(a.num("idle-exit", 2) * 1e9);
+    uint64_t gap_ns = uint64_t(a.num("gap-ms", 5) * 1e6);
+
+    Socket s;
+    int rcvbuf = 32 << 20, one = 1;
+    // Force a large buffer so the receiving socket is never the drop point.
+    if (setsockopt(s.fd(), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+        setsockopt(s.fd(), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+    setsockopt(s.fd(), SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
+    timeval tv{0, 100000};
+    setsockopt(s.fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(uint16_t(port));
+    if (bind(s.fd(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa)))
+        die(std::string("bind: ") + std::strerror(errno));
+    std::fprintf(stderr, "ll-traffic: receiving on port %d\n", port);
+
+    std::map<uint32_t, FlowStats> flows;
+    uint64_t start = now_ns(), last_any = 0, foreign = 0;
+    uint32_t socket_drops = 0;
+    std::vector<uint8_t> buf(65536);
+    alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(uint32_t))];
+    for (;;) {
+        uint64_t t = now_ns();
+        if (t - start >= duration_ns) break;
+        if (last_any && t - last_any >= idle_ns) break;
+        iovec iov{buf.data(), buf.size()};
+        msghdr mh{};
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        mh.msg_control = cbuf;
+        mh.msg_controllen = sizeof(cbuf);
+        ssize_t n = recvmsg(s.fd(), &mh, 0);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EINTR) continue;
+            die(std::string("recvmsg: ") + std::strerror(errno));
+        }
+        uint64_t at = now_ns();
+        last_any = at;
+        for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL)
+                std::memcpy(&socket_drops, CMSG_DATA(c), sizeof(socket_drops));
+        Header h{};
+        if (size_t(n) < sizeof(h)) {
+            foreign++;
+            continue;
+        }
+        std::memcpy(&h, buf.data(), sizeof(h));
+        if (h.magic != kMagic || h.seq > (1ULL << 32)) {
+            foreign++;
+            continue;
+        }
+        FlowStats& f = flows[h.flow];
+        if (f.seen.size() <= h.seq) f.seen.resize(std::max<size_t>(h.seq + 1, f.seen.size() * 2), false);
+        if (f.seen[h.seq]) {
+            f.duplicates++;
+            continue;
+        }
+        f.seen[h.seq] = true;
+        if (f.received && h.seq < f.max_seq) f.reordered++;
+        f.max_seq = std::max(f.max_seq, h.seq);
+        if (f.received && at - f.last_ns > gap_ns) f.gaps.push_back({f.last_ns, at});
+        if (!f.received) f.first_ns = at;
+        f.last_ns = at;
+        f.received++;
+        f.bytes += uint64_t(n);
+    }
+
+    std::printf("{\"mode\":\"recv\",\"socket_drops\":%u,\"foreign\":%llu,\"flows\":{", socket_drops,
+                (unsigned long long)foreign);
+    bool first = true;
+    for (auto& [id, f] : flows) {
+        // Lost = sequence numbers below the highest seen that never came.
+        uint64_t missing = f.max_seq + 1 - f.received;
+        std::printf("%s\"%u\":{\"received\":%llu,\"bytes\":%llu,\"max_seq\":%llu,\"missing\":%llu,"
+                    "\"reordered\":%llu,\"duplicates\":%llu,\"first_ns\":%llu,\"last_ns\":%llu,\"gaps\":[",
+                    first ? "" : ",", id, (unsigned long long)f.received, (unsigned long long)f.bytes,
+                    (unsigned long long)f.max_seq, (unsigned long long)missing,
+                    (unsigned long long)f.reordered, (unsigned long long)f.duplicates,
+                    (unsigned long long)f.first_ns, (unsigned long long)f.last_ns);
+        for (size_t i = 0; i < f.gaps.size(); i++)
+            std::printf("%s[%llu,%llu]", i ? "," : "", (unsigned long long)f.gaps[i].from_ns,
+                        (unsigned long long)f.gaps[i].to_ns);
+        std::printf("]}");
+        first = false;
+    }
+    std::printf("}}\n");
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::fputs(kUsage, stderr);
+        return 2;
+    }
+    std::string_view mode = argv[1];
+    if (mode == "--help" || mode == "-h") {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    Args a = parse(argc, argv, 2);
+    if (mode == "send") return do_send(a);
+    if (mode == "recv") return do_recv(a);
+    die("unknown mode " + std::string(mode) + "\n" + kUsage);
+}
