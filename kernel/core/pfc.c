@@ -121,10 +121,10 @@ ll_u32 ll_ns_to_quanta(ll_u64 ns, ll_u64 rate_bps)
 	ll_u64 bits_x1e9 = (ll_u64)LL_PAUSE_QUANTUM_BITS * LL_NSEC_PER_SEC;
 	ll_u64 quanta;
 
-	if (!rate_bps)
-		return LL_PAUSE_QUANTA_MAX;
 	if (!ns)
 		return 0;
+	if (!rate_bps)
+		return LL_PAUSE_QUANTA_MAX;
 	/* Saturate first: then ns * rate <= 65535 * 512 * 1e9 < 2^55. */
 	if (ns >= ll_quanta_to_ns(LL_PAUSE_QUANTA_MAX, rate_bps))
 		return LL_PAUSE_QUANTA_MAX;

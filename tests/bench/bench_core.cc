@@ -1,0 +1,242 @@
+// Micro-benchmarks of the algorithm core: the per-frame work of the
+// receive path (parse, apply) and of the transmit path (build), and the
+// quanta conversion used on both.
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+
+#include "core.h"	// tests/unit/core.h: the core with C linkage
+
+namespace {
+
+constexpr ll_u64 kRate = 100000000000ull;	// 100 Gbit/s
+
+struct Frames {
+	ll_u8 pfc[LL_MAC_CTRL_FRAME_BYTES];
+	ll_u8 pause[LL_MAC_CTRL_FRAME_BYTES];
+	ll_u8 bad_opcode[LL_MAC_CTRL_FRAME_BYTES];
+	ll_u8 ipv4[LL_MAC_CTRL_FRAME_BYTES];
+
+	Frames()
+	{
+		ll_mac_ctrl m;
+		std::memset(&m, 0, sizeof(m));
+		const ll_u8 src[6] = {0x02, 0, 0, 0, 0, 1};
+		std::memcpy(m.src, src, 6);
+		m.kind = LL_MAC_CTRL_PFC;
+		m.enable_vector = 0x88;
+		m.quanta[3] = 0x1234;
+		m.quanta[7] = 0xFFFF;
+		ll_mac_ctrl_build(pfc, sizeof(pfc), &m);
+		m.kind = LL_MAC_CTRL_PAUSE;
+		m.quanta[0] = 0xFFFF;
+		ll_mac_ctrl_build(pause, sizeof(pause), &m);
+		// Rejected late (after DA and length checks): opcode 0x0002.
+		std::memcpy(bad_opcode, pfc, sizeof(pfc));
+		bad_opcode[15] = 0x02;
+		// Rejected early: an IPv4 frame.
+		std::memcpy(ipv4, pfc, sizeof(pfc));
+		ipv4[12] = 0x08;
+		ipv4[13] = 0x00;
+	}
+};
+
+const Frames &TheFrames()
+{
+	static Frames f;
+	return f;
+}
+
+void ParseOne(benchmark::State &state, const ll_u8 *frame, ll_parse_result want)
+{
+	ll_mac_ctrl out;
+	for (auto _ : state) {
+		benchmark::DoNotOptimize(frame);
+		ll_parse_result r = ll_mac_ctrl_parse(frame, LL_MAC_CTRL_FRAME_BYTES, &out);
+		benchmark::DoNotOptimize(r);
+		benchmark::DoNotOptimize(out);
+	}
+	if (ll_mac_ctrl_parse(frame, LL_MAC_CTRL_FRAME_BYTES, &out) != want)
+		state.SkipWithError("unexpected parse result");
+}
+
+void BM_ParsePfc(benchmark::State &state)
+{
+	ParseOne(state, TheFrames().pfc, LL_PARSE_OK);
+}
+BENCHMARK(BM_ParsePfc);
+
+void BM_ParsePause(benchmark::State &state)
+{
+	ParseOne(state, TheFrames().pause, LL_PARSE_OK);
+}
+BENCHMARK(BM_ParsePause);
+
+void BM_ParseRejectOpcode(benchmark::State &state)
+{
+	ParseOne(state, TheFrames().bad_opcode, LL_PARSE_BAD_OPCODE);
+}
+BENCHMARK(BM_ParseRejectOpcode);
+
+void BM_ParseRejectEtherType(benchmark::State &state)
+{
+	ParseOne(state, TheFrames().ipv4, LL_PARSE_NOT_MAC_CTRL);
+}
+BENCHMARK(BM_ParseRejectEtherType);
+
+void BM_BuildPfc(benchmark::State &state)
+{
+	ll_mac_ctrl m;
+	std::memset(&m, 0, sizeof(m));
+	m.kind = LL_MAC_CTRL_PFC;
+	m.enable_vector = 0xFF;
+	for (int i = 0; i < 8; i++)
+		m.quanta[i] = (ll_u16)(0x1000 * (i + 1));
+	ll_u8 buf[LL_MAC_CTRL_FRAME_BYTES];
+	for (auto _ : state) {
+		benchmark::DoNotOptimize(&m);
+		ll_u32 n = ll_mac_ctrl_build(buf, sizeof(buf), &m);
+		benchmark::DoNotOptimize(n);
+		benchmark::ClobberMemory();
+	}
+}
+BENCHMARK(BM_BuildPfc);
+
+void BM_BuildPause(benchmark::State &state)
+{
+	ll_mac_ctrl m;
+	std::memset(&m, 0, sizeof(m));
+	m.kind = LL_MAC_CTRL_PAUSE;
+	m.quanta[0] = 0xFFFF;
+	ll_u8 buf[LL_MAC_CTRL_FRAME_BYTES];
+	for (auto _ : state) {
+		benchmark::DoNotOptimize(&m);
+		ll_u32 n = ll_mac_ctrl_build(buf, sizeof(buf), &m);
+		benchmark::DoNotOptimize(n);
+		benchmark::ClobberMemory();
+	}
+}
+BENCHMARK(BM_BuildPause);
+
+// PFC XOFF for classes 3 and 7 refreshing closed gates (the steady state
+// under congestion): two gate updates, no state change.
+void BM_PortPauseRxPfcRefresh(benchmark::State &state)
+{
+	ll_port_pause p;
+	std::memset(&p, 0, sizeof(p));
+	ll_mac_ctrl m;
+	std::memset(&m, 0, sizeof(m));
+	m.kind = LL_MAC_CTRL_PFC;
+	m.enable_vector = 0x88;
+	m.quanta[3] = 0xFFFF;
+	m.quanta[7] = 0xFFFF;
+	ll_u64 now = 1000;
+	for (auto _ : state) {
+		now += 100;
+		ll_u32 changed = ll_port_pause_rx(&p, now, &m, kRate);
+		benchmark::DoNotOptimize(changed);
+	}
+}
+BENCHMARK(BM_PortPauseRxPfcRefresh);
+
+// Alternating XOFF / XON for all 8 classes: every call changes 8 gates.
+void BM_PortPauseRxPfcToggleAll(benchmark::State &state)
+{
+	ll_port_pause p;
+	std::memset(&p, 0, sizeof(p));
+	ll_mac_ctrl xoff, xon;
+	std::memset(&xoff, 0, sizeof(xoff));
+	xoff.kind = LL_MAC_CTRL_PFC;
+	xoff.enable_vector = 0xFF;
+	for (int i = 0; i < 8; i++)
+		xoff.quanta[i] = 0xFFFF;
+	xon = xoff;
+	for (int i = 0; i < 8; i++)
+		xon.quanta[i] = 0;
+	ll_u64 now = 1000;
+	bool off = true;
+	for (auto _ : state) {
+		now += 100;
+		ll_u32 changed = ll_port_pause_rx(&p, now, off ? &xoff : &xon, kRate);
+		benchmark::DoNotOptimize(changed);
+		off = !off;
+	}
+}
+BENCHMARK(BM_PortPauseRxPfcToggleAll);
+
+void BM_PortPauseRxPause(benchmark::State &state)
+{
+	ll_port_pause p;
+	std::memset(&p, 0, sizeof(p));
+	ll_mac_ctrl m;
+	std::memset(&m, 0, sizeof(m));
+	m.kind = LL_MAC_CTRL_PAUSE;
+	m.quanta[0] = 0xFFFF;
+	ll_u64 now = 1000;
+	for (auto _ : state) {
+		now += 100;
+		ll_u32 changed = ll_port_pause_rx(&p, now, &m, kRate);
+		benchmark::DoNotOptimize(changed);
+	}
+}
+BENCHMARK(BM_PortPauseRxPause);
+
+// The dequeue path: expire, closed mask, next deadline over 9 gates.
+void BM_PortPauseExpireMaskDeadline(benchmark::State &state)
+{
+	ll_port_pause p;
+	std::memset(&p, 0, sizeof(p));
+	ll_mac_ctrl m;
+	std::memset(&m, 0, sizeof(m));
+	m.kind = LL_MAC_CTRL_PFC;
+	m.enable_vector = 0xFF;
+	for (int i = 0; i < 8; i++)
+		m.quanta[i] = 0xFFFF;
+	ll_port_pause_rx(&p, 1000, &m, kRate);
+	ll_u64 now = 1000;
+	for (auto _ : state) {
+		now += 1;	// stays below every deadline for ~335 us of ns
+		ll_u32 opened = ll_port_pause_expire(&p, now);
+		ll_u32 closed = ll_port_pause_closed_mask(&p);
+		ll_u64 next = ll_port_pause_next_deadline(&p);
+		benchmark::DoNotOptimize(opened);
+		benchmark::DoNotOptimize(closed);
+		benchmark::DoNotOptimize(next);
+		if (!closed) {	// keep the gates closed
+			state.PauseTiming();
+			ll_port_pause_rx(&p, now, &m, kRate);
+			state.ResumeTiming();
+		}
+	}
+}
+BENCHMARK(BM_PortPauseExpireMaskDeadline);
+
+void BM_QuantaToNs(benchmark::State &state)
+{
+	ll_u32 q = 1;
+	ll_u64 rate = kRate;
+	for (auto _ : state) {
+		benchmark::DoNotOptimize(q);
+		benchmark::DoNotOptimize(rate);
+		ll_u64 ns = ll_quanta_to_ns(q, rate);
+		benchmark::DoNotOptimize(ns);
+		q = (q * 7 + 1) & 0xFFFF;
+	}
+}
+BENCHMARK(BM_QuantaToNs);
+
+void BM_NsToQuanta(benchmark::State &state)
+{
+	ll_u64 ns = 1;
+	ll_u64 rate = kRate;
+	for (auto _ : state) {
+		benchmark::DoNotOptimize(ns);
+		benchmark::DoNotOptimize(rate);
+		ll_u32 q = ll_ns_to_quanta(ns, rate);
+		benchmark::DoNotOptimize(q);
+		ns = (ns * 7 + 1) & 0x7FFFF;
+	}
+}
+BENCHMARK(BM_NsToQuanta);
+
+} // namespace

@@ -1,0 +1,88 @@
+"""Shared helpers of the frame cross-checks (tests/frames)."""
+
+import json
+import os
+import subprocess
+import sys
+
+SKIP = 77  # ctest SKIP_RETURN_CODE
+MAC_CTRL_DA = "01:80:c2:00:00:01"
+
+
+class Checker:
+    """Collects mismatches instead of stopping at the first one."""
+
+    def __init__(self, what):
+        self.what = what
+        self.errors = []
+        self.checks = 0
+
+    def eq(self, where, got, want):
+        self.checks += 1
+        if got != want:
+            self.errors.append(f"{where}: got {got!r}, want {want!r}")
+
+    def true(self, where, cond, msg=""):
+        self.checks += 1
+        if not cond:
+            self.errors.append(f"{where}: {msg or 'check failed'}")
+
+    def finish(self):
+        for e in self.errors:
+            print("MISMATCH", e)
+        if self.errors:
+            print(f"{self.what}: {len(self.errors)} of {self.checks} checks failed")
+            return 1
+        print(f"{self.what}: all {self.checks} checks passed")
+        return 0
+
+
+def run(cmd, **kw):
+    """Run a command, return stdout; fail loudly with its stderr."""
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, **kw)
+    if p.returncode != 0:
+        sys.stderr.write(p.stderr)
+        raise SystemExit(f"{cmd[0]} exited with {p.returncode}")
+    return p.stdout
+
+
+def generate(gen, workdir, stem="ours"):
+    """Run ll_frames_gen; return (pcap path, list of intended frames)."""
+    os.makedirs(workdir, exist_ok=True)
+    pcap = os.path.join(workdir, stem + ".pcap")
+    intent = os.path.join(workdir, stem + ".json")
+    run([gen, pcap, intent])
+    with open(intent) as f:
+        frames = json.load(f)["frames"]
+    if not frames:
+        raise SystemExit("generator wrote no frames")
+    return pcap, frames
+
+
+def parse_with_ours(parser, pcap=None, hex_lines=None):
+    """Run ll_frames_parse on a pcap or on hex lines; list of dicts."""
+    if pcap is not None:
+        out = run([parser, pcap])
+    else:
+        out = run([parser, "--hex"], input="".join(l + "\n" for l in hex_lines))
+    return [json.loads(l) for l in out.splitlines() if l.strip()]
+
+
+def expected_parse(intent):
+    """What ll_mac_ctrl_parse must report for an intended frame."""
+    if not intent["valid"]:
+        return None
+    if intent["kind"] == "pfc":
+        return {"result": "ok", "kind": "pfc", "src": intent["src"],
+                "enable_vector": intent["enable_vector"],
+                "quanta": intent["times"]}
+    return {"result": "ok", "kind": "pause", "src": intent["src"],
+            "enable_vector": 0, "quanta": [intent["pause_time"]] + [0] * 7}
+
+
+def compare_parse(chk, where, got, want):
+    for key, val in want.items():
+        chk.eq(f"{where} {key}", got.get(key), val)
+    if want["result"] != "ok":
+        chk.true(where, "kind" not in got, "rejected frame printed fields")

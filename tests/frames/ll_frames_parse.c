@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Runs frames through ll_mac_ctrl_parse and prints what it decoded, one
+ * JSON object per line:
+ *
+ *   ll_frames_parse FILE.pcap     frames of a classic pcap (Ethernet)
+ *   ll_frames_parse --hex         one frame per stdin line, in hex
+ *                                 (spaces, ':' and '-' ignored)
+ *
+ * {"index": 0, "length": 60, "result": "ok", "kind": "pfc",
+ *  "src": "02:..", "enable_vector": 136, "quanta": [0, ..]}
+ * For a rejected frame only index, length and result are printed.
+ */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pfc.h"
+
+#define MAX_FRAME 65536
+
+static void print_frame(unsigned long index, const ll_u8 *frame, ll_u32 len)
+{
+	struct ll_mac_ctrl m;
+	enum ll_parse_result r = ll_mac_ctrl_parse(frame, len, &m);
+	int i;
+
+	printf("{\"index\": %lu, \"length\": %u, \"result\": \"%s\"", index,
+	       (unsigned)len, ll_parse_result_name(r));
+	if (r == LL_PARSE_OK) {
+		printf(", \"kind\": \"%s\"",
+		       m.kind == LL_MAC_CTRL_PFC ? "pfc" :
+		       m.kind == LL_MAC_CTRL_PAUSE ? "pause" : "?");
+		printf(", \"src\": \"%02x:%02x:%02x:%02x:%02x:%02x\"", m.src[0],
+		       m.src[1], m.src[2], m.src[3], m.src[4], m.src[5]);
+		printf(", \"enable_vector\": %u, \"quanta\": [", m.enable_vector);
+		for (i = 0; i < LL_PFC_PRIOS; i++)
+			printf("%s%u", i ? ", " : "", m.quanta[i]);
+		printf("]");
+	}
+	printf("}\n");
+}
+
+static uint32_t get32(const unsigned char *p, int swap)
+{
+	return swap ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+			      (uint32_t)p[2] << 8 | p[3]
+		    : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
+			      (uint32_t)p[1] << 8 | p[0];
+}
+
+static int read_pcap(const char *path)
+{
+	static ll_u8 frame[MAX_FRAME];
+	unsigned char hdr[24], rec[16];
+	unsigned long index = 0;
+	uint32_t magic, linktype, incl;
+	int swap;
+	FILE *f = fopen(path, "rb");
+
+	if (!f) {
+		perror(path);
+		return 1;
+	}
+	if (fread(hdr, 1, sizeof(hdr), f) != sizeof(hdr)) {
+		fprintf(stderr, "%s: short pcap header\n", path);
+		return 1;
+	}
+	magic = get32(hdr, 0);
+	if (magic == 0xA1B2C3D4 || magic == 0xA1B23C4D)
+		swap = 0;
+	else if (magic == 0xD4C3B2A1 || magic == 0x4D3CB2A1)
+		swap = 1;
+	else {
+		fprintf(stderr, "%s: not a classic pcap file\n", path);
+		return 1;
+	}
+	linktype = get32(hdr + 20, swap) & 0x0FFFFFFF;
+	if (linktype != 1) {
+		fprintf(stderr, "%s: link type %u, not Ethernet\n", path,
+			(unsigned)linktype);
+		return 1;
+	}
+	while (fread(rec, 1, sizeof(rec), f) == sizeof(rec)) {
+		incl = get32(rec + 8, swap);
+		if (incl > MAX_FRAME ||
+		    fread(frame, 1, incl, f) != incl) {
+			fprintf(stderr, "%s: bad record %lu\n", path, index);
+			return 1;
+		}
+		print_frame(index++, frame, incl);
+	}
+	fclose(f);
+	return 0;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static int read_hex(void)
+{
+	static char line[4 * MAX_FRAME];
+	static ll_u8 frame[MAX_FRAME];
+	unsigned long index = 0;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		ll_u32 len = 0;
+		int hi = -1;
+		char *p;
+
+		for (p = line; *p; p++) {
+			int v;
+
+			if (isspace((unsigned char)*p) || *p == ':' || *p == '-')
+				continue;
+			v = hexval((unsigned char)*p);
+			if (v < 0) {
+				fprintf(stderr, "line %lu: bad hex '%c'\n",
+					index + 1, *p);
+				return 1;
+			}
+			if (hi < 0) {
+				hi = v;
+				continue;
+			}
+			if (len == MAX_FRAME) {
+				fprintf(stderr, "line %lu: too long\n", index + 1);
+				return 1;
+			}
+			frame[len++] = (ll_u8)(hi << 4 | v);
+			hi = -1;
+		}
+		if (hi >= 0) {
+			fprintf(stderr, "line %lu: odd number of digits\n",
+				index + 1);
+			return 1;
+		}
+		if (!len && strspn(line, " \t\r\n") == strlen(line))
+			continue;	/* blank line */
+		print_frame(index++, frame, len);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "--hex"))
+		return read_hex();
+	if (argc == 2 && argv[1][0] != '-')
+		return read_pcap(argv[1]);
+	fprintf(stderr, "usage: %s FILE.pcap | --hex < frames.txt\n", argv[0]);
+	return 2;
+}

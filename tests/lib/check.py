@@ -1,0 +1,43 @@
+"""Tiny assertion collector for the VM tests: every check prints its
+measured value, all checks run, and the test fails if any failed."""
+
+import sys
+
+
+class Checks:
+    def __init__(self, name):
+        self.name = name
+        self.failed = []
+        self.count = 0
+
+    def ok(self, cond, what, detail=""):
+        self.count += 1
+        mark = "ok  " if cond else "FAIL"
+        print(f"  [{mark}] {what}" + (f"  ({detail})" if detail else ""), flush=True)
+        if not cond:
+            self.failed.append(what)
+        return cond
+
+    def eq(self, got, want, what):
+        return self.ok(got == want, what, f"got {got}, want {want}")
+
+    def le(self, got, limit, what, unit=""):
+        return self.ok(got <= limit, what, f"{got}{unit} <= {limit}{unit}")
+
+    def ge(self, got, limit, what, unit=""):
+        return self.ok(got >= limit, what, f"{got}{unit} >= {limit}{unit}")
+
+    def within(self, got, want, rel, what, unit=""):
+        lo, hi = want * (1 - rel), want * (1 + rel)
+        return self.ok(lo <= got <= hi, what,
+                       f"{got:.3f}{unit} in [{lo:.3f}, {hi:.3f}]{unit}")
+
+    def finish(self):
+        if self.count == 0:
+            print(f"{self.name}: FAIL (no checks ran)")
+            sys.exit(1)
+        if self.failed:
+            print(f"{self.name}: FAIL ({len(self.failed)} of {self.count} checks)")
+            sys.exit(1)
+        print(f"{self.name}: PASS ({self.count} checks)")
+        sys.exit(0)

@@ -1,0 +1,183 @@
+#!/usr/bin/python3
+"""A port whose egress qdisc is `lossless` honours PFC and PAUSE (VM test).
+
+Hosts A and B are joined by a veth. A's egress is `lossless rate 100mbit`
+with the ingress BPF program on the same port; A sends UDP on priorities 3
+and 0 to B. B crafts MAC control frames with scapy (an implementation
+independent of ours) and sends them to A:
+
+  1. PFC XOFF for priority 3, refreshed, then XON     -> stops, resumes on XON
+  2. PFC XOFF for priority 3 left to expire           -> resumes by itself
+  3. 802.3x PAUSE                                     -> both priorities stop
+
+Stop bound (how long after B sends XOFF a priority-3 packet may still reach B):
+  shaper burst (packets the shaper may release back to back, burst_bytes*8/rate)
+  + one maximum frame on the wire (1514*8/rate)
+  + the software response: B's send -> A's ingress BPF -> qdisc enqueue, and A's
+    dequeue -> B's socket. Natively that is tens of microseconds; under QEMU TCG
+    one guest context switch can take milliseconds, so the budget is 20 ms
+    (LL_SW_BUDGET_MS overrides). At 100 Mbit/s: 242 us + 121 us + 20 ms.
+Expiry: the gap B sees must be the pause duration (quanta x 512 bit times at
+100 Mbit/s) within 10%.
+"""
+
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import Checks  # noqa: E402
+from topology import Paths, Topology  # noqa: E402
+
+RATE_BPS = 100_000_000
+QUANTUM_NS = 512 * 1e9 / RATE_BPS  # 5120 ns at 100 Mbit/s
+SW_BUDGET_NS = float(os.environ.get("LL_SW_BUDGET_MS", "20")) * 1e6
+PKT = 1000          # UDP payload
+FLOW_MBIT = 8       # per priority: 1000 packets/s, well under the line rate
+PORT = 5000
+
+SCAPY_SENDER = r"""
+import json, sys, time
+from scapy.all import conf, Ether
+from scapy.contrib.mac_control import (MACControlPause,
+                                       MACControlClassBasedFlowControl)
+iface, src, plan = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+s = conf.L2socket(iface=iface)
+DA = "01:80:c2:00:00:01"
+t0 = time.monotonic()
+log = []
+for step in plan:
+    while time.monotonic() - t0 < step["at"]:
+        time.sleep(0.0005)
+    if step["kind"] == "pfc":
+        vec = step["vector"]
+        times = step["times"]
+        kw = {f"c{i}_enabled": (vec >> i) & 1 for i in range(8)}
+        kw.update({f"c{i}_pause_time": times[i] for i in range(8)})
+        f = Ether(dst=DA, src=src) / MACControlClassBasedFlowControl(**kw)
+    else:
+        f = Ether(dst=DA, src=src) / MACControlPause(pause_time=step["quanta"])
+    raw = bytes(f)
+    raw += b"\0" * max(0, 60 - len(raw))
+    before = time.monotonic_ns()
+    s.send(raw)
+    log.append({"name": step["name"], "sent_ns": before})
+print(json.dumps(log))
+"""
+
+
+def pfc(at, name, prio, quanta):
+    times = [0] * 8
+    times[prio] = quanta
+    return {"at": at, "name": name, "kind": "pfc", "vector": 1 << prio, "times": times}
+
+
+def tc_json(host, what):
+    return json.loads(host.run(f"tc -s -j {what}"))
+
+
+def main():
+    c = Checks("pfc_port")
+    with Topology("pfc") as t:
+        a, b = t.host("a"), t.host("b")
+        link = t.link(a, b)
+        a.run("tc qdisc add dev if0 root handle 1: lossless rate 100mbit")
+        a.run(f"{Paths.ingress} attach if0")
+        qd = tc_json(a, "qdisc show dev if0")[0]
+        burst = qd["options"]["burst"]
+        stop_bound_ns = burst * 8e9 / RATE_BPS + 1514 * 8e9 / RATE_BPS + SW_BUDGET_NS
+        print(f"  burst {burst} B; stop bound {stop_bound_ns / 1e6:.3f} ms")
+
+        recv = b.popen(f"{Paths.traffic} recv --port {PORT} --gap-ms 3 --idle-exit 2 --duration 30")
+        time.sleep(0.3)
+        duration = 7.0
+        senders = [a.popen(f"{Paths.traffic} send --dst {link['b_ip']} --port {PORT} --prio {p} "
+                           f"--size {PKT} --rate-mbit {FLOW_MBIT} --duration {duration}")
+                   for p in (3, 0)]
+        time.sleep(0.5)  # traffic flowing
+
+        q_long, q_exp, q_pause = 65535, 40000, 40000
+        plan = [pfc(0.0, "xoff", 3, q_long)]
+        plan += [pfc(0.1 * i, f"refresh{i}", 3, q_long) for i in range(1, 8)]
+        plan += [pfc(0.8, "xon", 3, 0),
+                 pfc(2.0, "xoff-expire", 3, q_exp),
+                 {"at": 3.5, "name": "pause", "kind": "pause", "quanta": q_pause}]
+        out = b.run(f"{Paths.python} -c '{SCAPY_SENDER}' if0 {link['b_mac']} '{json.dumps(plan)}'")
+        sent_at = {e["name"]: e["sent_ns"] for e in json.loads(out)}
+
+        sends = [json.loads(p.communicate(timeout=30)[0]) for p in senders]
+        r = json.loads(recv.communicate(timeout=30)[0])
+        flows = r["flows"]
+        f3, f0 = flows["3"], flows["0"]
+
+        def gap_after(flow, t_ns, within_ns):
+            """The first arrival gap starting within within_ns after t_ns."""
+            for g0, g1 in flow["gaps"]:
+                if t_ns - 5e6 <= g0 <= t_ns + within_ns:
+                    return g0, g1
+            return None
+
+        # 1. XOFF ... XON
+        g = gap_after(f3, sent_at["xoff"], stop_bound_ns)
+        if c.ok(g is not None, "priority 3 stops after XOFF"):
+            c.le(round((g[0] - sent_at["xoff"]) / 1e6, 3), round(stop_bound_ns / 1e6, 3),
+                 "last priority-3 arrival after XOFF within the stop bound", " ms")
+            c.le(round((g[1] - sent_at["xon"]) / 1e6, 3), round(stop_bound_ns / 1e6, 3),
+                 "priority 3 resumes on XON within the bound", " ms")
+            c.ge(g[1], sent_at["xon"], "priority 3 stays paused until XON (refreshes hold it)")
+
+        # 2. XOFF left to expire
+        want_ns = q_exp * QUANTUM_NS
+        g = gap_after(f3, sent_at["xoff-expire"], stop_bound_ns)
+        if c.ok(g is not None, "priority 3 stops after the second XOFF"):
+            c.within((g[1] - sent_at["xoff-expire"]) / 1e6, want_ns / 1e6, 0.10,
+                     "priority 3 resumes by itself after quanta x 512 bit times", " ms")
+
+        # 3. 802.3x PAUSE stops every priority
+        want_ns = q_pause * QUANTUM_NS
+        for name, flow in (("3", f3), ("0", f0)):
+            g = gap_after(flow, sent_at["pause"], stop_bound_ns)
+            if c.ok(g is not None, f"PAUSE stops priority {name}"):
+                c.within((g[1] - sent_at["pause"]) / 1e6, want_ns / 1e6, 0.10,
+                         f"priority {name} resumes after the PAUSE time", " ms")
+
+        # Priority 0 keeps flowing while priority 3 is paused.
+        win0, win1 = sent_at["xoff"] + stop_bound_ns, sent_at["xon"]
+        long_gaps = [g for g in f0["gaps"] if g[1] > win0 and g[0] < win1 and g[1] - g[0] > 50e6]
+        c.eq(len(long_gaps), 0, "priority 0 has no gap > 50 ms during the priority-3 pause")
+
+        # Nothing lost; counters match end to end.
+        by_prio = {s["prio"]: s for s in sends}
+        for p, flow in ((3, f3), (0, f0)):
+            c.eq(by_prio[p]["send_errors"], 0, f"priority {p}: no local send errors")
+            c.eq(flow["received"], by_prio[p]["sent"], f"priority {p}: received == sent")
+            c.eq(flow["missing"], 0, f"priority {p}: no sequence gaps")
+        c.eq(r["socket_drops"], 0, "receiver socket dropped nothing")
+
+        qd = tc_json(a, "qdisc show dev if0")[0]
+        c.eq(qd["drops"], 0, "qdisc drops")
+        c.eq(qd["packets"], sum(s["sent"] for s in sends), "qdisc packets == packets sent")
+        xs = qd["xstats"]
+        n_pfc = sum(1 for s in plan if s["kind"] == "pfc")
+        c.eq(xs["pfc_frames_rx"], n_pfc, "qdisc counted every PFC frame")
+        c.eq(xs["pause_frames_rx"], 1, "qdisc counted the PAUSE frame")
+        c.eq(xs["ctrl_invalid"], 0, "no invalid control messages reached the qdisc")
+        gate3 = xs["gates"][3]
+        c.eq(gate3["xoff_frames"], n_pfc - 1, "gate 3 XOFF frames")
+        c.eq(gate3["xon_frames"], 1, "gate 3 XON frames")
+        want_paused = (sent_at["xon"] - sent_at["xoff"]) + q_exp * QUANTUM_NS
+        c.within(gate3["paused_ns"] / 1e6, want_paused / 1e6, 0.10,
+                 "gate 3 paused time matches the pauses sent", " ms")
+        c.eq(xs["gates"][8]["paused_ns"], int(q_pause * QUANTUM_NS), "port gate paused time is exact")
+        classes = {cl["handle"]: cl for cl in tc_json(a, "class show dev if0")}
+        c.eq(classes["1:4"]["packets"], by_prio[3]["sent"], "class 1:4 (priority 3) packets")
+        c.eq(classes["1:1"]["packets"], by_prio[0]["sent"], "class 1:1 (priority 0) packets")
+
+        ing = a.json(f"{Paths.ingress} show if0 --json")
+        print("  ingress counters:", json.dumps(ing)[:400])
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()
