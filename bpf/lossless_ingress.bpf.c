@@ -14,8 +14,8 @@
  * (per-port mode, lossless_ingress.h) and are counted per priority.
  *
  * Only UAPI context fields of struct __sk_buff and packet bytes are read,
- * so there are no CO-RE relocations; every helper used exists in 4.x, so
- * the object loads on Debian's 6.1 as well as on newer kernels.
+ * so there are no CO-RE relocations, and every helper used exists since
+ * 4.x: the object loads on Debian's 6.1 as well as on newer kernels.
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -58,9 +58,13 @@ struct {
 	__type(value, struct ll_ingress_ctrl_stats);
 } ll_ctrl_stats SEC(".maps");
 
+#define ETHERTYPE_OFF (2 * LL_ETH_ALEN)
 #define VLAN_PCP_SHIFT 13
+#define VLAN_PCP_MASK 7
 #define IPV4_VERSION 4
 #define IPV6_VERSION 6
+/* handle_data()'s vlan argument: PCP of the outermost tag | VLAN_SEEN */
+#define VLAN_SEEN 0x100
 
 /* A VLAN tag after its TPID: TCI, then the next EtherType. */
 struct vlan_tag_tail {
@@ -94,8 +98,9 @@ static __always_inline struct ll_ingress_prio_stats *prio_stats(__u32 ifindex)
 /*
  * A frame whose EtherType (after any inline VLAN tags) is 0x8808. It is
  * consumed here in every case: redirected to the qdisc or dropped.
+ * accel_tagged: the device stripped a VLAN tag into skb->vlan_tci.
  */
-static __noinline int handle_mac_ctrl(struct __sk_buff *skb, __u32 ifindex,
+static __noinline int handle_mac_ctrl(struct __sk_buff *skb,
 				      __u32 accel_tagged)
 {
 	__u8 frame[LL_MAC_CTRL_FRAME_MAX_BYTES] = {};
@@ -103,20 +108,30 @@ static __noinline int handle_mac_ctrl(struct __sk_buff *skb, __u32 ifindex,
 	struct ll_ingress_ctrl_stats *st;
 	enum ll_parse_result res;
 	__be16 ctrl_proto = bpf_htons(LOSSLESS_CTRL_ETHERTYPE);
+	__u32 ifindex = skb->ifindex;
 	__u32 len = skb->len;
-	__u32 n = len;
-	long act;
+	__u64 n = len;
 
-	/* The parser gets the true length (so it can reject oversize frames)
-	 * and at most the first 64 bytes, all it may ever look at. */
+	/*
+	 * The parser gets the true length (so it can reject oversize frames)
+	 * and at most the first 64 bytes, all it may ever look at.
+	 *
+	 * n is 64-bit and opaque to clang past the barrier, so the bounds
+	 * below are checked on the very register handed to the helper: the
+	 * 6.1 verifier does not carry bounds across 32-bit register copies.
+	 */
 	if (n > sizeof(frame))
 		n = sizeof(frame);
-	if (n < LL_ETH_HLEN || bpf_skb_load_bytes(skb, 0, frame, n))
+	asm volatile("" : "+r"(n));
+	if (n < LL_ETH_HLEN || n > sizeof(frame) ||
+	    bpf_skb_load_bytes(skb, 0, frame, n))
 		res = LL_PARSE_TRUNCATED;
 	else
 		res = ll_mac_ctrl_parse(frame, len, &msg);
-	/* A tag the device already stripped: the bytes look untagged, but
-	 * a MAC control frame is never VLAN-tagged. */
+	/*
+	 * With the tag stripped the bytes look untagged, but a MAC control
+	 * frame is never VLAN-tagged (the parser says so for inline tags).
+	 */
 	if (res == LL_PARSE_OK && accel_tagged)
 		res = LL_PARSE_NOT_MAC_CTRL;
 
@@ -127,14 +142,14 @@ static __noinline int handle_mac_ctrl(struct __sk_buff *skb, __u32 ifindex,
 		return TC_ACT_SHOT;
 	}
 
-	if (bpf_skb_store_bytes(skb, 12, &ctrl_proto, sizeof(ctrl_proto), 0)) {
+	if (bpf_skb_store_bytes(skb, ETHERTYPE_OFF, &ctrl_proto,
+				sizeof(ctrl_proto), 0)) {
 		if (st)
 			st->rewrite_failed++;
 		return TC_ACT_SHOT;
 	}
 	skb->mark = LOSSLESS_CTRL_MARK;
-	act = bpf_redirect(ifindex, 0);
-	if (act != TC_ACT_REDIRECT) {
+	if (bpf_redirect(ifindex, 0) != TC_ACT_REDIRECT) {
 		if (st)
 			st->redirect_failed++;
 		return TC_ACT_SHOT;
@@ -148,8 +163,8 @@ static __noinline int handle_mac_ctrl(struct __sk_buff *skb, __u32 ifindex,
 	return TC_ACT_REDIRECT;
 }
 
-/* DSCP of an IPv4/IPv6 header at l3, or -1. */
-static __always_inline int ip_dscp(struct __sk_buff *skb, __u16 proto, __u32 l3)
+/* DSCP of the IPv4/IPv6 header at l3, or -1 if there is none. */
+static __always_inline int ip_dscp(struct __sk_buff *skb, __u32 proto, __u32 l3)
 {
 	__u8 hdr[2];
 
@@ -158,15 +173,18 @@ static __always_inline int ip_dscp(struct __sk_buff *skb, __u16 proto, __u32 l3)
 	if (bpf_skb_load_bytes(skb, l3, hdr, sizeof(hdr)))
 		return -1;
 	if (proto == ETH_P_IP) {
+		/* version(4) IHL(4), TOS = DSCP(6) ECN(2) */
 		if ((hdr[0] >> 4) != IPV4_VERSION)
 			return -1;
-		return hdr[1] >> 2;			/* TOS: DSCP(6) ECN(2) */
+		return hdr[1] >> 2;
 	}
+	/* version(4), traffic class = DSCP(6) ECN(2), flow label(20) */
 	if ((hdr[0] >> 4) != IPV6_VERSION)
 		return -1;
-	return ((hdr[0] & 0x0f) << 2) | (hdr[1] >> 6);	/* TC: DSCP(6) ECN(2) */
+	return ((hdr[0] & 0x0f) << 2) | (hdr[1] >> 6);
 }
 
+/* The DSCP map; entries never set mean the class selector, dscp >> 3. */
 static __always_inline __u32 dscp_prio(__u32 dscp)
 {
 	struct ll_ingress_dscp_entry *e;
@@ -178,55 +196,30 @@ static __always_inline __u32 dscp_prio(__u32 dscp)
 	return dscp >> 3;
 }
 
-SEC("tc")
-int ll_ingress(struct __sk_buff *skb)
+/*
+ * A data frame: priority by the port's mode, then count it.
+ * vlan: VLAN_SEEN | PCP of the outermost tag, or 0 if untagged; proto and
+ * l3: the EtherType after the tags and the offset of the L3 header.
+ */
+static __noinline int handle_data(struct __sk_buff *skb, __u32 vlan,
+				  __u32 proto, __u32 l3)
 {
 	struct ll_ingress_port_cfg dflt = {};
 	const struct ll_ingress_port_cfg *cfg;
 	struct ll_ingress_prio_stats *st;
-	struct vlan_tag_tail tag;
 	__u32 ifindex = skb->ifindex;
-	__u32 accel_tagged = skb->vlan_present;
-	__u32 tagged = accel_tagged;
-	__u32 pcp = 0, prio, off = 12;
-	__u16 proto = 0;
-	__be16 ethertype;
-	int i, dscp;
-
-	if (accel_tagged)
-		pcp = (skb->vlan_tci >> VLAN_PCP_SHIFT) & 7;
-
-	if (bpf_skb_load_bytes(skb, off, &ethertype, sizeof(ethertype)) == 0)
-		proto = bpf_ntohs(ethertype);
-	/* Inline tags: on a real port the outer tag is normally already in
-	 * skb->vlan_tci; QinQ inner tags and BPF_PROG_RUN frames stay
-	 * inline. The outermost tag's PCP classifies. */
-	for (i = 0; i < LL_INGRESS_MAX_VLAN_TAGS; i++) {
-		if (proto != LL_ETH_P_8021Q && proto != LL_ETH_P_8021AD)
-			break;
-		if (bpf_skb_load_bytes(skb, off + 2, &tag, sizeof(tag))) {
-			proto = 0;
-			break;
-		}
-		if (!tagged)
-			pcp = bpf_ntohs(tag.tci) >> VLAN_PCP_SHIFT;
-		tagged = 1;
-		proto = bpf_ntohs(tag.next_proto);
-		off += sizeof(tag);
-	}
-
-	if (proto == LL_ETH_P_MAC_CONTROL)
-		return handle_mac_ctrl(skb, ifindex, accel_tagged);
+	__u32 prio;
+	int dscp;
 
 	cfg = bpf_map_lookup_elem(&ll_port_cfg, &ifindex);
 	if (!cfg)
 		cfg = &dflt;
 
 	prio = cfg->default_prio;
-	if (cfg->mode != LL_INGRESS_MODE_DSCP && tagged) {
-		prio = pcp;
+	if (cfg->mode != LL_INGRESS_MODE_DSCP && (vlan & VLAN_SEEN)) {
+		prio = vlan & VLAN_PCP_MASK;
 	} else if (cfg->mode != LL_INGRESS_MODE_PCP) {
-		dscp = ip_dscp(skb, proto, off + 2);
+		dscp = ip_dscp(skb, proto, l3);
 		if (dscp >= 0)
 			prio = dscp_prio(dscp);
 	}
@@ -240,4 +233,44 @@ int ll_ingress(struct __sk_buff *skb)
 		st->prio[prio].bytes += skb->len;
 	}
 	return TC_ACT_OK;
+}
+
+SEC("tc")
+int ll_ingress(struct __sk_buff *skb)
+{
+	struct vlan_tag_tail tag;
+	__u32 accel_tagged = skb->vlan_present;
+	__u32 vlan = 0, off = ETHERTYPE_OFF;
+	__u32 proto = 0;
+	__be16 ethertype;
+	int i;
+
+	if (accel_tagged)
+		vlan = VLAN_SEEN |
+		       ((skb->vlan_tci >> VLAN_PCP_SHIFT) & VLAN_PCP_MASK);
+
+	if (bpf_skb_load_bytes(skb, off, &ethertype, sizeof(ethertype)) == 0)
+		proto = bpf_ntohs(ethertype);
+	/*
+	 * Inline tags. On a real port the stack has normally moved the outer
+	 * tag into skb->vlan_tci already; QinQ inner tags and BPF_PROG_RUN
+	 * frames stay inline. The outermost tag's PCP classifies.
+	 */
+	for (i = 0; i < LL_INGRESS_MAX_VLAN_TAGS; i++) {
+		if (proto != LL_ETH_P_8021Q && proto != LL_ETH_P_8021AD)
+			break;
+		if (bpf_skb_load_bytes(skb, off + 2, &tag, sizeof(tag))) {
+			proto = 0;
+			break;
+		}
+		if (!vlan)
+			vlan = VLAN_SEEN | ((bpf_ntohs(tag.tci) >> VLAN_PCP_SHIFT) &
+					    VLAN_PCP_MASK);
+		proto = bpf_ntohs(tag.next_proto);
+		off += sizeof(tag);
+	}
+
+	if (proto == LL_ETH_P_MAC_CONTROL)
+		return handle_mac_ctrl(skb, accel_tagged);
+	return handle_data(skb, vlan, proto, off + 2);
 }

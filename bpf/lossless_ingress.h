@@ -32,11 +32,19 @@
 
 #include <linux/types.h>
 
+#ifdef __cplusplus
+extern "C" {	/* the core is C: its functions need C linkage */
+#endif
 #include "lossless.h"	/* kernel/uapi: LOSSLESS_PRIOMAP_LEN */
 #include "pfc.h"	/* kernel/core: LL_PARSE_RESULT_COUNT */
+#ifdef __cplusplus
+}
+#endif
 
-/* skb->priority values the program assigns: 0..LL_INGRESS_PRIOS-1, the
- * range the lossless qdisc's priomap covers. PCP yields 0..7. */
+/*
+ * skb->priority values the program assigns: 0..LL_INGRESS_PRIOS-1, the
+ * range the lossless qdisc's priomap covers. PCP yields 0..7.
+ */
 #define LL_INGRESS_PRIOS LOSSLESS_PRIOMAP_LEN
 #define LL_INGRESS_DSCP_COUNT 64
 #define LL_INGRESS_MAX_PORTS 1024
@@ -74,8 +82,9 @@ struct ll_ingress_dscp_entry {
 
 struct ll_ingress_counter {
 	__u64 packets;
-	__u64 bytes;		/* skb->len: from the DA, without FCS and
-				 * without a tag the NIC already stripped */
+	__u64 bytes;		/* skb->len: from the DA, no FCS, no tag
+				 * the device already stripped
+				 */
 };
 
 struct ll_ingress_prio_stats {
@@ -85,10 +94,12 @@ struct ll_ingress_prio_stats {
 struct ll_ingress_ctrl_stats {
 	__u64 pfc;		/* valid PFC frames handed to the qdisc */
 	__u64 pause;		/* valid 802.3x PAUSE frames handed on */
-	/* Dropped frames by the core's parse result (index
+	/*
+	 * Dropped frames by the core's parse result (index
 	 * enum ll_parse_result; [LL_PARSE_OK] stays 0). A VLAN-tagged
 	 * 0x8808 counts as LL_PARSE_NOT_MAC_CTRL, whether the tag is inline
-	 * or was stripped into skb->vlan_tci. */
+	 * or was stripped into skb->vlan_tci.
+	 */
 	__u64 parse_error[LL_PARSE_RESULT_COUNT];
 	__u64 rewrite_failed;	/* valid, but the EtherType rewrite failed */
 	__u64 redirect_failed;	/* valid, but bpf_redirect() refused */

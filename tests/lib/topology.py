@@ -61,6 +61,11 @@ class Host:
     def json(self, cmd):
         return json.loads(self.run(cmd))
 
+    def link_info(self, dev):
+        """`ip -j link show` of dev in this host (/sys would show the root
+        namespace's devices under nsenter)."""
+        return self.json(f"ip -j link show dev {dev}")[0]
+
     def popen(self, cmd, **kw):
         env = dict(os.environ, TC_LIB_DIR=Paths.tc_lib)
         p = subprocess.Popen(self._wrap(cmd), shell=True, text=True, env=env,
@@ -117,12 +122,13 @@ class Topology:
         sh(f"ip link set {tmp_a} netns {a.ns} name {ai} mtu {mtu}")
         sh(f"ip link set {tmp_b} netns {b.ns} name {bi} mtu {mtu}")
         for h, i, ip in ((a, ai, a_ip), (b, bi, b_ip)):
+            # No IPv6: its neighbour discovery would add packets to counts.
+            h.run(f"sysctl -qw net.ipv6.conf.{i}.disable_ipv6=1")
             h.run(f"ip addr add {ip}/24 dev {i}")
             h.run(f"ip link set {i} up")
             h.ifaces.append(i)
         # Static neighbours: ARP must not depend on a queue the test pauses.
-        a_mac = a.run(f"cat /sys/class/net/{ai}/address").strip()
-        b_mac = b.run(f"cat /sys/class/net/{bi}/address").strip()
+        a_mac, b_mac = a.link_info(ai)["address"], b.link_info(bi)["address"]
         a.run(f"ip neigh replace {b_ip} lladdr {b_mac} dev {ai} nud permanent")
         b.run(f"ip neigh replace {a_ip} lladdr {a_mac} dev {bi} nud permanent")
         link = {"a": a, "b": b, "a_if": ai, "b_if": bi, "a_ip": a_ip, "b_ip": b_ip,

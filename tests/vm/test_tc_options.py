@@ -69,7 +69,7 @@ def main():
         before = json.loads(a.run("tc -j qdisc show dev if0"))[0]["options"]
         traffic_ok(c, a, b, link, "before bad options")
 
-        idx = int(a.run("cat /sys/class/net/if0/ifindex"))
+        idx = a.link_info("if0")["ifindex"]
         for what, opts, errnos, text in KERNEL_CASES:
             err, msg = qdisc_request(idx, "lossless", opts, change=True, ns=a.ns)
             c.ok(err in errnos and text in msg, f"kernel rejects {what}", f"errno {err}: '{msg}'")
