@@ -39,7 +39,7 @@ demo: all
 
 bench: all
 	$(BUILD_DIR)/tests/bench/ll_bench_core
-	$(RUN_VM) --timeout 900 -- tests/vm/bench-bridge.sh
+	$(RUN_VM) --timeout 900 -- tests/vm/bench-bridge.py
 
 checkpatch:
 	$(MAKE) -C kernel checkpatch

@@ -111,6 +111,14 @@ class Topology:
         self.hosts[name] = h
         return h
 
+    def switch(self, name):
+        """A Linux bridge in its own namespace; link() adds ports to it."""
+        h = self.host(name)
+        h.run("ip link add br0 type bridge")
+        h.run("ip link set br0 up")
+        h.is_switch = True
+        return h
+
     def link(self, a, b, mtu=1500):
         """veth between a and b on their own /24; returns (a_if, b_if, a_ip, b_ip)."""
         ai, bi = f"if{len(a.ifaces)}", f"if{len(b.ifaces)}"
@@ -124,17 +132,36 @@ class Topology:
         for h, i, ip in ((a, ai, a_ip), (b, bi, b_ip)):
             # No IPv6: its neighbour discovery would add packets to counts.
             h.run(f"sysctl -qw net.ipv6.conf.{i}.disable_ipv6=1")
-            h.run(f"ip addr add {ip}/24 dev {i}")
+            if getattr(h, "is_switch", False):
+                h.run(f"ip link set {i} master br0")
+            else:
+                h.run(f"ip addr add {ip}/24 dev {i}")
             h.run(f"ip link set {i} up")
             h.ifaces.append(i)
-        # Static neighbours: ARP must not depend on a queue the test pauses.
         a_mac, b_mac = a.link_info(ai)["address"], b.link_info(bi)["address"]
-        a.run(f"ip neigh replace {b_ip} lladdr {b_mac} dev {ai} nud permanent")
-        b.run(f"ip neigh replace {a_ip} lladdr {a_mac} dev {bi} nud permanent")
+        if not getattr(a, "is_switch", False) and not getattr(b, "is_switch", False):
+            # Static neighbours: ARP must not depend on a queue a test pauses.
+            a.run(f"ip neigh replace {b_ip} lladdr {b_mac} dev {ai} nud permanent")
+            b.run(f"ip neigh replace {a_ip} lladdr {a_mac} dev {bi} nud permanent")
         link = {"a": a, "b": b, "a_if": ai, "b_if": bi, "a_ip": a_ip, "b_ip": b_ip,
                 "a_mac": a_mac, "b_mac": b_mac}
         self.links.append(link)
         return link
+
+
+def host_pair_via(t, sw, h1, h2):
+    """Put h1 and h2 on one subnet through switch sw (one link each) with
+    static neighbours; returns (h1_ip, h2_ip, h1_link, h2_link)."""
+    l1, l2 = t.link(h1, sw), t.link(h2, sw)
+    # Both host ends on one /24: re-address the second host into the first's.
+    h2_if = l2["a_if"]
+    h2.run(f"ip addr flush dev {h2_if}")
+    ip1 = l1["a_ip"]
+    ip2 = ip1.rsplit(".", 1)[0] + ".3"
+    h2.run(f"ip addr add {ip2}/24 dev {h2_if}")
+    h1.run(f"ip neigh replace {ip2} lladdr {l2['a_mac']} dev {l1['a_if']} nud permanent")
+    h2.run(f"ip neigh replace {ip1} lladdr {l1['a_mac']} dev {h2_if} nud permanent")
+    return ip1, ip2, l1, l2
 
 
 def wait_for(pred, timeout=5.0, step=0.05):
