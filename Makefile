@@ -25,6 +25,7 @@ module:
 	$(MAKE) -C kernel
 
 check: all
+	scripts/checkpatch.sh
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 	$(RUN_VM) --timeout 1800 -- tests/vm/run-all.sh
 

@@ -28,6 +28,7 @@ class Paths:
     traffic = os.path.join(build, "tests", "tools", "ll-traffic")
     ingress = os.path.join(build, "daemon", "lossless-ingress")
     python = "/usr/bin/python3"  # Debian's, which has scapy
+    pause_sender = os.path.join(ROOT, "tests", "lib", "pause_sender.py")
 
 
 def sh(cmd, check=True, capture=True, env=None, timeout=120):

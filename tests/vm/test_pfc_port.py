@@ -40,37 +40,6 @@ PKT = 1000          # UDP payload
 FLOW_MBIT = 8       # per priority: 1000 packets/s, well under the line rate
 PORT = 5000
 
-SCAPY_SENDER = r"""
-import json, sys, time
-from scapy.all import conf, Ether
-from scapy.contrib.mac_control import (MACControlPause,
-                                       MACControlClassBasedFlowControl)
-iface, src, plan = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-DA = "01:80:c2:00:00:01"
-frames = []
-for step in plan:  # build everything first: scapy is slow under TCG
-    if step["kind"] == "pfc":
-        vec, times = step["vector"], step["times"]
-        kw = {f"c{i}_enabled": (vec >> i) & 1 for i in range(8)}
-        kw.update({f"c{i}_pause_time": times[i] for i in range(8)})
-        f = Ether(dst=DA, src=src) / MACControlClassBasedFlowControl(**kw)
-    else:
-        f = Ether(dst=DA, src=src) / MACControlPause(pause_time=step["quanta"])
-    raw = bytes(f)
-    frames.append(raw + b"\0" * max(0, 60 - len(raw)))
-s = conf.L2socket(iface=iface)
-print("ready", flush=True)
-sys.stdin.readline()
-t0 = time.monotonic()
-log = []
-for step, raw in zip(plan, frames):
-    while time.monotonic() - t0 < step["at"]:
-        time.sleep(0.0002)
-    before = time.monotonic_ns()
-    s.send(raw)
-    log.append({"name": step["name"], "sent_ns": before})
-print(json.dumps(log), flush=True)
-"""
 
 
 def pfc(at, name, prio, quanta):
@@ -115,7 +84,7 @@ def main():
         plan += [pfc(0.8, "xon", 3, 0),
                  pfc(2.0, "xoff-expire", 3, q_exp),
                  {"at": 3.5, "name": "pause", "kind": "pause", "quanta": q_pause}]
-        pauser = b.popen(f"{Paths.python} -c '{SCAPY_SENDER}' if0 {link['b_mac']} '{json.dumps(plan)}'",
+        pauser = b.popen(f"{Paths.python} {Paths.pause_sender} if0 {link['b_mac']} '{json.dumps(plan)}'",
                          stdin=subprocess.PIPE)
         if pauser.stdout.readline().strip() != "ready":
             raise RuntimeError("scapy sender failed: " + pauser.communicate()[1])

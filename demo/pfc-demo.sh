@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs inside the VM (make demo): load the module, run the PFC demo.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+export LL_BUILD_DIR=${LL_BUILD_DIR:-$top/build}
+export TC_LIB_DIR=$LL_BUILD_DIR/tc-plugins
+for m in veth sch_ingress cls_bpf; do modprobe "$m"; done
+insmod "$top/kernel/sch_lossless.ko"
+"$top/demo/pfc_demo.py"

@@ -1,0 +1,924 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* Shared-buffer switch MMU: see mmu.h for the model and the rules. */
+#include "mmu.h"
+#include "headroom.h"
+
+_Static_assert(sizeof(struct ll_mmu_charge) == LL_MMU_CHARGE_BYTES,
+	       "the charge record must fit 16 bytes of skb->cb");
+_Static_assert(LL_MMU_MAX_PORTS <= 64, "port sets are u64 masks");
+_Static_assert(LL_MMU_MAX_PORTS <= 256 && LL_MMU_MAX_QUEUES <= 256,
+	       "charge records hold u8 indexes");
+
+/* ------------------------------------------------------------- helpers */
+
+static ll_u64 min_u64(ll_u64 a, ll_u64 b)
+{
+	return a < b ? a : b;
+}
+
+static void raise_peak(ll_u64 *peak, ll_u64 v)
+{
+	if (v > *peak)
+		*peak = v;
+}
+
+/* *x -= v, clamped at 0; returns 1 if it had to clamp. */
+static int sub_clamp(ll_u64 *x, ll_u64 v)
+{
+	if (v > *x) {
+		*x = 0;
+		return 1;
+	}
+	*x -= v;
+	return 0;
+}
+
+static void zero_bytes(void *p, ll_u64 n)
+{
+	ll_u8 *b = p;
+
+	while (n--)
+		*b++ = 0;
+}
+
+static ll_u32 popcount8(ll_u8 v)
+{
+	ll_u32 n = 0;
+
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+static ll_u32 popcount64(ll_u64 v)
+{
+	ll_u32 n = 0;
+
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+static int port_ok(const struct ll_mmu_pool *pool, ll_u32 port)
+{
+	return port < pool->cfg.max_ports && pool->ports[port].attached;
+}
+
+static int is_lossless(const struct ll_mmu_pool *pool, ll_u32 prio)
+{
+	return (pool->cfg.lossless_mask >> prio) & 1;
+}
+
+static int alpha_ok(struct ll_mmu_alpha a)
+{
+	return a.num && a.shift <= LL_MMU_ALPHA_MAX_SHIFT;
+}
+
+/* -------------------------------------------------------- threshold policy */
+
+ll_u64 ll_mmu_dt_threshold(ll_u64 size_bytes, ll_u64 used_bytes,
+			   struct ll_mmu_alpha alpha)
+{
+	if (used_bytes >= size_bytes)
+		return 0;
+	/* size <= 2^40 and num < 2^16: the product fits in 64 bits. */
+	return ((size_bytes - used_bytes) * alpha.num) >> alpha.shift;
+}
+
+/*
+ * The ingress (X_off) threshold of a lossless queue. The one place where
+ * SPFC (victim ports: the whole shared pool), DSH (T - tau per queue,
+ * N_q * T per port) or a static threshold plug in.
+ */
+static ll_u64 ingress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
+				ll_u32 prio)
+{
+	(void)port;
+	(void)prio;
+	return ll_mmu_dt_threshold(pool->shared_size, pool->shared_used,
+				   pool->cfg.alpha);
+}
+
+/* The lossy admission threshold of an egress queue. */
+static ll_u64 egress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
+			       ll_u32 queue)
+{
+	(void)port;
+	(void)queue;
+	return ll_mmu_dt_threshold(pool->shared_size, pool->shared_used,
+				   pool->cfg.egress_alpha);
+}
+
+ll_u64 ll_mmu_ingress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
+				ll_u32 prio)
+{
+	if (!port_ok(pool, port) || prio >= LL_MMU_PRIOS)
+		return 0;
+	return ingress_threshold(pool, port, prio);
+}
+
+ll_u64 ll_mmu_egress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
+			       ll_u32 queue)
+{
+	if (!port_ok(pool, port) || queue >= LL_MMU_MAX_QUEUES)
+		return 0;
+	return egress_threshold(pool, port, queue);
+}
+
+/* ------------------------------------------------------- PFC hysteresis */
+
+/* Update the want bit of a lossless (port, prio); see mmu.h. */
+static void pfc_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio)
+{
+	struct ll_mmu_port *p = &pool->ports[port];
+	const struct ll_mmu_iq *iq = &p->iq[prio];
+	ll_u8 bit = (ll_u8)(1u << prio);
+	ll_u64 t = ingress_threshold(pool, port, prio);
+
+	if (!(p->pfc.want & bit)) {
+		if (iq->headroom_used ||
+		    (iq->shared_used > pool->cfg.xon_bytes &&
+		     iq->shared_used >= t)) {
+			p->pfc.want |= bit;
+			pool->paused_count++;
+		}
+	} else if (!iq->headroom_used &&
+		   (iq->shared_used <= pool->cfg.xon_bytes ||
+		    iq->shared_used + pool->cfg.xon_offset_bytes < t)) {
+		p->pfc.want &= (ll_u8)~bit;
+		pool->paused_count--;
+	}
+}
+
+static int pfc_due_port(const struct ll_mmu_port *p, ll_u64 now_ns)
+{
+	if (p->pfc.taken)
+		return 0;
+	if (p->pfc.want != p->pfc.told)
+		return 1;
+	return p->pfc.told && now_ns >= p->pfc.xoff_sent_ns + p->pfc.refresh_ns;
+}
+
+/* Evaluate every lossless queue of every attached port; mask of due ports. */
+static ll_u64 evaluate_all(struct ll_mmu_pool *pool, ll_u64 now_ns)
+{
+	ll_u64 due = 0;
+	ll_u32 port, prio;
+
+	for (port = 0; port < pool->cfg.max_ports; port++) {
+		struct ll_mmu_port *p = &pool->ports[port];
+
+		if (!p->attached)
+			continue;
+		for (prio = 0; prio < LL_MMU_PRIOS; prio++)
+			if (is_lossless(pool, prio))
+				pfc_evaluate(pool, port, prio);
+		if (pfc_due_port(p, now_ns))
+			due |= 1ULL << port;
+	}
+	return due;
+}
+
+/* ------------------------------------------------------ config, partition */
+
+enum ll_mmu_err ll_mmu_config_check(const struct ll_mmu_config *cfg)
+{
+	if (!cfg->total_bytes || cfg->total_bytes > LL_MMU_MAX_TOTAL_BYTES)
+		return LL_MMU_ERR_TOTAL;
+	if (!cfg->max_ports || cfg->max_ports > LL_MMU_MAX_PORTS)
+		return LL_MMU_ERR_PORTS;
+	if (!cfg->mtu_bytes || cfg->mtu_bytes > LL_MMU_MAX_MTU_BYTES)
+		return LL_MMU_ERR_MTU;
+	if ((ll_u64)cfg->reserved_bytes * LL_MMU_PRIOS + cfg->mtu_bytes >
+	    cfg->total_bytes)
+		return LL_MMU_ERR_RESERVED;
+	if (!alpha_ok(cfg->alpha) || !alpha_ok(cfg->egress_alpha))
+		return LL_MMU_ERR_ALPHA;
+	if (cfg->xon_offset_bytes > cfg->total_bytes ||
+	    cfg->xon_bytes > cfg->total_bytes)
+		return LL_MMU_ERR_XON;
+	if (cfg->ecn.enabled &&
+	    (cfg->ecn.kmin_bytes >= cfg->ecn.kmax_bytes ||
+	     cfg->ecn.kmax_bytes > LL_MMU_MAX_TOTAL_BYTES ||
+	     cfg->ecn.pmax > LL_ECN_PMAX_ONE))
+		return LL_MMU_ERR_ECN;
+	if (cfg->release_order > LL_MMU_RELEASE_TAGGED)
+		return LL_MMU_ERR_RELEASE_ORDER;
+	return LL_MMU_OK;
+}
+
+/*
+ * Whether a partition (reserved_size + headroom_size out of total) leaves
+ * a usable shared pool that still holds the shared bytes in use.
+ */
+static enum ll_mmu_err partition_check(const struct ll_mmu_pool *pool,
+				       ll_u64 total, ll_u64 reserved_size,
+				       ll_u64 headroom_size, ll_u32 mtu)
+{
+	ll_u64 carved = reserved_size + headroom_size;
+
+	if (carved > total || total - carved < mtu)
+		return LL_MMU_ERR_NO_SPACE;
+	if (total - carved < pool->shared_used)
+		return LL_MMU_ERR_BUSY;
+	return LL_MMU_OK;
+}
+
+static void partition_set(struct ll_mmu_pool *pool, ll_u64 reserved_size,
+			  ll_u64 headroom_size)
+{
+	pool->reserved_size = reserved_size;
+	pool->headroom_size = headroom_size;
+	pool->shared_size = pool->cfg.total_bytes - reserved_size - headroom_size;
+}
+
+static ll_u64 sweep_step(const struct ll_mmu_config *cfg)
+{
+	ll_u64 step = ll_div_u64((ll_u64)cfg->mtu_bytes << cfg->alpha.shift,
+				 cfg->alpha.num);
+
+	return step > cfg->mtu_bytes ? step : cfg->mtu_bytes;
+}
+
+static ll_u16 xoff_quanta(const struct ll_mmu_config *cfg)
+{
+	return cfg->xoff_quanta ? cfg->xoff_quanta : LL_PAUSE_QUANTA_MAX;
+}
+
+static void pfc_timing(struct ll_mmu_port *p, ll_u16 quanta)
+{
+	ll_u64 half = ll_quanta_to_ns(quanta, p->rate_bps) / 2;
+
+	p->pfc.quanta = quanta;
+	p->pfc.refresh_ns = half ? half : 1;
+}
+
+enum ll_mmu_err ll_mmu_pool_init(struct ll_mmu_pool *pool,
+				 const struct ll_mmu_config *cfg)
+{
+	enum ll_mmu_err err = ll_mmu_config_check(cfg);
+
+	if (err)
+		return err;
+	zero_bytes(pool, LL_MMU_POOL_BYTES(cfg->max_ports));
+	pool->cfg = *cfg;
+	partition_set(pool, 0, 0);
+	pool->sweep_step = sweep_step(cfg);
+	return LL_MMU_OK;
+}
+
+static int pool_idle(const struct ll_mmu_pool *pool)
+{
+	ll_u32 port;
+
+	if (pool->reserved_used || pool->shared_used || pool->headroom_used)
+		return 0;
+	for (port = 0; port < pool->cfg.max_ports; port++)
+		if (pool->ports[port].egress_bytes)
+			return 0;
+	return 1;
+}
+
+enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
+					const struct ll_mmu_config *cfg)
+{
+	enum ll_mmu_err err = ll_mmu_config_check(cfg);
+	ll_u64 headroom_sum = 0, reserved_size, headroom_size;
+	ll_u32 port, prio;
+
+	if (err)
+		return err;
+	if (cfg->max_ports != pool->cfg.max_ports)
+		return LL_MMU_ERR_PORTS;
+	if ((cfg->lossless_mask != pool->cfg.lossless_mask ||
+	     cfg->release_order != pool->cfg.release_order) && !pool_idle(pool))
+		return LL_MMU_ERR_BUSY;
+	for (port = 0; port < pool->cfg.max_ports; port++) {
+		const struct ll_mmu_port *p = &pool->ports[port];
+
+		if (!p->attached)
+			continue;
+		headroom_sum += p->headroom_bytes;
+		for (prio = 0; prio < LL_MMU_PRIOS; prio++)
+			if (p->iq[prio].reserved_used > cfg->reserved_bytes)
+				return LL_MMU_ERR_BUSY;
+	}
+	reserved_size = (ll_u64)popcount64(pool->attached_mask) * LL_MMU_PRIOS *
+			cfg->reserved_bytes;
+	headroom_size = headroom_sum * popcount8(cfg->lossless_mask);
+	err = partition_check(pool, cfg->total_bytes, reserved_size,
+			      headroom_size, cfg->mtu_bytes);
+	if (err)
+		return err;
+
+	pool->cfg = *cfg;
+	partition_set(pool, reserved_size, headroom_size);
+	pool->sweep_step = sweep_step(cfg);
+	for (port = 0; port < pool->cfg.max_ports; port++) {
+		struct ll_mmu_port *p = &pool->ports[port];
+		ll_u8 gone;
+
+		if (!p->attached)
+			continue;
+		pfc_timing(p, xoff_quanta(cfg));
+		/* Priorities that stopped being lossless resume. */
+		gone = p->pfc.want & (ll_u8)~cfg->lossless_mask;
+		p->pfc.want &= cfg->lossless_mask;
+		pool->paused_count -= popcount8(gone);
+	}
+	evaluate_all(pool, 0);
+	return LL_MMU_OK;
+}
+
+/* ---------------------------------------------------------------- ports */
+
+ll_u64 ll_mmu_port_headroom(const struct ll_mmu_pool *pool,
+			    const struct ll_mmu_port_config *pc)
+{
+	struct ll_headroom_params hp = {
+		.rate_bps = pc->rate_bps,
+		.cable_delay_ns = pc->cable_delay_ns,
+		.sw_response_ns = pc->sw_response_ns,
+		.mtu_bytes = pool->cfg.mtu_bytes,
+		.queued_bytes = pc->queued_bytes,
+	};
+
+	if (pc->headroom_bytes)
+		return pc->headroom_bytes;
+	return ll_headroom_bytes(&hp);
+}
+
+static enum ll_mmu_err port_config_check(const struct ll_mmu_pool *pool,
+					 const struct ll_mmu_port_config *pc,
+					 ll_u64 *headroom)
+{
+	if (!pc->rate_bps || pc->rate_bps > LL_HEADROOM_MAX_RATE_BPS)
+		return LL_MMU_ERR_RATE;
+	if (pc->cable_delay_ns > LL_HEADROOM_MAX_DELAY_NS ||
+	    pc->sw_response_ns > LL_HEADROOM_MAX_DELAY_NS)
+		return LL_MMU_ERR_DELAY;
+	*headroom = ll_mmu_port_headroom(pool, pc);
+	if (*headroom < 2ULL * pool->cfg.mtu_bytes)
+		return LL_MMU_ERR_HEADROOM;
+	if (*headroom > pool->cfg.total_bytes)
+		return LL_MMU_ERR_NO_SPACE;
+	return LL_MMU_OK;
+}
+
+enum ll_mmu_err ll_mmu_port_attach(struct ll_mmu_pool *pool, ll_u32 port,
+				   const struct ll_mmu_port_config *pc,
+				   ll_u64 now_ns)
+{
+	struct ll_mmu_port *p;
+	enum ll_mmu_err err;
+	ll_u64 headroom, reserved_size, headroom_size;
+	ll_u16 gen;
+
+	(void)now_ns;
+	if (port >= pool->cfg.max_ports)
+		return LL_MMU_ERR_PORT;
+	p = &pool->ports[port];
+	if (p->attached)
+		return LL_MMU_ERR_ATTACHED;
+	err = port_config_check(pool, pc, &headroom);
+	if (err)
+		return err;
+	reserved_size = pool->reserved_size +
+			(ll_u64)LL_MMU_PRIOS * pool->cfg.reserved_bytes;
+	headroom_size = pool->headroom_size +
+			headroom * popcount8(pool->cfg.lossless_mask);
+	err = partition_check(pool, pool->cfg.total_bytes, reserved_size,
+			      headroom_size, pool->cfg.mtu_bytes);
+	if (err)
+		return err;
+
+	gen = p->gen;
+	zero_bytes(p, sizeof(*p));
+	p->gen = gen;
+	p->rate_bps = pc->rate_bps;
+	p->headroom_bytes = headroom;
+	p->attached = 1;
+	pfc_timing(p, xoff_quanta(&pool->cfg));
+	pool->attached_mask |= 1ULL << port;
+	partition_set(pool, reserved_size, headroom_size);
+	return LL_MMU_OK;
+}
+
+enum ll_mmu_err ll_mmu_port_update(struct ll_mmu_pool *pool, ll_u32 port,
+				   const struct ll_mmu_port_config *pc,
+				   ll_u64 now_ns)
+{
+	ll_u32 lossless = popcount8(pool->cfg.lossless_mask);
+	struct ll_mmu_port *p;
+	enum ll_mmu_err err;
+	ll_u64 headroom, headroom_size;
+	ll_u32 prio;
+
+	if (port >= pool->cfg.max_ports)
+		return LL_MMU_ERR_PORT;
+	p = &pool->ports[port];
+	if (!p->attached)
+		return LL_MMU_ERR_NOT_ATTACHED;
+	err = port_config_check(pool, pc, &headroom);
+	if (err)
+		return err;
+	for (prio = 0; prio < LL_MMU_PRIOS; prio++)
+		if (p->iq[prio].headroom_used > headroom)
+			return LL_MMU_ERR_BUSY;
+	headroom_size = pool->headroom_size - p->headroom_bytes * lossless +
+			headroom * lossless;
+	err = partition_check(pool, pool->cfg.total_bytes, pool->reserved_size,
+			      headroom_size, pool->cfg.mtu_bytes);
+	if (err)
+		return err;
+
+	p->rate_bps = pc->rate_bps;
+	p->headroom_bytes = headroom;
+	pfc_timing(p, p->pfc.quanta);
+	partition_set(pool, pool->reserved_size, headroom_size);
+	evaluate_all(pool, now_ns);
+	return LL_MMU_OK;
+}
+
+ll_u8 ll_mmu_port_detach(struct ll_mmu_pool *pool, ll_u32 port,
+			 ll_u64 now_ns)
+{
+	struct ll_mmu_port *p;
+	ll_u8 told;
+	ll_u16 gen;
+	ll_u32 prio;
+
+	(void)now_ns;
+	if (!port_ok(pool, port))
+		return 0;
+	p = &pool->ports[port];
+	for (prio = 0; prio < LL_MMU_PRIOS; prio++) {
+		const struct ll_mmu_iq *iq = &p->iq[prio];
+
+		pool->ctr.orphaned_bytes += iq->reserved_used + iq->shared_used +
+					    iq->headroom_used;
+		pool->ctr.release_anomalies +=
+			sub_clamp(&pool->reserved_used, iq->reserved_used) +
+			sub_clamp(&pool->shared_used, iq->shared_used) +
+			sub_clamp(&pool->headroom_used, iq->headroom_used);
+	}
+	pool->paused_count -= popcount8(p->pfc.want);
+	partition_set(pool,
+		      pool->reserved_size -
+		      (ll_u64)LL_MMU_PRIOS * pool->cfg.reserved_bytes,
+		      pool->headroom_size -
+		      p->headroom_bytes * popcount8(pool->cfg.lossless_mask));
+	pool->attached_mask &= ~(1ULL << port);
+
+	told = p->pfc.told;
+	gen = p->gen;
+	zero_bytes(p, sizeof(*p));
+	p->gen = (ll_u16)(gen + 1);
+	return told;
+}
+
+/* ------------------------------------------------------ admit and release */
+
+enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
+				 ll_u32 prio, ll_u32 eg_port, ll_u32 eg_queue,
+				 ll_u32 bytes, ll_u64 now_ns,
+				 struct ll_mmu_charge *charge)
+{
+	struct ll_mmu_port *pi, *po;
+	struct ll_mmu_iq *iq;
+	struct ll_mmu_eq *eq;
+	enum ll_mmu_region region;
+	int lossless, shared_fits;
+
+	(void)now_ns;
+	zero_bytes(charge, sizeof(*charge));
+	if (!port_ok(pool, in_port) || !port_ok(pool, eg_port) ||
+	    prio >= LL_MMU_PRIOS || eg_queue >= LL_MMU_MAX_QUEUES || !bytes) {
+		pool->ctr.drops_invalid++;
+		return LL_MMU_DROP_INVALID;
+	}
+	pi = &pool->ports[in_port];
+	po = &pool->ports[eg_port];
+	iq = &pi->iq[prio];
+	eq = &po->eq[eg_queue];
+	lossless = is_lossless(pool, prio);
+	shared_fits = pool->shared_used + bytes <= pool->shared_size;
+
+	if (iq->reserved_used + bytes <= pool->cfg.reserved_bytes) {
+		region = LL_MMU_REGION_RESERVED;
+	} else if (lossless) {
+		if (shared_fits && iq->shared_used + bytes <=
+		    ingress_threshold(pool, in_port, prio)) {
+			region = LL_MMU_REGION_SHARED;
+		} else if (iq->headroom_used + bytes <= pi->headroom_bytes) {
+			region = LL_MMU_REGION_HEADROOM;
+		} else {
+			iq->drops++;
+			pool->ctr.drops_lossless++;
+			return LL_MMU_DROP_LOSSLESS;
+		}
+	} else if (shared_fits && eq->bytes + bytes <=
+		   egress_threshold(pool, eg_port, eg_queue)) {
+		region = LL_MMU_REGION_SHARED;
+	} else {
+		iq->drops++;
+		eq->drops++;
+		pool->ctr.drops_lossy++;
+		return LL_MMU_DROP_LOSSY;
+	}
+
+	switch (region) {
+	case LL_MMU_REGION_RESERVED:
+		iq->reserved_used += bytes;
+		pool->reserved_used += bytes;
+		break;
+	case LL_MMU_REGION_SHARED:
+		iq->shared_used += bytes;
+		pi->shared_used += bytes;
+		pool->shared_used += bytes;
+		raise_peak(&pool->peak_shared, pool->shared_used);
+		raise_peak(&pool->sweep_mark, pool->shared_used);
+		break;
+	default:
+		iq->headroom_used += bytes;
+		pi->headroom_used += bytes;
+		pool->headroom_used += bytes;
+		raise_peak(&iq->peak_headroom, iq->headroom_used);
+		raise_peak(&pool->peak_headroom, pool->headroom_used);
+		break;
+	}
+	raise_peak(&iq->peak_bytes,
+		   iq->reserved_used + iq->shared_used + iq->headroom_used);
+	eq->bytes += bytes;
+	raise_peak(&eq->peak_bytes, eq->bytes);
+	po->egress_bytes += bytes;
+	pool->ctr.admitted_packets++;
+	pool->ctr.admitted_bytes += bytes;
+
+	charge->bytes = bytes;
+	charge->in_gen = pi->gen;
+	charge->eg_gen = po->gen;
+	charge->in_port = (ll_u8)in_port;
+	charge->prio = (ll_u8)prio;
+	charge->eg_port = (ll_u8)eg_port;
+	charge->eg_queue = (ll_u8)eg_queue;
+	charge->region = (ll_u8)region;
+	charge->lossless = (ll_u8)lossless;
+
+	if (lossless)
+		pfc_evaluate(pool, in_port, prio);
+	return (enum ll_mmu_verdict)region;
+}
+
+/* Split bytes over the queue's regions per the release order. */
+static void uncharge_ingress(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
+			     struct ll_mmu_iq *iq, ll_u64 bytes, ll_u8 region)
+{
+	ll_u64 h = 0, s = 0, r = 0;
+	int bad = 0;
+
+	if (pool->cfg.release_order == LL_MMU_RELEASE_TAGGED) {
+		if (region == LL_MMU_REGION_HEADROOM)
+			h = bytes;
+		else if (region == LL_MMU_REGION_SHARED)
+			s = bytes;
+		else
+			r = bytes;
+	} else {
+		h = min_u64(bytes, iq->headroom_used);
+		s = min_u64(bytes - h, iq->shared_used);
+		r = bytes - h - s;
+	}
+	bad |= sub_clamp(&iq->headroom_used, h);
+	bad |= sub_clamp(&iq->shared_used, s);
+	bad |= sub_clamp(&iq->reserved_used, r);
+	bad |= sub_clamp(&p->headroom_used, h);
+	bad |= sub_clamp(&p->shared_used, s);
+	bad |= sub_clamp(&pool->headroom_used, h);
+	bad |= sub_clamp(&pool->shared_used, s);
+	bad |= sub_clamp(&pool->reserved_used, r);
+	pool->ctr.release_anomalies += bad;
+}
+
+static int charge_side_ok(const struct ll_mmu_pool *pool, ll_u32 port,
+			  ll_u16 gen)
+{
+	return port_ok(pool, port) && pool->ports[port].gen == gen;
+}
+
+ll_u32 ll_mmu_release(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
+		      ll_u64 now_ns)
+{
+	ll_u8 region = charge->region;
+	ll_u64 bytes = charge->bytes;
+	ll_u32 ev = 0;
+
+	if (region == LL_MMU_REGION_NONE)
+		return 0;
+	charge->region = LL_MMU_REGION_NONE;
+	if (region >= LL_MMU_REGIONS || charge->prio >= LL_MMU_PRIOS ||
+	    charge->eg_queue >= LL_MMU_MAX_QUEUES) {
+		pool->ctr.release_anomalies++;
+		return 0;
+	}
+
+	if (charge_side_ok(pool, charge->in_port, charge->in_gen)) {
+		struct ll_mmu_port *pi = &pool->ports[charge->in_port];
+
+		uncharge_ingress(pool, pi, &pi->iq[charge->prio], bytes, region);
+		if (is_lossless(pool, charge->prio)) {
+			pfc_evaluate(pool, charge->in_port, charge->prio);
+			if (pfc_due_port(pi, now_ns))
+				ev |= LL_MMU_EV_PFC_DUE;
+		}
+	} else {
+		pool->ctr.stale_releases++;
+	}
+
+	if (charge_side_ok(pool, charge->eg_port, charge->eg_gen)) {
+		struct ll_mmu_port *po = &pool->ports[charge->eg_port];
+		int bad;
+
+		bad = sub_clamp(&po->eq[charge->eg_queue].bytes, bytes);
+		bad |= sub_clamp(&po->egress_bytes, bytes);
+		pool->ctr.release_anomalies += bad;
+	} else {
+		pool->ctr.stale_releases++;
+	}
+
+	if (pool->paused_count &&
+	    pool->shared_used + pool->sweep_step <= pool->sweep_mark)
+		ev |= LL_MMU_EV_SWEEP;
+	return ev;
+}
+
+ll_u64 ll_mmu_sweep(struct ll_mmu_pool *pool, ll_u64 now_ns)
+{
+	ll_u64 due = evaluate_all(pool, now_ns);
+
+	pool->sweep_mark = pool->shared_used;
+	pool->ctr.sweeps++;
+	return due;
+}
+
+/* ------------------------------------------------------- PFC generation */
+
+int ll_mmu_pfc_due(const struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
+{
+	if (!port_ok(pool, port))
+		return 0;
+	return pfc_due_port(&pool->ports[port], now_ns);
+}
+
+int ll_mmu_pfc_take(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns,
+		    struct ll_mac_ctrl *frame)
+{
+	struct ll_mmu_pfc *pfc;
+	ll_u8 vector;
+	ll_u32 i;
+
+	if (!port_ok(pool, port) || !pfc_due_port(&pool->ports[port], now_ns))
+		return 0;
+	pfc = &pool->ports[port].pfc;
+	/* Every change, and every pause still wanted (refreshed together). */
+	vector = (ll_u8)((pfc->want ^ pfc->told) | pfc->want);
+	zero_bytes(frame, sizeof(*frame));
+	frame->kind = LL_MAC_CTRL_PFC;
+	frame->enable_vector = vector;
+	for (i = 0; i < LL_PFC_PRIOS; i++)
+		if (pfc->want & (1u << i))
+			frame->quanta[i] = pfc->quanta;
+	pfc->taken = 1;
+	pfc->taken_vector = vector;
+	pfc->taken_xoff = pfc->want;
+	pfc->taken_ns = now_ns;
+	return 1;
+}
+
+int ll_mmu_pfc_complete(struct ll_mmu_pool *pool, ll_u32 port, int sent,
+			ll_u64 now_ns)
+{
+	struct ll_mmu_port *p;
+	struct ll_mmu_pfc *pfc;
+	ll_u64 at;
+	ll_u32 i;
+
+	if (!port_ok(pool, port))
+		return 0;
+	p = &pool->ports[port];
+	pfc = &p->pfc;
+	if (!pfc->taken)
+		return pfc_due_port(p, now_ns);
+	pfc->taken = 0;
+	if (!sent) {
+		pfc->send_failures++;
+		return pfc_due_port(p, now_ns);
+	}
+	at = pfc->taken_ns;
+	pfc->frames++;
+	for (i = 0; i < LL_PFC_PRIOS; i++) {
+		struct ll_mmu_iq *iq = &p->iq[i];
+		ll_u8 bit = (ll_u8)(1u << i);
+
+		if (!(pfc->taken_vector & bit))
+			continue;
+		if (pfc->taken_xoff & bit) {
+			if (pfc->told & bit) {
+				iq->xoff_refreshes++;
+			} else {
+				iq->xoff_frames++;
+				iq->paused_since_ns = at;
+			}
+		} else if (pfc->told & bit) {
+			iq->xon_frames++;
+			if (at > iq->paused_since_ns)
+				iq->paused_ns_total += at - iq->paused_since_ns;
+		}
+	}
+	pfc->told = (ll_u8)((pfc->told & ~pfc->taken_vector) |
+			    (pfc->taken_xoff & pfc->taken_vector));
+	if (pfc->taken_xoff)
+		pfc->xoff_sent_ns = at;
+	return pfc_due_port(p, now_ns);
+}
+
+ll_u64 ll_mmu_pfc_next_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
+{
+	const struct ll_mmu_pfc *pfc;
+
+	if (!port_ok(pool, port))
+		return LL_MMU_NEVER;
+	pfc = &pool->ports[port].pfc;
+	if (pfc->taken)
+		return LL_MMU_NEVER;
+	if (pfc->want != pfc->told)
+		return 0;
+	if (pfc->told)
+		return pfc->xoff_sent_ns + pfc->refresh_ns;
+	return LL_MMU_NEVER;
+}
+
+ll_u64 ll_mmu_next_deadline(const struct ll_mmu_pool *pool)
+{
+	ll_u64 next = LL_MMU_NEVER;
+	ll_u32 port;
+
+	for (port = 0; port < pool->cfg.max_ports; port++)
+		next = min_u64(next, ll_mmu_pfc_next_deadline(pool, port));
+	return next;
+}
+
+/* ------------------------------------------------------------------ ECN */
+
+int ll_ecn_red_mark(const struct ll_ecn_red *red, ll_u64 queue_bytes,
+		    ll_u32 rnd)
+{
+	ll_u64 over, span, frac;
+
+	if (!red->enabled || queue_bytes <= red->kmin_bytes)
+		return 0;
+	if (queue_bytes > red->kmax_bytes)
+		return 1;
+	/* kmin < queue_bytes <= kmax, so 0 < over <= span. */
+	over = queue_bytes - red->kmin_bytes;
+	span = red->kmax_bytes - red->kmin_bytes;
+	while (span >> 47) {
+		span >>= 1;
+		over >>= 1;
+	}
+	frac = ll_div_u64(over << 16, span);		/* (0, 65536] */
+	return (ll_u64)rnd < frac * red->pmax;		/* <= 2^32 */
+}
+
+int ll_mmu_ecn_mark(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 queue,
+		    ll_u32 rnd)
+{
+	struct ll_mmu_eq *eq;
+
+	if (!port_ok(pool, port) || queue >= LL_MMU_MAX_QUEUES)
+		return 0;
+	eq = &pool->ports[port].eq[queue];
+	if (!ll_ecn_red_mark(&pool->cfg.ecn, eq->bytes, rnd))
+		return 0;
+	eq->ecn_marks++;
+	return 1;
+}
+
+/* ---------------------------------------------------------------- stats */
+
+void ll_mmu_pool_stats(const struct ll_mmu_pool *pool,
+		       struct ll_mmu_pool_stats *out)
+{
+	out->total_bytes = pool->cfg.total_bytes;
+	out->reserved_size = pool->reserved_size;
+	out->headroom_size = pool->headroom_size;
+	out->shared_size = pool->shared_size;
+	out->reserved_used = pool->reserved_used;
+	out->shared_used = pool->shared_used;
+	out->headroom_used = pool->headroom_used;
+	out->peak_shared = pool->peak_shared;
+	out->peak_headroom = pool->peak_headroom;
+	out->paused_queues = pool->paused_count;
+	out->ctr = pool->ctr;
+}
+
+int ll_mmu_iq_stats(const struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+		    ll_u64 now_ns, struct ll_mmu_iq_stats *out)
+{
+	const struct ll_mmu_port *p;
+	const struct ll_mmu_iq *iq;
+	ll_u8 bit;
+
+	if (!port_ok(pool, port) || prio >= LL_MMU_PRIOS)
+		return -1;
+	p = &pool->ports[port];
+	iq = &p->iq[prio];
+	bit = (ll_u8)(1u << prio);
+	out->reserved_used = iq->reserved_used;
+	out->shared_used = iq->shared_used;
+	out->headroom_used = iq->headroom_used;
+	out->bytes = iq->reserved_used + iq->shared_used + iq->headroom_used;
+	out->lossless = (ll_u8)is_lossless(pool, prio);
+	out->headroom_size = out->lossless ? p->headroom_bytes : 0;
+	out->peak_bytes = iq->peak_bytes;
+	out->peak_headroom = iq->peak_headroom;
+	out->threshold = ingress_threshold(pool, port, prio);
+	out->drops = iq->drops;
+	out->xoff_frames = iq->xoff_frames;
+	out->xoff_refreshes = iq->xoff_refreshes;
+	out->xon_frames = iq->xon_frames;
+	out->paused = !!(p->pfc.want & bit);
+	out->told_xoff = !!(p->pfc.told & bit);
+	out->paused_ns = iq->paused_ns_total;
+	if (out->told_xoff && now_ns > iq->paused_since_ns)
+		out->paused_ns += now_ns - iq->paused_since_ns;
+	return 0;
+}
+
+ll_u64 ll_mmu_eq_bytes(const struct ll_mmu_pool *pool, ll_u32 port,
+		       ll_u32 queue)
+{
+	if (!port_ok(pool, port) || queue >= LL_MMU_MAX_QUEUES)
+		return 0;
+	return pool->ports[port].eq[queue].bytes;
+}
+
+void ll_mmu_reset_peaks(struct ll_mmu_pool *pool)
+{
+	ll_u32 port, i;
+
+	pool->peak_shared = pool->shared_used;
+	pool->peak_headroom = pool->headroom_used;
+	for (port = 0; port < pool->cfg.max_ports; port++) {
+		struct ll_mmu_port *p = &pool->ports[port];
+
+		for (i = 0; i < LL_MMU_PRIOS; i++) {
+			struct ll_mmu_iq *iq = &p->iq[i];
+
+			iq->peak_headroom = iq->headroom_used;
+			iq->peak_bytes = iq->reserved_used + iq->shared_used +
+					 iq->headroom_used;
+		}
+		for (i = 0; i < LL_MMU_MAX_QUEUES; i++)
+			p->eq[i].peak_bytes = p->eq[i].bytes;
+	}
+}
+
+/* ---------------------------------------------------------------- names */
+
+const char *ll_mmu_err_name(enum ll_mmu_err e)
+{
+	switch (e) {
+	case LL_MMU_OK: return "ok";
+	case LL_MMU_ERR_TOTAL: return "bad-total-size";
+	case LL_MMU_ERR_PORTS: return "bad-max-ports";
+	case LL_MMU_ERR_MTU: return "bad-mtu";
+	case LL_MMU_ERR_RESERVED: return "reserve-too-large";
+	case LL_MMU_ERR_ALPHA: return "bad-alpha";
+	case LL_MMU_ERR_XON: return "bad-xon";
+	case LL_MMU_ERR_ECN: return "bad-ecn";
+	case LL_MMU_ERR_RELEASE_ORDER: return "bad-release-order";
+	case LL_MMU_ERR_PORT: return "port-out-of-range";
+	case LL_MMU_ERR_ATTACHED: return "port-attached";
+	case LL_MMU_ERR_NOT_ATTACHED: return "port-not-attached";
+	case LL_MMU_ERR_RATE: return "bad-rate";
+	case LL_MMU_ERR_DELAY: return "bad-delay";
+	case LL_MMU_ERR_HEADROOM: return "headroom-below-2-mtu";
+	case LL_MMU_ERR_NO_SPACE: return "no-shared-pool-left";
+	case LL_MMU_ERR_BUSY: return "bytes-in-use";
+	default: return "invalid-error";
+	}
+}
+
+const char *ll_mmu_verdict_name(enum ll_mmu_verdict v)
+{
+	switch (v) {
+	case LL_MMU_ADMIT_RESERVED: return "reserved";
+	case LL_MMU_ADMIT_SHARED: return "shared";
+	case LL_MMU_ADMIT_HEADROOM: return "headroom";
+	case LL_MMU_DROP_LOSSY: return "drop-lossy";
+	case LL_MMU_DROP_LOSSLESS: return "drop-lossless";
+	case LL_MMU_DROP_INVALID: return "drop-invalid";
+	default: return "invalid-verdict";
+	}
+}
