@@ -16,7 +16,7 @@ PACKAGES=(
 	# BPF
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	# the kernel the module is built for and booted under QEMU
-	linux-image-amd64 linux-headers-amd64 kmod
+	linux-image-amd64 linux-headers-amd64 kmod xz-utils
 	qemu-system-x86 busybox-static
 	# networking userspace
 	iproute2 iperf3 ethtool tcpdump tshark python3 python3-scapy

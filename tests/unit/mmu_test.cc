@@ -267,7 +267,7 @@ TEST(MmuAdmission, U1ThenHeadroomThenLosslessDrop)
 		EXPECT_EQ(v, LL_MMU_ADMIT_HEADROOM) << k;
 	}
 	ll_mmu_iq_stats st;
-	ASSERT_EQ(ll_mmu_iq_stats(pool.p(), 0, 3, 0, &st), 0);
+	ASSERT_EQ(ll_mmu_get_iq_stats(pool.p(), 0, 3, 0, &st), 0);
 	EXPECT_EQ(st.headroom_used, 10000u);
 	EXPECT_EQ(st.peak_headroom, 10000u);
 	EXPECT_EQ(st.shared_used, 667000u);
@@ -280,7 +280,7 @@ TEST(MmuAdmission, U1ThenHeadroomThenLosslessDrop)
 	EXPECT_EQ(ll_mmu_release(pool.p(), &ch, 0), 0u);	// inert
 	EXPECT_EQ(pool->ctr.drops_lossless, 1u);
 	EXPECT_EQ(pool->ctr.drops_lossy, 0u);
-	ASSERT_EQ(ll_mmu_iq_stats(pool.p(), 0, 3, 0, &st), 0);
+	ASSERT_EQ(ll_mmu_get_iq_stats(pool.p(), 0, 3, 0, &st), 0);
 	EXPECT_EQ(st.drops, 1u);
 	ExpectInvariants(pool.p());
 }
@@ -316,7 +316,7 @@ TEST(MmuAdmission, U4IngressAndEgressViews)
 			charges.push_back(Admit(pool.p(), in, 5));
 	for (ll_u32 in = 0; in < 5; in++) {
 		ll_mmu_iq_stats st;
-		ASSERT_EQ(ll_mmu_iq_stats(pool.p(), in, 3, 0, &st), 0);
+		ASSERT_EQ(ll_mmu_get_iq_stats(pool.p(), in, 3, 0, &st), 0);
 		EXPECT_EQ(st.bytes, 2000u);
 	}
 	EXPECT_EQ(ll_mmu_eq_bytes(pool.p(), 5, 3), 10000u);
@@ -453,8 +453,8 @@ TEST(MmuAdmission, InvalidArgumentsAreRefused)
 	EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 3), LL_MMU_NEVER);
 	EXPECT_EQ(ll_mmu_port_detach(pool.p(), 3, 0), 0);
 	ll_mmu_iq_stats st;
-	EXPECT_EQ(ll_mmu_iq_stats(pool.p(), 3, 3, 0, &st), -1);
-	EXPECT_EQ(ll_mmu_iq_stats(pool.p(), 0, 8, 0, &st), -1);
+	EXPECT_EQ(ll_mmu_get_iq_stats(pool.p(), 3, 3, 0, &st), -1);
+	EXPECT_EQ(ll_mmu_get_iq_stats(pool.p(), 0, 8, 0, &st), -1);
 	ExpectEmpty(pool.p());
 }
 
@@ -574,14 +574,19 @@ TEST(MmuHysteresis, SweepResumesWhenOthersDrain)
 	// pause until a sweep.
 	ll_u32 ev = 0;
 	for (size_t i = 0; i < hog.size(); i++) {
+		// (Port 1 itself is above T = 100,000 - S on its first
+		// releases and pauses, then resumes as it empties.)
 		ll_u32 e = ll_mmu_release(pool.p(), &hog[i], 0);
-		EXPECT_EQ(e & LL_MMU_EV_PFC_DUE, 0u);
-		if (i == 0)
+		if (i == 0) {
 			EXPECT_EQ(e & LL_MMU_EV_SWEEP, 0u);	// S fell by 1000 < 1500
-		if (i == 1)
+		}
+		if (i == 1) {
 			EXPECT_NE(e & LL_MMU_EV_SWEEP, 0u);	// by 2000
+		}
 		ev |= e;
 	}
+	EXPECT_NE(ev & LL_MMU_EV_SWEEP, 0u);
+	EXPECT_FALSE(Paused(pool.p(), 1));
 	EXPECT_TRUE(Paused(pool.p(), 0));
 	ll_u64 due = ll_mmu_sweep(pool.p(), 0);
 	EXPECT_FALSE(Paused(pool.p(), 0));
@@ -675,7 +680,7 @@ TEST_F(PfcGen, XoffFrameRefreshAndXon)
 	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), 1000 + 2 * kRefresh100G);
 
 	ll_mmu_iq_stats st;
-	ASSERT_EQ(ll_mmu_iq_stats(p(), 0, 3, 300000, &st), 0);
+	ASSERT_EQ(ll_mmu_get_iq_stats(p(), 0, 3, 300000, &st), 0);
 	EXPECT_EQ(st.xoff_frames, 1u);
 	EXPECT_EQ(st.xoff_refreshes, 1u);
 	EXPECT_EQ(st.xon_frames, 0u);
@@ -698,7 +703,7 @@ TEST_F(PfcGen, XoffFrameRefreshAndXon)
 	EXPECT_EQ(f.quanta[3], 0);
 	EXPECT_EQ(ll_mmu_pfc_complete(p(), 0, 1, 400000), 0);
 	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), LL_MMU_NEVER);
-	ASSERT_EQ(ll_mmu_iq_stats(p(), 0, 3, 999999, &st), 0);
+	ASSERT_EQ(ll_mmu_get_iq_stats(p(), 0, 3, 999999, &st), 0);
 	EXPECT_EQ(st.xon_frames, 1u);
 	EXPECT_EQ(st.paused_ns, 399000u);	// 1000 .. 400,000, then stopped
 	EXPECT_FALSE(st.told_xoff);
@@ -1072,7 +1077,7 @@ TEST(MmuStats, PeaksAndReset)
 	for (int k = 0; k < 670; k++)
 		charges.push_back(Admit(pool.p(), 0, 1));
 	ll_mmu_pool_stats ps;
-	ll_mmu_pool_stats(pool.p(), &ps);
+	ll_mmu_get_pool_stats(pool.p(), &ps);
 	EXPECT_EQ(ps.total_bytes, 1020000u);
 	EXPECT_EQ(ps.shared_size, 1000000u);
 	EXPECT_EQ(ps.headroom_size, 20000u);
@@ -1086,20 +1091,20 @@ TEST(MmuStats, PeaksAndReset)
 	EXPECT_EQ(pool->ports[1].eq[3].peak_bytes, 670000u);
 	for (int k = 0; k < 100; k++)
 		ll_mmu_release(pool.p(), &charges[k], 0);
-	ll_mmu_pool_stats(pool.p(), &ps);
+	ll_mmu_get_pool_stats(pool.p(), &ps);
 	EXPECT_EQ(ps.peak_shared, 667000u);
 	EXPECT_EQ(ps.peak_headroom, 3000u);
 	ll_mmu_reset_peaks(pool.p());
-	ll_mmu_pool_stats(pool.p(), &ps);
+	ll_mmu_get_pool_stats(pool.p(), &ps);
 	EXPECT_EQ(ps.peak_shared, 570000u);
 	EXPECT_EQ(ps.peak_headroom, 0u);
 	ll_mmu_iq_stats st;
-	ll_mmu_iq_stats(pool.p(), 0, 3, 0, &st);
+	ll_mmu_get_iq_stats(pool.p(), 0, 3, 0, &st);
 	EXPECT_EQ(st.peak_bytes, 570000u);
 	EXPECT_EQ(st.peak_headroom, 0u);
 	EXPECT_EQ(st.headroom_size, 10000u);
 	EXPECT_EQ(st.threshold, 2 * (1000000u - 570000u));
-	ll_mmu_iq_stats(pool.p(), 0, 0, 0, &st);
+	ll_mmu_get_iq_stats(pool.p(), 0, 0, 0, &st);
 	EXPECT_EQ(st.lossless, 0);
 	EXPECT_EQ(st.headroom_size, 0u);
 	EXPECT_EQ(pool->ports[1].eq[3].peak_bytes, 570000u);

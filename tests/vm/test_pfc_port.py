@@ -84,6 +84,15 @@ def main():
         plan += [pfc(0.8, "xon", 3, 0),
                  pfc(2.0, "xoff-expire", 3, q_exp),
                  {"at": 3.5, "name": "pause", "kind": "pause", "quanta": q_pause}]
+        # Malformed frames while traffic flows: counted and dropped at ingress.
+        src = link["b_mac"].replace(":", "")
+        pfc_head = "0180c2000001" + src + "8808" + "0101"
+        bad = {"truncated": pfc_head + "0008" + "ffff",                  # 22 bytes
+               "reserved-bits-set": pfc_head + "0108" + "00" * 16 + "00" * 26,
+               "unknown-opcode": "0180c2000001" + src + "8808" + "0002" + "00" * 44}
+        plan += [{"at": 1.2 + 0.05 * i, "name": f"bad-{k}", "kind": "raw", "hex": h}
+                 for i, (k, h) in enumerate(bad.items())]
+        plan.sort(key=lambda step: step["at"])
         pauser = b.popen(f"{Paths.python} {Paths.pause_sender} if0 {link['b_mac']} '{json.dumps(plan)}'",
                          stdin=subprocess.PIPE)
         if pauser.stdout.readline().strip() != "ready":
@@ -107,8 +116,9 @@ def main():
         print("  frames sent (ms after the first XOFF):",
               {k: round((v - t0) / 1e6, 1) for k, v in sent_at.items()})
         for name, flow in (("3", f3), ("0", f0)):
-            print(f"  priority {name} arrival gaps (ms):",
-                  [(round((g0 - t0) / 1e6, 1), round((g1 - g0) / 1e6, 1)) for g0, g1 in flow["gaps"]])
+            print(f"  priority {name} arrival gaps > 50 ms (start, length in ms):",
+                  [(round((g0 - t0) / 1e6, 1), round((g1 - g0) / 1e6, 1))
+                   for g0, g1 in flow["gaps"] if g1 - g0 > 50e6])
 
         def gap_after(flow, t_ns, within_ns):
             """The longest arrival gap that starts within within_ns after t_ns
@@ -157,7 +167,7 @@ def main():
         c.eq(qd["drops"], 0, "qdisc drops")
         c.eq(qd["packets"], sum(s["sent"] for s in sends), "qdisc packets == packets sent")
         xs = qd  # tc -s -j puts the lossless xstats at the qdisc's top level
-        n_pfc = sum(1 for s in plan if s["kind"] == "pfc")
+        n_pfc = sum(1 for step in plan if step["kind"] == "pfc")
         c.eq(xs["pfc_frames_rx"], n_pfc, "qdisc counted every PFC frame")
         c.eq(xs["pause_frames_rx"], 1, "qdisc counted the PAUSE frame")
         c.eq(xs["ctrl_invalid"], 0, "no invalid control messages reached the qdisc")
@@ -172,8 +182,11 @@ def main():
         c.eq(classes.get("1:4"), by_prio[3]["sent"], "class 1:4 (priority 3) packets")
         c.eq(classes.get("1:1"), by_prio[0]["sent"], "class 1:1 (priority 0) packets")
 
-        ing = a.json(f"{Paths.ingress} show if0 --json")
-        print("  ingress counters:", json.dumps(ing)[:400])
+        ing = a.json(f"{Paths.ingress} show if0 --json")["ports"][0]["control"]
+        c.eq(ing["pfc"], n_pfc, "ingress program counted every PFC frame")
+        c.eq(ing["pause"], 1, "ingress program counted the PAUSE frame")
+        for k in bad:
+            c.eq(ing["errors"][k], 1, f"malformed frame ({k}) counted and dropped at ingress")
     c.finish()
 
 
