@@ -12,23 +12,35 @@
  * duration at the port rate. MAC control frames sent by this host use a
  * control band that is served first and never paused.
  *
- * The frame codec and pause-gate state machine live in core/, shared with
- * BPF, the daemon and the tests.
+ * With "pool NAME", the qdiscs of one switch share a buffer accounted by
+ * the core MMU (PFC + Dynamic Threshold + static headroom): every packet is
+ * admitted on enqueue and released on dequeue or purge, charged to its
+ * ingress (port, priority) and egress (port, queue). When an ingress
+ * crosses Xoff, the MMU marks a PFC frame due on that port; the port's own
+ * qdisc is woken and sends it from its control band, ahead of all data,
+ * and refreshes it from its watchdog until Xon.
+ *
+ * The frame codec, pause gates and MMU live in core/, shared with BPF,
+ * the daemon and the tests.
  */
 
 #include <linux/ethtool.h>
+#include <linux/if_vlan.h>
 #include <linux/if_ether.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <linux/random.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
+#include <net/inet_ecn.h>
 #include <net/sch_generic.h>
 
 #include "core/pfc.h"
 #include "core/pause.h"
+#include "lossless_pool.h"
 #include "uapi/lossless.h"
 
 #define LL_DEFAULT_QUEUES 8
@@ -80,6 +92,14 @@ struct ll_sched {
 	u64 throttled;
 	u64 pause_blocked;
 
+	/* Pool membership (NULL: a plain port, e.g. a host uplink). */
+	struct ll_kpool *pool;
+	u32 pool_port;
+	struct ll_mmu_port_config port_cfg;
+	u64 pfc_frames_tx;
+	u64 ecn_marks;
+	u64 unaccounted;
+
 	struct ll_queue queues[LOSSLESS_MAX_QUEUES];
 };
 
@@ -108,7 +128,61 @@ static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
 	[TCA_LOSSLESS_QUANTA] = { .type = NLA_BINARY,
 				  .len = LOSSLESS_MAX_QUEUES * sizeof(u32) },
 	[TCA_LOSSLESS_LIMIT_PKTS] = NLA_POLICY_FULL_RANGE(NLA_U32, &ll_limit_range),
+	[TCA_LOSSLESS_POOL] = { .type = NLA_NUL_STRING, .len = LL_POOL_NAME_LEN - 1 },
+	[TCA_LOSSLESS_POOL_BYTES] = { .type = NLA_U64 },
+	[TCA_LOSSLESS_ALPHA] = { .type = NLA_U32 },
+	[TCA_LOSSLESS_EGRESS_ALPHA] = { .type = NLA_U32 },
+	[TCA_LOSSLESS_LOSSLESS_PRIOS] = { .type = NLA_U8 },
+	[TCA_LOSSLESS_RESERVED_BYTES] = { .type = NLA_U32 },
+	[TCA_LOSSLESS_XON_OFFSET_BYTES] = { .type = NLA_U32 },
+	[TCA_LOSSLESS_CABLE_DELAY_NS] = { .type = NLA_U64 },
+	[TCA_LOSSLESS_SW_DELAY_NS] = { .type = NLA_U64 },
+	[TCA_LOSSLESS_HEADROOM_BYTES] = { .type = NLA_U32 },
+	[TCA_LOSSLESS_ECN_KMIN_BYTES] = { .type = NLA_U32 },
+	[TCA_LOSSLESS_ECN_KMAX_BYTES] = { .type = NLA_U32 },
+	[TCA_LOSSLESS_ECN_PMAX] = { .type = NLA_U32 },	/* checked by the core */
 };
+
+/* Default software response of a Linux switch port: the time from the MMU
+ * deciding to pause to the upstream's qdisc stopping (softirqs, qdisc
+ * runs). Headroom covers rate x this; QEMU TCG needs more (sw-delay).
+ */
+#define LL_DEFAULT_SW_DELAY_NS (1 * NSEC_PER_MSEC)
+
+/* The MMU charge travels with the packet in the qdisc cb. */
+static struct ll_mmu_charge *ll_charge(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct ll_mmu_charge) > QDISC_CB_PRIV_LEN);
+	BUILD_BUG_ON(sizeof(struct ll_mmu_charge) != LL_MMU_CHARGE_BYTES);
+	return (struct ll_mmu_charge *)qdisc_skb_cb(skb)->data;
+}
+
+/* Un-charge a packet leaving the qdisc and wake the ports whose PFC state
+ * changed. Called with the qdisc lock held; takes the pool lock.
+ */
+static void ll_release(struct ll_sched *q, struct sk_buff *skb, u64 now)
+{
+	struct ll_kpool *kp = q->pool;
+	u32 ev;
+
+	if (!kp || ll_charge(skb)->region == LL_MMU_REGION_NONE)
+		return;
+	spin_lock_bh(&kp->lock);
+	ev = ll_mmu_release(kp->mmu, ll_charge(skb), now);
+	if (ev & LL_MMU_EV_PFC_DUE)
+		ll_kpool_kick(kp, ll_charge(skb)->in_port);
+	if (ev & LL_MMU_EV_SWEEP)
+		ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, now));
+	spin_unlock_bh(&kp->lock);
+}
+
+static void ll_release_list(struct ll_sched *q, struct sk_buff *skb)
+{
+	u64 now = ktime_get_ns();
+
+	for (; skb; skb = skb->next)
+		ll_release(q, skb, now);
+}
 
 static void ll_skb_head_init(struct qdisc_skb_head *qh)
 {
@@ -184,6 +258,82 @@ static void ll_apply_ctrl(struct Qdisc *sch, struct sk_buff *skb)
 	 */
 }
 
+/* Charge a data packet to the pool; false if the MMU refuses it. The PFC
+ * priority of a packet is its skb->priority (0..7), which the ingress
+ * program set from PCP or DSCP.
+ */
+static bool ll_admit(struct Qdisc *sch, struct sk_buff *skb, u32 queue,
+		     unsigned int len)
+{
+	struct ll_sched *q = qdisc_priv(sch);
+	struct ll_kpool *kp = q->pool;
+	u64 now = ll_now_ns();
+	enum ll_mmu_verdict v;
+	int in_port;
+
+	spin_lock_bh(&kp->lock);
+	in_port = ll_kpool_port_of(kp, skb->skb_iif);
+	if (in_port < 0) {
+		/* Not from a switch port (local traffic): not accounted. */
+		q->unaccounted++;
+		spin_unlock_bh(&kp->lock);
+		return true;
+	}
+	v = ll_mmu_admit(kp->mmu, in_port, skb->priority & (LL_PFC_PRIOS - 1),
+			 q->pool_port, queue, len, now, ll_charge(skb));
+	if (!ll_mmu_admitted(v)) {
+		spin_unlock_bh(&kp->lock);
+		return false;
+	}
+	if (ll_mmu_pfc_due(kp->mmu, in_port, now))
+		ll_kpool_kick(kp, in_port);
+	if (ll_mmu_ecn_mark(kp->mmu, q->pool_port, queue, get_random_u32()) &&
+	    INET_ECN_set_ce(skb))
+		q->ecn_marks++;
+	spin_unlock_bh(&kp->lock);
+	return true;
+}
+
+/* Queue the PFC frame the MMU has due on this port, if any, in the control
+ * band. Returns when the next one is due (LL_MMU_NEVER: none).
+ */
+static u64 ll_pfc_poll(struct Qdisc *sch, u64 now)
+{
+	struct ll_sched *q = qdisc_priv(sch);
+	struct net_device *dev = qdisc_dev(sch);
+	struct ll_kpool *kp = q->pool;
+	struct ll_mac_ctrl m = {};
+	struct sk_buff *skb;
+	u64 next;
+
+	spin_lock_bh(&kp->lock);
+	while (ll_mmu_pfc_take(kp->mmu, q->pool_port, now, &m)) {
+		skb = alloc_skb(LL_RESERVED_SPACE(dev) + LL_MAC_CTRL_FRAME_BYTES,
+				GFP_ATOMIC);
+		if (skb) {
+			skb_reserve(skb, LL_RESERVED_SPACE(dev));
+			memcpy(m.src, dev->dev_addr, ETH_ALEN);
+			ll_mac_ctrl_build(skb_put(skb, LL_MAC_CTRL_FRAME_BYTES),
+					  LL_MAC_CTRL_FRAME_BYTES, &m);
+			skb_reset_mac_header(skb);
+			skb->dev = dev;
+			skb->protocol = htons(ETH_P_PAUSE);
+			skb->priority = TC_PRIO_CONTROL;
+			qdisc_skb_cb(skb)->pkt_len = skb->len;
+			__qdisc_enqueue_tail(skb, &q->ctrl);
+			sch->qstats.backlog += skb->len;
+			sch->q.qlen++;
+			q->pfc_frames_tx++;
+		}
+		/* A failed allocation is retried by the next take. */
+		if (!ll_mmu_pfc_complete(kp->mmu, q->pool_port, !!skb, now))
+			break;
+	}
+	next = ll_mmu_pfc_next_deadline(kp->mmu, q->pool_port);
+	spin_unlock_bh(&kp->lock);
+	return next;
+}
+
 static u16 ll_frame_ethertype(const struct sk_buff *skb)
 {
 	__be16 type, *p;
@@ -215,6 +365,11 @@ static int ll_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 
 	cl = &q->queues[ll_classify(sch, skb)];
 	if (cl->skbs.qlen >= q->limit_pkts) {
+		cl->qstats.drops++;
+		return qdisc_drop(skb, sch, to_free);
+	}
+	memset(ll_charge(skb), 0, sizeof(struct ll_mmu_charge));
+	if (q->pool && !ll_admit(sch, skb, cl - q->queues, len)) {
 		cl->qstats.drops++;
 		return qdisc_drop(skb, sch, to_free);
 	}
@@ -283,13 +438,15 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 	struct ll_sched *q = qdisc_priv(sch);
 	struct qdisc_skb_head *head = NULL;
 	struct ll_queue *cl = NULL;
+	u64 now, wait, wake = LL_MMU_NEVER;
 	struct sk_buff *skb;
-	u64 now, wait;
 	u32 closed;
 
-	if (!sch->q.qlen)
-		return NULL;
 	now = ll_now_ns();
+	if (q->pool)
+		wake = ll_pfc_poll(sch, now);
+	if (!sch->q.qlen)
+		goto idle;
 	ll_port_pause_expire(&q->pause, now);
 	closed = ll_port_pause_closed_mask(&q->pause);
 
@@ -306,10 +463,8 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 
 			q->pause_blocked++;
 			if (deadline)
-				qdisc_watchdog_schedule_range_ns(&q->watchdog,
-								 deadline,
-								 LL_TIMER_SLACK_NS);
-			return NULL;
+				wake = min(wake, deadline);
+			goto idle;
 		}
 		head = &cl->skbs;
 	}
@@ -317,9 +472,8 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 	wait = ll_shaper_take(q, qdisc_pkt_len(head->head), now);
 	if (wait) {
 		q->throttled++;
-		qdisc_watchdog_schedule_range_ns(&q->watchdog, wait,
-						 LL_TIMER_SLACK_NS);
-		return NULL;
+		wake = min(wake, wait);
+		goto idle;
 	}
 
 	skb = __qdisc_dequeue_head(head);
@@ -331,11 +485,18 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 			if (!cl->skbs.qlen)
 				list_del(&cl->alist);
 		}
+		ll_release(q, skb, now);
 	}
 	sch->qstats.backlog -= qdisc_pkt_len(skb);
 	sch->q.qlen--;
 	qdisc_bstats_update(sch, skb);
 	return skb;
+
+idle:
+	if (wake != LL_MMU_NEVER)
+		qdisc_watchdog_schedule_range_ns(&q->watchdog, max(wake, now),
+						 LL_TIMER_SLACK_NS);
+	return NULL;
 }
 
 static void ll_purge_queue(struct Qdisc *sch, struct ll_queue *cl)
@@ -346,6 +507,7 @@ static void ll_purge_queue(struct Qdisc *sch, struct ll_queue *cl)
 		return;
 	if (!list_empty(&cl->alist))
 		list_del_init(&cl->alist);
+	ll_release_list(qdisc_priv(sch), cl->skbs.head);
 	rtnl_kfree_skbs(cl->skbs.head, cl->skbs.tail);
 	ll_skb_head_init(&cl->skbs);
 	cl->qstats.backlog = 0;
@@ -363,6 +525,7 @@ static void ll_reset(struct Qdisc *sch)
 	for (i = 0; i < LOSSLESS_MAX_QUEUES; i++) {
 		struct ll_queue *cl = &q->queues[i];
 
+		ll_release_list(q, cl->skbs.head);
 		rtnl_kfree_skbs(cl->skbs.head, cl->skbs.tail);
 		ll_skb_head_init(&cl->skbs);
 		INIT_LIST_HEAD(&cl->alist);
@@ -400,6 +563,180 @@ static u64 ll_device_rate_bps(struct net_device *dev)
 	return (u64)ks.base.speed * 1000 * 1000;
 }
 
+static int ll_get_alpha(struct nlattr *attr, struct ll_mmu_alpha *alpha,
+			struct netlink_ext_ack *extack)
+{
+	u32 v = nla_get_u32(attr);
+
+	alpha->num = v >> 8;
+	alpha->shift = v & 0xff;
+	if (!alpha->num || v >> 24 || alpha->shift > LL_MMU_ALPHA_MAX_SHIFT) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "alpha must be num << 8 | shift with num 1..65535 and shift 0..32");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Pool-wide options into cfg; true if any was given. */
+static int ll_pool_options(struct nlattr **tb, struct ll_mmu_config *cfg,
+			   bool *given, struct netlink_ext_ack *extack)
+{
+	int err;
+
+	*given = false;
+	if (tb[TCA_LOSSLESS_POOL_BYTES]) {
+		cfg->total_bytes = nla_get_u64(tb[TCA_LOSSLESS_POOL_BYTES]);
+		*given = true;
+	}
+	if (tb[TCA_LOSSLESS_ALPHA]) {
+		err = ll_get_alpha(tb[TCA_LOSSLESS_ALPHA], &cfg->alpha, extack);
+		if (err)
+			return err;
+		*given = true;
+	}
+	if (tb[TCA_LOSSLESS_EGRESS_ALPHA]) {
+		err = ll_get_alpha(tb[TCA_LOSSLESS_EGRESS_ALPHA],
+				   &cfg->egress_alpha, extack);
+		if (err)
+			return err;
+		*given = true;
+	}
+	if (tb[TCA_LOSSLESS_LOSSLESS_PRIOS]) {
+		cfg->lossless_mask = nla_get_u8(tb[TCA_LOSSLESS_LOSSLESS_PRIOS]);
+		*given = true;
+	}
+	if (tb[TCA_LOSSLESS_RESERVED_BYTES]) {
+		cfg->reserved_bytes = nla_get_u32(tb[TCA_LOSSLESS_RESERVED_BYTES]);
+		*given = true;
+	}
+	if (tb[TCA_LOSSLESS_XON_OFFSET_BYTES]) {
+		cfg->xon_offset_bytes = nla_get_u32(tb[TCA_LOSSLESS_XON_OFFSET_BYTES]);
+		*given = true;
+	}
+	if (tb[TCA_LOSSLESS_ECN_KMIN_BYTES] || tb[TCA_LOSSLESS_ECN_KMAX_BYTES] ||
+	    tb[TCA_LOSSLESS_ECN_PMAX]) {
+		if (!tb[TCA_LOSSLESS_ECN_KMIN_BYTES] || !tb[TCA_LOSSLESS_ECN_KMAX_BYTES] ||
+		    !tb[TCA_LOSSLESS_ECN_PMAX]) {
+			NL_SET_ERR_MSG_MOD(extack, "ecn needs kmin, kmax and pmax together");
+			return -EINVAL;
+		}
+		cfg->ecn.kmin_bytes = nla_get_u32(tb[TCA_LOSSLESS_ECN_KMIN_BYTES]);
+		cfg->ecn.kmax_bytes = nla_get_u32(tb[TCA_LOSSLESS_ECN_KMAX_BYTES]);
+		cfg->ecn.pmax = nla_get_u32(tb[TCA_LOSSLESS_ECN_PMAX]);
+		cfg->ecn.enabled = cfg->ecn.kmax_bytes || cfg->ecn.pmax;
+		*given = true;
+	}
+	if (*given) {
+		enum ll_mmu_err e = ll_mmu_config_check(cfg);
+
+		if (e != LL_MMU_OK) {
+			switch (e) {
+			case LL_MMU_ERR_TOTAL:
+				NL_SET_ERR_MSG_MOD(extack, "buffer must be 1 byte .. 1 TiB");
+				break;
+			case LL_MMU_ERR_RESERVED:
+				NL_SET_ERR_MSG_MOD(extack, "reserved leaves no shared buffer");
+				break;
+			case LL_MMU_ERR_XON:
+				NL_SET_ERR_MSG_MOD(extack, "xon-offset larger than the buffer");
+				break;
+			case LL_MMU_ERR_ECN:
+				NL_SET_ERR_MSG_MOD(extack, "ecn needs kmin < kmax and pmax <= 1");
+				break;
+			default:
+				NL_SET_ERR_MSG_MOD(extack, "invalid pool configuration");
+			}
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Join a pool (init) or change the pool's and this port's parameters.
+ * Either everything applies or nothing does.
+ */
+static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
+			  struct netlink_ext_ack *extack)
+{
+	struct ll_sched *q = qdisc_priv(sch);
+	struct net_device *dev = qdisc_dev(sch);
+	struct ll_mmu_port_config pc = q->port_cfg;
+	struct ll_kpool *kp = q->pool;
+	struct ll_mmu_config cfg;
+	enum ll_mmu_err e = LL_MMU_OK;
+	bool pool_given;
+	int err;
+
+	pc.rate_bps = rate;
+	if (tb[TCA_LOSSLESS_CABLE_DELAY_NS])
+		pc.cable_delay_ns = nla_get_u64(tb[TCA_LOSSLESS_CABLE_DELAY_NS]);
+	if (tb[TCA_LOSSLESS_SW_DELAY_NS])
+		pc.sw_response_ns = nla_get_u64(tb[TCA_LOSSLESS_SW_DELAY_NS]);
+	if (tb[TCA_LOSSLESS_HEADROOM_BYTES])
+		pc.headroom_bytes = nla_get_u32(tb[TCA_LOSSLESS_HEADROOM_BYTES]);
+
+	if (!kp) {
+		if (!tb[TCA_LOSSLESS_POOL]) {
+			if (tb[TCA_LOSSLESS_POOL_BYTES] || tb[TCA_LOSSLESS_ALPHA] ||
+			    tb[TCA_LOSSLESS_LOSSLESS_PRIOS] || tb[TCA_LOSSLESS_HEADROOM_BYTES] ||
+			    tb[TCA_LOSSLESS_CABLE_DELAY_NS] || tb[TCA_LOSSLESS_SW_DELAY_NS]) {
+				NL_SET_ERR_MSG_MOD(extack, "buffer options need \"pool NAME\"");
+				return -EINVAL;
+			}
+			return 0;
+		}
+		if (q->nqueues && q->rate_bps) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "a qdisc joins a pool when it is added; delete and add it again");
+			return -EINVAL;
+		}
+		ll_kpool_default_config(&cfg, dev->mtu + dev->hard_header_len + VLAN_HLEN);
+		err = ll_pool_options(tb, &cfg, &pool_given, extack);
+		if (err)
+			return err;
+		kp = ll_kpool_join(dev_net(dev), nla_data(tb[TCA_LOSSLESS_POOL]),
+				   &cfg, sch, &pc, &q->pool_port, extack);
+		if (IS_ERR(kp))
+			return PTR_ERR(kp);
+		q->pool = kp;
+		q->port_cfg = pc;
+		return 0;
+	}
+
+	if (tb[TCA_LOSSLESS_POOL] &&
+	    strncmp(nla_data(tb[TCA_LOSSLESS_POOL]), kp->name, LL_POOL_NAME_LEN)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "a qdisc cannot move to another pool; delete and add it again");
+		return -EINVAL;
+	}
+	spin_lock_bh(&kp->lock);
+	cfg = kp->mmu->cfg;
+	spin_unlock_bh(&kp->lock);
+	err = ll_pool_options(tb, &cfg, &pool_given, extack);
+	if (err)
+		return err;
+	spin_lock_bh(&kp->lock);
+	if (pool_given)
+		e = ll_mmu_pool_reconfigure(kp->mmu, &cfg);
+	if (e == LL_MMU_OK && memcmp(&pc, &q->port_cfg, sizeof(pc)))
+		e = ll_mmu_port_update(kp->mmu, q->pool_port, &pc, ktime_get_ns());
+	if (e == LL_MMU_OK)
+		ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, ktime_get_ns()));
+	spin_unlock_bh(&kp->lock);
+	if (e != LL_MMU_OK) {
+		if (e == LL_MMU_ERR_BUSY)
+			NL_SET_ERR_MSG_MOD(extack,
+					   "the pool holds more than the new sizes allow; retry when idle");
+		else
+			NL_SET_ERR_MSG_MOD(extack,
+					   "the pool or this port's buffer settings are invalid");
+		return -EINVAL;
+	}
+	q->port_cfg = pc;
+	return 0;
+}
+
 static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 		     struct netlink_ext_ack *extack)
 {
@@ -432,7 +769,8 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 		}
 	}
 	nqueues = tb[TCA_LOSSLESS_QUEUES] ?
-		  nla_get_u8(tb[TCA_LOSSLESS_QUEUES]) : q->nqueues;
+		  nla_get_u8(tb[TCA_LOSSLESS_QUEUES]) :
+		  (q->nqueues ?: LL_DEFAULT_QUEUES);
 	nstrict = tb[TCA_LOSSLESS_STRICT] ?
 		  nla_get_u8(tb[TCA_LOSSLESS_STRICT]) : q->nstrict;
 	if (nstrict > nqueues) {
@@ -492,6 +830,10 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 					       8 * NSEC_PER_SEC),
 				2 * frame_bytes, LOSSLESS_BURST_MAX_BYTES);
 
+	err = ll_change_pool(sch, tb, rate, extack);
+	if (err)
+		return err;
+
 	sch_tree_lock(sch);
 	old_nqueues = q->nqueues;
 	for (i = nqueues; i < old_nqueues; i++)
@@ -545,8 +887,8 @@ static int ll_init(struct Qdisc *sch, struct nlattr *opt,
 		INIT_LIST_HEAD(&q->queues[i].alist);
 		gnet_stats_basic_sync_init(&q->queues[i].bstats);
 	}
-	q->nqueues = LL_DEFAULT_QUEUES;
 	q->limit_pkts = LL_DEFAULT_LIMIT_PKTS;
+	q->port_cfg.sw_response_ns = LL_DEFAULT_SW_DELAY_NS;
 	for (i = 0; i < LOSSLESS_PRIOMAP_LEN; i++)
 		q->priomap[i] = i < LL_DEFAULT_QUEUES ? i : 0;
 
@@ -564,6 +906,92 @@ static void ll_destroy(struct Qdisc *sch)
 
 	qdisc_watchdog_cancel(&q->watchdog);
 	ll_reset(sch);
+	if (q->pool) {
+		ll_kpool_leave(q->pool, q->pool_port);
+		q->pool = NULL;
+	}
+}
+
+static int ll_dump_pool(struct ll_sched *q, struct sk_buff *skb)
+{
+	struct ll_kpool *kp = q->pool;
+	struct ll_mmu_config cfg;
+
+	spin_lock_bh(&kp->lock);
+	cfg = kp->mmu->cfg;
+	spin_unlock_bh(&kp->lock);
+	if (nla_put_string(skb, TCA_LOSSLESS_POOL, kp->name) ||
+	    nla_put_u64_64bit(skb, TCA_LOSSLESS_POOL_BYTES, cfg.total_bytes,
+			      TCA_LOSSLESS_PAD) ||
+	    nla_put_u32(skb, TCA_LOSSLESS_ALPHA,
+			cfg.alpha.num << 8 | cfg.alpha.shift) ||
+	    nla_put_u32(skb, TCA_LOSSLESS_EGRESS_ALPHA,
+			cfg.egress_alpha.num << 8 | cfg.egress_alpha.shift) ||
+	    nla_put_u8(skb, TCA_LOSSLESS_LOSSLESS_PRIOS, cfg.lossless_mask) ||
+	    nla_put_u32(skb, TCA_LOSSLESS_RESERVED_BYTES, cfg.reserved_bytes) ||
+	    nla_put_u32(skb, TCA_LOSSLESS_XON_OFFSET_BYTES, cfg.xon_offset_bytes) ||
+	    nla_put_u64_64bit(skb, TCA_LOSSLESS_CABLE_DELAY_NS,
+			      q->port_cfg.cable_delay_ns, TCA_LOSSLESS_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_LOSSLESS_SW_DELAY_NS,
+			      q->port_cfg.sw_response_ns, TCA_LOSSLESS_PAD))
+		return -EMSGSIZE;
+	if (q->port_cfg.headroom_bytes &&
+	    nla_put_u32(skb, TCA_LOSSLESS_HEADROOM_BYTES, q->port_cfg.headroom_bytes))
+		return -EMSGSIZE;
+	if (cfg.ecn.enabled &&
+	    (nla_put_u32(skb, TCA_LOSSLESS_ECN_KMIN_BYTES, cfg.ecn.kmin_bytes) ||
+	     nla_put_u32(skb, TCA_LOSSLESS_ECN_KMAX_BYTES, cfg.ecn.kmax_bytes) ||
+	     nla_put_u32(skb, TCA_LOSSLESS_ECN_PMAX, cfg.ecn.pmax)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* The pool section of the qdisc xstats: the pool, and this port as an
+ * ingress (the upstream it pauses).
+ */
+static void ll_pool_stats(struct ll_sched *q, struct tc_lossless_xstats *st,
+			  u64 now)
+{
+	struct ll_kpool *kp = q->pool;
+	struct ll_mmu_pool_stats ps;
+	struct ll_mmu_iq_stats is;
+	u32 p;
+
+	st->pfc_frames_tx = q->pfc_frames_tx;
+	st->ecn_marks = q->ecn_marks;
+	st->unaccounted = q->unaccounted;
+	spin_lock_bh(&kp->lock);
+	ll_mmu_get_pool_stats(kp->mmu, &ps);
+	st->pool_port = q->pool_port;
+	st->pool_ports = hweight64(kp->mmu->attached_mask);
+	st->pool_total_bytes = ps.total_bytes;
+	st->pool_shared_size = ps.shared_size;
+	st->pool_shared_used = ps.shared_used;
+	st->pool_headroom_size = ps.headroom_size;
+	st->pool_headroom_used = ps.headroom_used;
+	st->pool_peak_shared = ps.peak_shared;
+	st->pool_peak_headroom = ps.peak_headroom;
+	st->pool_drops_lossless = ps.ctr.drops_lossless;
+	st->pool_drops_lossy = ps.ctr.drops_lossy;
+	for (p = 0; p < LOSSLESS_PFC_PRIOS; p++) {
+		struct tc_lossless_iq_stats *o = &st->iq[p];
+
+		if (ll_mmu_get_iq_stats(kp->mmu, q->pool_port, p, now, &is))
+			continue;
+		o->bytes = is.bytes;
+		o->headroom_used = is.headroom_used;
+		o->headroom_size = is.headroom_size;
+		o->peak_bytes = is.peak_bytes;
+		o->peak_headroom = is.peak_headroom;
+		o->threshold = is.threshold;
+		o->xoff_frames = is.xoff_frames;
+		o->xon_frames = is.xon_frames;
+		o->paused_ns = is.paused_ns;
+		o->drops = is.drops;
+		o->paused = is.told_xoff;
+		o->lossless = is.lossless;
+	}
+	spin_unlock_bh(&kp->lock);
 }
 
 static int ll_dump(struct Qdisc *sch, struct sk_buff *skb)
@@ -587,6 +1015,8 @@ static int ll_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put(skb, TCA_LOSSLESS_PRIOMAP, sizeof(q->priomap), q->priomap) ||
 	    nla_put(skb, TCA_LOSSLESS_QUANTA, nqueues * sizeof(u32), quanta) ||
 	    nla_put_u32(skb, TCA_LOSSLESS_LIMIT_PKTS, READ_ONCE(q->limit_pkts)))
+		goto nla_put_failure;
+	if (q->pool && ll_dump_pool(q, skb))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
@@ -620,6 +1050,8 @@ static int ll_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		st.gates[i].xon_frames = g->xon_frames;
 		st.gates[i].paused_ns = ll_gate_closed_ns(g, now);
 	}
+	if (q->pool)
+		ll_pool_stats(q, &st, now);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 

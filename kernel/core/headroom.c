@@ -60,12 +60,12 @@ ll_u64 ll_headroom_bytes(const struct ll_headroom_params *p)
 	quanta = p->peer_response_quanta ? p->peer_response_quanta :
 		 ll_peer_response_quanta(p->rate_bps);
 
-	bytes = 2ULL * p->mtu_bytes;					/* (1)(2) */
-	bytes += ll_bytes_in_ns(p->rate_bps, 2 * p->cable_delay_ns);	/* (3) */
-	bytes += LL_HEADROOM_PFC_FRAME_BYTES;				/* (4) */
-	bytes += quanta * (LL_PAUSE_QUANTUM_BITS / 8);			/* (5) */
-	bytes += ll_bytes_in_ns(p->rate_bps, p->sw_response_ns);	/* (6) */
-	bytes += p->queued_bytes;					/* (7) */
+	bytes = 3ULL * p->mtu_bytes;					/* (1)-(3) */
+	bytes += ll_bytes_in_ns(p->rate_bps, 2 * p->cable_delay_ns);	/* (4) */
+	bytes += LL_HEADROOM_PFC_FRAME_BYTES;				/* (5) */
+	bytes += quanta * (LL_PAUSE_QUANTUM_BITS / 8);			/* (6) */
+	bytes += ll_bytes_in_ns(p->rate_bps, p->sw_response_ns);	/* (7) */
+	bytes += p->queued_bytes;					/* (8) */
 
 	if (p->round_bytes > 1) {
 		rem = bytes - ll_div_u64(bytes, p->round_bytes) * p->round_bytes;

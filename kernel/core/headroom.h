@@ -4,32 +4,36 @@
  * (port, priority) after the switch decides to pause its upstream, so that
  * a lossless queue given this much headroom never drops.
  *
- *   H = 2 * mtu_bytes                                      (1) + (2)
- *     + rate_bps * 2 * cable_delay_ns / 8e9                (3)
- *     + LL_HEADROOM_PFC_FRAME_BYTES                        (4)
- *     + peer_response_quanta * 512 / 8                     (5)
- *     + rate_bps * sw_response_ns / 8e9                    (6)
- *     + queued_bytes                                       (7)
+ *   H = 3 * mtu_bytes                                      (1)-(3)
+ *     + rate_bps * 2 * cable_delay_ns / 8e9                (4)
+ *     + LL_HEADROOM_PFC_FRAME_BYTES                        (5)
+ *     + peer_response_quanta * 512 / 8                     (6)
+ *     + rate_bps * sw_response_ns / 8e9                    (7)
+ *     + queued_bytes                                       (8)
  *   then rounded up to a multiple of round_bytes (if > 1).
  *
  * (1) our PFC frame may wait behind one frame already being sent on the
  *     reverse link (upstream direction): one MTU of time, at line rate;
  * (2) when the pause takes effect the upstream may have just started a
  *     frame, which it finishes: one MTU;
- * (3) the pause travels up the cable while data keeps coming down it: two
+ * (3) the qdisc admits a frame when it has fully arrived (store and
+ *     forward), so the frame that finds the threshold crossed can itself
+ *     land in headroom: one MTU. A cell-based hardware MMU decides
+ *     mid-frame and has no such term (dsh.md Eq. 1 has two MTUs);
+ * (4) the pause travels up the cable while data keeps coming down it: two
  *     one-way propagation delays of line-rate data (the bytes on the wire);
- * (4) the PFC frame's own transmission time (64 octets with FCS);
- * (5) the upstream MAC's reaction time, capped by IEEE 802.3 Annex 31B
+ * (5) the PFC frame's own transmission time (64 octets with FCS);
+ * (6) the upstream MAC's reaction time, capped by IEEE 802.3 Annex 31B
  *     (31B.3.7) in pause quanta of 512 bit times; a quantum is 64 bytes of
  *     line-rate data at any speed. SONiC: peer_response_time = quanta*512/8.
  *     0 selects the table for rate_bps (ll_peer_response_quanta());
- * (6) the software delays of a Linux switch and host: softirq and NAPI
+ * (7) the software delays of a Linux switch and host: softirq and NAPI
  *     latency, qdisc lock and timer slack on both ends, from the moment the
  *     MMU decides to pause until the upstream's qdisc stops dequeueing.
  *     On a software switch this is the dominant term (dsh.md 7.3): 1 ms at
  *     100 Mbit/s is 12,500 bytes, at 10 Gbit/s 1.25 MB, where the cable
  *     terms of a 2 m veth are zero;
- * (7) bytes the upstream has already handed below its qdisc (driver ring,
+ * (8) bytes the upstream has already handed below its qdisc (driver ring,
  *     BQL limit) and cannot recall, plus the same on our reverse path.
  *
  * mtu_bytes is the largest frame the MMU accounts (L2 header included;

@@ -156,7 +156,7 @@ static int pfc_due_port(const struct ll_mmu_port *p, ll_u64 now_ns)
 		return 0;
 	if (p->pfc.want != p->pfc.told)
 		return 1;
-	return p->pfc.told && now_ns >= p->pfc.xoff_sent_ns + p->pfc.refresh_ns;
+	return p->pfc.told && now_ns >= p->pfc.refresh_at_ns;
 }
 
 /* Evaluate every lossless queue of every attached port; mask of due ports. */
@@ -626,11 +626,10 @@ ll_u32 ll_mmu_release(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
 		struct ll_mmu_port *pi = &pool->ports[charge->in_port];
 
 		uncharge_ingress(pool, pi, &pi->iq[charge->prio], bytes, region);
-		if (is_lossless(pool, charge->prio)) {
+		if (is_lossless(pool, charge->prio))
 			pfc_evaluate(pool, charge->in_port, charge->prio);
-			if (pfc_due_port(pi, now_ns))
-				ev |= LL_MMU_EV_PFC_DUE;
-		}
+		if (pfc_due_port(pi, now_ns))
+			ev |= LL_MMU_EV_PFC_DUE;
 	} else {
 		pool->ctr.stale_releases++;
 	}
@@ -737,8 +736,13 @@ int ll_mmu_pfc_complete(struct ll_mmu_pool *pool, ll_u32 port, int sent,
 	}
 	pfc->told = (ll_u8)((pfc->told & ~pfc->taken_vector) |
 			    (pfc->taken_xoff & pfc->taken_vector));
-	if (pfc->taken_xoff)
+	if (pfc->taken_xoff) {
+		/* Halfway through the pause this frame announced, whatever
+		 * later changes of quanta or rate do to refresh_ns.
+		 */
 		pfc->xoff_sent_ns = at;
+		pfc->refresh_at_ns = at + pfc->refresh_ns;
+	}
 	return pfc_due_port(p, now_ns);
 }
 
@@ -754,7 +758,7 @@ ll_u64 ll_mmu_pfc_next_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 	if (pfc->want != pfc->told)
 		return 0;
 	if (pfc->told)
-		return pfc->xoff_sent_ns + pfc->refresh_ns;
+		return pfc->refresh_at_ns;
 	return LL_MMU_NEVER;
 }
 
@@ -806,8 +810,8 @@ int ll_mmu_ecn_mark(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 queue,
 
 /* ---------------------------------------------------------------- stats */
 
-void ll_mmu_pool_stats(const struct ll_mmu_pool *pool,
-		       struct ll_mmu_pool_stats *out)
+void ll_mmu_get_pool_stats(const struct ll_mmu_pool *pool,
+			   struct ll_mmu_pool_stats *out)
 {
 	out->total_bytes = pool->cfg.total_bytes;
 	out->reserved_size = pool->reserved_size;
@@ -822,8 +826,9 @@ void ll_mmu_pool_stats(const struct ll_mmu_pool *pool,
 	out->ctr = pool->ctr;
 }
 
-int ll_mmu_iq_stats(const struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
-		    ll_u64 now_ns, struct ll_mmu_iq_stats *out)
+int ll_mmu_get_iq_stats(const struct ll_mmu_pool *pool, ll_u32 port,
+			ll_u32 prio, ll_u64 now_ns,
+			struct ll_mmu_iq_stats *out)
 {
 	const struct ll_mmu_port *p;
 	const struct ll_mmu_iq *iq;

@@ -246,8 +246,9 @@ struct ll_mmu_eq {
 
 /* PFC transmit state of one port (it pauses the port's upstream). */
 struct ll_mmu_pfc {
-	ll_u64 refresh_ns;		/* half the pause announced */
+	ll_u64 refresh_ns;		/* half the pause a frame announces */
 	ll_u64 xoff_sent_ns;		/* last frame carrying XOFF */
+	ll_u64 refresh_at_ns;		/* xoff_sent_ns + refresh_ns then */
 	ll_u64 taken_ns;		/* when the claimed frame was taken */
 	ll_u16 quanta;			/* XOFF pause time, quanta */
 	ll_u8 want;			/* bit p: hysteresis says pause p */
@@ -502,12 +503,13 @@ struct ll_mmu_iq_stats {
 	ll_u8 lossless;
 };
 
-void ll_mmu_pool_stats(const struct ll_mmu_pool *pool,
-		       struct ll_mmu_pool_stats *out);
+void ll_mmu_get_pool_stats(const struct ll_mmu_pool *pool,
+			   struct ll_mmu_pool_stats *out);
 
 /* 0 on success, -1 for an invalid or detached port or prio. */
-int ll_mmu_iq_stats(const struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
-		    ll_u64 now_ns, struct ll_mmu_iq_stats *out);
+int ll_mmu_get_iq_stats(const struct ll_mmu_pool *pool, ll_u32 port,
+			ll_u32 prio, ll_u64 now_ns,
+			struct ll_mmu_iq_stats *out);
 
 /* Bytes queued on egress (port, queue); 0 if invalid. */
 ll_u64 ll_mmu_eq_bytes(const struct ll_mmu_pool *pool, ll_u32 port,

@@ -31,6 +31,22 @@ enum {
 	TCA_LOSSLESS_QUANTA,		/* u32[queues]: DWRR quantum, bytes */
 	TCA_LOSSLESS_LIMIT_PKTS,	/* u32: per-queue limit */
 	TCA_LOSSLESS_PAD,
+	/* Shared-buffer switch MMU (a pool is all ports naming it). Pool-wide
+	 * values apply to the pool whichever member sets them.
+	 */
+	TCA_LOSSLESS_POOL,		/* string: pool name, joins or creates */
+	TCA_LOSSLESS_POOL_BYTES,	/* u64: pool buffer size (pool-wide) */
+	TCA_LOSSLESS_ALPHA,		/* u32: DT alpha, num << 8 | shift */
+	TCA_LOSSLESS_EGRESS_ALPHA,	/* u32: lossy egress DT alpha, same */
+	TCA_LOSSLESS_LOSSLESS_PRIOS,	/* u8: bit p = priority p lossless */
+	TCA_LOSSLESS_RESERVED_BYTES,	/* u32: per ingress (port, prio) */
+	TCA_LOSSLESS_XON_OFFSET_BYTES,	/* u32: resume below T - this */
+	TCA_LOSSLESS_CABLE_DELAY_NS,	/* u64: one-way, this port's link */
+	TCA_LOSSLESS_SW_DELAY_NS,	/* u64: software response, both ends */
+	TCA_LOSSLESS_HEADROOM_BYTES,	/* u32: override the computed one */
+	TCA_LOSSLESS_ECN_KMIN_BYTES,	/* u32: RED marking, 0 = off */
+	TCA_LOSSLESS_ECN_KMAX_BYTES,	/* u32 */
+	TCA_LOSSLESS_ECN_PMAX,		/* u32: probability, 1/65536 units */
 	__TCA_LOSSLESS_MAX
 };
 
@@ -52,6 +68,22 @@ struct tc_lossless_gate_stats {
 	__u64 paused_ns;	/* total closed time, including now */
 };
 
+/* One ingress (port, priority) of a pool member. */
+struct tc_lossless_iq_stats {
+	__u64 bytes;		/* queued anywhere, entered here */
+	__u64 headroom_used;
+	__u64 headroom_size;
+	__u64 peak_bytes;
+	__u64 peak_headroom;
+	__u64 threshold;	/* Dynamic Threshold now */
+	__u64 xoff_frames;	/* PFC XOFF sent upstream */
+	__u64 xon_frames;
+	__u64 paused_ns;	/* upstream told XOFF, including now */
+	__u64 drops;
+	__u32 paused;
+	__u32 lossless;
+};
+
 struct tc_lossless_xstats {
 	__u32 type;		/* TC_LOSSLESS_XSTATS_QDISC */
 	__u32 paused_mask;	/* gates closed now (bit 8 = port) */
@@ -62,6 +94,22 @@ struct tc_lossless_xstats {
 	__u64 pause_blocked;	/* dequeues with only paused queues backlogged */
 	__u64 rate_bps;		/* effective line rate */
 	struct tc_lossless_gate_stats gates[LOSSLESS_GATES];
+	/* Pool (switch MMU); all zero when the qdisc is in no pool. */
+	__u32 pool_port;	/* this port's index in the pool */
+	__u32 pool_ports;	/* ports attached to the pool */
+	__u64 pool_total_bytes;
+	__u64 pool_shared_size;
+	__u64 pool_shared_used;
+	__u64 pool_headroom_size;
+	__u64 pool_headroom_used;
+	__u64 pool_peak_shared;
+	__u64 pool_peak_headroom;
+	__u64 pool_drops_lossless;	/* must stay 0: a sizing bug */
+	__u64 pool_drops_lossy;
+	__u64 pfc_frames_tx;	/* PFC frames this port sent upstream */
+	__u64 ecn_marks;	/* CE marks on this port's queues */
+	__u64 unaccounted;	/* packets from outside the pool (local) */
+	struct tc_lossless_iq_stats iq[LOSSLESS_PFC_PRIOS];
 };
 
 struct tc_lossless_class_xstats {

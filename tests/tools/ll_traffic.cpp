@@ -63,6 +63,8 @@ const char* kUsage =
     "  --port N          UDP destination port\n"
     "  --flow ID         flow id carried in every packet (default: the priority)\n"
     "  --prio P          SO_PRIORITY of the socket, i.e. skb->priority (default 0)\n"
+    "  --dscp D          DSCP of the packets, 0..63 (default 0), for switches that\n"
+    "                    classify by DSCP\n"
     "  --size B          UDP payload bytes, >= 24 (default 1000)\n"
     "  --rate-mbit R     pace to R Mbit/s of payload; 0 = as fast as the socket\n"
     "                    allows (blocking: the qdisc's backpressure paces it)\n"
@@ -136,7 +138,13 @@ int do_send(const Args& a) {
     uint64_t count = uint64_t(a.num("count", 0));
     if ((duration > 0) == (count > 0)) die("send needs exactly one of --duration or --count");
 
+    int dscp = int(a.num("dscp", 0));
+    if (dscp < 0 || dscp > 63) die("--dscp must be 0..63");
     Socket s;
+    // IP_TOS first: setting it also rewrites the socket priority.
+    int tos = dscp << 2;
+    if (setsockopt(s.fd(), IPPROTO_IP, IP_TOS, &tos, sizeof(tos)))
+        die(std::string("IP_TOS: ") + std::strerror(errno));
     if (setsockopt(s.fd(), SOL_SOCKET, SO_PRIORITY, &prio, sizeof(prio)))
         die(std::string("SO_PRIORITY: ") + std::strerror(errno));
     sockaddr_in sa{};

@@ -59,66 +59,68 @@ TEST(PeerResponse, Ieee8023Annex31BTable)
 	EXPECT_EQ(ll_peer_response_quanta(400 * kGbit), 905u);
 }
 
-// The brief's example: 100 Mbit/s, no cable delay, MTU 1500, 1 ms of
-// software reaction:
-//   2 * 1500                  3000   frame ahead of our PFC + frame in progress
+// The example: 100 Mbit/s, no cable delay, MTU 1500, 1 ms of software
+// reaction:
+//   3 * 1500                  4500   frame ahead of our PFC on the reverse
+//                                    link + frame in progress upstream +
+//                                    the store-and-forward trigger frame
 //   2 * 0 ns of cable            0
 //   PFC frame                   64
 //   1 quantum at 100M           64   (802.3 31B: 1 pause quantum)
 //   1e8 b/s * 1e-3 s / 8     12500   software reaction, the dominant term
-//   total                    15628
+//   total                    17128
 TEST(Headroom, SoftwareSwitchAt100Mbit)
 {
 	ll_headroom_params p = Params(100 * kMbit, 0, 1500, 1000000);
-	EXPECT_EQ(ll_headroom_bytes(&p), 15628u);
-	p.round_bytes = 1500;		// whole MTU cells: 11 * 1500
-	EXPECT_EQ(ll_headroom_bytes(&p), 16500u);
-	p.round_bytes = 1024;		// SONiC rounds to 1 KiB: 16 * 1024
-	EXPECT_EQ(ll_headroom_bytes(&p), 16384u);
+	EXPECT_EQ(ll_headroom_bytes(&p), 17128u);
+	p.round_bytes = 1500;		// whole MTU cells: 12 * 1500
+	EXPECT_EQ(ll_headroom_bytes(&p), 18000u);
+	p.round_bytes = 1024;		// SONiC rounds to 1 KiB: 17 * 1024
+	EXPECT_EQ(ll_headroom_bytes(&p), 17408u);
 	p.round_bytes = 1;
-	EXPECT_EQ(ll_headroom_bytes(&p), 15628u);
+	EXPECT_EQ(ll_headroom_bytes(&p), 17128u);
 }
 
-// dsh.md Eq. 1 is 2 (C D_prop + MTU) + 3840 B; ours adds the PFC frame
-// (64 B) and takes the upstream's reaction from the 802.3 table (3840 B at
-// 10G, the same as Eq. 1; 394 quanta = 25,216 B at 100G, where Eq. 1 keeps
-// 3840).
+// dsh.md Eq. 1 is 2 (C D_prop + MTU) + 3840 B; ours adds one MTU (store
+// and forward admission) and the PFC frame (64 B), and takes the
+// upstream's reaction from the 802.3 table (3840 B at 10G, the same as
+// Eq. 1; 394 quanta = 25,216 B at 100G, where Eq. 1 keeps 3840).
 TEST(Headroom, MatchesDshEquationOnePlusPfcFrame)
 {
 	// 10G, 1.5 us: Eq. 1 gives 10,590 (dsh.md 2.3 table).
 	ll_headroom_params p = Params(10 * kGbit, 1500, 1500, 0);
-	EXPECT_EQ(ll_headroom_bytes(&p), 10590u + 64u);
+	EXPECT_EQ(ll_headroom_bytes(&p), 10590u + 1500u + 64u);
 	// 40G, 1.5 us: Eq. 1 gives 21,840 with 3840; the table says 118 quanta.
 	p = Params(40 * kGbit, 1500, 1500, 0);
-	EXPECT_EQ(ll_headroom_bytes(&p), 21840u - 3840u + 118u * 64u + 64u);
+	EXPECT_EQ(ll_headroom_bytes(&p), 21840u - 3840u + 118u * 64u + 1500u + 64u);
 	p.peer_response_quanta = 60;	// force Eq. 1's 3840 B
-	EXPECT_EQ(ll_headroom_bytes(&p), 21840u + 64u);
-	// 100G, 2 us: 3000 + 50000 + 64 + 25216 = 78,280.
+	EXPECT_EQ(ll_headroom_bytes(&p), 21840u + 1500u + 64u);
+	// 100G, 2 us: 4500 + 50000 + 64 + 25216 = 79,780.
 	p = Params(100 * kGbit, 2000, 1500, 0);
-	EXPECT_EQ(ll_headroom_bytes(&p), 78280u);
+	EXPECT_EQ(ll_headroom_bytes(&p), 79780u);
 }
 
 TEST(Headroom, EachTermAddsItsBytes)
 {
 	ll_headroom_params base = Params(kGbit, 0, 1500, 0);
-	// 1G: 3000 + 64 + 2 * 64 = 3192.
-	EXPECT_EQ(ll_headroom_bytes(&base), 3192u);
+	// 1G: 4500 + 64 + 2 * 64 = 4692.
+	EXPECT_EQ(ll_headroom_bytes(&base), 4692u);
 
 	ll_headroom_params p = base;
 	p.cable_delay_ns = 1000;	// 2 us at 1G = 250 bytes
-	EXPECT_EQ(ll_headroom_bytes(&p), 3192u + 250u);
+	EXPECT_EQ(ll_headroom_bytes(&p), 4692u + 250u);
 	p = base;
 	p.sw_response_ns = 100000;	// 100 us at 1G = 12,500 bytes
-	EXPECT_EQ(ll_headroom_bytes(&p), 3192u + 12500u);
+	EXPECT_EQ(ll_headroom_bytes(&p), 4692u + 12500u);
 	p = base;
 	p.queued_bytes = 4096;		// a BQL limit
-	EXPECT_EQ(ll_headroom_bytes(&p), 3192u + 4096u);
+	EXPECT_EQ(ll_headroom_bytes(&p), 4692u + 4096u);
 	p = base;
 	p.mtu_bytes = 9000;		// jumbo frames
-	EXPECT_EQ(ll_headroom_bytes(&p), 18000u + 192u);
+	EXPECT_EQ(ll_headroom_bytes(&p), 27000u + 192u);
 	p = base;
 	p.peer_response_quanta = 10;
-	EXPECT_EQ(ll_headroom_bytes(&p), 3000u + 64u + 640u);
+	EXPECT_EQ(ll_headroom_bytes(&p), 4500u + 64u + 640u);
 }
 
 TEST(Headroom, InvalidInputGivesZero)
@@ -142,7 +144,7 @@ TEST(Headroom, LimitsDoNotOverflow)
 	// 1.6 Tbit/s, 1 s cable, 1 s software, 1 MiB frames.
 	ll_headroom_params p = Params(LL_HEADROOM_MAX_RATE_BPS, LL_HEADROOM_MAX_DELAY_NS,
 				      LL_HEADROOM_MAX_MTU_BYTES, LL_HEADROOM_MAX_DELAY_NS);
-	ll_u64 expect = 2ull * (1u << 20) + 400000000000ull + 64 + 905 * 64 +
+	ll_u64 expect = 3ull * (1u << 20) + 400000000000ull + 64 + 905 * 64 +
 			200000000000ull;
 	EXPECT_EQ(ll_headroom_bytes(&p), expect);
 }
@@ -173,7 +175,7 @@ TEST(Headroom, RandomAgainstExactReference)
 
 		ll_u64 quanta = p.peer_response_quanta ? p.peer_response_quanta :
 				ll_peer_response_quanta(p.rate_bps);
-		u128 bytes = 2 * (u128)p.mtu_bytes + 64 + quanta * 64 + p.queued_bytes;
+		u128 bytes = 3 * (u128)p.mtu_bytes + 64 + quanta * 64 + p.queued_bytes;
 		bytes += CeilDiv((u128)p.rate_bps * 2 * p.cable_delay_ns, 8000000000ull);
 		bytes += CeilDiv((u128)p.rate_bps * p.sw_response_ns, 8000000000ull);
 		if (p.round_bytes > 1)

@@ -36,6 +36,7 @@ struct SimParams {
 	ll_u64 cable_ns = 5000;
 	ll_u64 sw_response_ns = 50000;		// what the headroom is sized for
 	ll_u64 sender_reaction_ns = 50000;	// what the senders really take
+	ll_u64 reverse_wait_ns = 0;		// PFC behind a data frame upstream
 	ll_u64 shared_bytes = 50000;
 	ll_u32 reserved_bytes = 1500;
 	ll_u32 xon_offset_bytes = 3000;
@@ -93,6 +94,12 @@ public:
 			Event e = events_.top();
 			events_.pop();
 			now_ = e.t;
+			// Everything drains within a second of the senders stopping
+			// unless a pause never ends (refreshed forever): a failure.
+			if (now_ > sp_.stop_ns + LL_NSEC_PER_SEC) {
+				ADD_FAILURE() << "still running 1 s after the senders stopped";
+				break;
+			}
 			Handle(e);
 		}
 		SimResult r;
@@ -162,8 +169,9 @@ private:
 		while (ll_mmu_pfc_take(pool(), port, now_, &f)) {
 			// The frame reaches the sender's gate after its own
 			// transmission, the cable, and the sender's reaction.
-			Push(now_ + pfc_tx_ns_ + sp_.cable_ns + sp_.sender_reaction_ns, kPfcRx,
-			     port, &f);
+			Push(now_ + sp_.reverse_wait_ns + pfc_tx_ns_ + sp_.cable_ns +
+				     sp_.sender_reaction_ns,
+			     kPfcRx, port, &f);
 			ll_mmu_pfc_complete(pool(), port, 1, now_);
 		}
 		ll_u64 d = ll_mmu_pfc_next_deadline(pool(), port);
@@ -280,8 +288,8 @@ TEST(MmuIncast, EightToOneZeroLossWithinHeadroom)
 	SimParams sp;
 	IncastSim sim(sp);
 	SimResult r = sim.Run();
-	// 1G, 5 us cable, 50 us software: 3000 + 1250 + 64 + 128 + 6250.
-	EXPECT_EQ(r.headroom_bytes, 10692u);
+	// 1G, 5 us cable, 50 us software: 4500 + 1250 + 64 + 128 + 6250.
+	EXPECT_EQ(r.headroom_bytes, 12192u);
 	EXPECT_EQ(r.drops, 0u);
 	EXPECT_EQ(r.sent, r.delivered);
 	EXPECT_GT(r.sent, 8000u);		// 100 ms at 1G is 8333 frames out
@@ -303,6 +311,24 @@ TEST(MmuIncast, EightToOneZeroLossWithinHeadroom)
 		    (unsigned long long)r.refresh);
 }
 
+TEST(MmuIncast, WorstCaseNeedsAllThreeMtus)
+{
+	// Every PFC frame waits behind a full data frame on the reverse link.
+	// When the frame that crosses the threshold itself lands in headroom,
+	// the queue takes 8 frames = 12,000 bytes: more than a formula with
+	// two MTUs (10,692) allows, within ours (12,192).
+	SimParams sp;
+	sp.reverse_wait_ns = kFrame * 8;	// 1500 bytes at 1G
+	IncastSim sim(sp);
+	SimResult r = sim.Run();
+	EXPECT_EQ(r.drops, 0u);
+	EXPECT_EQ(r.sent, r.delivered);
+	EXPECT_LE(r.peak_headroom, r.headroom_bytes);
+	EXPECT_GT(r.peak_headroom, r.headroom_bytes - kFrame);
+	EXPECT_GE(r.utilisation, 0.95);
+	ExpectClean(sim);
+}
+
 TEST(MmuIncast, SoftwareSwitchAt100MbitWithOneMillisecond)
 {
 	// The VM's setting: 100 Mbit/s and a software reaction of 1 ms.
@@ -315,7 +341,7 @@ TEST(MmuIncast, SoftwareSwitchAt100MbitWithOneMillisecond)
 	sp.stop_ns = 1000000000;
 	IncastSim sim(sp);
 	SimResult r = sim.Run();
-	EXPECT_EQ(r.headroom_bytes, 15628u);	// headroom_test's hand value
+	EXPECT_EQ(r.headroom_bytes, 17128u);	// headroom_test's hand value
 	EXPECT_EQ(r.drops, 0u);
 	EXPECT_EQ(r.sent, r.delivered);
 	EXPECT_LE(r.peak_headroom, r.headroom_bytes);

@@ -19,6 +19,7 @@
 #include "mmu_fixture.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <random>
 
 namespace {
@@ -57,7 +58,7 @@ public:
 				DoRelease();
 			else if (op < 950)
 				DoSweep();
-			else if (op < 995)
+			else if (op < 998)
 				DoPfc(rng_() % kPorts);
 			else if (with_detach_)
 				DoDetachReattach();
@@ -66,9 +67,37 @@ public:
 		Finish();
 	}
 
-	ll_u64 drops_lossless() const { return drops_lossless_; }
-	ll_u64 frames() const { return frames_; }
-	ll_u64 admitted() const { return admitted_; }
+	struct Counts {
+		ll_u64 admitted, headroom_admits, drops_lossless, frames, refresh_frames,
+			detaches, stale_releases;
+		void Add(const Counts &o)
+		{
+			admitted += o.admitted;
+			headroom_admits += o.headroom_admits;
+			drops_lossless += o.drops_lossless;
+			frames += o.frames;
+			refresh_frames += o.refresh_frames;
+			detaches += o.detaches;
+			stale_releases += o.stale_releases;
+		}
+		void Print(const char *what) const
+		{
+			std::printf("%s: admitted %llu (headroom %llu), lossless drops %llu, "
+				    "frames %llu (refresh only %llu), detaches %llu, stale "
+				    "releases %llu\n",
+				    what, (unsigned long long)admitted,
+				    (unsigned long long)headroom_admits,
+				    (unsigned long long)drops_lossless, (unsigned long long)frames,
+				    (unsigned long long)refresh_frames,
+				    (unsigned long long)detaches,
+				    (unsigned long long)stale_releases);
+		}
+	};
+	Counts counts()
+	{
+		return {admitted_, headroom_admits_, drops_lossless_, frames_, refresh_frames_,
+			detaches_, pool()->ctr.stale_releases};
+	}
 
 private:
 	ll_u32 Pick(std::initializer_list<ll_u32> v)
@@ -166,6 +195,8 @@ private:
 				   << " bytes " << bytes;
 		if (v == LL_MMU_DROP_LOSSLESS)
 			drops_lossless_++;
+		if (v == LL_MMU_ADMIT_HEADROOM)
+			headroom_admits_++;
 		if (!ll_mmu_admitted(v)) {
 			ASSERT_EQ(c.region, LL_MMU_REGION_NONE);
 			return;
@@ -236,21 +267,24 @@ private:
 			if (xoff != (bool)((told_[port] >> i) & 1))
 				changes |= (ll_u8)(1u << i);
 		}
-		bool refresh_due = told_[port] &&
-				   now_ >= last_xoff_[port] + p->ports[port].pfc.refresh_ns;
+		bool refresh_due = told_[port] && now_ >= last_xoff_[port] + refresh_[port];
 		ASSERT_TRUE(changes || refresh_due) << "duplicate frame on port " << port;
 		bool sent = rng_() % 10 != 0;
 		ll_mmu_pfc_complete(p, port, sent, now_ + rng_() % 1000);
 		if (!sent)
 			return;
 		frames_++;
+		if (!changes)
+			refresh_frames_++;
 		ll_u8 xoff = 0;
 		for (ll_u32 i = 0; i < 8; i++)
 			if (f.quanta[i])
 				xoff |= (ll_u8)(1u << i);
 		told_[port] = (ll_u8)((told_[port] & ~f.enable_vector) | xoff);
-		if (xoff)
+		if (xoff) {
 			last_xoff_[port] = now_;
+			refresh_[port] = p->ports[port].pfc.refresh_ns;
+		}
 		ASSERT_EQ(p->ports[port].pfc.told, told_[port]);
 	}
 
@@ -263,6 +297,7 @@ private:
 			return;
 		}
 		ll_u8 told = ll_mmu_port_detach(pool(), port, now_);
+		detaches_++;
 		ASSERT_EQ(told, told_[port]);
 		told_[port] = 0;
 		for (Held &h : held_) {
@@ -336,38 +371,45 @@ private:
 	ll_u64 eg_bytes_[kPorts][LL_MMU_MAX_QUEUES] = {};
 	ll_u8 told_[kPorts] = {};
 	ll_u64 last_xoff_[kPorts] = {};
-	ll_u64 drops_lossless_ = 0, frames_ = 0, admitted_ = 0;
+	ll_u64 refresh_[kPorts] = {};
+	ll_u64 drops_lossless_ = 0, frames_ = 0, admitted_ = 0, headroom_admits_ = 0;
+	ll_u64 refresh_frames_ = 0, detaches_ = 0;
 };
 
 TEST(MmuProperty, RandomSequencesReleaseExactly)
 {
-	ll_u64 drops = 0, frames = 0, admitted = 0;
+	RandomRun::Counts total{};
 	for (ll_u64 seed = 1; seed <= 24; seed++) {
 		SCOPED_TRACE(seed);
 		RandomRun run(seed, false);
 		run.Run(40000);
 		if (HasFatalFailure())
 			return;
-		drops += run.drops_lossless();
-		frames += run.frames();
-		admitted += run.admitted();
+		total.Add(run.counts());
 	}
 	// The generator does not honour pauses, so headroom does overflow at
 	// times: every such drop was checked to be a real exhaustion.
-	EXPECT_GT(admitted, 100000u);
-	EXPECT_GT(frames, 1000u);
-	RecordProperty("lossless_drops_checked", std::to_string(drops));
+	EXPECT_GT(total.admitted, 100000u);
+	EXPECT_GT(total.headroom_admits, 1000u);
+	EXPECT_GT(total.frames, 1000u);
+	EXPECT_GT(total.refresh_frames, 10u);
+	total.Print("random, 24 x 40000 events");
 }
 
 TEST(MmuProperty, RandomSequencesWithDetach)
 {
+	RandomRun::Counts total{};
 	for (ll_u64 seed = 100; seed < 116; seed++) {
 		SCOPED_TRACE(seed);
 		RandomRun run(seed, true);
 		run.Run(40000);
 		if (HasFatalFailure())
 			return;
+		total.Add(run.counts());
 	}
+	EXPECT_GT(total.detaches, 50u);
+	EXPECT_GT(total.stale_releases, 100u);
+	total.Print("random with detach, 16 x 40000 events");
 }
 
 } // namespace

@@ -140,13 +140,13 @@ TEST(MmuPartition, AttachCarvesReserveAndHeadroom)
 	EXPECT_EQ(ll_mmu_port_attach(pool.p(), 0, &pc, 0), LL_MMU_ERR_ATTACHED);
 	EXPECT_EQ(ll_mmu_port_attach(pool.p(), 4, &pc, 0), LL_MMU_ERR_PORT);
 
-	// Headroom from the formula: 100 Mbit/s, 1 ms of software = 15,628.
+	// Headroom from the formula: 100 Mbit/s, 1 ms of software = 17,128.
 	ll_mmu_port_config slow = PortCfg(100 * kMbit);
 	slow.sw_response_ns = 1000000;
-	EXPECT_EQ(ll_mmu_port_headroom(pool.p(), &slow), 15628u);
+	EXPECT_EQ(ll_mmu_port_headroom(pool.p(), &slow), 17128u);
 	ASSERT_EQ(ll_mmu_port_attach(pool.p(), 1, &slow, 0), LL_MMU_OK);
-	EXPECT_EQ(pool->ports[1].headroom_bytes, 15628u);
-	EXPECT_EQ(pool->shared_size, 1000000u - 76000u - 16000u - 31256u);
+	EXPECT_EQ(pool->ports[1].headroom_bytes, 17128u);
+	EXPECT_EQ(pool->shared_size, 1000000u - 76000u - 16000u - 34256u);
 
 	// Bad port configs.
 	ll_mmu_port_config bad = PortCfg(0);
@@ -815,6 +815,31 @@ TEST_F(PfcGen, RefreshPeriodFollowsRateAndQuanta)
 	EXPECT_EQ(f.quanta[3], 1000);
 	ll_mmu_pfc_complete(p(), 0, 1, 0);
 	Drain(3, 0);
+}
+
+TEST_F(PfcGen, RefreshFollowsThePauseActuallySent)
+{
+	// 100 quanta at 100G = 512 ns of pause: refresh due 256 ns later.
+	ll_mmu_config c = pool_->cfg;
+	c.xoff_quanta = 100;
+	ASSERT_EQ(ll_mmu_pool_reconfigure(p(), &c), LL_MMU_OK);
+	EXPECT_EQ(pool_->ports[0].pfc.refresh_ns, 256u);
+	Fill(3, 50);
+	ll_mac_ctrl f = Take(1000);
+	EXPECT_EQ(f.quanta[3], 100);
+	ll_mmu_pfc_complete(p(), 0, 1, 1000);
+	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), 1256u);
+	// A longer pause configured now does not push back the refresh of
+	// the short one already sent.
+	c.xoff_quanta = 0;
+	ASSERT_EQ(ll_mmu_pool_reconfigure(p(), &c), LL_MMU_OK);
+	EXPECT_EQ(pool_->ports[0].pfc.refresh_ns, kRefresh100G);
+	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), 1256u);
+	f = Take(1256);
+	EXPECT_EQ(f.quanta[3], 0xFFFF);
+	ll_mmu_pfc_complete(p(), 0, 1, 1256);
+	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), 1256 + kRefresh100G);
+	Drain(3, 2000);
 }
 
 TEST_F(PfcGen, DetachReportsPausedPriorities)

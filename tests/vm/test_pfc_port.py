@@ -17,7 +17,8 @@ Stop bound (how long after B sends XOFF a priority-3 packet may still reach B):
     dequeue -> B's socket. Natively that is tens of microseconds; under QEMU TCG
     one guest context switch can take milliseconds, so the budget is 20 ms
     (LL_SW_BUDGET_MS overrides). At 100 Mbit/s: 242 us + 121 us + 20 ms.
-Expiry: the arrival gap B sees (last packet before the pause to first after)
+Expiry (65535 quanta = 335.5 ms, long enough that TCG's scheduling jitter
+stays well inside the tolerance): the arrival gap B sees (last packet before the pause to first after)
 must be the pause duration (quanta x 512 bit times at 100 Mbit/s) within 10%;
 measuring from B's send time instead would add the frame's delivery latency.
 """
@@ -78,12 +79,12 @@ def main():
         stop_bound_ns = burst * 8e9 / RATE_BPS + 1514 * 8e9 / RATE_BPS + SW_BUDGET_NS
         print(f"  burst {burst} B; stop bound {stop_bound_ns / 1e6:.3f} ms")
 
-        q_long, q_exp, q_pause = 65535, 40000, 40000
+        q_long, q_exp, q_pause = 65535, 65535, 65535
         plan = [pfc(0.0, "xoff", 3, q_long)]
         plan += [pfc(0.1 * i, f"refresh{i}", 3, q_long) for i in range(1, 8)]
         plan += [pfc(0.8, "xon", 3, 0),
-                 pfc(2.0, "xoff-expire", 3, q_exp),
-                 {"at": 3.5, "name": "pause", "kind": "pause", "quanta": q_pause}]
+                 pfc(1.8, "xoff-expire", 3, q_exp),
+                 {"at": 3.2, "name": "pause", "kind": "pause", "quanta": q_pause}]
         # Malformed frames while traffic flows: counted and dropped at ingress.
         src = link["b_mac"].replace(":", "")
         pfc_head = "0180c2000001" + src + "8808" + "0101"

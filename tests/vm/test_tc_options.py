@@ -50,13 +50,15 @@ TC_CASES = [
 
 
 def traffic_ok(c, a, b, link, what):
-    recv = b.popen(f"{Paths.traffic} recv --port 6000 --idle-exit 1 --duration 20")
+    recv = b.popen(f"{Paths.traffic} recv --port 6000 --idle-exit 3 --duration 20")
     time.sleep(0.3)
     s = json.loads(a.run(f"{Paths.traffic} send --dst {link['b_ip']} --port 6000 --prio 3 "
                          f"--count 500 --rate-mbit 20"))
     r = json.loads(recv.communicate(timeout=30)[0])
     got = r["flows"].get("3", {}).get("received", 0)
-    c.eq(got, s["sent"], f"traffic carries on {what}")
+    if not c.eq(got, s["sent"], f"traffic carries on {what}"):
+        print("   sender:", s, "\n   receiver:", json.dumps(r)[:600])
+        print(a.run("tc -s qdisc show dev if0"))
 
 
 def main():
