@@ -4,6 +4,6 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 export LL_BUILD_DIR=${LL_BUILD_DIR:-$top/build}
 export TC_LIB_DIR=$LL_BUILD_DIR/tc-plugins
-for m in veth sch_ingress cls_bpf; do modprobe "$m"; done
+for m in veth bridge sch_ingress cls_bpf; do modprobe "$m"; done
 insmod "$top/kernel/sch_lossless.ko"
 "$top/demo/pfc_demo.py"

@@ -12,16 +12,27 @@
  * Syntax, modelled on tc-ets and tc-tbf:
  *   lossless [ rate RATE ] [ burst BYTES ] [ queues N ] [ strict N ]
  *            [ quanta Q0 Q1 ... ] [ priomap P0 P1 ... P15 ] [ limit PACKETS ]
+ *            [ pool NAME ] [ buffer SIZE ] [ alpha A ] [ egress-alpha A ]
+ *            [ lossless-prios LIST ] [ reserved SIZE ] [ xon-offset SIZE ]
+ *            [ cable-delay TIME ] [ sw-delay TIME ] [ headroom SIZE ]
+ *            [ ecn { KMIN KMAX PMAX | off } ]
+ * The second group configures the shared-buffer switch MMU (kernel/core/
+ * mmu.h): every qdisc naming the same pool in a network namespace is one
+ * port of a software switch sharing one buffer.
  * print_qopt prints the same syntax, so `tc qdisc show` output pastes back.
- * Every check here is also done by the kernel policy; checking early gives
- * a message that names the option and the valid range.
+ * Every check here is also done by the kernel (policy, pool configuration
+ * check); checking early gives a message that names the option and the
+ * valid range. The pool name's character set (A-Z a-z 0-9 _ . -, not
+ * empty) is the plugin's own rule: the kernel takes any 1..15-byte string.
  */
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,12 +49,28 @@
 #define LL_DEFAULT_QUEUES 8
 #define LL_DEFAULT_LIMIT 1000
 
+/* Shared-buffer pool limits (kernel/core/mmu.h, headroom.h, pool.h). */
+#define LL_POOL_NAME_MAX 15			/* LL_POOL_NAME_LEN - 1 */
+#define LL_POOL_NAME_CHARS "A-Z a-z 0-9 _ . -"
+#define LL_POOL_BYTES_MAX (1ULL << 40)		/* LL_MMU_MAX_TOTAL_BYTES */
+#define LL_ALPHA_NUM_MAX 65535U			/* ll_mmu_alpha.num: u16 */
+#define LL_ALPHA_SHIFT_MAX 32U			/* LL_MMU_ALPHA_MAX_SHIFT */
+#define LL_ALPHA_NUM_SHIFT 8			/* attr = num << 8 | shift */
+#define LL_DELAY_MAX_NS 1000000000ULL		/* LL_HEADROOM_MAX_DELAY_NS */
+#define LL_ECN_PMAX_ONE 65536U			/* probability 1.0 */
+#define LL_NSEC_PER_SEC 1000000000ULL
+
 static void usage_synopsis(void)
 {
 	fprintf(stderr,
 		"Usage: ... lossless [ rate RATE ] [ burst BYTES ] [ queues NUMBER ]\n"
 		"                    [ strict NUMBER ] [ quanta BYTES0 BYTES1 ... ]\n"
-		"                    [ priomap QUEUE0 QUEUE1 ... QUEUE15 ] [ limit PACKETS ]\n");
+		"                    [ priomap QUEUE0 QUEUE1 ... QUEUE15 ] [ limit PACKETS ]\n"
+		"                    [ pool NAME ] [ buffer SIZE ] [ alpha ALPHA ]\n"
+		"                    [ egress-alpha ALPHA ] [ lossless-prios PRIOS ]\n"
+		"                    [ reserved SIZE ] [ xon-offset SIZE ] [ cable-delay TIME ]\n"
+		"                    [ sw-delay TIME ] [ headroom SIZE ]\n"
+		"                    [ ecn { KMIN KMAX PMAX | off } ]\n");
 }
 
 static void explain(void)
@@ -80,20 +107,96 @@ static void explain(void)
 		"                    priority p (0..7) pauses the queue that priority p\n"
 		"                    maps to; an 802.3x PAUSE frame pauses all queues.\n"
 		"  limit PACKETS     length limit of each queue, in packets; 1 .. %u.\n"
-		"                    Default %u.\n"
-		"\n"
-		"On \"tc qdisc change\", options left out keep their current value, except\n"
-		"that a new \"queues\" without \"priomap\" resets the priomap to the default.\n"
-		"skb->priority MAJOR:N (N = 1 .. queues, MAJOR = this qdisc's handle)\n"
-		"selects queue N-1 directly.\n"
-		"Example: tc qdisc add dev eth0 root handle 1: lossless rate 10gbit \\\n"
-		"           queues 4 strict 1 priomap 1 1 2 3 0 1 1 1\n",
+		"                    Default %u.\n",
 		LOSSLESS_RATE_MIN_BPS / 1000,
 		(double)LOSSLESS_RATE_MAX_BPS / 1e12,
 		LOSSLESS_BURST_MIN_BYTES, LOSSLESS_BURST_MAX_BYTES,
 		LOSSLESS_MAX_QUEUES, LL_DEFAULT_QUEUES,
 		LOSSLESS_QUANTUM_MAX_BYTES, LOSSLESS_PRIOMAP_LEN,
 		LOSSLESS_LIMIT_MAX_PKTS, LL_DEFAULT_LIMIT);
+	fprintf(stderr,
+		"\n"
+		"Shared buffer (switch MMU). All lossless qdiscs naming the same pool in\n"
+		"one network namespace are the ports of one software switch with one\n"
+		"buffer. The buffer is a byte budget (the packets stay in the qdiscs),\n"
+		"split into a reserve per ingress (port, priority), a headroom per\n"
+		"ingress (port, lossless priority), and the shared rest. A packet is\n"
+		"charged to the port and priority it arrived on: to its reserve first,\n"
+		"then to the shared buffer under a Dynamic Threshold\n"
+		"T = ALPHA * (shared size - shared bytes in use). A lossless priority\n"
+		"whose shared bytes reach T pauses its upstream with PFC (XOFF); what\n"
+		"still arrives goes to its headroom. It resumes (XON) when its headroom\n"
+		"is empty and its shared bytes are more than xon-offset below T. A\n"
+		"lossy packet is dropped when its egress queue would pass\n"
+		"egress-alpha's threshold or the shared buffer is full.\n"
+		"Options marked (pool) are pool-wide: they apply to the whole pool\n"
+		"whichever port sets them; the defaults are those of a new pool. MTU\n"
+		"below is the device MTU plus link and VLAN headers (1522 on a\n"
+		"1500-byte Ethernet port).\n"
+		"\n"
+		"  pool NAME         join the pool NAME, creating it if this network\n"
+		"                    namespace has none of that name: 1 .. %u characters\n"
+		"                    of %s. On \"tc qdisc add\" only: a\n"
+		"                    qdisc cannot join or change pools later.\n"
+		"  buffer SIZE       (pool) the pool's buffer in tc size units (b, kb, mb,\n"
+		"                    gb); 1 .. %llu bytes (1b .. 1024gb). Default 4mb.\n"
+		"  alpha ALPHA       (pool) Dynamic Threshold alpha of lossless priorities:\n"
+		"                    NUM or NUM/DEN with NUM 1 .. %u and DEN a power of\n"
+		"                    two 1 .. %llu (2^%u): 1/16, 1/8, 3/4, 1, 2. Larger\n"
+		"                    lets one queue take more of the free shared buffer\n"
+		"                    before it pauses. Default 1/8.\n"
+		"  egress-alpha ALPHA (pool) the same for lossy priorities, on the bytes of\n"
+		"                    their egress queue. Default 1.\n"
+		"  lossless-prios PRIOS (pool) the lossless priorities (PFC, headroom, no\n"
+		"                    drops): a comma list of 0 .. %u such as 3,4, or\n"
+		"                    none. The others are lossy. Default 3,4. Changes\n"
+		"                    only while the pool holds no packets.\n"
+		"  reserved SIZE     (pool) bytes reserved for each ingress (port, priority),\n"
+		"                    all %u priorities; 0 .. %u. Default: 1 MTU.\n"
+		"  xon-offset SIZE   (pool) PFC hysteresis: a paused priority resumes once\n"
+		"                    its headroom is empty and its shared bytes are this\n"
+		"                    far below T; 0 .. %u (2 MTU is a good value).\n"
+		"                    Default: 2 MTU.\n"
+		"  cable-delay TIME  one-way propagation delay of this port's link, in\n"
+		"                    time units ns, us, ms, s (5us, 1ms); 0 .. 1s.\n"
+		"                    Default 0.\n"
+		"  sw-delay TIME     software response budget, both ends: from this port's\n"
+		"                    pause decision until the upstream stops sending\n"
+		"                    (softirq, qdisc locks, timers); same units, 0 .. 1s.\n"
+		"                    Default 1ms.\n"
+		"  headroom SIZE     headroom of each lossless priority of this port,\n"
+		"                    overriding the computed one; 0 .. %u, at least\n"
+		"                    2 MTU; 0: computed from the port's rate, the MTU\n"
+		"                    and the delays: 3 MTU + the bytes the rate carries\n"
+		"                    in 2 * cable-delay + sw-delay + 64 (the PFC frame)\n"
+		"                    + the upstream's reaction time (IEEE 802.3 Annex\n"
+		"                    31B: pause quanta of 64 bytes at any rate).\n"
+		"  ecn KMIN KMAX PMAX (pool) RED ECN marking (CE) on the egress queues:\n"
+		"                    never at or below KMIN bytes queued, always above\n"
+		"                    KMAX, in between with probability\n"
+		"                    PMAX * (bytes - KMIN) / (KMAX - KMIN). KMIN and KMAX\n"
+		"                    are sizes 0 .. %u, KMIN below KMAX; PMAX is a\n"
+		"                    decimal 0 .. 1 (0.2), kept in 1/%u steps.\n"
+		"  ecn off           (pool) no ECN marking. Default.\n",
+		LL_POOL_NAME_MAX, LL_POOL_NAME_CHARS,
+		LL_POOL_BYTES_MAX,
+		LL_ALPHA_NUM_MAX, 1ULL << LL_ALPHA_SHIFT_MAX, LL_ALPHA_SHIFT_MAX,
+		LOSSLESS_PFC_PRIOS - 1,
+		LOSSLESS_PFC_PRIOS, UINT32_MAX,
+		UINT32_MAX,
+		UINT32_MAX,
+		UINT32_MAX, LL_ECN_PMAX_ONE);
+	fprintf(stderr,
+		"\n"
+		"On \"tc qdisc change\", options left out keep their current value, except\n"
+		"that a new \"queues\" without \"priomap\" resets the priomap to the default.\n"
+		"skb->priority MAJOR:N (N = 1 .. queues, MAJOR = this qdisc's handle)\n"
+		"selects queue N-1 directly.\n"
+		"Example: tc qdisc add dev eth0 root handle 1: lossless rate 10gbit \\\n"
+		"           queues 4 strict 1 priomap 1 1 2 3 0 1 1 1\n"
+		"         tc qdisc add dev eth1 root lossless rate 10gbit pool sw0 \\\n"
+		"           buffer 4mb alpha 1/8 lossless-prios 3,4 cable-delay 1us \\\n"
+		"           sw-delay 200us ecn 30kb 100kb 0.2\n");
 }
 
 static void cexplain(void)
@@ -226,6 +329,364 @@ static bool ll_looks_numeric(const char *arg)
 	return isdigit((unsigned char)arg[0]) || arg[0] == '-' || arg[0] == '+';
 }
 
+/* ------------------------------------------------- shared-buffer options */
+
+/*
+ * A size in get_size()'s units (b, k/kb, m/mb, g/gb, kbit, mbit, gbit;
+ * case-insensitive, a bare number is bytes), but 64-bit and strict: a
+ * digit or '.' first (no sign, inf, nan), no hex, a whole number of bytes.
+ */
+static int ll_size_value(const char *arg, __u64 *out)
+{
+	static const struct { const char *unit; double scale; } units[] = {
+		{ "", 1 }, { "b", 1 },
+		{ "k", 1024 }, { "kb", 1024 }, { "kbit", 1024 / 8 },
+		{ "m", 1 << 20 }, { "mb", 1 << 20 }, { "mbit", (1 << 20) / 8 },
+		{ "g", 1 << 30 }, { "gb", 1 << 30 }, { "gbit", (1 << 30) / 8 },
+	};
+	unsigned int i;
+	double sz;
+	char *p;
+
+	if ((!isdigit((unsigned char)arg[0]) && arg[0] != '.') ||
+	    strpbrk(arg, "xX"))
+		return -1;
+	sz = strtod(arg, &p);
+	if (p == arg || !isfinite(sz))
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(units); i++)
+		if (strcasecmp(p, units[i].unit) == 0)
+			break;
+	if (i == ARRAY_SIZE(units))
+		return -1;
+	sz *= units[i].scale;
+	/* Whole bytes, at most 2^53 (exact in a double). No libm: tc may
+	 * not export floor() to plugins.
+	 */
+	if (sz > 9007199254740992.0 || sz != (double)(__u64)sz)
+		return -1;
+	*out = sz;
+	return 0;
+}
+
+static int ll_parse_size(const char *opt, const char *arg, __u64 min,
+			 __u64 max, __u64 *out)
+{
+	if (ll_size_value(arg, out) || *out < min || *out > max)
+		return ll_fail("invalid %s \"%s\": must be %llu .. %llu bytes (tc size units b, kb, mb, gb: 1500b, 64kb, 4mb)",
+			       opt, arg, (unsigned long long)min,
+			       (unsigned long long)max);
+	return 0;
+}
+
+static int ll_parse_size32(const char *opt, const char *arg, __u32 min,
+			   __u32 *out)
+{
+	__u64 v;
+
+	if (ll_parse_size(opt, arg, min, UINT32_MAX, &v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/*
+ * A time in get_time64()'s units (s/sec/secs, ms/msec/msecs, us/usec/usecs,
+ * ns/nsec/nsecs; case-insensitive), rounded to the nearest ns (get_time64
+ * truncates: 2.3ms would be 2299999ns). The unit is required: tc's
+ * get_time() reads a bare number as us, get_time64() as ns.
+ */
+static int ll_parse_time(const char *opt, const char *arg, __u64 max,
+			 __u64 *ns)
+{
+	static const struct { const char *unit; double scale; } units[] = {
+		{ "s", 1e9 }, { "sec", 1e9 }, { "secs", 1e9 },
+		{ "ms", 1e6 }, { "msec", 1e6 }, { "msecs", 1e6 },
+		{ "us", 1e3 }, { "usec", 1e3 }, { "usecs", 1e3 },
+		{ "ns", 1 }, { "nsec", 1 }, { "nsecs", 1 },
+	};
+	unsigned int i = ARRAY_SIZE(units);
+	double t = 0;
+	char *p;
+
+	if ((isdigit((unsigned char)arg[0]) || arg[0] == '.') &&
+	    !strpbrk(arg, "xX")) {
+		t = strtod(arg, &p);
+		if (p != arg && isfinite(t))
+			for (i = 0; i < ARRAY_SIZE(units); i++)
+				if (strcasecmp(p, units[i].unit) == 0)
+					break;
+	}
+	if (i < ARRAY_SIZE(units))
+		t = t * units[i].scale + 0.5;	/* round to nearest ns */
+	if (i == ARRAY_SIZE(units) || t >= (double)max + 1)
+		return ll_fail("invalid %s \"%s\": must be a time 0 .. %llus with a unit ns, us, ms or s (5us, 1ms)",
+			       opt, arg, (unsigned long long)(max / LL_NSEC_PER_SEC));
+	*ns = (__u64)t;
+	return 0;
+}
+
+/* DT alpha "NUM" or "NUM/DEN", DEN = 2^shift: attribute num << 8 | shift. */
+static int ll_parse_alpha(const char *opt, const char *arg, __u32 *out)
+{
+	static const char form[] = "NUM or NUM/DEN: 1/8, 3/4, 2";
+	const char *slash = strchr(arg, '/');
+	char numstr[24];
+	__u64 num, den = 1;
+	unsigned int shift = 0;
+	size_t n = slash ? (size_t)(slash - arg) : strlen(arg);
+
+	if (n < sizeof(numstr)) {
+		memcpy(numstr, arg, n);
+		numstr[n] = '\0';
+	} else {
+		numstr[0] = '\0';	/* too long for any valid numerator */
+	}
+	if (ll_get_u64(numstr, &num) || !num || num > LL_ALPHA_NUM_MAX)
+		return ll_fail("invalid %s \"%s\": the numerator must be an integer 1 .. %u (%s)",
+			       opt, arg, LL_ALPHA_NUM_MAX, form);
+	if (slash) {
+		if (ll_get_u64(slash + 1, &den) || !den ||
+		    (den & (den - 1)) || den > (1ULL << LL_ALPHA_SHIFT_MAX))
+			return ll_fail("invalid %s \"%s\": the denominator must be a power of two 1 .. %llu = 2^32 (%s)",
+				       opt, arg, 1ULL << LL_ALPHA_SHIFT_MAX,
+				       form);
+		while ((1ULL << shift) < den)
+			shift++;
+	}
+	*out = (__u32)num << LL_ALPHA_NUM_SHIFT | shift;
+	return 0;
+}
+
+/* "3,4" -> bits 3 and 4; "none" -> 0. */
+static int ll_parse_prios(const char *opt, const char *arg, __u8 *mask)
+{
+	const char *p = arg;
+	__u8 m = 0;
+
+	if (strcmp(arg, "none") == 0) {
+		*mask = 0;
+		return 0;
+	}
+	for (;;) {
+		/* One digit 0..7, then ',' or the end. */
+		if (*p < '0' || *p >= '0' + LOSSLESS_PFC_PRIOS ||
+		    (p[1] != ',' && p[1] != '\0'))
+			return ll_fail("invalid %s \"%s\": must be a comma list of priorities 0 .. %u (e.g. 3,4) or none",
+				       opt, arg, LOSSLESS_PFC_PRIOS - 1);
+		m |= 1U << (*p - '0');
+		if (p[1] == '\0')
+			break;
+		p += 2;
+	}
+	*mask = m;
+	return 0;
+}
+
+static int ll_parse_pool_name(const char *arg, char *name)
+{
+	size_t len = strlen(arg), i;
+
+	if (!len || len > LL_POOL_NAME_MAX)
+		return ll_fail("invalid pool \"%s\": the name must be 1 .. %u characters of %s",
+			       arg, LL_POOL_NAME_MAX, LL_POOL_NAME_CHARS);
+	for (i = 0; i < len; i++) {
+		unsigned char c = arg[i];
+
+		if (!isascii(c) || !(isalnum(c) || c == '_' || c == '.' ||
+				     c == '-'))
+			return ll_fail("invalid pool \"%s\": character %u ('%c') is not allowed: the name must be 1 .. %u characters of %s",
+				       arg, (unsigned int)i + 1,
+				       isprint(c) ? c : '?', LL_POOL_NAME_MAX,
+				       LL_POOL_NAME_CHARS);
+	}
+	memcpy(name, arg, len + 1);
+	return 0;
+}
+
+/* A probability as a plain decimal 0 .. 1 -> 1/65536 units, rounded. */
+static int ll_prob_value(const char *arg, __u32 *out)
+{
+	const char *p = arg;
+	bool digits = false, dot = false;
+	double v;
+
+	for (; *p; p++) {
+		if (isdigit((unsigned char)*p))
+			digits = true;
+		else if (*p == '.' && !dot)
+			dot = true;
+		else
+			return -1;
+	}
+	if (!digits)
+		return -1;
+	v = strtod(arg, NULL);
+	if (!(v <= 1.0))
+		return -1;
+	*out = (__u32)(v * LL_ECN_PMAX_ONE + 0.5);
+	return 0;
+}
+
+struct ll_pool_opts {
+	bool has_pool, has_buffer, has_alpha, has_egress_alpha, has_prios;
+	bool has_reserved, has_xon_offset, has_cable, has_sw, has_headroom;
+	bool has_ecn;
+	char pool[LL_POOL_NAME_MAX + 1];
+	__u64 buffer, cable_ns, sw_ns;
+	__u32 alpha, egress_alpha, reserved, xon_offset, headroom;
+	__u32 kmin, kmax, pmax;
+	__u8 prios;
+};
+
+static const char *const ll_pool_keywords[] = {
+	"pool", "buffer", "alpha", "egress-alpha", "lossless-prios",
+	"reserved", "xon-offset", "cable-delay", "sw-delay", "headroom", "ecn",
+};
+
+static bool ll_is_pool_kw(const char *kw)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ll_pool_keywords); i++)
+		if (strcmp(kw, ll_pool_keywords[i]) == 0)
+			return true;
+	return false;
+}
+
+/* ecn KMIN KMAX PMAX | ecn off; argv[0] is the first value. */
+static int ll_parse_ecn(int argc, char **argv, struct ll_pool_opts *o,
+			int *used)
+{
+	__u64 kmin, kmax;
+
+	if (strcmp(argv[0], "off") == 0) {
+		o->kmin = o->kmax = o->pmax = 0;
+		*used = 1;
+		return 0;
+	}
+	if (argc < 3)
+		return ll_fail("option \"ecn\" needs KMIN KMAX PMAX (or \"off\")");
+	if (ll_size_value(argv[0], &kmin) || kmin > UINT32_MAX)
+		return ll_fail("invalid ecn KMIN \"%s\": must be 0 .. %u bytes (tc size units b, kb, mb, gb)",
+			       argv[0], UINT32_MAX);
+	if (ll_size_value(argv[1], &kmax) || !kmax || kmax > UINT32_MAX)
+		return ll_fail("invalid ecn KMAX \"%s\": must be 1 .. %u bytes (tc size units b, kb, mb, gb)",
+			       argv[1], UINT32_MAX);
+	if (kmin >= kmax)
+		return ll_fail("invalid ecn \"%s %s\": KMIN (%llu bytes) must be below KMAX (%llu bytes)",
+			       argv[0], argv[1], (unsigned long long)kmin,
+			       (unsigned long long)kmax);
+	if (ll_prob_value(argv[2], &o->pmax))
+		return ll_fail("invalid ecn PMAX \"%s\": must be a probability 0 .. 1 written as a decimal (0.2)",
+			       argv[2]);
+	o->kmin = kmin;
+	o->kmax = kmax;
+	*used = 3;
+	return 0;
+}
+
+/* One pool option; *used values consumed. 1: not a pool option. */
+static int ll_parse_pool_opt(const char *kw, int argc, char **argv,
+			     struct ll_pool_opts *o, int *used)
+{
+	const char *arg = argv[0];
+
+	*used = 1;
+#define LL_ONCE(flag)							\
+	do {								\
+		if (o->flag)						\
+			return ll_fail("duplicate \"%s\"", kw);		\
+		o->flag = true;						\
+	} while (0)
+
+	if (strcmp(kw, "pool") == 0) {
+		LL_ONCE(has_pool);
+		return ll_parse_pool_name(arg, o->pool);
+	} else if (strcmp(kw, "buffer") == 0) {
+		LL_ONCE(has_buffer);
+		return ll_parse_size("buffer", arg, 1, LL_POOL_BYTES_MAX,
+				     &o->buffer);
+	} else if (strcmp(kw, "alpha") == 0) {
+		LL_ONCE(has_alpha);
+		return ll_parse_alpha(kw, arg, &o->alpha);
+	} else if (strcmp(kw, "egress-alpha") == 0) {
+		LL_ONCE(has_egress_alpha);
+		return ll_parse_alpha(kw, arg, &o->egress_alpha);
+	} else if (strcmp(kw, "lossless-prios") == 0) {
+		LL_ONCE(has_prios);
+		return ll_parse_prios(kw, arg, &o->prios);
+	} else if (strcmp(kw, "reserved") == 0) {
+		LL_ONCE(has_reserved);
+		return ll_parse_size32(kw, arg, 0, &o->reserved);
+	} else if (strcmp(kw, "xon-offset") == 0) {
+		LL_ONCE(has_xon_offset);
+		return ll_parse_size32(kw, arg, 0, &o->xon_offset);
+	} else if (strcmp(kw, "cable-delay") == 0) {
+		LL_ONCE(has_cable);
+		return ll_parse_time(kw, arg, LL_DELAY_MAX_NS, &o->cable_ns);
+	} else if (strcmp(kw, "sw-delay") == 0) {
+		LL_ONCE(has_sw);
+		return ll_parse_time(kw, arg, LL_DELAY_MAX_NS, &o->sw_ns);
+	} else if (strcmp(kw, "headroom") == 0) {
+		LL_ONCE(has_headroom);
+		return ll_parse_size32(kw, arg, 0, &o->headroom);
+	} else if (strcmp(kw, "ecn") == 0) {
+		LL_ONCE(has_ecn);
+		return ll_parse_ecn(argc, argv, o, used);
+	}
+#undef LL_ONCE
+	return 1;
+}
+
+static int ll_put_pool_opts(struct nlmsghdr *n, const struct ll_pool_opts *o)
+{
+	if (o->has_pool &&
+	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_POOL, o->pool,
+		      strlen(o->pool) + 1))
+		return -1;
+	if (o->has_buffer &&
+	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_POOL_BYTES, &o->buffer,
+		      sizeof(o->buffer)))
+		return -1;
+	if (o->has_alpha &&
+	    addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_ALPHA, o->alpha))
+		return -1;
+	if (o->has_egress_alpha &&
+	    addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_EGRESS_ALPHA,
+		      o->egress_alpha))
+		return -1;
+	if (o->has_prios &&
+	    addattr8(n, LL_NLMSG_MAX, TCA_LOSSLESS_LOSSLESS_PRIOS, o->prios))
+		return -1;
+	if (o->has_reserved &&
+	    addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_RESERVED_BYTES,
+		      o->reserved))
+		return -1;
+	if (o->has_xon_offset &&
+	    addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_XON_OFFSET_BYTES,
+		      o->xon_offset))
+		return -1;
+	if (o->has_cable &&
+	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_CABLE_DELAY_NS,
+		      &o->cable_ns, sizeof(o->cable_ns)))
+		return -1;
+	if (o->has_sw &&
+	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_SW_DELAY_NS, &o->sw_ns,
+		      sizeof(o->sw_ns)))
+		return -1;
+	if (o->has_headroom &&
+	    addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_HEADROOM_BYTES,
+		      o->headroom))
+		return -1;
+	if (o->has_ecn &&
+	    (addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_ECN_KMIN_BYTES, o->kmin) ||
+	     addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_ECN_KMAX_BYTES, o->kmax) ||
+	     addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_ECN_PMAX, o->pmax)))
+		return -1;
+	return 0;
+}
+
 static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			      struct nlmsghdr *n, const char *dev)
 {
@@ -239,6 +700,7 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	__u32 burst = 0, limit = 0;
 	__u8 queues = 0, strict = 0;
 	__u64 rate_bps = 0, v;
+	struct ll_pool_opts po = {};
 	struct rtattr *tail;
 
 	(void)qu;
@@ -281,12 +743,20 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		if (strcmp(kw, "rate") && strcmp(kw, "burst") &&
 		    strcmp(kw, "queues") && strcmp(kw, "strict") &&
 		    strcmp(kw, "limit") && strcmp(kw, "quanta") &&
-		    strcmp(kw, "priomap"))
+		    strcmp(kw, "priomap") && !ll_is_pool_kw(kw))
 			return ll_fail("unknown option \"%s\"", kw);
 		if (argc < 2)
 			return ll_fail("option \"%s\" needs a value", kw);
 		argc--, argv++;
 
+		if (ll_is_pool_kw(kw)) {
+			int used;
+
+			if (ll_parse_pool_opt(kw, argc, argv, &po, &used))
+				return -1;
+			argc -= used, argv += used;
+			continue;
+		}
 		if (strcmp(kw, "rate") == 0) {
 			if (has_rate)
 				return ll_fail("duplicate \"rate\"");
@@ -392,6 +862,8 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_LIMIT_PKTS, &limit,
 		      sizeof(limit)))
 		return -1;
+	if (ll_put_pool_opts(n, &po))
+		return -1;
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -463,6 +935,182 @@ static void ll_print_bytes(const char *key, const char *fmt, __u32 sz)
 	print_string(PRINT_FP, NULL, fmt, buf);
 }
 
+/* Exact size text that ll_size_value() reads back: "1Gb", "30Kb", "1500b". */
+static void ll_fmt_size64(char *buf, size_t len, __u64 sz)
+{
+	if (sz && sz % (1ULL << 30) == 0)
+		snprintf(buf, len, "%lluGb", (unsigned long long)(sz >> 30));
+	else if (sz && sz % (1ULL << 20) == 0)
+		snprintf(buf, len, "%lluMb", (unsigned long long)(sz >> 20));
+	else if (sz && sz % 1024 == 0)
+		snprintf(buf, len, "%lluKb", (unsigned long long)(sz >> 10));
+	else
+		snprintf(buf, len, "%llub", (unsigned long long)sz);
+}
+
+/* Text: exact size; JSON: bytes. */
+static void ll_print_size64(const char *key, const char *fmt, __u64 sz)
+{
+	char buf[32];
+
+	if (is_json_context()) {
+		print_u64(PRINT_JSON, key, NULL, sz);
+		return;
+	}
+	ll_fmt_size64(buf, sizeof(buf), sz);
+	print_string(PRINT_FP, NULL, fmt, buf);
+}
+
+/* Text: exact time in the largest unit that divides it ("5us", "1500ns");
+ * JSON: ns.
+ */
+static void ll_print_delay(const char *key, const char *fmt, __u64 ns)
+{
+	static const struct { const char *name; __u64 scale; } units[] = {
+		{ "s", 1000000000ULL }, { "ms", 1000000ULL }, { "us", 1000ULL },
+	};
+	unsigned int i;
+	char buf[32];
+
+	if (is_json_context()) {
+		print_u64(PRINT_JSON, key, NULL, ns);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(units); i++)
+		if (ns && ns % units[i].scale == 0)
+			break;
+	if (i < ARRAY_SIZE(units))
+		snprintf(buf, sizeof(buf), "%llu%s",
+			 (unsigned long long)(ns / units[i].scale), units[i].name);
+	else
+		snprintf(buf, sizeof(buf), "%lluns", (unsigned long long)ns);
+	print_string(PRINT_FP, NULL, fmt, buf);
+}
+
+/* num << 8 | shift as "num/2^shift" ("1/8", "3/4", "2"): text and JSON. */
+static void ll_print_alpha(const char *key, const char *fmt, __u32 v)
+{
+	unsigned int num = v >> LL_ALPHA_NUM_SHIFT, shift = v & 0xff;
+	char buf[48];
+
+	if (!shift)
+		snprintf(buf, sizeof(buf), "%u", num);
+	else if (shift <= LL_ALPHA_SHIFT_MAX)
+		snprintf(buf, sizeof(buf), "%u/%llu", num, 1ULL << shift);
+	else	/* out of range: the kernel never dumps it */
+		snprintf(buf, sizeof(buf), "%u/2^%u", num, shift);
+	print_string(PRINT_ANY, key, fmt, buf);
+}
+
+/*
+ * A probability in 1/65536 units as the shortest decimal that
+ * ll_prob_value() reads back to the same units: 13107 -> "0.2".
+ */
+static double ll_fmt_prob(char *buf, size_t len, __u32 units)
+{
+	double p = (double)units / LL_ECN_PMAX_ONE;
+	__u32 back;
+	int d;
+
+	for (d = 0; d <= 6; d++) {
+		snprintf(buf, len, "%.*f", d, p);
+		if (!ll_prob_value(buf, &back) && back == units)
+			break;
+	}
+	if (d > 6)	/* above 1.0: the kernel never dumps it */
+		snprintf(buf, len, "%.6f", p);
+	return strtod(buf, NULL);
+}
+
+static bool ll_attr_ok(struct rtattr *a, size_t len)
+{
+	return a && RTA_PAYLOAD(a) >= len;
+}
+
+static void ll_print_pool_opts(struct rtattr **tb)
+{
+	struct rtattr *a;
+	char buf[64];
+
+	a = tb[TCA_LOSSLESS_POOL];
+	if (a && RTA_PAYLOAD(a)) {
+		size_t len = RTA_PAYLOAD(a), i;
+
+		if (len > LL_POOL_NAME_MAX)
+			len = LL_POOL_NAME_MAX;
+		memcpy(buf, RTA_DATA(a), len);
+		buf[len] = '\0';
+		for (i = 0; buf[i]; i++)
+			if (!isprint((unsigned char)buf[i]) ||
+			    isspace((unsigned char)buf[i]))
+				buf[i] = '?';
+		print_string(PRINT_ANY, "pool", "pool %s ", buf);
+	}
+	if (ll_attr_ok(tb[TCA_LOSSLESS_POOL_BYTES], sizeof(__u64)))
+		ll_print_size64("buffer", "buffer %s ",
+				rta_getattr_u64(tb[TCA_LOSSLESS_POOL_BYTES]));
+	if (ll_attr_ok(tb[TCA_LOSSLESS_ALPHA], sizeof(__u32)))
+		ll_print_alpha("alpha", "alpha %s ",
+			       rta_getattr_u32(tb[TCA_LOSSLESS_ALPHA]));
+	if (ll_attr_ok(tb[TCA_LOSSLESS_EGRESS_ALPHA], sizeof(__u32)))
+		ll_print_alpha("egress_alpha", "egress-alpha %s ",
+			       rta_getattr_u32(tb[TCA_LOSSLESS_EGRESS_ALPHA]));
+	if (ll_attr_ok(tb[TCA_LOSSLESS_LOSSLESS_PRIOS], sizeof(__u8))) {
+		__u8 mask = rta_getattr_u8(tb[TCA_LOSSLESS_LOSSLESS_PRIOS]);
+		unsigned int p;
+		bool any = false;
+
+		print_string(PRINT_FP, NULL, "lossless-prios ", NULL);
+		open_json_array(PRINT_JSON, "lossless_prios");
+		for (p = 0; p < LOSSLESS_PFC_PRIOS; p++) {
+			if (!(mask & (1U << p)))
+				continue;
+			print_uint(PRINT_ANY, NULL, any ? ",%u" : "%u", p);
+			any = true;
+		}
+		close_json_array(PRINT_JSON, NULL);
+		print_string(PRINT_FP, NULL, any ? " " : "none ", NULL);
+	}
+	if (ll_attr_ok(tb[TCA_LOSSLESS_RESERVED_BYTES], sizeof(__u32)))
+		ll_print_size64("reserved", "reserved %s ",
+				rta_getattr_u32(tb[TCA_LOSSLESS_RESERVED_BYTES]));
+	if (ll_attr_ok(tb[TCA_LOSSLESS_XON_OFFSET_BYTES], sizeof(__u32)))
+		ll_print_size64("xon_offset", "xon-offset %s ",
+				rta_getattr_u32(tb[TCA_LOSSLESS_XON_OFFSET_BYTES]));
+	if (ll_attr_ok(tb[TCA_LOSSLESS_CABLE_DELAY_NS], sizeof(__u64)))
+		ll_print_delay("cable_delay", "cable-delay %s ",
+			       rta_getattr_u64(tb[TCA_LOSSLESS_CABLE_DELAY_NS]));
+	if (ll_attr_ok(tb[TCA_LOSSLESS_SW_DELAY_NS], sizeof(__u64)))
+		ll_print_delay("sw_delay", "sw-delay %s ",
+			       rta_getattr_u64(tb[TCA_LOSSLESS_SW_DELAY_NS]));
+	if (ll_attr_ok(tb[TCA_LOSSLESS_HEADROOM_BYTES], sizeof(__u32)))
+		ll_print_size64("headroom", "headroom %s ",
+				rta_getattr_u32(tb[TCA_LOSSLESS_HEADROOM_BYTES]));
+	if (ll_attr_ok(tb[TCA_LOSSLESS_ECN_KMIN_BYTES], sizeof(__u32)) &&
+	    ll_attr_ok(tb[TCA_LOSSLESS_ECN_KMAX_BYTES], sizeof(__u32)) &&
+	    ll_attr_ok(tb[TCA_LOSSLESS_ECN_PMAX], sizeof(__u32))) {
+		__u32 kmin = rta_getattr_u32(tb[TCA_LOSSLESS_ECN_KMIN_BYTES]);
+		__u32 kmax = rta_getattr_u32(tb[TCA_LOSSLESS_ECN_KMAX_BYTES]);
+		__u32 pmax = rta_getattr_u32(tb[TCA_LOSSLESS_ECN_PMAX]);
+		double prob = ll_fmt_prob(buf, sizeof(buf), pmax);
+		char smin[32], smax[32], line[160];
+
+		/* JSON: bytes, bytes and the probability as a number. */
+		print_u64(PRINT_JSON, "ecn_kmin", NULL, kmin);
+		print_u64(PRINT_JSON, "ecn_kmax", NULL, kmax);
+		print_float(PRINT_JSON, "ecn_pmax", NULL, prob);
+		if (!kmin && !kmax && !pmax) {
+			print_string(PRINT_FP, NULL, "ecn off ", NULL);
+		} else if (!is_json_context()) {
+			ll_fmt_size64(smin, sizeof(smin), kmin);
+			ll_fmt_size64(smax, sizeof(smax), kmax);
+			snprintf(line, sizeof(line), "ecn %s %s %s ", smin,
+				 smax, buf);
+			print_string(PRINT_FP, NULL, "%s", line);
+		}
+	}
+}
+
 static int lossless_print_opt(struct qdisc_util *qu, FILE *f,
 			      struct rtattr *opt)
 {
@@ -522,6 +1170,7 @@ static int lossless_print_opt(struct qdisc_util *qu, FILE *f,
 	    RTA_PAYLOAD(tb[TCA_LOSSLESS_LIMIT_PKTS]) >= sizeof(__u32))
 		print_uint(PRINT_ANY, "limit", "limit %u ",
 			   rta_getattr_u32(tb[TCA_LOSSLESS_LIMIT_PKTS]));
+	ll_print_pool_opts(tb);
 	return 0;
 }
 
@@ -624,6 +1273,96 @@ static void ll_print_qdisc_xstats(const struct tc_lossless_xstats *st)
 	close_json_array(PRINT_JSON, NULL);
 }
 
+static bool ll_iq_active(const struct tc_lossless_iq_stats *iq)
+{
+	return iq->lossless || iq->paused || iq->bytes || iq->headroom_used ||
+	       iq->peak_bytes || iq->peak_headroom || iq->xoff_frames ||
+	       iq->xon_frames || iq->paused_ns || iq->drops;
+}
+
+static void ll_print_iq(unsigned int prio, const struct tc_lossless_iq_stats *iq)
+{
+	char used[32], size[32], hr[72];
+
+	open_json_object(NULL);
+	print_uint(PRINT_ANY, "prio", "  ingress prio %u", prio);
+	print_bool(PRINT_JSON, "lossless", NULL, iq->lossless);
+	print_string(PRINT_FP, NULL, " %s", iq->lossless ? "lossless" : "lossy");
+	if (is_json_context()) {
+		print_u64(PRINT_JSON, "bytes", NULL, iq->bytes);
+		print_u64(PRINT_JSON, "headroom_used", NULL, iq->headroom_used);
+		print_u64(PRINT_JSON, "headroom_size", NULL, iq->headroom_size);
+		print_u64(PRINT_JSON, "peak_bytes", NULL, iq->peak_bytes);
+		print_u64(PRINT_JSON, "peak_headroom", NULL, iq->peak_headroom);
+		print_u64(PRINT_JSON, "threshold", NULL, iq->threshold);
+	} else {
+		ll_print_size64(NULL, " bytes %s", iq->bytes);
+		ll_print_size64(NULL, " peak %s", iq->peak_bytes);
+		ll_fmt_size64(used, sizeof(used), iq->headroom_used);
+		ll_fmt_size64(size, sizeof(size), iq->headroom_size);
+		snprintf(hr, sizeof(hr), "%s/%s", used, size);
+		print_string(PRINT_FP, NULL, " headroom %s", hr);
+		ll_print_size64(NULL, " peak %s", iq->peak_headroom);
+		ll_print_size64(NULL, " threshold %s", iq->threshold);
+	}
+	print_u64(PRINT_ANY, "xoff_frames", " xoff %llu", iq->xoff_frames);
+	print_u64(PRINT_ANY, "xon_frames", " xon %llu", iq->xon_frames);
+	ll_print_time("paused_time", " paused_time %s", iq->paused_ns);
+	print_u64(PRINT_ANY, "drops", " drops %llu", iq->drops);
+	print_bool(PRINT_JSON, "paused", NULL, iq->paused);
+	if (iq->paused)
+		print_string(PRINT_FP, NULL, " (paused)", NULL);
+	close_json_object();
+}
+
+/*
+ * The pool (switch MMU) part, when the kernel sent it (len) and the qdisc
+ * is in a pool. Text: priorities that are lossless or were ever used (all
+ * with -d); JSON: all eight.
+ */
+static void ll_print_pool_xstats(const struct tc_lossless_xstats *st,
+				 unsigned int len)
+{
+	unsigned int p;
+
+	if (len < offsetof(struct tc_lossless_xstats, iq) || !st->pool_ports)
+		return;
+	print_nl();
+	print_uint(PRINT_ANY, "pool_port", "  pool port %u", st->pool_port);
+	print_uint(PRINT_ANY, "pool_ports", " of %u", st->pool_ports);
+	ll_print_size64("pool_total_bytes", "  buffer %s", st->pool_total_bytes);
+	ll_print_size64("pool_shared_size", "  shared %s", st->pool_shared_size);
+	ll_print_size64("pool_shared_used", " used %s", st->pool_shared_used);
+	ll_print_size64("pool_peak_shared", " peak %s", st->pool_peak_shared);
+	ll_print_size64("pool_headroom_size", "  headroom %s",
+			st->pool_headroom_size);
+	ll_print_size64("pool_headroom_used", " used %s",
+			st->pool_headroom_used);
+	ll_print_size64("pool_peak_headroom", " peak %s",
+			st->pool_peak_headroom);
+	print_nl();
+	print_u64(PRINT_ANY, "pool_drops_lossless", "  drops lossless %llu",
+		  st->pool_drops_lossless);
+	print_u64(PRINT_ANY, "pool_drops_lossy", " lossy %llu",
+		  st->pool_drops_lossy);
+	print_u64(PRINT_ANY, "pfc_frames_tx", "  pfc_tx %llu", st->pfc_frames_tx);
+	print_u64(PRINT_ANY, "ecn_marks", "  ecn_marks %llu", st->ecn_marks);
+	print_u64(PRINT_ANY, "unaccounted", "  unaccounted %llu",
+		  st->unaccounted);
+
+	if (len < offsetof(struct tc_lossless_xstats, iq) + sizeof(st->iq))
+		return;
+	open_json_array(PRINT_JSON, "ingress");
+	for (p = 0; p < LOSSLESS_PFC_PRIOS; p++) {
+		if (!is_json_context() && !show_details &&
+		    !ll_iq_active(&st->iq[p]))
+			continue;
+		print_nl();
+		ll_print_iq(p, &st->iq[p]);
+	}
+	close_json_array(PRINT_JSON, NULL);
+}
+
 static void ll_print_class_xstats(const struct tc_lossless_class_xstats *st)
 {
 	print_string(PRINT_ANY, "mode", "  mode %s",
@@ -668,6 +1407,7 @@ static int lossless_print_xstats(struct qdisc_util *qu, FILE *f,
 		memset(&st, 0, sizeof(st));
 		memcpy(&st, RTA_DATA(xstats), min(len, (unsigned int)sizeof(st)));
 		ll_print_qdisc_xstats(&st);
+		ll_print_pool_xstats(&st, len);
 	} else if (type == TC_LOSSLESS_XSTATS_CLASS) {
 		struct tc_lossless_class_xstats st;
 

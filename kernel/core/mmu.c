@@ -23,7 +23,7 @@ static void raise_peak(ll_u64 *peak, ll_u64 v)
 }
 
 /* *x -= v, clamped at 0; returns 1 if it had to clamp. */
-static int sub_clamp(ll_u64 *x, ll_u64 v)
+static ll_u32 sub_clamp(ll_u64 *x, ll_u64 v)
 {
 	if (v > *x) {
 		*x = 0;
@@ -575,7 +575,7 @@ static void uncharge_ingress(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
 			     struct ll_mmu_iq *iq, ll_u64 bytes, ll_u8 region)
 {
 	ll_u64 h = 0, s = 0, r = 0;
-	int bad = 0;
+	ll_u32 bad = 0;
 
 	if (pool->cfg.release_order == LL_MMU_RELEASE_TAGGED) {
 		if (region == LL_MMU_REGION_HEADROOM)
@@ -636,7 +636,7 @@ ll_u32 ll_mmu_release(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
 
 	if (charge_side_ok(pool, charge->eg_port, charge->eg_gen)) {
 		struct ll_mmu_port *po = &pool->ports[charge->eg_port];
-		int bad;
+		ll_u32 bad;
 
 		bad = sub_clamp(&po->eq[charge->eg_queue].bytes, bytes);
 		bad |= sub_clamp(&po->egress_bytes, bytes);

@@ -35,6 +35,9 @@
  * with the Dynamic Threshold T = alpha * max(0, shared_size - S), alpha the
  * ingress alpha for T_in and the egress alpha for T_eg. The S guard keeps
  * the shared pool from overflowing for any alpha (alpha > 1 included).
+ * Lossy bytes live in the same shared pool (there is no separate lossy
+ * pool): egress DT bounds each lossy queue to alpha_eg / (1 + n alpha_eg)
+ * of it, and their share lowers T_in like any other shared bytes.
  *
  * Alpha is num / 2^shift (struct ll_mmu_alpha): 1/16 = {1, 4}, 2 = {2, 0},
  * 3/4 = {3, 2}. One multiply and one shift, no division, exact for every
@@ -80,8 +83,8 @@
  * Concurrency: none inside. Every function that takes a non-const pool
  * must be called under the pool lock (one spinlock per pool in the
  * module). The const accessors read plain integers: under the lock they
- * are exact; without it they are telemetry (a value may be torn on 32-bit
- * machines, never on 64-bit ones).
+ * are exact; without it they are telemetry (values may be mutually
+ * inconsistent, and torn on 32-bit machines).
  *
  * Memory: the caller allocates LL_MMU_POOL_BYTES(max_ports) bytes (one
  * allocation; about 2.9 KB per port) and calls ll_mmu_pool_init(). Nothing
@@ -177,7 +180,10 @@ enum ll_mmu_err {
 	LL_MMU_ERR_COUNT,
 };
 
-/* Regions; 0 means "not charged" so a zeroed charge record is inert. */
+/*
+ * Regions; 0 means "not charged" so a zeroed charge record is inert.
+ * Values 4..7 are free for regions to come (DSH's per-port insurance).
+ */
 enum ll_mmu_region {
 	LL_MMU_REGION_NONE = 0,
 	LL_MMU_REGION_RESERVED = 1,

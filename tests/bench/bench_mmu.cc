@@ -18,14 +18,15 @@ constexpr ll_u64 kRate = 100000000000ull;	// 100 Gbit/s
 
 class BenchPool {
 public:
-	BenchPool(ll_u32 ports, ll_u64 shared_bytes, ll_mmu_alpha alpha, ll_u32 reserved = 0)
+	BenchPool(ll_u32 ports, ll_u64 shared_bytes, ll_mmu_alpha alpha, ll_u32 reserved = 0,
+		  ll_u32 xon_offset = 3000)
 		: mem_(LL_MMU_POOL_BYTES(ports) / sizeof(ll_u64) + 1)
 	{
 		ll_mmu_config c{};
 		c.max_ports = ports;
 		c.mtu_bytes = 1500;
 		c.reserved_bytes = reserved;
-		c.xon_offset_bytes = 3000;
+		c.xon_offset_bytes = xon_offset;
 		c.alpha = alpha;
 		c.egress_alpha = {1, 0};
 		c.lossless_mask = 0x08;
@@ -96,11 +97,11 @@ void BM_MmuAdmitReleaseHeadroom(benchmark::State &state)
 }
 BENCHMARK(BM_MmuAdmitReleaseHeadroom);
 
-// Admit + release crossing Xoff and Xon every iteration, with the PFC
-// frame claimed and completed both ways: the worst per-packet case.
+// Admit + release crossing Xoff and Xon every iteration (no xon offset),
+// with the PFC frame claimed and completed both ways: the worst case.
 void BM_MmuAdmitReleaseWithPfcFrames(benchmark::State &state)
 {
-	BenchPool pool(32, 1 << 20, {1, 0});
+	BenchPool pool(32, 1 << 20, {1, 0}, 0, 0);
 	std::vector<ll_mmu_charge> held;
 	ll_mmu_charge c;
 	ll_mac_ctrl f;

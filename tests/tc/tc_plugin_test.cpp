@@ -32,6 +32,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -251,6 +252,20 @@ struct QdiscOpts {
 	std::vector<uint8_t> priomap = {0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0};
 	std::vector<uint32_t> quanta = {1514, 1514, 1514, 1514, 1514, 1514, 1514, 9000};
 	uint32_t limit = 1000;
+	struct Pool {
+		std::string name = "sw0";
+		uint64_t bytes = 4 << 20;
+		uint32_t alpha = 1 << 8 | 3;		// 1/8
+		uint32_t egress_alpha = 1 << 8 | 0;	// 1
+		uint8_t lossless_prios = 0x18;		// 3,4
+		uint32_t reserved = 1514;
+		uint32_t xon_offset = 3028;
+		uint64_t cable_delay_ns = 1000;
+		uint64_t sw_delay_ns = 2300000;
+		uint32_t headroom = 0;
+		uint32_t ecn_kmin = 30 << 10, ecn_kmax = 100 << 10, ecn_pmax = 13107;
+	};
+	std::optional<Pool> pool;	// dumped when the qdisc is in a pool
 };
 
 void PutOptions(Msg &m, const QdiscOpts &o)
@@ -263,6 +278,22 @@ void PutOptions(Msg &m, const QdiscOpts &o)
 	m.Put(TCA_LOSSLESS_PRIOMAP, o.priomap.data(), o.priomap.size());
 	m.Put(TCA_LOSSLESS_QUANTA, o.quanta.data(), o.quanta.size() * 4);
 	m.PutT<uint32_t>(TCA_LOSSLESS_LIMIT_PKTS, o.limit);
+	if (o.pool) {
+		const QdiscOpts::Pool &p = *o.pool;
+		m.PutStr(TCA_LOSSLESS_POOL, p.name);
+		m.PutT<uint64_t>(TCA_LOSSLESS_POOL_BYTES, p.bytes);
+		m.PutT<uint32_t>(TCA_LOSSLESS_ALPHA, p.alpha);
+		m.PutT<uint32_t>(TCA_LOSSLESS_EGRESS_ALPHA, p.egress_alpha);
+		m.PutT<uint8_t>(TCA_LOSSLESS_LOSSLESS_PRIOS, p.lossless_prios);
+		m.PutT<uint32_t>(TCA_LOSSLESS_RESERVED_BYTES, p.reserved);
+		m.PutT<uint32_t>(TCA_LOSSLESS_XON_OFFSET_BYTES, p.xon_offset);
+		m.PutT<uint64_t>(TCA_LOSSLESS_CABLE_DELAY_NS, p.cable_delay_ns);
+		m.PutT<uint64_t>(TCA_LOSSLESS_SW_DELAY_NS, p.sw_delay_ns);
+		m.PutT<uint32_t>(TCA_LOSSLESS_HEADROOM_BYTES, p.headroom);
+		m.PutT<uint32_t>(TCA_LOSSLESS_ECN_KMIN_BYTES, p.ecn_kmin);
+		m.PutT<uint32_t>(TCA_LOSSLESS_ECN_KMAX_BYTES, p.ecn_kmax);
+		m.PutT<uint32_t>(TCA_LOSSLESS_ECN_PMAX, p.ecn_pmax);
+	}
 	m.End(nest);
 }
 
@@ -345,6 +376,38 @@ tc_lossless_class_xstats SampleClassXstats()
 	return st;
 }
 
+// A pool member's qdisc xstats (the new, longer struct).
+tc_lossless_xstats SamplePoolXstats()
+{
+	tc_lossless_xstats st = SampleQdiscXstats();
+	st.pool_port = 1;
+	st.pool_ports = 3;
+	st.pool_total_bytes = 1 << 20;
+	st.pool_shared_size = 512 << 10;
+	st.pool_shared_used = 10 << 10;
+	st.pool_headroom_size = 96 << 10;
+	st.pool_headroom_used = 0;
+	st.pool_peak_shared = 300 << 10;
+	st.pool_peak_headroom = 20 << 10;
+	st.pool_drops_lossless = 0;
+	st.pool_drops_lossy = 12;
+	st.pfc_frames_tx = 34;
+	st.ecn_marks = 0;
+	st.unaccounted = 5;
+	for (auto &iq : st.iq)
+		iq.threshold = 512 << 10;	// lossy: egress DT applies, T_in shown
+	// prio 0: lossy, dropped.
+	st.iq[0].peak_bytes = 9000;
+	st.iq[0].drops = 12;
+	// prio 3: lossless, paused now.
+	st.iq[3] = {1500, 0, 12 << 10, 3000, 0, 60 << 10, 3, 3, 12000000, 0, 1, 1};
+	// prio 4: lossless, idle (shown: lossless).
+	st.iq[4] = {0, 0, 12 << 10, 0, 0, 60 << 10, 0, 0, 0, 0, 0, 1};
+	// prio 6: lossy, one byte queued: shown.
+	st.iq[6].bytes = 1;
+	return st;
+}
+
 // Decode the captured RTM_NEWQDISC requests' options as one line each:
 // "rate=... burst=... queues=... strict=... priomap=a,b,.. quanta=a,b,.. limit=...".
 std::vector<std::string> DecodeCapture(const std::string &data, std::string *kinds = nullptr)
@@ -413,6 +476,59 @@ std::vector<std::string> DecodeCapture(const std::string &data, std::string *kin
 				case TCA_LOSSLESS_LIMIT_PKTS:
 					os << " limit=" << u32(0) << (n == 4 ? "" : "(bad len)");
 					break;
+				case TCA_LOSSLESS_POOL: {
+					std::string name(reinterpret_cast<const char *>(p), n);
+					bool nul = n && name.back() == '\0';
+					if (nul)
+						name.pop_back();
+					os << " pool=" << name << (nul && name.find('\0') == std::string::npos ? "" : "(bad string)");
+					break;
+				}
+				case TCA_LOSSLESS_ALPHA:
+				case TCA_LOSSLESS_EGRESS_ALPHA: {
+					uint32_t v = u32(0);
+					os << (o->rta_type == TCA_LOSSLESS_ALPHA ? " alpha=" : " egress_alpha=")
+					   << (v >> 8 & 0xffff) << "/2^" << (v & 0xff)
+					   << (n == 4 && !(v >> 24) ? "" : "(bad)");
+					break;
+				}
+				case TCA_LOSSLESS_LOSSLESS_PRIOS: {
+					char hex[8];
+					snprintf(hex, sizeof(hex), "0x%02x", p[0]);
+					os << " lossless_prios=" << hex << (n == 1 ? "" : "(bad len)");
+					break;
+				}
+				case TCA_LOSSLESS_POOL_BYTES:
+				case TCA_LOSSLESS_CABLE_DELAY_NS:
+				case TCA_LOSSLESS_SW_DELAY_NS: {
+					static const std::map<int, const char *> names = {
+						{TCA_LOSSLESS_POOL_BYTES, "buffer"},
+						{TCA_LOSSLESS_CABLE_DELAY_NS, "cable_delay"},
+						{TCA_LOSSLESS_SW_DELAY_NS, "sw_delay"},
+					};
+					uint64_t v = 0;
+					memcpy(&v, p, n == 8 ? 8 : 0);
+					os << " " << names.at(o->rta_type) << "=" << v << (n == 8 ? "" : "(bad len)");
+					break;
+				}
+				case TCA_LOSSLESS_RESERVED_BYTES:
+				case TCA_LOSSLESS_XON_OFFSET_BYTES:
+				case TCA_LOSSLESS_HEADROOM_BYTES:
+				case TCA_LOSSLESS_ECN_KMIN_BYTES:
+				case TCA_LOSSLESS_ECN_KMAX_BYTES:
+				case TCA_LOSSLESS_ECN_PMAX: {
+					static const std::map<int, const char *> names = {
+						{TCA_LOSSLESS_RESERVED_BYTES, "reserved"},
+						{TCA_LOSSLESS_XON_OFFSET_BYTES, "xon_offset"},
+						{TCA_LOSSLESS_HEADROOM_BYTES, "headroom"},
+						{TCA_LOSSLESS_ECN_KMIN_BYTES, "ecn_kmin"},
+						{TCA_LOSSLESS_ECN_KMAX_BYTES, "ecn_kmax"},
+						{TCA_LOSSLESS_ECN_PMAX, "ecn_pmax"},
+					};
+					os << " " << names.at(o->rta_type) << "=" << (n >= 4 ? u32(0) : 0)
+					   << (n == 4 ? "" : "(bad len)");
+					break;
+				}
 				default:
 					os << " attr" << o->rta_type << "(len " << n << ")";
 				}
@@ -533,6 +649,72 @@ const RejectCase kRejects[] = {
 	{"KeywordsAreCaseSensitive", "RATE 1gbit", "unknown option \"RATE\""},
 	{"EmptyValue", "limit <empty>", "invalid limit \"\": must be an integer 1 .. 1048576"},
 	{"EmptyRate", "rate <empty>", "invalid rate \"\": must be 8kbit .. 1.6tbit"},
+	// Shared-buffer pool options.
+	{"PoolEmpty", "pool <empty>", "invalid pool \"\": the name must be 1 .. 15 characters of A-Z a-z 0-9 _ . -"},
+	{"PoolTooLong", "pool abcdefghijklmnop", "invalid pool \"abcdefghijklmnop\": the name must be 1 .. 15 characters"},
+	{"PoolBadChar", "pool sw/0", "invalid pool \"sw/0\": character 3 ('/') is not allowed: the name must be 1 .. 15 characters of A-Z a-z 0-9 _ . -"},
+	{"PoolNonAscii", "pool sw\xc3\xa9", "invalid pool \"sw\xc3\xa9\": character 3 ('?') is not allowed"},
+	{"PoolMissing", "pool", "option \"pool\" needs a value"},
+	{"PoolDuplicate", "pool a pool b", "duplicate \"pool\""},
+	{"BufferZero", "buffer 0", "invalid buffer \"0\": must be 1 .. 1099511627776 bytes (tc size units b, kb, mb, gb"},
+	{"BufferZeroUnit", "buffer 0mb", "invalid buffer \"0mb\": must be 1 .. 1099511627776 bytes"},
+	{"BufferAboveMax", "buffer 1025gb", "invalid buffer \"1025gb\": must be 1 .. 1099511627776 bytes"},
+	{"BufferAboveMaxByOne", "buffer 1099511627777", "invalid buffer \"1099511627777\": must be 1 .. 1099511627776"},
+	{"BufferHuge", "buffer 1e300", "invalid buffer \"1e300\": must be 1 .. 1099511627776"},
+	{"BufferFractionalBytes", "buffer 1.5", "invalid buffer \"1.5\": must be"},
+	{"BufferNegative", "buffer -1mb", "invalid buffer \"-1mb\": must be"},
+	{"BufferHex", "buffer 0x100000", "invalid buffer \"0x100000\": must be"},
+	{"BufferBadUnit", "buffer 4tb", "invalid buffer \"4tb\": must be"},
+	{"AlphaDenominatorNotPowerOfTwo", "alpha 1/6", "invalid alpha \"1/6\": the denominator must be a power of two 1 .. 4294967296 = 2^32 (NUM or NUM/DEN: 1/8, 3/4, 2)"},
+	{"AlphaDenominatorZero", "alpha 1/0", "invalid alpha \"1/0\": the denominator must be a power of two 1 .. 4294967296"},
+	{"AlphaDenominatorAbove2To32", "alpha 1/8589934592", "invalid alpha \"1/8589934592\": the denominator must be a power of two 1 .. 4294967296"},
+	{"AlphaDenominatorMissing", "alpha 1/", "invalid alpha \"1/\": the denominator must be"},
+	{"AlphaNumeratorZero", "alpha 0/8", "invalid alpha \"0/8\": the numerator must be an integer 1 .. 65535 (NUM or NUM/DEN: 1/8, 3/4, 2)"},
+	{"AlphaNumeratorAboveMax", "alpha 65536", "invalid alpha \"65536\": the numerator must be an integer 1 .. 65535"},
+	{"AlphaNumeratorMissing", "alpha /8", "invalid alpha \"/8\": the numerator must be"},
+	{"AlphaDecimal", "alpha 0.125", "invalid alpha \"0.125\": the numerator must be"},
+	{"AlphaNegative", "alpha -1/8", "invalid alpha \"-1/8\": the numerator must be"},
+	{"AlphaWord", "alpha half", "invalid alpha \"half\": the numerator must be"},
+	{"AlphaDuplicate", "alpha 1/8 alpha 1/4", "duplicate \"alpha\""},
+	{"EgressAlphaBad", "egress-alpha 3/5", "invalid egress-alpha \"3/5\": the denominator must be a power of two"},
+	{"EgressAlphaZero", "egress-alpha 0", "invalid egress-alpha \"0\": the numerator must be an integer 1 .. 65535"},
+	{"EgressAlphaMissing", "egress-alpha", "option \"egress-alpha\" needs a value"},
+	{"LosslessPriosAbove7", "lossless-prios 3,8", "invalid lossless-prios \"3,8\": must be a comma list of priorities 0 .. 7 (e.g. 3,4) or none"},
+	{"LosslessPriosEmptyEntry", "lossless-prios 3,,4", "invalid lossless-prios \"3,,4\": must be a comma list"},
+	{"LosslessPriosTrailingComma", "lossless-prios 3,", "invalid lossless-prios \"3,\": must be a comma list"},
+	{"LosslessPriosNegative", "lossless-prios -1", "invalid lossless-prios \"-1\": must be a comma list"},
+	{"LosslessPriosSpaces", "lossless-prios 3 4", "unknown option \"4\""},
+	{"LosslessPriosMultiDigit", "lossless-prios 03", "invalid lossless-prios \"03\": must be a comma list"},
+	{"LosslessPriosEmpty", "lossless-prios <empty>", "invalid lossless-prios \"\": must be a comma list"},
+	{"ReservedAboveU32", "reserved 4gb", "invalid reserved \"4gb\": must be 0 .. 4294967295 bytes"},
+	{"ReservedBadUnit", "reserved 1514p", "invalid reserved \"1514p\": must be 0 .. 4294967295 bytes"},
+	{"XonOffsetNegative", "xon-offset -3kb", "invalid xon-offset \"-3kb\": must be 0 .. 4294967295 bytes"},
+	{"XonOffsetDuplicate", "xon-offset 3kb xon-offset 3kb", "duplicate \"xon-offset\""},
+	{"HeadroomAboveU32", "headroom 5gb", "invalid headroom \"5gb\": must be 0 .. 4294967295 bytes"},
+	{"CableDelayNoUnit", "cable-delay 5", "invalid cable-delay \"5\": must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)"},
+	{"CableDelayAboveMax", "cable-delay 1001ms", "invalid cable-delay \"1001ms\": must be a time 0 .. 1s"},
+	{"CableDelayBadUnit", "cable-delay 5parsecs", "invalid cable-delay \"5parsecs\": must be a time"},
+	{"CableDelayNegative", "cable-delay -1us", "invalid cable-delay \"-1us\": must be a time"},
+	{"CableDelayHuge", "cable-delay 1e300s", "invalid cable-delay \"1e300s\": must be a time"},
+	{"SwDelayAboveMax", "sw-delay 2s", "invalid sw-delay \"2s\": must be a time 0 .. 1s"},
+	{"SwDelayMissing", "sw-delay", "option \"sw-delay\" needs a value"},
+	{"EcnKminNotBelowKmax", "ecn 100kb 30kb 0.2", "invalid ecn \"100kb 30kb\": KMIN (102400 bytes) must be below KMAX (30720 bytes)"},
+	{"EcnKminEqualsKmax", "ecn 30kb 30720 0.2", "invalid ecn \"30kb 30720\": KMIN (30720 bytes) must be below KMAX (30720 bytes)"},
+	{"EcnKminAboveU32", "ecn 4gb 5gb 0.2", "invalid ecn KMIN \"4gb\": must be 0 .. 4294967295 bytes (tc size units b, kb, mb, gb)"},
+	{"EcnKmaxZero", "ecn 0 0 0.2", "invalid ecn KMAX \"0\": must be 1 .. 4294967295 bytes"},
+	{"EcnKmaxAboveU32", "ecn 1kb 4gb 0.2", "invalid ecn KMAX \"4gb\": must be 1 .. 4294967295 bytes"},
+	{"EcnKminBad", "ecn 1x 2kb 0.2", "invalid ecn KMIN \"1x\": must be 0 .. 4294967295 bytes"},
+	{"EcnPmaxAboveOne", "ecn 10kb 20kb 1.5", "invalid ecn PMAX \"1.5\": must be a probability 0 .. 1 written as a decimal (0.2)"},
+	{"EcnPmaxJustAboveOne", "ecn 10kb 20kb 1.00001", "invalid ecn PMAX \"1.00001\": must be a probability 0 .. 1"},
+	{"EcnPmaxPercent", "ecn 10kb 20kb 20%", "invalid ecn PMAX \"20%\": must be a probability 0 .. 1"},
+	{"EcnPmaxNegative", "ecn 10kb 20kb -0.1", "invalid ecn PMAX \"-0.1\": must be a probability"},
+	{"EcnPmaxExponent", "ecn 10kb 20kb 2e-1", "invalid ecn PMAX \"2e-1\": must be a probability"},
+	{"EcnPmaxDot", "ecn 10kb 20kb .", "invalid ecn PMAX \".\": must be a probability"},
+	{"EcnTooFewValues", "ecn 10kb 20kb", "option \"ecn\" needs KMIN KMAX PMAX (or \"off\")"},
+	{"EcnMissing", "ecn", "option \"ecn\" needs a value"},
+	{"EcnOffIsOneValue", "ecn off 0.2", "unknown option \"0.2\""},
+	{"EcnDuplicate", "ecn off ecn 1kb 2kb 1", "duplicate \"ecn\""},
+	{"PoolKeywordsAreCaseSensitive", "Pool sw0", "unknown option \"Pool\""},
 };
 
 INSTANTIATE_TEST_SUITE_P(Tc, ParseReject, ::testing::ValuesIn(kRejects),
@@ -607,6 +789,71 @@ const AcceptCase kAccepts[] = {
 	 "rate=25000000000 burst=65536 queues=8 strict=2 priomap=0,0,1,2,0,0,0,0,0,0,0,0,0,0,0,0 quanta=1514,1514,9000 limit=100"},
 	{"AllReordered", "limit 100 priomap 0 0 1 2 quanta 1514 1514 9000 strict 2 queues 8 burst 64kb rate 25gbit",
 	 "rate=25000000000 burst=65536 queues=8 strict=2 priomap=0,0,1,2,0,0,0,0,0,0,0,0,0,0,0,0 quanta=1514,1514,9000 limit=100"},
+	// Shared-buffer pool options.
+	{"Pool", "pool sw0", "pool=sw0"},
+	{"PoolNameMax", "pool Ab-9_.xxxxxxxxx", "pool=Ab-9_.xxxxxxxxx"},
+	{"PoolNameOneChar", "pool -", "pool=-"},
+	{"Buffer", "buffer 4mb", "buffer=4194304"},
+	{"BufferMin", "buffer 1", "buffer=1"},
+	{"BufferMax", "buffer 1024gb", "buffer=1099511627776"},
+	{"BufferMaxBytes", "buffer 1099511627776b", "buffer=1099511627776"},
+	{"BufferAbove4G", "buffer 5G", "buffer=5368709120"},
+	{"BufferKbit", "buffer 8kbit", "buffer=1024"},
+	{"BufferFraction", "buffer 1.5mb", "buffer=1572864"},
+	{"AlphaEighth", "alpha 1/8", "alpha=1/2^3"},
+	{"AlphaSixteenth", "alpha 1/16", "alpha=1/2^4"},
+	{"AlphaTwo", "alpha 2", "alpha=2/2^0"},
+	{"AlphaThreeQuarters", "alpha 3/4", "alpha=3/2^2"},
+	{"AlphaOne", "alpha 1", "alpha=1/2^0"},
+	{"AlphaOneOverOne", "alpha 1/1", "alpha=1/2^0"},
+	{"AlphaNotReduced", "alpha 2/4", "alpha=2/2^2"},
+	{"AlphaExtremes", "alpha 65535/4294967296", "alpha=65535/2^32"},
+	{"EgressAlpha", "egress-alpha 1/2", "egress_alpha=1/2^1"},
+	{"LosslessPrios", "lossless-prios 3,4", "lossless_prios=0x18"},
+	{"LosslessPriosOne", "lossless-prios 0", "lossless_prios=0x01"},
+	{"LosslessPriosAll", "lossless-prios 7,6,5,4,3,2,1,0", "lossless_prios=0xff"},
+	{"LosslessPriosRepeated", "lossless-prios 3,3", "lossless_prios=0x08"},
+	{"LosslessPriosNone", "lossless-prios none", "lossless_prios=0x00"},
+	{"Reserved", "reserved 1514", "reserved=1514"},
+	{"ReservedZero", "reserved 0", "reserved=0"},
+	{"ReservedMax", "reserved 4294967295", "reserved=4294967295"},
+	{"XonOffset", "xon-offset 3kb", "xon_offset=3072"},
+	{"CableDelay", "cable-delay 5us", "cable_delay=5000"},
+	{"CableDelayMax", "cable-delay 1s", "cable_delay=1000000000"},
+	{"CableDelayZero", "cable-delay 0ns", "cable_delay=0"},
+	{"CableDelayLongUnits", "cable-delay 2usecs", "cable_delay=2000"},
+	// Rounded to the nearest ns (get_time64 would truncate to 2299999).
+	{"SwDelayFractionRounded", "sw-delay 2.3ms", "sw_delay=2300000"},
+	{"SwDelayMs", "sw-delay 1ms", "sw_delay=1000000"},
+	{"SwDelaySeconds", "sw-delay 0.5sec", "sw_delay=500000000"},
+	{"Headroom", "headroom 96kb", "headroom=98304"},
+	{"HeadroomZeroIsComputed", "headroom 0", "headroom=0"},
+	{"Ecn", "ecn 30kb 100kb 0.2", "ecn_kmin=30720 ecn_kmax=102400 ecn_pmax=13107"},
+	{"EcnPmaxOne", "ecn 1 2 1", "ecn_kmin=1 ecn_kmax=2 ecn_pmax=65536"},
+	{"EcnPmaxOnePointZero", "ecn 1 2 1.000", "ecn_kmin=1 ecn_kmax=2 ecn_pmax=65536"},
+	{"EcnPmaxZero", "ecn 1kb 2kb 0", "ecn_kmin=1024 ecn_kmax=2048 ecn_pmax=0"},
+	// KMIN 0: marks every non-empty queue with a probability (the kernel
+	// enables marking when KMAX or PMAX is non-zero).
+	{"EcnKminZero", "ecn 0 30kb 0.2", "ecn_kmin=0 ecn_kmax=30720 ecn_pmax=13107"},
+	{"EcnPmaxHalf", "ecn 1kb 2kb .5", "ecn_kmin=1024 ecn_kmax=2048 ecn_pmax=32768"},
+	{"EcnPmaxRounded", "ecn 1kb 2kb 0.00001", "ecn_kmin=1024 ecn_kmax=2048 ecn_pmax=1"},
+	{"EcnKmaxMax", "ecn 4294967294 4294967295 0.1", "ecn_kmin=4294967294 ecn_kmax=4294967295 ecn_pmax=6554"},
+	{"EcnOff", "ecn off", "ecn_kmin=0 ecn_kmax=0 ecn_pmax=0"},
+	{"EcnOffThenKeyword", "ecn off limit 5", "limit=5 ecn_kmin=0 ecn_kmax=0 ecn_pmax=0"},
+	{"AllPool",
+	 "rate 10gbit pool sw0 buffer 4mb alpha 1/8 egress-alpha 2 lossless-prios 3,4 reserved 1514 "
+	 "xon-offset 3028 cable-delay 1us sw-delay 200us headroom 96kb ecn 30kb 100kb 0.2",
+	 "rate=10000000000 pool=sw0 buffer=4194304 alpha=1/2^3 egress_alpha=2/2^0 lossless_prios=0x18 "
+	 "reserved=1514 xon_offset=3028 cable_delay=1000 sw_delay=200000 headroom=98304 "
+	 "ecn_kmin=30720 ecn_kmax=102400 ecn_pmax=13107"},
+	{"AllPoolReorderedWithLists",
+	 "ecn 30kb 100kb 0.2 headroom 96kb quanta 1514 9000 sw-delay 200us cable-delay 1us priomap 1 0 "
+	 "xon-offset 3028 reserved 1514 lossless-prios 3,4 egress-alpha 2 alpha 1/8 buffer 4mb pool sw0 limit 9",
+	 "priomap=1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 quanta=1514,9000 limit=9 pool=sw0 buffer=4194304 "
+	 "alpha=1/2^3 egress_alpha=2/2^0 lossless_prios=0x18 reserved=1514 xon_offset=3028 "
+	 "cable_delay=1000 sw_delay=200000 headroom=98304 ecn_kmin=30720 ecn_kmax=102400 ecn_pmax=13107"},
+	// "change" of an existing pool member: pool options without "pool".
+	{"PoolOptionsWithoutPool", "alpha 1/4 ecn off", "alpha=1/2^2 ecn_kmin=0 ecn_kmax=0 ecn_pmax=0"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Tc, ParseAccept, ::testing::ValuesIn(kAccepts),
@@ -628,6 +875,36 @@ TEST(TcPlugin, HelpDocumentsEveryOptionWithRangeAndDefault)
 		     "  priomap QUEUE... ", "priorities not listed", "go to queue 0",
 		     "p < queues, the others to queue 0",
 		     "  limit PACKETS ", "1 .. 1048576", "Default 1000.",
+	     })
+		EXPECT_NE(r.err.find(s), std::string::npos) << "missing \"" << s << "\" in:\n" << r.err;
+}
+
+TEST(TcPlugin, HelpDocumentsPoolOptions)
+{
+	Result r = Tc({"qdisc", "add", "dev", "lo", "root", "lossless", "help"});
+	EXPECT_EQ(r.rc, 1);
+	for (const char *s : {
+		     "[ pool NAME ] [ buffer SIZE ] [ alpha ALPHA ]",
+		     "[ egress-alpha ALPHA ] [ lossless-prios PRIOS ]",
+		     "[ reserved SIZE ] [ xon-offset SIZE ] [ cable-delay TIME ]",
+		     "[ sw-delay TIME ] [ headroom SIZE ]",
+		     "[ ecn { KMIN KMAX PMAX | off } ]",
+		     "T = ALPHA * (shared size - shared bytes in use)",
+		     "  pool NAME ", "1 .. 15 characters", "of A-Z a-z 0-9 _ . -",
+		     "  buffer SIZE       (pool)", "1 .. 1099511627776 bytes (1b .. 1024gb). Default 4mb.",
+		     "  alpha ALPHA       (pool)", "NUM 1 .. 65535", "two 1 .. 4294967296 (2^32)", "Default 1/8.",
+		     "  egress-alpha ALPHA (pool)", "Default 1.",
+		     "  lossless-prios PRIOS (pool)", "0 .. 7 such as 3,4", "none", "Default 3,4.",
+		     "  reserved SIZE     (pool)", "all 8 priorities; 0 .. 4294967295. Default: 1 MTU.",
+		     "  xon-offset SIZE   (pool)", "Default: 2 MTU.",
+		     "  cable-delay TIME ", "ns, us, ms, s (5us, 1ms); 0 .. 1s.",
+		     "  sw-delay TIME ", "same units, 0 .. 1s.", "Default 1ms.",
+		     "On \"tc qdisc add\" only", "1522 on a",
+		     "  headroom SIZE ", "0: computed", "3 MTU + the bytes the rate carries",
+		     "in 2 * cable-delay + sw-delay + 64 (the PFC frame)",
+		     "  ecn KMIN KMAX PMAX (pool)", "PMAX * (bytes - KMIN) / (KMAX - KMIN)",
+		     "decimal 0 .. 1 (0.2), kept in 1/65536 steps.",
+		     "  ecn off           (pool) no ECN marking. Default.",
 	     })
 		EXPECT_NE(r.err.find(s), std::string::npos) << "missing \"" << s << "\" in:\n" << r.err;
 }
@@ -875,6 +1152,242 @@ TEST(TcPluginPrint, ClassXstatsFromOlderKernel)
 		<< r.out;
 }
 
+// ---- printing: shared-buffer pool options and stats -----------------------
+
+const char *kPoolOptsText =
+	"pool sw0 buffer 4Mb alpha 1/8 egress-alpha 1 lossless-prios 3,4 reserved 1514b "
+	"xon-offset 3028b cable-delay 1us sw-delay 2300us headroom 0b ecn 30Kb 100Kb 0.2 ";
+
+TEST(TcPluginPrint, PoolOptionsText)
+{
+	QdiscOpts o;
+	o.pool.emplace();
+	Result r = Show({"qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_EQ(r.err, "");
+	EXPECT_EQ(r.out, std::string("qdisc lossless 1: root refcnt 2 ") + kDefaultOptsText + kPoolOptsText + "\n");
+}
+
+TEST(TcPluginPrint, PoolOptionsJson)
+{
+	QdiscOpts o;
+	o.pool.emplace();
+	Result r = Show({"-j", "qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find("\"limit\":1000,\"pool\":\"sw0\",\"buffer\":4194304,\"alpha\":\"1/8\","
+			     "\"egress_alpha\":\"1\",\"lossless_prios\":[3,4],\"reserved\":1514,"
+			     "\"xon_offset\":3028,\"cable_delay\":1000,\"sw_delay\":2300000,\"headroom\":0,"
+			     "\"ecn_kmin\":30720,\"ecn_kmax\":102400,\"ecn_pmax\":0.2}}]\n"),
+		  std::string::npos)
+		<< r.out;
+	TempDir tmp;
+	WriteFile(tmp.File("j"), r.out);
+	Result py = RunCmd({"python3", "-c", "import json,sys; json.load(open(sys.argv[1]))", tmp.File("j")}, {});
+	if (py.rc != -1) {
+		EXPECT_EQ(py.rc, 0) << py.err << r.out;
+	}
+}
+
+TEST(TcPluginPrint, PoolOptionForms)
+{
+	struct {
+		uint32_t alpha;
+		uint8_t prios;
+		uint64_t bytes;
+		uint64_t cable_ns;
+		uint32_t kmin, kmax, pmax;
+		const char *text;
+	} cases[] = {
+		{1 << 8 | 4, 0x00, 1ULL << 40, 1000000000, 0, 0, 0,
+		 "buffer 1024Gb alpha 1/16 egress-alpha 1 lossless-prios none reserved 1514b xon-offset 3028b "
+		 "cable-delay 1s sw-delay 2300us headroom 0b ecn off "},
+		{65535u << 8 | 32, 0xff, 1, 1500, 1, 4294967295u, 65536,
+		 "buffer 1b alpha 65535/4294967296 egress-alpha 1 lossless-prios 0,1,2,3,4,5,6,7 "
+		 "reserved 1514b xon-offset 3028b cable-delay 1500ns sw-delay 2300us headroom 0b "
+		 "ecn 1b 4294967295b 1 "},
+		{3 << 8 | 2, 0x01, 3ULL << 30, 0, 1024, 2048, 32768,
+		 "buffer 3Gb alpha 3/4 egress-alpha 1 lossless-prios 0 reserved 1514b xon-offset 3028b "
+		 "cable-delay 0ns sw-delay 2300us headroom 0b ecn 1Kb 2Kb 0.5 "},
+		{2 << 8, 0x80, 1536, 20000000, 1, 2, 1,
+		 "buffer 1536b alpha 2 egress-alpha 1 lossless-prios 7 reserved 1514b xon-offset 3028b "
+		 "cable-delay 20ms sw-delay 2300us headroom 0b ecn 1b 2b 0.00002 "},
+	};
+	for (const auto &c : cases) {
+		QdiscOpts o;
+		o.pool.emplace();
+		o.pool->alpha = c.alpha;
+		o.pool->lossless_prios = c.prios;
+		o.pool->bytes = c.bytes;
+		o.pool->cable_delay_ns = c.cable_ns;
+		o.pool->ecn_kmin = c.kmin;
+		o.pool->ecn_kmax = c.kmax;
+		o.pool->ecn_pmax = c.pmax;
+		Result r = Show({"qdisc", "show", "dev", "lo"}, QdiscDump(o));
+		EXPECT_EQ(r.rc, 0) << r.err;
+		EXPECT_NE(r.out.find(std::string("pool sw0 ") + c.text + "\n"), std::string::npos) << r.out;
+	}
+	// JSON: "ecn off" is three zeros, "none" an empty list.
+	QdiscOpts o;
+	o.pool.emplace();
+	o.pool->lossless_prios = 0;
+	o.pool->ecn_kmin = o.pool->ecn_kmax = o.pool->ecn_pmax = 0;
+	Result r = Show({"-j", "qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_NE(r.out.find("\"lossless_prios\":[],"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("\"ecn_kmin\":0,\"ecn_kmax\":0,\"ecn_pmax\":0}"), std::string::npos) << r.out;
+}
+
+// A kernel may dump only some of them (or a short one): each prints alone.
+TEST(TcPluginPrint, PartialPoolOptions)
+{
+	Msg m(RTM_NEWQDISC, NLM_F_MULTI, QdiscTcm());
+	m.PutStr(TCA_KIND, "lossless");
+	size_t nest = m.Nest(TCA_OPTIONS);
+	m.PutStr(TCA_LOSSLESS_POOL, "p1");
+	m.PutT<uint16_t>(TCA_LOSSLESS_ALPHA, 7);		// too short: skipped
+	m.PutT<uint32_t>(TCA_LOSSLESS_ECN_KMIN_BYTES, 1);	// without KMAX, PMAX: skipped
+	m.PutT<uint64_t>(TCA_LOSSLESS_SW_DELAY_NS, 5000);
+	m.End(nest);
+	Result r = Show({"qdisc", "show", "dev", "lo"}, m.Bytes());
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_EQ(r.out, "qdisc lossless 1: root refcnt 2 pool p1 sw-delay 5us \n");
+}
+
+const char *kStatsHead =
+	" Sent 123456 bytes 789 pkt (dropped 0, overlimits 0 requeues 0) \n"
+	" backlog 4542b 3p requeues 0\n"
+	"  pfc_frames_rx 12 pause_frames_rx 1 ctrl_invalid 2 throttled 345 pause_blocked 6 line_rate 10Gbit\n"
+	"  paused prio 3 5\n"
+	"  gate prio3 xoff 10 xon 9 paused_time 1.23ms (paused)\n"
+	"  gate prio5 xoff 1 xon 0 paused_time 2.5us (paused)\n"
+	"  gate port xoff 1 xon 1 paused_time 3.36s\n";
+
+const char *kPoolStatsText =
+	"  pool port 1 of 3  buffer 1Mb  shared 512Kb used 10Kb peak 300Kb  headroom 96Kb used 0b peak 20Kb\n"
+	"  drops lossless 0 lossy 12  pfc_tx 34  ecn_marks 0  unaccounted 5\n";
+
+TEST(TcPluginPrint, PoolXstatsText)
+{
+	QdiscOpts o;
+	o.pool.emplace();
+	tc_lossless_xstats st = SamplePoolXstats();
+	Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump(o, &st, sizeof(st)));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_EQ(r.out,
+		  std::string("qdisc lossless 1: root refcnt 2 ") + kDefaultOptsText + kPoolOptsText + "\n" +
+			  kStatsHead + kPoolStatsText +
+			  "  ingress prio 0 lossy bytes 0b peak 9000b headroom 0b/0b peak 0b threshold 512Kb"
+			  " xoff 0 xon 0 paused_time 0ns drops 12\n"
+			  "  ingress prio 3 lossless bytes 1500b peak 3000b headroom 0b/12Kb peak 0b threshold 60Kb"
+			  " xoff 3 xon 3 paused_time 12ms drops 0 (paused)\n"
+			  "  ingress prio 4 lossless bytes 0b peak 0b headroom 0b/12Kb peak 0b threshold 60Kb"
+			  " xoff 0 xon 0 paused_time 0ns drops 0\n"
+			  "  ingress prio 6 lossy bytes 1b peak 0b headroom 0b/0b peak 0b threshold 512Kb"
+			  " xoff 0 xon 0 paused_time 0ns drops 0\n");
+}
+
+TEST(TcPluginPrint, PoolXstatsAllPrioritiesWithDetails)
+{
+	tc_lossless_xstats st = SamplePoolXstats();
+	Result r = Show({"-s", "-d", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, sizeof(st)));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find(std::string("  gate port xoff 1 xon 1 paused_time 3.36s\n") + kPoolStatsText +
+			     "  ingress prio 0 lossy "),
+		  std::string::npos)
+		<< r.out;
+	for (int p = 0; p < 8; p++)
+		EXPECT_NE(r.out.find("  ingress prio " + std::to_string(p) + " "), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("  ingress prio 7 lossy bytes 0b peak 0b headroom 0b/0b peak 0b threshold 512Kb"
+			     " xoff 0 xon 0 paused_time 0ns drops 0\n"),
+		  std::string::npos)
+		<< r.out;
+}
+
+TEST(TcPluginPrint, PoolXstatsJson)
+{
+	tc_lossless_xstats st = SamplePoolXstats();
+	Result r = Show({"-s", "-j", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, sizeof(st)));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find("\"paused_time\":3360000000,\"paused\":false}],"
+			     "\"pool_port\":1,\"pool_ports\":3,\"pool_total_bytes\":1048576,"
+			     "\"pool_shared_size\":524288,\"pool_shared_used\":10240,\"pool_peak_shared\":307200,"
+			     "\"pool_headroom_size\":98304,\"pool_headroom_used\":0,\"pool_peak_headroom\":20480,"
+			     "\"pool_drops_lossless\":0,\"pool_drops_lossy\":12,\"pfc_frames_tx\":34,"
+			     "\"ecn_marks\":0,\"unaccounted\":5,\"ingress\":["
+			     "{\"prio\":0,\"lossless\":false,\"bytes\":0,\"headroom_used\":0,\"headroom_size\":0,"
+			     "\"peak_bytes\":9000,\"peak_headroom\":0,\"threshold\":524288,\"xoff_frames\":0,"
+			     "\"xon_frames\":0,\"paused_time\":0,\"drops\":12,\"paused\":false},"),
+		  std::string::npos)
+		<< r.out;
+	EXPECT_NE(r.out.find("{\"prio\":3,\"lossless\":true,\"bytes\":1500,\"headroom_used\":0,"
+			     "\"headroom_size\":12288,\"peak_bytes\":3000,\"peak_headroom\":0,\"threshold\":61440,"
+			     "\"xoff_frames\":3,\"xon_frames\":3,\"paused_time\":12000000,\"drops\":0,\"paused\":true}"),
+		  std::string::npos)
+		<< r.out;
+	EXPECT_NE(r.out.find("{\"prio\":7,\"lossless\":false,"), std::string::npos) << r.out;
+	size_t n = 0;
+	for (size_t p = 0; (p = r.out.find("{\"prio\":", p)) != std::string::npos; p++)
+		n++;
+	EXPECT_EQ(n, 8u);
+	TempDir tmp;
+	WriteFile(tmp.File("j"), r.out);
+	Result py = RunCmd({"python3", "-c",
+			    "import json,sys; q=json.load(open(sys.argv[1]))[0];"
+			    " assert len(q['ingress']) == 8, q; assert q['pool_ports'] == 3, q",
+			    tmp.File("j")},
+			   {});
+	if (py.rc != -1) {
+		EXPECT_EQ(py.rc, 0) << py.err << r.out;
+	}
+}
+
+// Not in a pool (pool_ports 0): no pool section, text or JSON.
+TEST(TcPluginPrint, XstatsNotInPoolHasNoPoolSection)
+{
+	tc_lossless_xstats st = SamplePoolXstats();
+	st.pool_ports = 0;
+	Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, sizeof(st)));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_EQ(r.out, std::string("qdisc lossless 1: root refcnt 2 ") + kDefaultOptsText + "\n" + kStatsHead);
+	r = Show({"-s", "-j", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, sizeof(st)));
+	EXPECT_EQ(r.out.find("pool"), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("ingress"), std::string::npos) << r.out;
+}
+
+// A kernel from before the pool sends the old struct: no pool section, even
+// if the bytes after it (here: garbage) would say otherwise.
+TEST(TcPluginPrint, OldSizeXstatsHaveNoPoolSection)
+{
+	tc_lossless_xstats st = SamplePoolXstats();
+	size_t old_len = offsetof(tc_lossless_xstats, pool_port);
+	Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, old_len));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_EQ(r.out, std::string("qdisc lossless 1: root refcnt 2 ") + kDefaultOptsText + "\n" + kStatsHead);
+	r = Show({"-s", "-j", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, old_len));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find("\"paused_time\":3360000000,\"paused\":false}]}"), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("pool_"), std::string::npos) << r.out;
+	// Cut inside the pool counters or the ingress array: what is complete
+	// prints, nothing is made up.
+	r = Show({"-s", "qdisc", "show", "dev", "lo"},
+		 QdiscDump({}, &st, offsetof(tc_lossless_xstats, pool_total_bytes)));
+	EXPECT_EQ(r.out.find("pool port"), std::string::npos) << r.out;
+	r = Show({"-s", "qdisc", "show", "dev", "lo"},
+		 QdiscDump({}, &st, offsetof(tc_lossless_xstats, iq[7])));
+	EXPECT_NE(r.out.find(kPoolStatsText), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("ingress"), std::string::npos) << r.out;
+}
+
+// A newer kernel appends more: the pool section still prints.
+TEST(TcPluginPrint, PoolXstatsFromNewerKernel)
+{
+	tc_lossless_xstats st = SamplePoolXstats();
+	std::string big(sizeof(st) + 40, '\x7f');
+	memcpy(big.data(), &st, sizeof(st));
+	Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump({}, big.data(), big.size()));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find(std::string(kPoolStatsText) + "  ingress prio 0 lossy"), std::string::npos) << r.out;
+}
+
 // ---- round trip: printed options parse back to the same attributes --------
 
 std::string OptionsOf(const std::string &show_line)
@@ -910,6 +1423,19 @@ TEST(TcPluginRoundTrip, PrintedOptionsParseBackIdentically)
 	variants[3].queues = 4;
 	variants[3].priomap = {3, 3, 2, 1, 0, 3, 3, 3, 0, 1, 2, 3, 0, 1, 2, 3};
 	variants[3].quanta = {1514, 3028, 4542, 9000};
+	// Pool options: defaults, extremes, "none" and "ecn off", odd values.
+	for (int i = 0; i < 4; i++)
+		variants.push_back(variants[i]);
+	variants[4].pool.emplace();
+	variants[5].pool.emplace();
+	*variants[5].pool = {"Ab-9_.xxxxxxxxx", 1ULL << 40, 65535u << 8 | 32, 1u << 8, 0x00,
+			     4294967295u, 4294967295u, 1000000000, 1000000000, 4294967295u,
+			     4294967294u, 4294967295u, 65536};
+	variants[6].pool.emplace();
+	*variants[6].pool = {"-", 1, 3u << 8 | 2, 2u << 8 | 1, 0xff, 0, 0, 0, 1, 1, 0, 0, 0};
+	variants[7].pool.emplace();
+	*variants[7].pool = {"p.1", 1536 + (5ULL << 30), 7u << 8 | 31, 1u << 8 | 5, 0x81, 1023, 1025,
+			     1234567, 999999999, 12345, 1, 2, 1};
 	for (const QdiscOpts &o : variants) {
 		std::string dump = QdiscDump(o);
 		Result shown = Show({"qdisc", "show", "dev", "lo"}, dump);

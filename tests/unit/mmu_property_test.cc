@@ -379,10 +379,10 @@ private:
 TEST(MmuProperty, RandomSequencesReleaseExactly)
 {
 	RandomRun::Counts total{};
-	for (ll_u64 seed = 1; seed <= 24; seed++) {
+	for (ll_u64 seed = 1; seed <= 16; seed++) {
 		SCOPED_TRACE(seed);
 		RandomRun run(seed, false);
-		run.Run(40000);
+		run.Run(30000);
 		if (HasFatalFailure())
 			return;
 		total.Add(run.counts());
@@ -393,23 +393,23 @@ TEST(MmuProperty, RandomSequencesReleaseExactly)
 	EXPECT_GT(total.headroom_admits, 1000u);
 	EXPECT_GT(total.frames, 1000u);
 	EXPECT_GT(total.refresh_frames, 10u);
-	total.Print("random, 24 x 40000 events");
+	total.Print("random, 16 x 30000 events");
 }
 
 TEST(MmuProperty, RandomSequencesWithDetach)
 {
 	RandomRun::Counts total{};
-	for (ll_u64 seed = 100; seed < 116; seed++) {
+	for (ll_u64 seed = 100; seed < 110; seed++) {
 		SCOPED_TRACE(seed);
 		RandomRun run(seed, true);
-		run.Run(40000);
+		run.Run(30000);
 		if (HasFatalFailure())
 			return;
 		total.Add(run.counts());
 	}
 	EXPECT_GT(total.detaches, 50u);
 	EXPECT_GT(total.stale_releases, 100u);
-	total.Print("random with detach, 16 x 40000 events");
+	total.Print("random with detach, 10 x 30000 events");
 }
 
 } // namespace
