@@ -63,6 +63,9 @@ const char* kUsage =
     "  --port N          UDP destination port\n"
     "  --flow ID         flow id carried in every packet (default: the priority)\n"
     "  --prio P          SO_PRIORITY of the socket, i.e. skb->priority (default 0)\n"
+    "  --sndbuf BYTES    socket send buffer (SO_SNDBUFFORCE); in-flight packets\n"
+    "                    stay charged to it, so it bounds what one sender keeps\n"
+    "                    queued in the whole network (default: the system's)\n"
     "  --dscp D          DSCP of the packets, 0..63 (default 0), for switches that\n"
     "                    classify by DSCP\n"
     "  --size B          UDP payload bytes, >= 24 (default 1000)\n"
@@ -145,6 +148,9 @@ int do_send(const Args& a) {
     int tos = dscp << 2;
     if (setsockopt(s.fd(), IPPROTO_IP, IP_TOS, &tos, sizeof(tos)))
         die(std::string("IP_TOS: ") + std::strerror(errno));
+    int sndbuf = int(a.num("sndbuf", 0));
+    if (sndbuf > 0 && setsockopt(s.fd(), SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)))
+        die(std::string("SO_SNDBUFFORCE: ") + std::strerror(errno));
     if (setsockopt(s.fd(), SOL_SOCKET, SO_PRIORITY, &prio, sizeof(prio)))
         die(std::string("SO_PRIORITY: ") + std::strerror(errno));
     sockaddr_in sa{};
