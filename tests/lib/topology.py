@@ -165,6 +165,14 @@ def host_pair_via(t, sw, h1, h2):
     return ip1, ip2, l1, l2
 
 
+def announce(hosts, broadcast="10.0.0.255"):
+    """Each host sends one broadcast so every bridge learns where it is.
+    Without it a host that only receives is unknown to the bridges, which
+    then flood its traffic to every port (and into unrelated queues)."""
+    for h in hosts:
+        h.run(f"{Paths.traffic} send --dst {broadcast} --port 9 --count 1 --size 64")
+
+
 def wait_for(pred, timeout=5.0, step=0.05):
     end = time.monotonic() + timeout
     while time.monotonic() < end:

@@ -157,6 +157,8 @@ int do_send(const Args& a) {
     sa.sin_family = AF_INET;
     sa.sin_port = htons(uint16_t(port));
     if (inet_pton(AF_INET, dst->c_str(), &sa.sin_addr) != 1) die("bad --dst " + *dst);
+    int one = 1;  // a broadcast --dst announces the sender to learning bridges
+    setsockopt(s.fd(), SOL_SOCKET, SO_BROADCAST, &one, sizeof(one));
     if (connect(s.fd(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa)))
         die(std::string("connect: ") + std::strerror(errno));
 

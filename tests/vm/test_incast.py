@@ -25,7 +25,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import Checks  # noqa: E402
-from topology import Paths, Topology  # noqa: E402
+from topology import Paths, Topology, announce  # noqa: E402
 
 MBIT = int(os.environ.get("LL_INCAST_MBIT", "5"))
 SENDERS = int(os.environ.get("LL_INCAST_SENDERS", "8"))
@@ -66,6 +66,7 @@ def build(t, switch_qdisc):
         h.run(f"tc qdisc add dev {lk['a_if']} root lossless rate {MBIT}mbit limit 20000")
         h.run(f"{Paths.ingress} attach {lk['a_if']} --pin-dir /sys/fs/bpf/ll-{h.ns}")
         senders.append((h, lk))
+    announce([r] + [h for h, _ in senders])
     sw_ports = [lr["b_if"]] + [lk["b_if"] for _, lk in senders]
     for p in sw_ports:
         sw.run(f"tc qdisc add dev {p} root handle 1: {switch_qdisc}")
