@@ -84,6 +84,8 @@ struct ll_sched {
 	struct qdisc_skb_head ctrl;	/* locally sent MAC control frames */
 	struct list_head active;	/* DWRR queues with backlog */
 	struct ll_port_pause pause;
+	u32 closed_mask;		/* cache of the gates' state ... */
+	u64 next_open_ns;		/* ... valid until this deadline */
 	struct qdisc_watchdog watchdog;
 
 	u64 pfc_frames_rx;
@@ -227,6 +229,25 @@ static u64 ll_now_ns(void)
 	return ktime_get_ns();
 }
 
+/* Recompute the gate cache after the gates changed. */
+static void ll_gates_refresh(struct ll_sched *q)
+{
+	q->closed_mask = ll_port_pause_closed_mask(&q->pause);
+	q->next_open_ns = ll_port_pause_next_deadline(&q->pause);
+}
+
+/* Closed gates at now. With no pause in force (the common case) this is
+ * one test, not a walk over the nine gates.
+ */
+static u32 ll_gates_closed(struct ll_sched *q, u64 now)
+{
+	if (q->closed_mask && now >= q->next_open_ns) {
+		ll_port_pause_expire(&q->pause, now);
+		ll_gates_refresh(q);
+	}
+	return q->closed_mask;
+}
+
 /* Apply a MAC control frame redirected to us by the ingress program. It is
  * validated again: the qdisc trusts no one with its gates.
  */
@@ -252,6 +273,7 @@ static void ll_apply_ctrl(struct Qdisc *sch, struct sk_buff *skb)
 	else
 		q->pause_frames_rx++;
 	ll_port_pause_rx(&q->pause, ll_now_ns(), &m, READ_ONCE(q->rate_bps));
+	ll_gates_refresh(q);
 	/* Whatever changed, the dequeue that follows this enqueue (or the
 	 * watchdog) re-evaluates the gates; a closed gate just stops its
 	 * queues, an opened one lets them go at once.
@@ -447,8 +469,7 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 		wake = ll_pfc_poll(sch, now);
 	if (!sch->q.qlen)
 		goto idle;
-	ll_port_pause_expire(&q->pause, now);
-	closed = ll_port_pause_closed_mask(&q->pause);
+	closed = ll_gates_closed(q, now);
 
 	if (q->ctrl.qlen) {
 		head = &q->ctrl;
@@ -459,11 +480,9 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 			 * sleep until the first gate opens by itself (an XON
 			 * arrives through enqueue, which runs dequeue again).
 			 */
-			u64 deadline = ll_port_pause_next_deadline(&q->pause);
-
 			q->pause_blocked++;
-			if (deadline)
-				wake = min(wake, deadline);
+			if (q->next_open_ns)
+				wake = min(wake, q->next_open_ns);
 			goto idle;
 		}
 		head = &cl->skbs;
@@ -548,6 +567,7 @@ static void ll_reset(struct Qdisc *sch)
 			ll_gate_expire(g, now);
 		}
 	}
+	ll_gates_refresh(q);
 	q->tokens_ns = q->buffer_ns;
 	q->t_c_ns = now;
 	qdisc_watchdog_cancel(&q->watchdog);
