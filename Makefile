@@ -27,13 +27,13 @@ module:
 check: all
 	scripts/checkpatch.sh
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
-	$(RUN_VM) --timeout 1800 -- tests/vm/run-all.sh
+	$(RUN_VM) --timeout 1800 --fail-on-warn -- tests/vm/run-all.sh
 
 check-host: all
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 check-vm: all
-	$(RUN_VM) --timeout 1800 -- tests/vm/run-all.sh $(TESTS)
+	$(RUN_VM) --timeout 1800 --fail-on-warn -- tests/vm/run-all.sh $(TESTS)
 
 demo: all
 	$(RUN_VM) --timeout 600 -- demo/pfc-demo.sh

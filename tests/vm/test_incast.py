@@ -18,100 +18,14 @@ The control: the same incast with a tail-drop FIFO at the
 same line rate on the switch (tbf) loses packets.
 """
 
-import json
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import Checks  # noqa: E402
-from topology import Paths, Topology, announce  # noqa: E402
-
-MBIT = int(os.environ.get("LL_INCAST_MBIT", "5"))
-SENDERS = int(os.environ.get("LL_INCAST_SENDERS", "8"))
-SECONDS = float(os.environ.get("LL_INCAST_SECONDS", "10"))
-PAYLOAD = 1000
-# A UDP packet stays charged to its socket until freed, wherever it waits in
-# the namespaces: with the default send buffer each sender would block after
-# ~200 KB in flight and no switch could overflow. 4 MB per sender makes the
-# network, not the sockets, hold the excess (PFC here, tail drop in the FIFO).
-SNDBUF = 4 << 20
-WIRE = PAYLOAD + 8 + 20 + 14  # UDP + IPv4 + Ethernet: what the shaper counts
-# sw-delay: the software response the headroom must cover. Natively a
-# Linux bridge answers in well under 1 ms; under QEMU TCG with 9 busy
-# namespaces on 2 vCPUs softirqs fall to ksoftirqd and packets wait in
-# veth's per-CPU backlog (the "cable" of a veth link), so it is sized for
-# that (LL_INCAST_SW_DELAY overrides).
-SW_DELAY = os.environ.get("LL_INCAST_SW_DELAY", "60ms")
-POOL = f"pool sw0 buffer 2mb lossless-prios 3 alpha 1/8 sw-delay {SW_DELAY}"
-PORT = 5000
-
-
-def build(t, switch_qdisc):
-    sw = t.switch("sw")
-    r = t.host("r")
-    lr = t.link(r, sw)
-    r_ip = lr["a_ip"]
-    senders = []
-    for i in range(SENDERS):
-        h = t.host(f"h{i}")
-        lk = t.link(h, sw)
-        # Re-address into r's subnet: one L2 domain through the bridge.
-        h.run(f"ip addr flush dev {lk['a_if']}")
-        h.run(f"ip addr add 10.0.0.{10 + i}/24 dev {lk['a_if']}")
-        h.run(f"ip neigh replace {r_ip} lladdr {lr['a_mac']} dev {lk['a_if']} nud permanent")
-        r.run(f"ip neigh replace 10.0.0.{10 + i} lladdr {lk['a_mac']} dev {lr['a_if']} nud permanent")
-        # The host's uplink: line rate, honours the switch's PFC.
-        # Large enough to hold all the sender's socket lets it queue.
-        h.run(f"tc qdisc add dev {lk['a_if']} root lossless rate {MBIT}mbit limit 20000")
-        h.run(f"{Paths.ingress} attach {lk['a_if']} --pin-dir /sys/fs/bpf/ll-{h.ns}")
-        senders.append((h, lk))
-    announce([r] + [h for h, _ in senders])
-    sw_ports = [lr["b_if"]] + [lk["b_if"] for _, lk in senders]
-    for p in sw_ports:
-        sw.run(f"tc qdisc add dev {p} root handle 1: {switch_qdisc}")
-        sw.run(f"{Paths.ingress} attach {p} --pin-dir /sys/fs/bpf/ll-{sw.ns}")
-    return sw, r, r_ip, lr["b_if"], senders, sw_ports
-
-
-def run_incast(t, switch_qdisc):
-    sw, r, r_ip, bottleneck, senders, sw_ports = build(t, switch_qdisc)
-    recv = r.popen(f"{Paths.traffic} recv --port {PORT} --idle-exit 5 --duration {SECONDS * 4 + 60}")
-    time.sleep(0.5)
-    procs = [h.popen(f"{Paths.traffic} send --dst {r_ip} --port {PORT} --flow {i} --prio 3 --dscp 24 "
-                     f"--size {PAYLOAD} --duration {SECONDS} --sndbuf {SNDBUF}")
-             for i, (h, _) in enumerate(senders)]
-    # Utilisation of the bottleneck in steady state: its sent-bytes counter
-    # sampled 1.5 s after the start and 1.5 s before the senders stop.
-    time.sleep(1.5)
-    first = sent_bytes(sw, bottleneck)
-    time.sleep(max(1.0, SECONDS - 3.0))
-    last = sent_bytes(sw, bottleneck)
-    util = (last[1] - first[1]) * 8 / (MBIT * 1e6 * (last[0] - first[0]))
-    sends = [json.loads(p.communicate(timeout=SECONDS * 4 + 60)[0]) for p in procs]
-    res = json.loads(recv.communicate(timeout=SECONDS * 4 + 120)[0])
-    return sw, senders, sw_ports, bottleneck, sends, res, util
-
-
-def sent_bytes(host, dev):
-    """(time, bytes sent) of dev's root qdisc; the time is the middle of the
-    tc call, which takes a while under TCG."""
-    t0 = time.monotonic()
-    b = qstats(host, dev)["bytes"]
-    return (t0 + time.monotonic()) / 2, b
-
-
-def qstats(host, dev):
-    return json.loads(host.run(f"tc -s -j qdisc show dev {dev}"))[0]
-
-
-def summary(name, sends, res, pauses, util):
-    sent = sum(s["sent"] for s in sends)
-    got = sum(f["received"] for f in res["flows"].values())
-    print(f"  {name:9s} sent {sent:8d}  received {got:8d}  lost {sent - got:7d}  "
-          f"pauses {pauses:6d}  bottleneck {util * 100:5.1f}%")
-    return sent, got
-
+from incast import MBIT, POOL, SECONDS, SENDERS, qstats, run_incast, summary  # noqa: E402
+from topology import Topology  # noqa: E402
 
 def main():
     c = Checks("incast")
@@ -136,10 +50,22 @@ def main():
         honoured = sum(qstats(h, lk["a_if"])["pfc_frames_rx"] for h, lk in senders)
         c.ok(honoured > 0, "the hosts' qdiscs received and applied PFC", f"{honoured} frames")
         c.ge(round(util, 3), 0.95, "bottleneck utilisation while senders run")
+        # Reaction: what arrives after the MMU decides XOFF lands in headroom,
+        # so a port's peak headroom use is the bytes received after Xoff, and
+        # at line-rate arrival bytes * 8 / rate bounds the time to stop.
+        reactions = []
         for p, s in st.items():
             iq = s["ingress"][3]
             c.le(iq["peak_headroom"], iq["headroom_size"],
                  f"port {p}: peak headroom <= computed headroom", " B")
+            if iq["xoff_frames"]:
+                reactions.append((iq["peak_headroom"], iq["peak_headroom"] * 8e6 / (MBIT * 1e6)))
+        if reactions:
+            worst = max(reactions)
+            print(f"  reaction, Xoff to upstream stopped: at most {worst[0]} B received after Xoff "
+                  f"= {worst[1]:.0f} us at {MBIT} Mbit/s (median over paused ports "
+                  f"{sorted(r[1] for r in reactions)[len(reactions) // 2]:.0f} us); "
+                  f"headroom per port {st[bottleneck]['ingress'][3]['headroom_size']} B")
         time.sleep(1)
         for p in sw_ports:
             s = qstats(sw, p)
