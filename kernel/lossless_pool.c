@@ -111,12 +111,14 @@ struct ll_kpool *ll_kpool_join(struct net *net, const char *name,
 			       const struct ll_mmu_config *cfg,
 			       struct Qdisc *sch,
 			       const struct ll_mmu_port_config *pc,
-			       u32 *port, struct netlink_ext_ack *extack)
+			       u32 *port, bool *created,
+			       struct netlink_ext_ack *extack)
 {
 	struct ll_kpool *kp = ll_kpool_find(net, name);
 	enum ll_mmu_err err;
 	u32 i;
 
+	*created = !kp;
 	if (kp) {
 		refcount_inc(&kp->refs);
 	} else {

@@ -43,7 +43,8 @@ struct ll_kpool *ll_kpool_join(struct net *net, const char *name,
 			       const struct ll_mmu_config *cfg,
 			       struct Qdisc *sch,
 			       const struct ll_mmu_port_config *pc,
-			       u32 *port, struct netlink_ext_ack *extack);
+			       u32 *port, bool *created,
+			       struct netlink_ext_ack *extack);
 
 /* Leave: detach the port and drop the pool when it was the last. RTNL. */
 void ll_kpool_leave(struct ll_kpool *kp, u32 port);

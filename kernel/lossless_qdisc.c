@@ -683,9 +683,9 @@ static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
 	struct net_device *dev = qdisc_dev(sch);
 	struct ll_mmu_port_config pc = q->port_cfg;
 	struct ll_kpool *kp = q->pool;
-	struct ll_mmu_config cfg;
+	struct ll_mmu_config cfg, old_cfg;
 	enum ll_mmu_err e = LL_MMU_OK;
-	bool pool_given;
+	bool pool_given, created;
 	int err;
 
 	pc.rate_bps = rate;
@@ -698,11 +698,14 @@ static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
 
 	if (!kp) {
 		if (!tb[TCA_LOSSLESS_POOL]) {
-			if (tb[TCA_LOSSLESS_POOL_BYTES] || tb[TCA_LOSSLESS_ALPHA] ||
-			    tb[TCA_LOSSLESS_LOSSLESS_PRIOS] || tb[TCA_LOSSLESS_HEADROOM_BYTES] ||
-			    tb[TCA_LOSSLESS_CABLE_DELAY_NS] || tb[TCA_LOSSLESS_SW_DELAY_NS]) {
-				NL_SET_ERR_MSG_MOD(extack, "buffer options need \"pool NAME\"");
-				return -EINVAL;
+			u32 a;
+
+			for (a = TCA_LOSSLESS_POOL_BYTES; a <= TCA_LOSSLESS_MAX; a++) {
+				if (tb[a]) {
+					NL_SET_ERR_MSG_ATTR(extack, tb[a],
+							    "buffer options need \"pool NAME\"");
+					return -EINVAL;
+				}
 			}
 			return 0;
 		}
@@ -716,15 +719,19 @@ static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
 		if (err)
 			return err;
 		kp = ll_kpool_join(dev_net(dev), nla_data(tb[TCA_LOSSLESS_POOL]),
-				   &cfg, sch, &pc, &q->pool_port, extack);
+				   &cfg, sch, &pc, &q->pool_port, &created, extack);
 		if (IS_ERR(kp))
 			return PTR_ERR(kp);
 		q->pool = kp;
 		q->port_cfg = pc;
-		return 0;
+		if (created || !pool_given)
+			return 0;
+		/* Joining an existing pool with pool-wide options: apply them
+		 * to it as a change would (on failure ll_destroy leaves).
+		 */
 	}
 
-	if (tb[TCA_LOSSLESS_POOL] &&
+	if (tb[TCA_LOSSLESS_POOL] && q->nqueues &&
 	    strncmp(nla_data(tb[TCA_LOSSLESS_POOL]), kp->name, LL_POOL_NAME_LEN)) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "a qdisc cannot move to another pool; delete and add it again");
@@ -737,10 +744,15 @@ static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
 	if (err)
 		return err;
 	spin_lock_bh(&kp->lock);
+	old_cfg = kp->mmu->cfg;
 	if (pool_given)
 		e = ll_mmu_pool_reconfigure(kp->mmu, &cfg);
-	if (e == LL_MMU_OK && memcmp(&pc, &q->port_cfg, sizeof(pc)))
+	if (e == LL_MMU_OK && memcmp(&pc, &q->port_cfg, sizeof(pc))) {
 		e = ll_mmu_port_update(kp->mmu, q->pool_port, &pc, ktime_get_ns());
+		/* All or nothing: undo the pool part if the port part failed. */
+		if (e != LL_MMU_OK && pool_given)
+			ll_mmu_pool_reconfigure(kp->mmu, &old_cfg);
+	}
 	if (e == LL_MMU_OK)
 		ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, ktime_get_ns()));
 	spin_unlock_bh(&kp->lock);

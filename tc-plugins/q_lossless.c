@@ -131,7 +131,7 @@ static void explain(void)
 		"egress-alpha's threshold or the shared buffer is full.\n"
 		"Options marked (pool) are pool-wide: they apply to the whole pool\n"
 		"whichever port sets them; the defaults are those of a new pool. MTU\n"
-		"below is the device MTU plus link and VLAN headers (1522 on a\n"
+		"below is the device MTU plus link and VLAN headers (1518 on a\n"
 		"1500-byte Ethernet port).\n"
 		"\n"
 		"  pool NAME         join the pool NAME, creating it if this network\n"

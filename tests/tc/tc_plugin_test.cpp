@@ -899,7 +899,7 @@ TEST(TcPlugin, HelpDocumentsPoolOptions)
 		     "  xon-offset SIZE   (pool)", "Default: 2 MTU.",
 		     "  cable-delay TIME ", "ns, us, ms, s (5us, 1ms); 0 .. 1s.",
 		     "  sw-delay TIME ", "same units, 0 .. 1s.", "Default 1ms.",
-		     "On \"tc qdisc add\" only", "1522 on a",
+		     "On \"tc qdisc add\" only", "1518 on a",
 		     "  headroom SIZE ", "0: computed", "3 MTU + the bytes the rate carries",
 		     "in 2 * cable-delay + sw-delay + 64 (the PFC frame)",
 		     "  ecn KMIN KMAX PMAX (pool)", "PMAX * (bytes - KMIN) / (KMAX - KMIN)",

@@ -49,6 +49,9 @@ TC_CASES = [
 ]
 
 
+GOOD = "rate 100mbit queues 8 strict 2 limit 500"
+
+
 def traffic_ok(c, a, b, link, what):
     recv = b.popen(f"{Paths.traffic} recv --port 6000 --idle-exit 3 --duration 20")
     time.sleep(0.3)
@@ -61,13 +64,37 @@ def traffic_ok(c, a, b, link, what):
         print(a.run("tc -s qdisc show dev if0"))
 
 
+def pool_options(c, t, a, b):
+    """Pool-wide options: refused without a pool, applied by any member,
+    all or nothing on change."""
+    t.link(a, b)  # a second port on host a: if1
+    r = a.run("tc qdisc add dev if1 root lossless rate 10mbit reserved 2000", check=False)
+    c.ok(r.returncode != 0 and "pool" in r.stderr, "pool options without a pool are refused",
+         r.stderr.strip().splitlines()[0] if r.stderr.strip() else "no message")
+    a.run("tc qdisc add dev if1 root lossless rate 10mbit pool p0 alpha 1/8")
+    c.eq(json.loads(a.run("tc -j qdisc show dev if1"))[0]["options"].get("alpha"), "1/8",
+         "the first port creates the pool with its alpha")
+    a.run("tc qdisc del dev if0 root")
+    a.run("tc qdisc add dev if0 root lossless rate 10mbit pool p0 alpha 1/4")
+    c.eq(json.loads(a.run("tc -j qdisc show dev if1"))[0]["options"].get("alpha"), "1/4",
+         "a port joining with alpha changes the pool for every port")
+    before = json.loads(a.run("tc -j qdisc show dev if1"))[0]["options"]
+    r = a.run("tc qdisc change dev if1 root lossless alpha 1/2 headroom 10", check=False)
+    c.ok(r.returncode != 0, "a change whose port part is invalid is refused",
+         r.stderr.strip().splitlines()[0] if r.stderr.strip() else "no message")
+    after = json.loads(a.run("tc -j qdisc show dev if1"))[0]["options"]
+    c.eq(after.get("alpha"), before.get("alpha"), "and leaves the pool's alpha as it was")
+    a.run("tc qdisc del dev if0 root")
+    a.run("tc qdisc del dev if1 root")
+    a.run(f"tc qdisc add dev if0 root handle 1: lossless {GOOD}")
+
+
 def main():
     c = Checks("tc_options")
     with Topology("opt") as t:
         a, b = t.host("a"), t.host("b")
         link = t.link(a, b)
-        good = "rate 100mbit queues 8 strict 2 limit 500"
-        a.run(f"tc qdisc add dev if0 root handle 1: lossless {good}")
+        a.run(f"tc qdisc add dev if0 root handle 1: lossless {GOOD}")
         before = json.loads(a.run("tc -j qdisc show dev if0"))[0]["options"]
         traffic_ok(c, a, b, link, "before bad options")
 
@@ -85,6 +112,8 @@ def main():
         after = json.loads(a.run("tc -j qdisc show dev if0"))[0]["options"]
         c.eq(after, before, "rejected changes left the configuration as it was")
         traffic_ok(c, a, b, link, "after bad options")
+
+        pool_options(c, t, a, b)
 
         # A valid change still works after all that.
         a.run("tc qdisc change dev if0 root lossless limit 800")
