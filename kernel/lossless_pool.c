@@ -75,6 +75,7 @@ static void ll_kpool_put(struct ll_kpool *kp)
 	if (!refcount_dec_and_test(&kp->refs))
 		return;
 	list_del(&kp->node);
+	ll_kplane_free(kp->plane);	/* stops its timer first */
 	kvfree(kp->mmu);
 	kfree(kp);
 }
@@ -146,6 +147,19 @@ struct ll_kpool *ll_kpool_join(struct net *net, const char *name,
 	}
 	*port = i;
 	return kp;
+}
+
+void ll_kpool_set_plane(struct ll_kpool *kp, struct ll_kplane *pl)
+{
+	struct ll_kplane *old;
+
+	ASSERT_RTNL();
+	spin_lock_bh(&kp->lock);
+	old = kp->plane;
+	kp->plane = pl;
+	spin_unlock_bh(&kp->lock);
+	ll_kplane_free(old);
+	ll_kplane_start(pl, kp);
 }
 
 void ll_kpool_leave(struct ll_kpool *kp, u32 port)

@@ -15,6 +15,7 @@
 #include <net/sch_generic.h>
 
 #include "core/mmu.h"
+#include "lossless_plane.h"
 
 #define LL_POOL_NAME_LEN 16
 
@@ -29,6 +30,7 @@ struct ll_kpool {
 	int ifindex[LL_MMU_MAX_PORTS];
 	u32 nr_ports;			/* highest attached index + 1 */
 	struct ll_mmu_pool *mmu;
+	struct ll_kplane *plane;	/* shared-state plane, or NULL */
 };
 
 /* Defaults of a new pool for a device of this MTU. */
@@ -45,6 +47,12 @@ struct ll_kpool *ll_kpool_join(struct net *net, const char *name,
 			       const struct ll_mmu_port_config *pc,
 			       u32 *port, bool *created,
 			       struct netlink_ext_ack *extack);
+
+/*
+ * Give the pool its plane (replacing and freeing the old one) and start
+ * it. RTNL, not under kp->lock.
+ */
+void ll_kpool_set_plane(struct ll_kpool *kp, struct ll_kplane *pl);
 
 /* Leave: detach the port and drop the pool when it was the last. RTNL. */
 void ll_kpool_leave(struct ll_kpool *kp, u32 port);

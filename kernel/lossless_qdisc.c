@@ -143,6 +143,9 @@ static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
 	[TCA_LOSSLESS_ECN_KMIN_BYTES] = { .type = NLA_U32 },
 	[TCA_LOSSLESS_ECN_KMAX_BYTES] = { .type = NLA_U32 },
 	[TCA_LOSSLESS_ECN_PMAX] = { .type = NLA_U32 },	/* checked by the core */
+	[TCA_LOSSLESS_PLANE_FD] = { .type = NLA_U32 },
+	[TCA_LOSSLESS_PLANE_ID] = { .type = NLA_REJECT,
+				    .reject_message = "plane id is read-only; give a map fd" },
 };
 
 /* Default software response of a Linux switch port: the time from the MMU
@@ -673,6 +676,19 @@ static int ll_pool_options(struct nlattr **tb, struct ll_mmu_config *cfg,
 	return 0;
 }
 
+/* This port's options (rate, delays, headroom) over pc. */
+static void ll_port_options(struct nlattr **tb, u64 rate,
+			    struct ll_mmu_port_config *pc)
+{
+	pc->rate_bps = rate;
+	if (tb[TCA_LOSSLESS_CABLE_DELAY_NS])
+		pc->cable_delay_ns = nla_get_u64(tb[TCA_LOSSLESS_CABLE_DELAY_NS]);
+	if (tb[TCA_LOSSLESS_SW_DELAY_NS])
+		pc->sw_response_ns = nla_get_u64(tb[TCA_LOSSLESS_SW_DELAY_NS]);
+	if (tb[TCA_LOSSLESS_HEADROOM_BYTES])
+		pc->headroom_bytes = nla_get_u32(tb[TCA_LOSSLESS_HEADROOM_BYTES]);
+}
+
 /* Join a pool (init) or change the pool's and this port's parameters.
  * Either everything applies or nothing does.
  */
@@ -683,19 +699,13 @@ static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
 	struct net_device *dev = qdisc_dev(sch);
 	struct ll_mmu_port_config pc = q->port_cfg;
 	struct ll_kpool *kp = q->pool;
+	struct ll_kplane *plane = NULL;
 	struct ll_mmu_config cfg, old_cfg;
 	enum ll_mmu_err e = LL_MMU_OK;
 	bool pool_given, created;
 	int err;
 
-	pc.rate_bps = rate;
-	if (tb[TCA_LOSSLESS_CABLE_DELAY_NS])
-		pc.cable_delay_ns = nla_get_u64(tb[TCA_LOSSLESS_CABLE_DELAY_NS]);
-	if (tb[TCA_LOSSLESS_SW_DELAY_NS])
-		pc.sw_response_ns = nla_get_u64(tb[TCA_LOSSLESS_SW_DELAY_NS]);
-	if (tb[TCA_LOSSLESS_HEADROOM_BYTES])
-		pc.headroom_bytes = nla_get_u32(tb[TCA_LOSSLESS_HEADROOM_BYTES]);
-
+	ll_port_options(tb, rate, &pc);
 	if (!kp) {
 		if (!tb[TCA_LOSSLESS_POOL]) {
 			u32 a;
@@ -718,12 +728,22 @@ static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
 		err = ll_pool_options(tb, &cfg, &pool_given, extack);
 		if (err)
 			return err;
+		if (tb[TCA_LOSSLESS_PLANE_FD]) {
+			plane = ll_kplane_get(nla_get_u32(tb[TCA_LOSSLESS_PLANE_FD]),
+					      extack);
+			if (IS_ERR(plane))
+				return PTR_ERR(plane);
+		}
 		kp = ll_kpool_join(dev_net(dev), nla_data(tb[TCA_LOSSLESS_POOL]),
 				   &cfg, sch, &pc, &q->pool_port, &created, extack);
-		if (IS_ERR(kp))
+		if (IS_ERR(kp)) {
+			ll_kplane_free(plane);
 			return PTR_ERR(kp);
+		}
 		q->pool = kp;
 		q->port_cfg = pc;
+		if (plane)
+			ll_kpool_set_plane(kp, plane);
 		if (created || !pool_given)
 			return 0;
 		/* Joining an existing pool with pool-wide options: apply them
@@ -743,7 +763,17 @@ static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
 	err = ll_pool_options(tb, &cfg, &pool_given, extack);
 	if (err)
 		return err;
+	if (tb[TCA_LOSSLESS_PLANE_FD] && !plane) {
+		plane = ll_kplane_get(nla_get_u32(tb[TCA_LOSSLESS_PLANE_FD]), extack);
+		if (IS_ERR(plane))
+			return PTR_ERR(plane);
+	} else {
+		plane = NULL;	/* already given to the pool at join */
+	}
 	spin_lock_bh(&kp->lock);
+	/* The plane may have changed the port's headroom: start from now. */
+	pc = q->port_cfg;
+	ll_port_options(tb, rate, &pc);
 	old_cfg = kp->mmu->cfg;
 	if (pool_given)
 		e = ll_mmu_pool_reconfigure(kp->mmu, &cfg);
@@ -753,10 +783,13 @@ static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
 		if (e != LL_MMU_OK && pool_given)
 			ll_mmu_pool_reconfigure(kp->mmu, &old_cfg);
 	}
-	if (e == LL_MMU_OK)
+	if (e == LL_MMU_OK) {
+		q->port_cfg = pc;
 		ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, ktime_get_ns()));
+	}
 	spin_unlock_bh(&kp->lock);
 	if (e != LL_MMU_OK) {
+		ll_kplane_free(plane);
 		if (e == LL_MMU_ERR_BUSY)
 			NL_SET_ERR_MSG_MOD(extack,
 					   "the pool holds more than the new sizes allow; retry when idle");
@@ -765,7 +798,8 @@ static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
 					   "the pool or this port's buffer settings are invalid");
 		return -EINVAL;
 	}
-	q->port_cfg = pc;
+	if (plane)
+		ll_kpool_set_plane(kp, plane);
 	return 0;
 }
 
@@ -947,10 +981,14 @@ static void ll_destroy(struct Qdisc *sch)
 static int ll_dump_pool(struct ll_sched *q, struct sk_buff *skb)
 {
 	struct ll_kpool *kp = q->pool;
+	struct ll_mmu_port_config pc;
 	struct ll_mmu_config cfg;
+	u32 plane_id;
 
 	spin_lock_bh(&kp->lock);
 	cfg = kp->mmu->cfg;
+	pc = q->port_cfg;
+	plane_id = kp->plane ? ll_kplane_id(kp->plane) : 0;
 	spin_unlock_bh(&kp->lock);
 	if (nla_put_string(skb, TCA_LOSSLESS_POOL, kp->name) ||
 	    nla_put_u64_64bit(skb, TCA_LOSSLESS_POOL_BYTES, cfg.total_bytes,
@@ -963,12 +1001,14 @@ static int ll_dump_pool(struct ll_sched *q, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_LOSSLESS_RESERVED_BYTES, cfg.reserved_bytes) ||
 	    nla_put_u32(skb, TCA_LOSSLESS_XON_OFFSET_BYTES, cfg.xon_offset_bytes) ||
 	    nla_put_u64_64bit(skb, TCA_LOSSLESS_CABLE_DELAY_NS,
-			      q->port_cfg.cable_delay_ns, TCA_LOSSLESS_PAD) ||
+			      pc.cable_delay_ns, TCA_LOSSLESS_PAD) ||
 	    nla_put_u64_64bit(skb, TCA_LOSSLESS_SW_DELAY_NS,
-			      q->port_cfg.sw_response_ns, TCA_LOSSLESS_PAD))
+			      pc.sw_response_ns, TCA_LOSSLESS_PAD))
 		return -EMSGSIZE;
-	if (q->port_cfg.headroom_bytes &&
-	    nla_put_u32(skb, TCA_LOSSLESS_HEADROOM_BYTES, q->port_cfg.headroom_bytes))
+	if (pc.headroom_bytes &&
+	    nla_put_u32(skb, TCA_LOSSLESS_HEADROOM_BYTES, pc.headroom_bytes))
+		return -EMSGSIZE;
+	if (plane_id && nla_put_u32(skb, TCA_LOSSLESS_PLANE_ID, plane_id))
 		return -EMSGSIZE;
 	if (cfg.ecn.enabled &&
 	    (nla_put_u32(skb, TCA_LOSSLESS_ECN_KMIN_BYTES, cfg.ecn.kmin_bytes) ||
@@ -976,6 +1016,33 @@ static int ll_dump_pool(struct ll_sched *q, struct sk_buff *skb)
 	     nla_put_u32(skb, TCA_LOSSLESS_ECN_PMAX, cfg.ecn.pmax)))
 		return -EMSGSIZE;
 	return 0;
+}
+
+/* The ingress (port, priority) stats of one port. Under kp->lock. */
+static void ll_iq_stats(struct ll_kpool *kp, u32 port, u64 now,
+			struct tc_lossless_iq_stats *iq)
+{
+	struct ll_mmu_iq_stats is;
+	u32 p;
+
+	for (p = 0; p < LOSSLESS_PFC_PRIOS; p++) {
+		struct tc_lossless_iq_stats *o = &iq[p];
+
+		if (ll_mmu_get_iq_stats(kp->mmu, port, p, now, &is))
+			continue;
+		o->bytes = is.bytes;
+		o->headroom_used = is.headroom_used;
+		o->headroom_size = is.headroom_size;
+		o->peak_bytes = is.peak_bytes;
+		o->peak_headroom = is.peak_headroom;
+		o->threshold = is.threshold;
+		o->xoff_frames = is.xoff_frames;
+		o->xon_frames = is.xon_frames;
+		o->paused_ns = is.paused_ns;
+		o->drops = is.drops;
+		o->paused = is.told_xoff;
+		o->lossless = is.lossless;
+	}
 }
 
 /* The pool section of the qdisc xstats: the pool, and this port as an
@@ -986,8 +1053,6 @@ static void ll_pool_stats(struct ll_sched *q, struct tc_lossless_xstats *st,
 {
 	struct ll_kpool *kp = q->pool;
 	struct ll_mmu_pool_stats ps;
-	struct ll_mmu_iq_stats is;
-	u32 p;
 
 	st->pfc_frames_tx = q->pfc_frames_tx;
 	st->ecn_marks = q->ecn_marks;
@@ -1005,25 +1070,44 @@ static void ll_pool_stats(struct ll_sched *q, struct tc_lossless_xstats *st,
 	st->pool_peak_headroom = ps.peak_headroom;
 	st->pool_drops_lossless = ps.ctr.drops_lossless;
 	st->pool_drops_lossy = ps.ctr.drops_lossy;
-	for (p = 0; p < LOSSLESS_PFC_PRIOS; p++) {
-		struct tc_lossless_iq_stats *o = &st->iq[p];
-
-		if (ll_mmu_get_iq_stats(kp->mmu, q->pool_port, p, now, &is))
-			continue;
-		o->bytes = is.bytes;
-		o->headroom_used = is.headroom_used;
-		o->headroom_size = is.headroom_size;
-		o->peak_bytes = is.peak_bytes;
-		o->peak_headroom = is.peak_headroom;
-		o->threshold = is.threshold;
-		o->xoff_frames = is.xoff_frames;
-		o->xon_frames = is.xon_frames;
-		o->paused_ns = is.paused_ns;
-		o->drops = is.drops;
-		o->paused = is.told_xoff;
-		o->lossless = is.lossless;
-	}
+	ll_iq_stats(kp, q->pool_port, now, st->iq);
 	spin_unlock_bh(&kp->lock);
+}
+
+void ll_qdisc_plane_port(struct Qdisc *sch, struct lossless_plane_port *out,
+			 u64 now)
+{
+	struct ll_sched *q = qdisc_priv(sch);
+	const struct ll_mmu_port *mp = &q->pool->mmu->ports[q->pool_port];
+
+	memset(out, 0, sizeof(*out));
+	out->ifindex = qdisc_dev(sch)->ifindex;
+	/* Counters the qdisc writes under its own lock: telemetry reads. */
+	out->paused_mask = READ_ONCE(q->closed_mask);
+	out->rate_bps = READ_ONCE(q->rate_bps);
+	out->tx_packets = u64_stats_read(&sch->bstats.packets);
+	out->tx_bytes = u64_stats_read(&sch->bstats.bytes);
+	out->qdisc_drops = READ_ONCE(sch->qstats.drops);
+	out->pfc_frames_tx = READ_ONCE(q->pfc_frames_tx);
+	out->pfc_frames_rx = READ_ONCE(q->pfc_frames_rx);
+	out->pause_frames_rx = READ_ONCE(q->pause_frames_rx);
+	out->ecn_marks = READ_ONCE(q->ecn_marks);
+	out->egress_bytes = mp->egress_bytes;
+	out->headroom_bytes = mp->headroom_bytes;
+	ll_iq_stats(q->pool, q->pool_port, now, out->iq);
+}
+
+int ll_qdisc_plane_headroom(struct Qdisc *sch, u32 headroom_bytes, u64 now)
+{
+	struct ll_sched *q = qdisc_priv(sch);
+	struct ll_mmu_port_config pc = q->port_cfg;
+	enum ll_mmu_err e;
+
+	pc.headroom_bytes = headroom_bytes;
+	e = ll_mmu_port_update(q->pool->mmu, q->pool_port, &pc, now);
+	if (e == LL_MMU_OK)
+		q->port_cfg = pc;
+	return e;
 }
 
 static int ll_dump(struct Qdisc *sch, struct sk_buff *skb)

@@ -23,6 +23,7 @@ PACKAGES=(
 	libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libmnl-dev
 	# C++ libraries and tests
 	libboost-dev libboost-program-options-dev libgtest-dev libgmock-dev libbenchmark-dev
+	nlohmann-json3-dev libtomlplusplus-dev
 )
 
 missing=()

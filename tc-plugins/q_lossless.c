@@ -42,6 +42,7 @@
 #include "tc_common.h"		/* use_iec */
 
 #include "lossless.h"
+#include "ll_plane_map.h"
 
 /* tc_qdisc.c gives parse_qopt a 64 KiB request buffer; stay well inside. */
 #define LL_NLMSG_MAX 4096
@@ -55,7 +56,6 @@
 #define LL_POOL_BYTES_MAX (1ULL << 40)		/* LL_MMU_MAX_TOTAL_BYTES */
 #define LL_ALPHA_NUM_MAX 65535U			/* ll_mmu_alpha.num: u16 */
 #define LL_ALPHA_SHIFT_MAX 32U			/* LL_MMU_ALPHA_MAX_SHIFT */
-#define LL_ALPHA_NUM_SHIFT 8			/* attr = num << 8 | shift */
 #define LL_DELAY_MAX_NS 1000000000ULL		/* LL_HEADROOM_MAX_DELAY_NS */
 #define LL_ECN_PMAX_ONE 65536U			/* probability 1.0 */
 #define LL_NSEC_PER_SEC 1000000000ULL
@@ -70,7 +70,7 @@ static void usage_synopsis(void)
 		"                    [ egress-alpha ALPHA ] [ lossless-prios PRIOS ]\n"
 		"                    [ reserved SIZE ] [ xon-offset SIZE ] [ cable-delay TIME ]\n"
 		"                    [ sw-delay TIME ] [ headroom SIZE ]\n"
-		"                    [ ecn { KMIN KMAX PMAX | off } ]\n");
+		"                    [ ecn { KMIN KMAX PMAX | off } ] [ plane { auto | PATH } ]\n");
 }
 
 static void explain(void)
@@ -177,7 +177,13 @@ static void explain(void)
 		"                    PMAX * (bytes - KMIN) / (KMAX - KMIN). KMIN and KMAX\n"
 		"                    are sizes 0 .. %u, KMIN below KMAX; PMAX is a\n"
 		"                    decimal 0 .. 1 (0.2), kept in 1/%u steps.\n"
-		"  ecn off           (pool) no ECN marking. Default.\n",
+		"  ecn off           (pool) no ECN marking. Default.\n"
+		"  plane auto|PATH   (pool) give the pool its shared-state plane: the BPF\n"
+		"                    array map pinned at PATH (auto: " LL_PLANE_PIN_ROOT "/POOL/plane),\n"
+		"                    created and pinned if missing. The pool writes its\n"
+		"                    telemetry there every millisecond and applies the\n"
+		"                    parameters losslessd writes (kernel/uapi/lossless.h);\n"
+		"                    losslessctl status reads it.\n",
 		LL_POOL_NAME_MAX, LL_POOL_NAME_CHARS,
 		LL_POOL_BYTES_MAX,
 		LL_ALPHA_NUM_MAX, 1ULL << LL_ALPHA_SHIFT_MAX, LL_ALPHA_SHIFT_MAX,
@@ -429,33 +435,19 @@ static int ll_parse_time(const char *opt, const char *arg, __u64 max,
 /* DT alpha "NUM" or "NUM/DEN", DEN = 2^shift: attribute num << 8 | shift. */
 static int ll_parse_alpha(const char *opt, const char *arg, __u32 *out)
 {
-	static const char form[] = "NUM or NUM/DEN: 1/8, 3/4, 2";
-	const char *slash = strchr(arg, '/');
-	char numstr[24];
-	__u64 num, den = 1;
-	unsigned int shift = 0;
-	size_t n = slash ? (size_t)(slash - arg) : strlen(arg);
+	unsigned int v;
 
-	if (n < sizeof(numstr)) {
-		memcpy(numstr, arg, n);
-		numstr[n] = '\0';
-	} else {
-		numstr[0] = '\0';	/* too long for any valid numerator */
-	}
-	if (ll_get_u64(numstr, &num) || !num || num > LL_ALPHA_NUM_MAX)
+	switch (ll_alpha_parse(arg, &v)) {
+	case 0:
+		*out = v;
+		return 0;
+	case LL_ALPHA_BAD_NUM:
 		return ll_fail("invalid %s \"%s\": the numerator must be an integer 1 .. %u (%s)",
-			       opt, arg, LL_ALPHA_NUM_MAX, form);
-	if (slash) {
-		if (ll_get_u64(slash + 1, &den) || !den ||
-		    (den & (den - 1)) || den > (1ULL << LL_ALPHA_SHIFT_MAX))
-			return ll_fail("invalid %s \"%s\": the denominator must be a power of two 1 .. %llu = 2^32 (%s)",
-				       opt, arg, 1ULL << LL_ALPHA_SHIFT_MAX,
-				       form);
-		while ((1ULL << shift) < den)
-			shift++;
+			       opt, arg, LL_ALPHA_NUM_MAX, LL_ALPHA_FORM);
+	default:
+		return ll_fail("invalid %s \"%s\": the denominator must be a power of two 1 .. %llu = 2^32 (%s)",
+			       opt, arg, 1ULL << LL_ALPHA_SHIFT_MAX, LL_ALPHA_FORM);
 	}
-	*out = (__u32)num << LL_ALPHA_NUM_SHIFT | shift;
-	return 0;
 }
 
 /* "3,4" -> bits 3 and 4; "none" -> 0. */
@@ -531,8 +523,9 @@ static int ll_prob_value(const char *arg, __u32 *out)
 struct ll_pool_opts {
 	bool has_pool, has_buffer, has_alpha, has_egress_alpha, has_prios;
 	bool has_reserved, has_xon_offset, has_cable, has_sw, has_headroom;
-	bool has_ecn;
+	bool has_ecn, has_plane;
 	char pool[LL_POOL_NAME_MAX + 1];
+	const char *plane;
 	__u64 buffer, cable_ns, sw_ns;
 	__u32 alpha, egress_alpha, reserved, xon_offset, headroom;
 	__u32 kmin, kmax, pmax;
@@ -542,6 +535,7 @@ struct ll_pool_opts {
 static const char *const ll_pool_keywords[] = {
 	"pool", "buffer", "alpha", "egress-alpha", "lossless-prios",
 	"reserved", "xon-offset", "cable-delay", "sw-delay", "headroom", "ecn",
+	"plane",
 };
 
 static bool ll_is_pool_kw(const char *kw)
@@ -634,9 +628,39 @@ static int ll_parse_pool_opt(const char *kw, int argc, char **argv,
 	} else if (strcmp(kw, "ecn") == 0) {
 		LL_ONCE(has_ecn);
 		return ll_parse_ecn(argc, argv, o, used);
+	} else if (strcmp(kw, "plane") == 0) {
+		LL_ONCE(has_plane);
+		o->plane = arg;
+		return 0;
 	}
 #undef LL_ONCE
 	return 1;
+}
+
+/* Open (or create and pin) the plane map; its fd goes to the kernel, which
+ * takes its own reference. The fd stays open until tc exits: the request
+ * is sent after parsing.
+ */
+static int ll_put_plane(struct nlmsghdr *n, const struct ll_pool_opts *o)
+{
+	char path[4096], err[512];
+	int fd;
+
+	if (strcmp(o->plane, "auto") == 0) {
+		if (!o->has_pool)
+			return ll_fail("\"plane auto\" needs \"pool NAME\" to name the path");
+		if (ll_plane_default_path(o->pool, path, sizeof(path)))
+			return ll_fail("plane path too long");
+	} else if (o->plane[0] != '/') {
+		return ll_fail("invalid plane \"%s\": must be auto or an absolute path on bpffs",
+			       o->plane);
+	} else {
+		snprintf(path, sizeof(path), "%s", o->plane);
+	}
+	fd = ll_plane_map_open(path, LL_PLANE_CREATE, NULL, err, sizeof(err));
+	if (fd < 0)
+		return ll_fail("plane: %s", err);
+	return addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_PLANE_FD, fd);
 }
 
 static int ll_put_pool_opts(struct nlmsghdr *n, const struct ll_pool_opts *o)
@@ -683,6 +707,8 @@ static int ll_put_pool_opts(struct nlmsghdr *n, const struct ll_pool_opts *o)
 	    (addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_ECN_KMIN_BYTES, o->kmin) ||
 	     addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_ECN_KMAX_BYTES, o->kmax) ||
 	     addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_ECN_PMAX, o->pmax)))
+		return -1;
+	if (o->has_plane && ll_put_plane(n, o))
 		return -1;
 	return 0;
 }
@@ -990,15 +1016,9 @@ static void ll_print_delay(const char *key, const char *fmt, __u64 ns)
 /* num << 8 | shift as "num/2^shift" ("1/8", "3/4", "2"): text and JSON. */
 static void ll_print_alpha(const char *key, const char *fmt, __u32 v)
 {
-	unsigned int num = v >> LL_ALPHA_NUM_SHIFT, shift = v & 0xff;
 	char buf[48];
 
-	if (!shift)
-		snprintf(buf, sizeof(buf), "%u", num);
-	else if (shift <= LL_ALPHA_SHIFT_MAX)
-		snprintf(buf, sizeof(buf), "%u/%llu", num, 1ULL << shift);
-	else	/* out of range: the kernel never dumps it */
-		snprintf(buf, sizeof(buf), "%u/2^%u", num, shift);
+	ll_alpha_format(v, buf, sizeof(buf));
 	print_string(PRINT_ANY, key, fmt, buf);
 }
 
@@ -1086,6 +1106,9 @@ static void ll_print_pool_opts(struct rtattr **tb)
 	if (ll_attr_ok(tb[TCA_LOSSLESS_HEADROOM_BYTES], sizeof(__u32)))
 		ll_print_size64("headroom", "headroom %s ",
 				rta_getattr_u32(tb[TCA_LOSSLESS_HEADROOM_BYTES]));
+	if (ll_attr_ok(tb[TCA_LOSSLESS_PLANE_ID], sizeof(__u32)))
+		print_uint(PRINT_ANY, "plane_id", "plane id %u ",
+			   rta_getattr_u32(tb[TCA_LOSSLESS_PLANE_ID]));
 	if (ll_attr_ok(tb[TCA_LOSSLESS_ECN_KMIN_BYTES], sizeof(__u32)) &&
 	    ll_attr_ok(tb[TCA_LOSSLESS_ECN_KMAX_BYTES], sizeof(__u32)) &&
 	    ll_attr_ok(tb[TCA_LOSSLESS_ECN_PMAX], sizeof(__u32))) {

@@ -47,6 +47,8 @@ enum {
 	TCA_LOSSLESS_ECN_KMIN_BYTES,	/* u32: RED marking, 0 = off */
 	TCA_LOSSLESS_ECN_KMAX_BYTES,	/* u32 */
 	TCA_LOSSLESS_ECN_PMAX,		/* u32: probability, 1/65536 units */
+	TCA_LOSSLESS_PLANE_FD,		/* u32: fd of the pool's plane map (set) */
+	TCA_LOSSLESS_PLANE_ID,		/* u32: id of the plane map (dump only) */
 	__TCA_LOSSLESS_MAX
 };
 
@@ -121,6 +123,109 @@ struct tc_lossless_class_xstats {
 	__u32 limit_pkts;
 	__u64 pause_frames_rx;	/* XOFF frames for this queue's gates */
 	__u64 paused_ns;	/* sum of its gates' closed time */
+};
+
+/*
+ * The shared-state plane of a pool: a BPF array map (u32 key,
+ * LOSSLESS_PLANE_ENTRIES entries, value_size >= sizeof(struct
+ * lossless_plane_tel)) given to the pool with TCA_LOSSLESS_PLANE_FD.
+ *
+ * Entry LOSSLESS_PLANE_CTL (control plane -> datapath) is written by
+ * losslessd: when its gen differs from the last one applied and the entry
+ * read the same on two consecutive ticks (so a write in progress is never
+ * applied half-way), the pool applies the fields named in set, validated
+ * exactly as the same tc options are. A refused entry changes nothing and
+ * is reported in the telemetry (apply_error).
+ *
+ * Entry LOSSLESS_PLANE_TEL (datapath -> control plane) is rewritten every
+ * interval_us by the pool: a snapshot guarded by seq, which is odd while
+ * the snapshot is written. Read it, and retry if seq was odd or changed.
+ * The packet path never touches the map: a plane costs one snapshot per
+ * interval, whatever the packet rate.
+ */
+#define LOSSLESS_PLANE_CTL 0
+#define LOSSLESS_PLANE_TEL 1
+#define LOSSLESS_PLANE_ENTRIES 2
+#define LOSSLESS_PLANE_MAGIC 0x4c4c504eU	/* "LLPN" */
+#define LOSSLESS_PLANE_VERSION 1
+#define LOSSLESS_PLANE_PORTS 64
+#define LOSSLESS_PLANE_INTERVAL_MIN_US 100U
+#define LOSSLESS_PLANE_INTERVAL_MAX_US 1000000U
+#define LOSSLESS_PLANE_INTERVAL_DEFAULT_US 1000U
+
+/* lossless_plane_ctl.set: the fields to apply. */
+#define LOSSLESS_PLANE_SET_ALPHA	(1U << 0)
+#define LOSSLESS_PLANE_SET_EGRESS_ALPHA	(1U << 1)
+#define LOSSLESS_PLANE_SET_XON_OFFSET	(1U << 2)
+#define LOSSLESS_PLANE_SET_RESERVED	(1U << 3)
+#define LOSSLESS_PLANE_SET_INTERVAL	(1U << 4)
+#define LOSSLESS_PLANE_SET_HEADROOM	(1U << 5)	/* headroom[] */
+
+struct lossless_plane_headroom {
+	__u32 ifindex;		/* a port of the pool; 0 = unused entry */
+	__u32 headroom_bytes;	/* per lossless priority; 0 = computed */
+};
+
+struct lossless_plane_ctl {
+	__u32 magic;		/* LOSSLESS_PLANE_MAGIC */
+	__u32 version;		/* LOSSLESS_PLANE_VERSION */
+	__u64 gen;		/* change it to have the entry applied */
+	__u32 set;		/* LOSSLESS_PLANE_SET_* */
+	__u32 alpha;		/* num << 8 | shift, as TCA_LOSSLESS_ALPHA */
+	__u32 egress_alpha;
+	__u32 xon_offset_bytes;
+	__u32 reserved_bytes;
+	__u32 interval_us;	/* telemetry period */
+	struct lossless_plane_headroom headroom[LOSSLESS_PLANE_PORTS];
+};
+
+struct lossless_plane_port {
+	__u32 ifindex;		/* 0: no port in this slot */
+	__u32 paused_mask;	/* gates closed by PFC/PAUSE received */
+	__u64 rate_bps;
+	__u64 tx_packets;	/* the qdisc's sent counters */
+	__u64 tx_bytes;
+	__u64 qdisc_drops;
+	__u64 pfc_frames_tx;
+	__u64 pfc_frames_rx;
+	__u64 pause_frames_rx;
+	__u64 ecn_marks;
+	__u64 egress_bytes;	/* accounted bytes queued on this port */
+	__u64 headroom_bytes;	/* per lossless priority */
+	struct tc_lossless_iq_stats iq[LOSSLESS_PFC_PRIOS];
+};
+
+struct lossless_plane_tel {
+	__u32 magic;		/* LOSSLESS_PLANE_MAGIC once written */
+	__u32 version;
+	__u64 seq;		/* odd while being written */
+	__u64 time_ns;		/* CLOCK_MONOTONIC of this snapshot */
+	__u64 snapshots;
+	__u64 applied_gen;	/* last control gen applied or refused */
+	__s32 apply_error;	/* 0, or -errno for that gen */
+	__u32 interval_us;
+	char pool[16];
+	__u32 nr_ports;		/* ports[0 .. nr_ports - 1] are valid */
+	__u32 lossless_mask;
+	__u32 alpha;		/* num << 8 | shift */
+	__u32 egress_alpha;
+	__u32 xon_offset_bytes;
+	__u32 reserved_bytes;
+	__u64 total_bytes;
+	__u64 reserved_size;
+	__u64 shared_size;
+	__u64 headroom_size;
+	__u64 reserved_used;
+	__u64 shared_used;
+	__u64 headroom_used;
+	__u64 peak_shared;
+	__u64 peak_headroom;
+	__u64 admitted_packets;
+	__u64 admitted_bytes;
+	__u64 drops_lossless;	/* must stay 0 */
+	__u64 drops_lossy;
+	__u64 paused_queues;
+	struct lossless_plane_port ports[LOSSLESS_PLANE_PORTS];
 };
 
 /*

@@ -22,7 +22,7 @@ TC_H_ROOT = 0xFFFFFFFF
 # kernel/uapi/lossless.h
 TCA_LOSSLESS = {
     "rate": 1, "burst": 2, "queues": 3, "strict": 4, "priomap": 5,
-    "quanta": 6, "limit": 7,
+    "quanta": 6, "limit": 7, "pool": 9, "plane_fd": 22, "plane_id": 23,
 }
 
 

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#include "plane.h"
+
+#include <bpf/bpf.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+#include <utility>
+
+#include "ll_plane_map.h"
+
+namespace lossless::plane {
+namespace {
+
+std::uint64_t now_ns()
+{
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The datapath writes these words concurrently (mapped memory).
+std::uint64_t load_acquire(const __u64 *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+
+}  // namespace
+
+std::string default_path(const std::string &pool)
+{
+  return std::string(LL_PLANE_PIN_ROOT) + "/" + pool + "/plane";
+}
+
+std::vector<std::string> find_pinned(const std::string &root)
+{
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  std::error_code ec;
+  fs::path base = root.empty() ? fs::path(LL_PLANE_PIN_ROOT) : fs::path(root);
+  for (const auto &d : fs::directory_iterator(base, ec)) {
+    fs::path p = d.path() / "plane";
+    if (fs::exists(p, ec))
+      out.push_back(p.string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Plane Plane::open(const std::string &path, Open how)
+{
+  char err[512] = "";
+  int created = 0;
+  int fd = ll_plane_map_open(path.c_str(),
+                             how == Open::CreateIfMissing ? LL_PLANE_CREATE : LL_PLANE_OPEN,
+                             &created, err, sizeof(err));
+  if (fd < 0)
+    throw Error(err);
+  return Plane(path, fd, created != 0);
+}
+
+Plane::Plane(std::string path, int fd, bool created)
+    : path_(std::move(path)), fd_(fd), created_(created)
+{
+  bpf_map_info info{};
+  __u32 len = sizeof(info);
+  if (bpf_obj_get_info_by_fd(fd_, &info, &len) == 0 && (info.map_flags & BPF_F_MMAPABLE)) {
+    stride_ = (info.value_size + 7) & ~7u;  // array values are 8-byte aligned
+    map_len_ = stride_ * LOSSLESS_PLANE_ENTRIES;
+    void *m = mmap(nullptr, map_len_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+    if (m != MAP_FAILED)
+      map_ = m;
+  }
+}
+
+Plane::Plane(Plane &&o) noexcept { *this = std::move(o); }
+
+Plane &Plane::operator=(Plane &&o) noexcept
+{
+  if (this != &o) {
+    this->~Plane();
+    path_ = std::move(o.path_);
+    fd_ = std::exchange(o.fd_, -1);
+    created_ = o.created_;
+    map_ = std::exchange(o.map_, nullptr);
+    map_len_ = std::exchange(o.map_len_, 0);
+    stride_ = o.stride_;
+  }
+  return *this;
+}
+
+Plane::~Plane()
+{
+  if (map_)
+    munmap(map_, map_len_);
+  if (fd_ >= 0)
+    close(fd_);
+  map_ = nullptr;
+  fd_ = -1;
+}
+
+void Plane::read_entry(std::uint32_t key, void *out, std::size_t len) const
+{
+  if (map_) {
+    std::memcpy(out, static_cast<const char *>(map_) + key * stride_, len);
+    return;
+  }
+  // Not mmapable: the syscall copies the whole value.
+  std::vector<char> buf(sizeof(lossless_plane_tel) + 4096);
+  bpf_map_info info{};
+  __u32 ilen = sizeof(info);
+  if (bpf_obj_get_info_by_fd(fd_, &info, &ilen))
+    throw Error(path_ + ": cannot inspect the plane map: " + std::strerror(errno));
+  buf.resize(info.value_size);
+  if (bpf_map_lookup_elem(fd_, &key, buf.data()))
+    throw Error(path_ + ": cannot read the plane map: " + std::strerror(errno));
+  std::memcpy(out, buf.data(), std::min(len, buf.size()));
+}
+
+void Plane::write_entry(std::uint32_t key, const void *in, std::size_t len)
+{
+  if (map_) {
+    std::memcpy(static_cast<char *>(map_) + key * stride_, in, len);
+    return;
+  }
+  bpf_map_info info{};
+  __u32 ilen = sizeof(info);
+  if (bpf_obj_get_info_by_fd(fd_, &info, &ilen))
+    throw Error(path_ + ": cannot inspect the plane map: " + std::strerror(errno));
+  std::vector<char> buf(info.value_size);
+  if (bpf_map_lookup_elem(fd_, &key, buf.data()))
+    throw Error(path_ + ": cannot read the plane map: " + std::strerror(errno));
+  std::memcpy(buf.data(), in, std::min(len, buf.size()));
+  if (bpf_map_update_elem(fd_, &key, buf.data(), BPF_ANY))
+    throw Error(path_ + ": cannot write the plane map: " + std::strerror(errno));
+}
+
+std::optional<lossless_plane_tel> Plane::telemetry(std::chrono::milliseconds timeout) const
+{
+  auto t = std::make_unique<lossless_plane_tel>();
+  std::uint64_t deadline = now_ns() + std::chrono::nanoseconds(timeout).count();
+  for (;;) {
+    // Seqcount read: an even seq that did not change across the copy.
+    const auto *shared = map_ ? static_cast<const lossless_plane_tel *>(
+                                    static_cast<const void *>(static_cast<const char *>(map_) +
+                                                              LOSSLESS_PLANE_TEL * stride_))
+                              : nullptr;
+    std::uint64_t before;
+    if (shared) {
+      before = load_acquire(&shared->seq);
+      read_entry(LOSSLESS_PLANE_TEL, t.get(), sizeof(*t));
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (!(before & 1) && load_acquire(&shared->seq) == before)
+        break;
+    } else {
+      // Two syscall copies: the first is consistent if the second shows
+      // the same even seq (a write during the first would have changed it).
+      auto again = std::make_unique<lossless_plane_tel>();
+      read_entry(LOSSLESS_PLANE_TEL, t.get(), sizeof(*t));
+      read_entry(LOSSLESS_PLANE_TEL, again.get(), sizeof(*again));
+      before = t->seq;
+      if (!(before & 1) && again->seq == before)
+        break;
+    }
+    if (now_ns() > deadline)
+      throw Error(path_ + ": the datapath is still writing the telemetry after " +
+                  std::to_string(timeout.count()) + " ms");
+    std::this_thread::yield();
+  }
+  if (t->magic != LOSSLESS_PLANE_MAGIC)
+    return std::nullopt;
+  return *t;
+}
+
+lossless_plane_ctl Plane::control() const
+{
+  lossless_plane_ctl c{};
+  read_entry(LOSSLESS_PLANE_CTL, &c, sizeof(c));
+  return c;
+}
+
+std::uint64_t Plane::submit(const Params &p)
+{
+  if (p.headroom.size() > LOSSLESS_PLANE_PORTS)
+    throw Error("at most " + std::to_string(LOSSLESS_PLANE_PORTS) + " headroom entries");
+  lossless_plane_ctl c{};
+  c.magic = LOSSLESS_PLANE_MAGIC;
+  c.version = LOSSLESS_PLANE_VERSION;
+  if (p.alpha) {
+    c.set |= LOSSLESS_PLANE_SET_ALPHA;
+    c.alpha = *p.alpha;
+  }
+  if (p.egress_alpha) {
+    c.set |= LOSSLESS_PLANE_SET_EGRESS_ALPHA;
+    c.egress_alpha = *p.egress_alpha;
+  }
+  if (p.xon_offset_bytes) {
+    c.set |= LOSSLESS_PLANE_SET_XON_OFFSET;
+    c.xon_offset_bytes = *p.xon_offset_bytes;
+  }
+  if (p.reserved_bytes) {
+    c.set |= LOSSLESS_PLANE_SET_RESERVED;
+    c.reserved_bytes = *p.reserved_bytes;
+  }
+  if (p.interval_us) {
+    c.set |= LOSSLESS_PLANE_SET_INTERVAL;
+    c.interval_us = *p.interval_us;
+  }
+  if (!p.headroom.empty()) {
+    c.set |= LOSSLESS_PLANE_SET_HEADROOM;
+    std::copy(p.headroom.begin(), p.headroom.end(), c.headroom);
+  }
+  std::uint64_t gen = control().gen + 1;
+  if (auto t = telemetry(); t && t->applied_gen >= gen)
+    gen = t->applied_gen + 1;
+  // The fields first, gen last: the datapath acts on a gen change, and
+  // only once the entry reads the same on two ticks.
+  c.gen = control().gen;
+  write_entry(LOSSLESS_PLANE_CTL, &c, sizeof(c));
+  if (map_) {
+    auto *shared = static_cast<lossless_plane_ctl *>(map_);
+    __atomic_store_n(&shared->gen, gen, __ATOMIC_RELEASE);
+  } else {
+    c.gen = gen;
+    write_entry(LOSSLESS_PLANE_CTL, &c, sizeof(c));
+  }
+  return gen;
+}
+
+std::optional<Applied> Plane::wait_applied(std::uint64_t gen,
+                                           std::chrono::milliseconds timeout) const
+{
+  std::uint64_t start = now_ns();
+  std::uint64_t deadline = start + std::chrono::nanoseconds(timeout).count();
+  do {
+    auto t = telemetry();
+    if (t && t->applied_gen == gen)
+      return Applied{gen, -t->apply_error, std::chrono::nanoseconds(now_ns() - start)};
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  } while (now_ns() < deadline);
+  return std::nullopt;
+}
+
+std::optional<std::uint32_t> parse_alpha(const std::string &text)
+{
+  unsigned int v = 0;
+  if (ll_alpha_parse(text.c_str(), &v))
+    return std::nullopt;
+  return v;
+}
+
+std::string format_alpha(std::uint32_t encoded)
+{
+  char buf[48];
+  ll_alpha_format(encoded, buf, sizeof(buf));
+  return buf;
+}
+
+}  // namespace lossless::plane

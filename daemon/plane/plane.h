@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+//
+// ll_plane: the userspace side of a pool's shared-state plane
+// (kernel/uapi/lossless.h): the BPF array map through which the datapath
+// publishes telemetry and takes parameters. Used by losslessctl and
+// losslessd.
+//
+// Ownership: a Plane owns its file descriptor and its mapping; move-only.
+// Errors throw lossless::plane::Error with a sentence naming the map.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "lossless.h"
+
+namespace lossless::plane {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Pin path of pool NAME's plane: /sys/fs/bpf/lossless/NAME/plane.
+std::string default_path(const std::string &pool);
+
+// Every plane pinned under /sys/fs/bpf/lossless (or root), sorted.
+std::vector<std::string> find_pinned(const std::string &root = {});
+
+// Parameters of a control entry; unset fields are left out of `set`.
+struct Params {
+  std::optional<std::uint32_t> alpha;         // num << 8 | shift
+  std::optional<std::uint32_t> egress_alpha;  // num << 8 | shift
+  std::optional<std::uint32_t> xon_offset_bytes;
+  std::optional<std::uint32_t> reserved_bytes;
+  std::optional<std::uint32_t> interval_us;
+  std::vector<lossless_plane_headroom> headroom;  // <= LOSSLESS_PLANE_PORTS
+};
+
+// Outcome of a control entry, as the datapath reported it.
+struct Applied {
+  std::uint64_t gen = 0;
+  int error = 0;  // 0 or a positive errno
+  std::chrono::nanoseconds latency{0};
+};
+
+class Plane {
+ public:
+  enum class Open { Existing, CreateIfMissing };
+  static Plane open(const std::string &path, Open how = Open::Existing);
+
+  Plane(Plane &&) noexcept;
+  Plane &operator=(Plane &&) noexcept;
+  Plane(const Plane &) = delete;
+  Plane &operator=(const Plane &) = delete;
+  ~Plane();
+
+  const std::string &path() const { return path_; }
+  int fd() const { return fd_; }
+  bool created() const { return created_; }
+
+  // A consistent telemetry snapshot, or nullopt if no pool has written one
+  // yet (the map is not given to a pool, or not yet ticked). Throws if the
+  // writer never finishes within timeout (a stuck writer: a bug).
+  std::optional<lossless_plane_tel> telemetry(
+      std::chrono::milliseconds timeout = std::chrono::milliseconds(100)) const;
+
+  lossless_plane_ctl control() const;
+
+  // Write a control entry with the next gen (last applied + 1, or more);
+  // returns that gen. The datapath applies it within two of its ticks.
+  std::uint64_t submit(const Params &p);
+
+  // Wait until the datapath reports gen applied (or refused); nullopt on
+  // timeout (no pool ticking this plane).
+  std::optional<Applied> wait_applied(std::uint64_t gen,
+                                      std::chrono::milliseconds timeout) const;
+
+ private:
+  Plane(std::string path, int fd, bool created);
+  void read_entry(std::uint32_t key, void *out, std::size_t len) const;
+  void write_entry(std::uint32_t key, const void *in, std::size_t len);
+
+  std::string path_;
+  int fd_ = -1;
+  bool created_ = false;
+  void *map_ = nullptr;  // both entries, when the map is mmapable
+  std::size_t map_len_ = 0;
+  std::size_t stride_ = 0;  // bytes per entry in the mapping
+};
+
+// "1/8" <-> num << 8 | shift (the tc syntax).
+std::optional<std::uint32_t> parse_alpha(const std::string &text);
+std::string format_alpha(std::uint32_t encoded);
+
+}  // namespace lossless::plane

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+//
+// The userspace side of the shared-state plane (daemon/plane) against a
+// real BPF array map on a private bpffs. The datapath's side of the
+// contract (kernel/lossless_plane.c) is played here with plain map
+// syscalls, the way the kernel sees the map: what losslessctl writes must
+// read back field by field, and what the datapath writes must be read
+// consistently. The module itself is tested in tests/vm/test_plane.py.
+#include <bpf/bpf.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+#include "../bpf/sandbox.h"
+#include "ll_plane_map.h"
+#include "plane.h"
+
+namespace {
+
+namespace lp = lossless::plane;
+
+class PlaneTest : public ::testing::Test {
+ protected:
+  void SetUp() override
+  {
+    if (!lltest::is_root())
+      GTEST_SKIP() << lltest::kNeedRoot;
+    dir_ = lltest::mount_bpffs();
+    path_ = dir_ + "/pools/sw0/plane";
+  }
+  void TearDown() override
+  {
+    if (!dir_.empty())
+      lltest::unmount_bpffs(dir_);
+  }
+
+  // The datapath's view: the whole value of an entry, as a syscall sees it.
+  template <typename T>
+  std::unique_ptr<T> kernel_read(int fd, std::uint32_t key)
+  {
+    std::vector<char> buf(sizeof(lossless_plane_tel));
+    EXPECT_EQ(bpf_map_lookup_elem(fd, &key, buf.data()), 0) << std::strerror(errno);
+    auto out = std::make_unique<T>();
+    std::memcpy(out.get(), buf.data(), sizeof(T));
+    return out;
+  }
+  void kernel_write_tel(int fd, const lossless_plane_tel &t)
+  {
+    std::uint32_t key = LOSSLESS_PLANE_TEL;
+    ASSERT_EQ(bpf_map_update_elem(fd, &key, &t, BPF_ANY), 0) << std::strerror(errno);
+  }
+
+  std::string dir_, path_;
+};
+
+TEST_F(PlaneTest, CreatesPinsAndReopensWithTheSameLayout)
+{
+  auto a = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
+  EXPECT_TRUE(a.created());
+  auto b = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
+  EXPECT_FALSE(b.created());
+  bpf_map_info info{};
+  __u32 len = sizeof(info);
+  ASSERT_EQ(bpf_obj_get_info_by_fd(b.fd(), &info, &len), 0);
+  EXPECT_EQ(info.type, BPF_MAP_TYPE_ARRAY);
+  EXPECT_EQ(info.key_size, 4u);
+  EXPECT_EQ(info.value_size, sizeof(lossless_plane_tel));
+  EXPECT_EQ(info.max_entries, unsigned(LOSSLESS_PLANE_ENTRIES));
+  EXPECT_TRUE(info.map_flags & BPF_F_MMAPABLE);
+}
+
+TEST_F(PlaneTest, OpeningAMissingPlaneNamesThePath)
+{
+  try {
+    lp::Plane::open(path_);
+    FAIL() << "opened a plane that does not exist";
+  } catch (const lp::Error &e) {
+    EXPECT_NE(std::string(e.what()).find(path_), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("No such file"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(PlaneTest, RefusesAMapWithAnotherLayout)
+{
+  int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "notplane", 4, 8, 4, nullptr);
+  ASSERT_GE(fd, 0);
+  std::string other = dir_ + "/other";
+  ASSERT_EQ(bpf_obj_pin(fd, other.c_str()), 0);
+  close(fd);
+  try {
+    lp::Plane::open(other);
+    FAIL() << "accepted a hash map as a plane";
+  } catch (const lp::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("is not a lossless plane map"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(PlaneTest, NoTelemetryUntilADatapathWritesIt)
+{
+  auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
+  EXPECT_FALSE(p.telemetry().has_value());
+}
+
+TEST_F(PlaneTest, ReadsWhatTheDatapathWrote)
+{
+  auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
+  auto t = std::make_unique<lossless_plane_tel>();
+  t->magic = LOSSLESS_PLANE_MAGIC;
+  t->version = LOSSLESS_PLANE_VERSION;
+  t->seq = 42;
+  t->nr_ports = 2;
+  std::strcpy(t->pool, "sw0");
+  t->shared_used = 123456;
+  t->drops_lossless = 0;
+  t->ports[1].ifindex = 7;
+  t->ports[1].pfc_frames_tx = 99;
+  t->ports[1].iq[3].peak_headroom = 4321;
+  kernel_write_tel(p.fd(), *t);
+  auto got = p.telemetry();
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->seq, 42u);
+  EXPECT_STREQ(got->pool, "sw0");
+  EXPECT_EQ(got->shared_used, 123456u);
+  EXPECT_EQ(got->ports[1].ifindex, 7u);
+  EXPECT_EQ(got->ports[1].pfc_frames_tx, 99u);
+  EXPECT_EQ(got->ports[1].iq[3].peak_headroom, 4321u);
+}
+
+TEST_F(PlaneTest, NeverReturnsASnapshotBeingWritten)
+{
+  auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
+  auto t = std::make_unique<lossless_plane_tel>();
+  t->magic = LOSSLESS_PLANE_MAGIC;
+  t->seq = 43;  // odd: the writer is in the middle
+  kernel_write_tel(p.fd(), *t);
+  EXPECT_THROW(p.telemetry(std::chrono::milliseconds(20)), lp::Error);
+  t->seq = 44;
+  kernel_write_tel(p.fd(), *t);
+  EXPECT_EQ(p.telemetry()->seq, 44u);
+}
+
+TEST_F(PlaneTest, SubmitWritesTheControlEntryTheDatapathReads)
+{
+  auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
+  lp::Params params;
+  params.alpha = *lp::parse_alpha("1/4");
+  params.xon_offset_bytes = 3000;
+  params.headroom.push_back({5, 40000});
+  EXPECT_EQ(p.submit(params), 1u);
+  auto c = kernel_read<lossless_plane_ctl>(p.fd(), LOSSLESS_PLANE_CTL);
+  EXPECT_EQ(c->magic, LOSSLESS_PLANE_MAGIC);
+  EXPECT_EQ(c->version, unsigned(LOSSLESS_PLANE_VERSION));
+  EXPECT_EQ(c->gen, 1u);
+  EXPECT_EQ(c->set, LOSSLESS_PLANE_SET_ALPHA | LOSSLESS_PLANE_SET_XON_OFFSET |
+                        LOSSLESS_PLANE_SET_HEADROOM);
+  EXPECT_EQ(c->alpha, (1u << 8) | 2u);
+  EXPECT_EQ(c->xon_offset_bytes, 3000u);
+  EXPECT_EQ(c->headroom[0].ifindex, 5u);
+  EXPECT_EQ(c->headroom[0].headroom_bytes, 40000u);
+  EXPECT_EQ(c->headroom[1].ifindex, 0u);
+
+  lp::Params only_interval;
+  only_interval.interval_us = 500;
+  EXPECT_EQ(p.submit(only_interval), 2u);
+  c = kernel_read<lossless_plane_ctl>(p.fd(), LOSSLESS_PLANE_CTL);
+  EXPECT_EQ(c->set, LOSSLESS_PLANE_SET_INTERVAL);
+  EXPECT_EQ(c->interval_us, 500u);
+  EXPECT_EQ(c->headroom[0].ifindex, 0u) << "a new entry carries only its own fields";
+}
+
+TEST_F(PlaneTest, WaitAppliedReportsTheDatapathsVerdict)
+{
+  auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
+  lp::Params params;
+  params.reserved_bytes = 1 << 30;
+  std::uint64_t gen = p.submit(params);
+  EXPECT_FALSE(p.wait_applied(gen, std::chrono::milliseconds(10)).has_value())
+      << "nobody applied it yet";
+  auto t = std::make_unique<lossless_plane_tel>();
+  t->magic = LOSSLESS_PLANE_MAGIC;
+  t->applied_gen = gen;
+  t->apply_error = -EBUSY;
+  kernel_write_tel(p.fd(), *t);
+  auto r = p.wait_applied(gen, std::chrono::milliseconds(100));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->error, EBUSY);
+  // The next entry gets a gen above the one applied.
+  EXPECT_EQ(p.submit(params), gen + 1);
+}
+
+TEST(Alpha, ParsesTheTcSyntaxAndFormatsItBack)
+{
+  EXPECT_EQ(lp::parse_alpha("1/8"), (1u << 8) | 3u);
+  EXPECT_EQ(lp::parse_alpha("2"), 2u << 8);
+  EXPECT_EQ(lp::parse_alpha("3/4"), (3u << 8) | 2u);
+  EXPECT_EQ(lp::parse_alpha("1/4294967296"), (1u << 8) | 32u);
+  for (const char *bad : {"0", "1/3", "1/0", "65536", "-1", "", "1/", "x", "1/8x", "1/8589934592"})
+    EXPECT_FALSE(lp::parse_alpha(bad).has_value()) << bad;
+  for (const char *s : {"1/8", "2", "3/4", "65535/4294967296"})
+    EXPECT_EQ(lp::format_alpha(*lp::parse_alpha(s)), s);
+}
+
+}  // namespace
