@@ -715,6 +715,11 @@ const RejectCase kRejects[] = {
 	{"EcnOffIsOneValue", "ecn off 0.2", "unknown option \"0.2\""},
 	{"EcnDuplicate", "ecn off ecn 1kb 2kb 1", "duplicate \"ecn\""},
 	{"PoolKeywordsAreCaseSensitive", "Pool sw0", "unknown option \"Pool\""},
+	{"PlaneAutoNeedsPool", "plane auto", "\"plane auto\" needs \"pool NAME\""},
+	{"PlaneRelativePath", "pool p plane x/y", "invalid plane \"x/y\": must be auto or an absolute path on bpffs"},
+	{"PlaneMissing", "pool p plane", "option \"plane\" needs a value"},
+	{"PlaneDuplicate", "pool p plane /a plane /b", "duplicate \"plane\""},
+	{"PlaneNotOnBpffs", "pool p plane /proc/ll-no-such-dir/plane", "plane: cannot pin the plane map at /proc/ll-no-such-dir/plane"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Tc, ParseReject, ::testing::ValuesIn(kRejects),
