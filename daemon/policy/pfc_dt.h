@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+//
+// pfc-dt: the classic lossless switch (PFC + Dynamic Threshold + static
+// headroom, docs/MMU.md). It pushes
+//   - alpha, egress-alpha, reserved and xon-offset from the configuration
+//     (or as set at run time);
+//   - a headroom per port and lossless priority from the port's rate,
+//     cable delay and MTU and the software delay (ll_headroom_bytes() of
+//     the shared core), where the software delay is the larger of the
+//     configured sw_delay and the one measured on the datapath: the bytes
+//     a paused port's upstream still sent after the pause (its peak
+//     headroom use) beyond the non-software terms, at the port's rate,
+//     plus 25 % margin. A port with a configured headroom keeps it.
+#pragma once
+
+#include "policy.h"
+
+namespace lossless::policy {
+
+class PfcDt final : public Policy {
+ public:
+  explicit PfcDt(const PoolSettings &pool);
+  std::string_view name() const override { return "pfc-dt"; }
+  std::optional<plane::Params> decide(const Inputs &in) override;
+  void pushed(const plane::Params &p) override;
+  void refused(const plane::Params &p, int err) override;
+  std::string set(const std::string &key, const std::string &value) override;
+  std::vector<ParamInfo> params() const override;
+
+  // The headroom this policy gives a port with software delay sw_ns.
+  static std::uint64_t headroom_bytes(const PortLink &port, std::uint64_t sw_ns);
+  // Software delay implied by a peak headroom use on a port (0 if the
+  // peak is within the non-software terms).
+  static std::uint64_t measured_sw_delay_ns(const PortLink &port, std::uint64_t peak_bytes);
+  std::uint64_t sw_delay_ns(std::uint32_t ifindex) const;
+
+ private:
+  PoolSettings cfg_;
+  std::map<std::uint32_t, std::uint64_t> measured_ns_;  // per ifindex
+  std::optional<plane::Params> last_;                   // confirmed or refused
+};
+
+}  // namespace lossless::policy

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+//
+// The policy interface of losslessd: a policy turns what the daemon knows
+// about a pool (its configuration, its ports' links, the datapath's last
+// telemetry) into the parameters it pushes into the datapath through the
+// pool's plane (plane.h). It runs every period (default 1 ms) and on
+// events (a port up, down or changed; a parameter set at run time).
+//
+// Policies are pure: no I/O, no clock of their own, so tests drive them
+// with synthetic inputs. Formulas the datapath also uses (headroom, the
+// alpha encoding) come from the shared core, never a second copy.
+//
+// DSH, SPFC, Bifrost and PCN add policies behind the same interface.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lossless.h"
+#include "plane.h"
+
+namespace lossless::policy {
+
+// A port of the pool as the daemon sees it now.
+struct PortLink {
+  std::uint32_t ifindex = 0;
+  std::string dev;
+  bool up = false;
+  std::uint64_t rate_bps = 0;
+  std::uint64_t cable_delay_ns = 0;
+  std::uint32_t mtu_bytes = 0;        // largest accounted frame (L2 + VLAN)
+  std::uint32_t headroom_bytes = 0;   // configured override; 0 = computed
+};
+
+// Pool parameters from the configuration.
+struct PoolSettings {
+  std::string name;
+  std::uint32_t alpha = (1u << 8) | 3;  // num << 8 | shift: 1/8
+  std::uint32_t egress_alpha = 1u << 8;
+  std::uint32_t reserved_bytes = 1518;
+  std::uint32_t xon_offset_bytes = 3036;
+  std::uint64_t sw_delay_ns = 1000000;
+  std::uint8_t lossless_mask = (1u << 3) | (1u << 4);
+};
+
+struct Inputs {
+  const PoolSettings *pool = nullptr;
+  std::vector<PortLink> ports;
+  const lossless_plane_tel *telemetry = nullptr;  // nullptr before the first
+  std::uint64_t now_ns = 0;
+};
+
+// A run-time parameter: value as text, as in the config file and tc.
+struct ParamInfo {
+  std::string name;
+  std::string value;
+  std::string help;
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  virtual std::string_view name() const = 0;
+
+  // Parameters to push now, or nullopt when the datapath already has them.
+  // After a push the daemon calls pushed() once the datapath confirmed.
+  virtual std::optional<plane::Params> decide(const Inputs &in) = 0;
+  virtual void pushed(const plane::Params &p) = 0;
+  // The datapath refused p (errno): forget it so decide() retries only
+  // after the inputs change.
+  virtual void refused(const plane::Params &p, int err) = 0;
+
+  // Run-time parameters: set validates value and returns an error message
+  // (empty on success); the next decide() pushes the change.
+  virtual std::string set(const std::string &key, const std::string &value) = 0;
+  virtual std::vector<ParamInfo> params() const = 0;
+};
+
+std::unique_ptr<Policy> make(std::string_view name, const PoolSettings &pool);
+std::vector<std::string> names();
+
+}  // namespace lossless::policy
