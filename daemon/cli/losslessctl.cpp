@@ -4,6 +4,9 @@
 // planes (kernel/uapi/lossless.h). Reads need no daemon: the datapath
 // publishes its telemetry in the plane map every interval.
 #include <net/if.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cinttypes>
@@ -25,7 +28,9 @@ constexpr int kExitOk = 0;
 constexpr int kExitError = 1;
 constexpr int kExitUsage = 2;
 
-const char kUsage[] = R"(usage: losslessctl [--pool NAME | --plane PATH] COMMAND [ARGS]
+const char kDefaultSocket[] = "/run/lossless/losslessd.sock";
+
+const char kUsage[] = R"(usage: losslessctl [--pool NAME | --plane PATH] [--socket PATH] COMMAND [ARGS]
 
 Look at and steer the shared-buffer pools of the lossless qdisc through
 their planes: BPF array maps the pools publish telemetry in and take
@@ -48,13 +53,24 @@ Commands:
                           interval-us N        telemetry period, 100 .. 1000000
                           headroom DEV BYTES   headroom of port DEV per
                                                lossless priority (0: computed)
-                        With losslessd running, prefer its control socket:
-                        the daemon re-applies its own decisions.
+                        With losslessd running (its socket exists), set goes
+                        through the daemon, whose policy owns the parameters
+                        (alpha, egress-alpha, reserved, xon-offset,
+                        sw-delay-us for pfc-dt); --plane writes the map
+                        directly instead.
+  daemon [--json]       losslessd's state: its pools, policies and their
+                        parameters, pushes to the datapath and their latency,
+                        its ports and what it did with them
+  config                the configuration losslessd runs with (JSON)
+  reload                make losslessd re-read its configuration file; an
+                        invalid file is refused and the running one stays
   help                  this text
 
 Options:
   --pool NAME           the pool whose plane is /sys/fs/bpf/lossless/NAME/plane
   --plane PATH          a plane map pinned elsewhere
+  --socket PATH         losslessd's control socket
+                        (default /run/lossless/losslessd.sock)
                         (default for status: every plane under
                         /sys/fs/bpf/lossless; set needs one of the two)
 
@@ -338,16 +354,106 @@ int cmd_set(const std::string &path, const std::vector<std::string> &args)
   return kExitOk;
 }
 
+// One request to losslessd, one JSON reply.
+json daemon_request(const std::string &socket_path, const json &req)
+{
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  if (fd < 0 || socket_path.size() >= sizeof(sa.sun_path))
+    throw std::runtime_error("cannot create a socket for " + socket_path);
+  std::strcpy(sa.sun_path, socket_path.c_str());
+  if (connect(fd, reinterpret_cast<sockaddr *>(&sa), sizeof(sa))) {
+    int e = errno;
+    close(fd);
+    throw std::runtime_error("cannot reach losslessd at " + socket_path + ": " +
+                             std::strerror(e) + (e == ENOENT || e == ECONNREFUSED
+                                                     ? " (is it running?)"
+                                                     : ""));
+  }
+  std::string out = req.dump() + "\n", in;
+  if (write(fd, out.data(), out.size()) != static_cast<ssize_t>(out.size())) {
+    close(fd);
+    throw std::runtime_error("cannot write to " + socket_path);
+  }
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n <= 0)
+      break;
+    in.append(buf, n);
+    if (in.back() == '\n')
+      break;
+  }
+  close(fd);
+  if (in.empty())
+    throw std::runtime_error("losslessd closed the connection without a reply");
+  return json::parse(in);
+}
+
+int print_reply(const json &r, bool as_json)
+{
+  if (r.contains("error")) {
+    std::fprintf(stderr, "losslessctl: losslessd: %s\n", r["error"].get<std::string>().c_str());
+    return kExitError;
+  }
+  if (as_json) {
+    std::printf("%s\n", r.dump(2).c_str());
+    return kExitOk;
+  }
+  return -1;  // the caller prints it
+}
+
+int cmd_daemon(const std::string &sock, bool as_json)
+{
+  json r = daemon_request(sock, {{"cmd", "status"}});
+  if (int rc = print_reply(r, as_json); rc >= 0)
+    return rc;
+  std::printf("losslessd pid %d, config %s, period %lld us, %llu ticks, busy %.1f ms\n",
+              r["pid"].get<int>(), r["config"].get<std::string>().c_str(),
+              r["period_us"].get<long long>(), r["ticks"].get<unsigned long long>(),
+              r["busy_us"].get<double>() / 1000);
+  for (const auto &p : r["pools"]) {
+    std::printf("  pool %s: policy %s, %llu pushes, %llu refused, last push %.1f ms\n",
+                p["name"].get<std::string>().c_str(), p["policy"].get<std::string>().c_str(),
+                p["pushes"].get<unsigned long long>(), p["refusals"].get<unsigned long long>(),
+                p["last_push_latency_us"].get<double>() / 1000);
+    for (const auto &[k, v] : p["params"].items())
+      std::printf("    %-12s %s\n", k.c_str(), v.get<std::string>().c_str());
+  }
+  for (const auto &p : r["ports"])
+    std::printf("  port %-12s ifindex %-4d pool %-8s %-5s %s\n", p["dev"].get<std::string>().c_str(),
+                p["ifindex"].get<int>(), p["pool"].get<std::string>().c_str(),
+                p["up"].get<bool>() ? "up" : "down", p["state"].get<std::string>().c_str());
+  return kExitOk;
+}
+
+int cmd_set_daemon(const std::string &sock, const std::string &pool,
+                   const std::vector<std::string> &args)
+{
+  if (args.empty() || args.size() % 2)
+    throw UsageError{"set needs KEY VALUE pairs"};
+  for (std::size_t i = 0; i < args.size(); i += 2) {
+    json r = daemon_request(sock, {{"cmd", "set"}, {"pool", pool}, {"key", args[i]},
+                                   {"value", args[i + 1]}});
+    if (int rc = print_reply(r, false); rc >= 0)
+      return rc;
+    std::printf("%s %s: applied by the datapath in %.1f ms\n", args[i].c_str(),
+                args[i + 1].c_str(), r["latency_us"].get<double>() / 1000);
+  }
+  return kExitOk;
+}
+
 int run(int argc, char **argv)
 {
   std::vector<std::string> args(argv + 1, argv + argc);
-  std::string pool, plane_path;
+  std::string pool, plane_path, sock = kDefaultSocket;
   std::size_t i = 0;
   for (; i < args.size(); i++) {
-    if (args[i] == "--pool" || args[i] == "--plane") {
+    if (args[i] == "--pool" || args[i] == "--plane" || args[i] == "--socket") {
       if (i + 1 >= args.size())
         throw UsageError{args[i] + " needs a value"};
-      (args[i] == "--pool" ? pool : plane_path) = args[i + 1];
+      (args[i] == "--pool" ? pool : args[i] == "--plane" ? plane_path : sock) = args[i + 1];
       i++;
     } else if (args[i] == "-h" || args[i] == "--help") {
       std::fputs(kUsage, stdout);
@@ -362,6 +468,7 @@ int run(int argc, char **argv)
   std::vector<std::string> rest(args.begin() + i, args.end());
   if (!pool.empty() && !plane_path.empty())
     throw UsageError{"give --pool or --plane, not both"};
+  bool via_daemon = plane_path.empty() && access(sock.c_str(), F_OK) == 0;
   if (!pool.empty())
     plane_path = lp::default_path(pool);
 
@@ -389,6 +496,26 @@ int run(int argc, char **argv)
     }
     return cmd_status(planes, as_json);
   }
+  if (cmd == "daemon") {
+    bool as_json = rest.size() == 1 && rest[0] == "--json";
+    if (!rest.empty() && !as_json)
+      throw UsageError{"daemon: unknown argument \"" + rest[0] + "\""};
+    return cmd_daemon(sock, as_json);
+  }
+  if (cmd == "config" || cmd == "reload") {
+    if (!rest.empty())
+      throw UsageError{cmd + " takes no arguments"};
+    json r = daemon_request(sock, {{"cmd", cmd}});
+    if (int rc = print_reply(r, cmd == "config"); rc >= 0)
+      return rc;
+    std::printf("reloaded\n");
+    return kExitOk;
+  }
+  if (cmd == "set" && via_daemon) {
+    if (pool.empty())
+      throw UsageError{"set needs --pool NAME"};
+    return cmd_set_daemon(sock, pool, rest);
+  }
   if (cmd == "set") {
     if (plane_path.empty())
       throw UsageError{"set needs --pool NAME or --plane PATH"};
@@ -404,7 +531,7 @@ int main(int argc, char **argv)
   try {
     return run(argc, argv);
   } catch (const UsageError &e) {
-    std::fprintf(stderr, "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|set|help ...  (see --help)\n",
+    std::fprintf(stderr, "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|set|daemon|config|reload|help ...  (see --help)\n",
                  e.msg.c_str());
     return kExitUsage;
   } catch (const std::exception &e) {
