@@ -4,10 +4,13 @@
  *
  * tc dlopen()s $TC_LIB_DIR/q_lossless.so (default: the compiled-in lib
  * dir's tc/) and looks up lossless_qdisc_util. Everything this file calls
- * (addattr_l, print_*, get_rate64, ...) is tc's own code: tc is linked
- * with -export-dynamic. It is built against the headers of the Debian
- * iproute2 source package of the installed tc (see CMakeLists.txt), so
- * struct qdisc_util matches the loader's layout.
+ * (addattr_l, print_*, get_size, get_percent_rate64, ...) is tc's own
+ * code: tc is linked with -export-dynamic. It is built against the headers
+ * of the Debian iproute2 source package of the installed tc (see
+ * CMakeLists.txt), so struct qdisc_util matches the loader's layout.
+ * The units of the options (sizes, times, rates, probabilities, pool
+ * names) are parsed by daemon/common/ll_units.c and alpha by
+ * daemon/plane/ll_plane_map.c, which losslessd's configuration shares.
  *
  * Syntax, modelled on tc-ets and tc-tbf:
  *   lossless [ rate RATE ] [ burst BYTES ] [ queues N ] [ strict N ]
@@ -28,7 +31,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -43,6 +45,7 @@
 
 #include "lossless.h"
 #include "ll_plane_map.h"
+#include "ll_units.h"
 
 /* tc_qdisc.c gives parse_qopt a 64 KiB request buffer; stay well inside. */
 #define LL_NLMSG_MAX 4096
@@ -51,13 +54,13 @@
 #define LL_DEFAULT_LIMIT 1000
 
 /* Shared-buffer pool limits (kernel/core/mmu.h, headroom.h, pool.h). */
-#define LL_POOL_NAME_MAX 15			/* LL_POOL_NAME_LEN - 1 */
-#define LL_POOL_NAME_CHARS "A-Z a-z 0-9 _ . -"
+#define LL_POOL_NAME_MAX LL_UNITS_POOL_NAME_MAX	/* LL_POOL_NAME_LEN - 1 */
+#define LL_POOL_NAME_CHARS LL_UNITS_POOL_NAME_CHARS
 #define LL_POOL_BYTES_MAX (1ULL << 40)		/* LL_MMU_MAX_TOTAL_BYTES */
 #define LL_ALPHA_NUM_MAX 65535U			/* ll_mmu_alpha.num: u16 */
 #define LL_ALPHA_SHIFT_MAX 32U			/* LL_MMU_ALPHA_MAX_SHIFT */
 #define LL_DELAY_MAX_NS 1000000000ULL		/* LL_HEADROOM_MAX_DELAY_NS */
-#define LL_ECN_PMAX_ONE 65536U			/* probability 1.0 */
+#define LL_ECN_PMAX_ONE LL_UNITS_PROB_ONE		/* probability 1.0 */
 #define LL_NSEC_PER_SEC 1000000000ULL
 
 static void usage_synopsis(void)
@@ -265,19 +268,17 @@ static int ll_rate_range_fail(const char *arg)
 }
 
 /*
- * rate: tc's get_rate64() (same units as every tc qdisc), which returns
- * BYTES per second; the attribute is bits per second. get_rate64() casts a
- * double without a range check, so bound the value first: the scale of the
- * unit is what get_rate64() makes of "1000<unit>" (1000 * bits/unit / 8,
- * an exact integer for every tc unit).
+ * rate: tc's rate units, parsed by the shared ll_units_rate() (the same
+ * table and arithmetic as tc's get_rate64(), bounded before the double is
+ * converted). A percentage of the link speed needs the device's sysfs, so
+ * it stays with tc's get_percent_rate64().
  */
 static int ll_parse_rate(const char *arg, const char *dev, __u64 *bps)
 {
-	char probe[64];
-	__u64 bytes, per1000;
+	const char *unit;
+	uint64_t v;
+	__u64 bytes;
 	size_t len;
-	double v;
-	char *unit;
 
 	if (strchr(arg, '%')) {
 		if (!isdigit((unsigned char)arg[0]) && arg[0] != '.')
@@ -285,35 +286,28 @@ static int ll_parse_rate(const char *arg, const char *dev, __u64 *bps)
 		if (get_percent_rate64(&bytes, arg, dev))
 			return ll_fail("invalid rate \"%s\": a percentage must be 0 .. 100%% of the link speed %s reports",
 				       arg, dev && *dev ? dev : "the device");
-	} else {
-		if (!isdigit((unsigned char)arg[0]) && arg[0] != '.')
+		if (bytes > LOSSLESS_RATE_MAX_BPS / 8 ||
+		    bytes * 8 < LOSSLESS_RATE_MIN_BPS)
 			return ll_rate_range_fail(arg);
-		v = strtod(arg, &unit);
-		if (unit == arg || !isfinite(v))
-			return ll_rate_range_fail(arg);
-		/* tc's units are case-insensitive, so "10gbps" would be 10
-		 * gigaBYTES/s, 8x what was probably meant: refuse a lower-case
-		 * "bps" and ask for bit or Bps.
-		 */
-		len = strlen(unit);
-		if (len >= 3 && strcmp(unit + len - 3, "bps") == 0)
-			return ll_fail("invalid rate \"%s\": \"%s\" is ambiguous: write %.*sbit for bits/s or %.*sBps for bytes/s",
-				       arg, unit, (int)(len - 3), unit,
-				       (int)(len - 3), unit);
-		if (snprintf(probe, sizeof(probe), "1000%s", unit) >= (int)sizeof(probe) ||
-		    get_rate64(&per1000, probe))
-			return ll_fail("invalid rate \"%s\": unknown unit \"%s\" (use bit, kbit, mbit, gbit, tbit, Bps, KBps, ...)",
-				       arg, unit);
-		/* bits = v * per1000 * 8 / 1000 */
-		if (v * (double)per1000 / 125.0 > (double)LOSSLESS_RATE_MAX_BPS)
-			return ll_rate_range_fail(arg);
-		if (get_rate64(&bytes, arg))
-			return ll_rate_range_fail(arg);
+		*bps = bytes * 8;
+		return 0;
 	}
-	if (bytes > LOSSLESS_RATE_MAX_BPS / 8 || bytes * 8 < LOSSLESS_RATE_MIN_BPS)
+	switch (ll_units_rate(arg, LOSSLESS_RATE_MIN_BPS, LOSSLESS_RATE_MAX_BPS,
+			      &v, &unit)) {
+	case LL_UNITS_RATE_OK:
+		*bps = v;
+		return 0;
+	case LL_UNITS_RATE_AMBIGUOUS:
+		len = strlen(unit);
+		return ll_fail("invalid rate \"%s\": \"%s\" is ambiguous: write %.*sbit for bits/s or %.*sBps for bytes/s",
+			       arg, unit, (int)(len - 3), unit,
+			       (int)(len - 3), unit);
+	case LL_UNITS_RATE_UNIT:
+		return ll_fail("invalid rate \"%s\": unknown unit \"%s\" (use %s)",
+			       arg, unit, LL_UNITS_RATE_UNITS);
+	default:
 		return ll_rate_range_fail(arg);
-	*bps = bytes * 8;
-	return 0;
+	}
 }
 
 static int ll_parse_burst(const char *arg, __u32 *burst)
@@ -337,41 +331,14 @@ static bool ll_looks_numeric(const char *arg)
 
 /* ------------------------------------------------- shared-buffer options */
 
-/*
- * A size in get_size()'s units (b, k/kb, m/mb, g/gb, kbit, mbit, gbit;
- * case-insensitive, a bare number is bytes), but 64-bit and strict: a
- * digit or '.' first (no sign, inf, nan), no hex, a whole number of bytes.
- */
+/* A size: the shared ll_units_size() (get_size()'s units, 64-bit, strict). */
 static int ll_size_value(const char *arg, __u64 *out)
 {
-	static const struct { const char *unit; double scale; } units[] = {
-		{ "", 1 }, { "b", 1 },
-		{ "k", 1024 }, { "kb", 1024 }, { "kbit", 1024 / 8 },
-		{ "m", 1 << 20 }, { "mb", 1 << 20 }, { "mbit", (1 << 20) / 8 },
-		{ "g", 1 << 30 }, { "gb", 1 << 30 }, { "gbit", (1 << 30) / 8 },
-	};
-	unsigned int i;
-	double sz;
-	char *p;
+	uint64_t v;
 
-	if ((!isdigit((unsigned char)arg[0]) && arg[0] != '.') ||
-	    strpbrk(arg, "xX"))
+	if (ll_units_size(arg, &v))
 		return -1;
-	sz = strtod(arg, &p);
-	if (p == arg || !isfinite(sz))
-		return -1;
-	for (i = 0; i < ARRAY_SIZE(units); i++)
-		if (strcasecmp(p, units[i].unit) == 0)
-			break;
-	if (i == ARRAY_SIZE(units))
-		return -1;
-	sz *= units[i].scale;
-	/* Whole bytes, at most 2^53 (exact in a double). No libm: tc may
-	 * not export floor() to plugins.
-	 */
-	if (sz > 9007199254740992.0 || sz != (double)(__u64)sz)
-		return -1;
-	*out = sz;
+	*out = v;
 	return 0;
 }
 
@@ -379,16 +346,17 @@ static int ll_parse_size(const char *opt, const char *arg, __u64 min,
 			 __u64 max, __u64 *out)
 {
 	if (ll_size_value(arg, out) || *out < min || *out > max)
-		return ll_fail("invalid %s \"%s\": must be %llu .. %llu bytes (tc size units b, kb, mb, gb: 1500b, 64kb, 4mb)",
+		return ll_fail("invalid %s \"%s\": must be %llu .. %llu bytes (%s: %s)",
 			       opt, arg, (unsigned long long)min,
-			       (unsigned long long)max);
+			       (unsigned long long)max, LL_UNITS_SIZE_UNITS,
+			       LL_UNITS_SIZE_EXAMPLES);
 	return 0;
 }
 
 static int ll_parse_size32(const char *opt, const char *arg, __u32 min,
 			   __u32 *out)
 {
-	__u64 v;
+	__u64 v = 0;
 
 	if (ll_parse_size(opt, arg, min, UINT32_MAX, &v))
 		return -1;
@@ -397,38 +365,20 @@ static int ll_parse_size32(const char *opt, const char *arg, __u32 min,
 }
 
 /*
- * A time in get_time64()'s units (s/sec/secs, ms/msec/msecs, us/usec/usecs,
- * ns/nsec/nsecs; case-insensitive), rounded to the nearest ns (get_time64
- * truncates: 2.3ms would be 2299999ns). The unit is required: tc's
- * get_time() reads a bare number as us, get_time64() as ns.
+ * A time: the shared ll_units_time() (get_time64()'s units, rounded to the
+ * nearest ns, the unit required: tc's get_time() reads a bare number as
+ * us, get_time64() as ns).
  */
 static int ll_parse_time(const char *opt, const char *arg, __u64 max,
 			 __u64 *ns)
 {
-	static const struct { const char *unit; double scale; } units[] = {
-		{ "s", 1e9 }, { "sec", 1e9 }, { "secs", 1e9 },
-		{ "ms", 1e6 }, { "msec", 1e6 }, { "msecs", 1e6 },
-		{ "us", 1e3 }, { "usec", 1e3 }, { "usecs", 1e3 },
-		{ "ns", 1 }, { "nsec", 1 }, { "nsecs", 1 },
-	};
-	unsigned int i = ARRAY_SIZE(units);
-	double t = 0;
-	char *p;
+	uint64_t v;
 
-	if ((isdigit((unsigned char)arg[0]) || arg[0] == '.') &&
-	    !strpbrk(arg, "xX")) {
-		t = strtod(arg, &p);
-		if (p != arg && isfinite(t))
-			for (i = 0; i < ARRAY_SIZE(units); i++)
-				if (strcasecmp(p, units[i].unit) == 0)
-					break;
-	}
-	if (i < ARRAY_SIZE(units))
-		t = t * units[i].scale + 0.5;	/* round to nearest ns */
-	if (i == ARRAY_SIZE(units) || t >= (double)max + 1)
-		return ll_fail("invalid %s \"%s\": must be a time 0 .. %llus with a unit ns, us, ms or s (5us, 1ms)",
-			       opt, arg, (unsigned long long)(max / LL_NSEC_PER_SEC));
-	*ns = (__u64)t;
+	if (ll_units_time(arg, max, &v))
+		return ll_fail("invalid %s \"%s\": must be a time 0 .. %llus with %s (%s)",
+			       opt, arg, (unsigned long long)(max / LL_NSEC_PER_SEC),
+			       LL_UNITS_TIME_UNITS, LL_UNITS_TIME_EXAMPLES);
+	*ns = v;
 	return 0;
 }
 
@@ -477,46 +427,32 @@ static int ll_parse_prios(const char *opt, const char *arg, __u8 *mask)
 
 static int ll_parse_pool_name(const char *arg, char *name)
 {
-	size_t len = strlen(arg), i;
+	int bad = ll_units_pool_name(arg);
 
-	if (!len || len > LL_POOL_NAME_MAX)
+	if (bad < 0)
 		return ll_fail("invalid pool \"%s\": the name must be 1 .. %u characters of %s",
 			       arg, LL_POOL_NAME_MAX, LL_POOL_NAME_CHARS);
-	for (i = 0; i < len; i++) {
-		unsigned char c = arg[i];
+	if (bad > 0) {
+		unsigned char c = arg[bad - 1];
 
-		if (!isascii(c) || !(isalnum(c) || c == '_' || c == '.' ||
-				     c == '-'))
-			return ll_fail("invalid pool \"%s\": character %u ('%c') is not allowed: the name must be 1 .. %u characters of %s",
-				       arg, (unsigned int)i + 1,
-				       isprint(c) ? c : '?', LL_POOL_NAME_MAX,
-				       LL_POOL_NAME_CHARS);
+		return ll_fail("invalid pool \"%s\": character %d ('%c') is not allowed: the name must be 1 .. %u characters of %s",
+			       arg, bad, isascii(c) && isprint(c) ? c : '?',
+			       LL_POOL_NAME_MAX, LL_POOL_NAME_CHARS);
 	}
-	memcpy(name, arg, len + 1);
+	memcpy(name, arg, strlen(arg) + 1);
 	return 0;
 }
 
-/* A probability as a plain decimal 0 .. 1 -> 1/65536 units, rounded. */
+/* A probability as a plain decimal 0 .. 1 -> 1/65536 units, rounded
+ * (the shared ll_units_prob()).
+ */
 static int ll_prob_value(const char *arg, __u32 *out)
 {
-	const char *p = arg;
-	bool digits = false, dot = false;
-	double v;
+	uint32_t v;
 
-	for (; *p; p++) {
-		if (isdigit((unsigned char)*p))
-			digits = true;
-		else if (*p == '.' && !dot)
-			dot = true;
-		else
-			return -1;
-	}
-	if (!digits)
+	if (ll_units_prob(arg, &v))
 		return -1;
-	v = strtod(arg, NULL);
-	if (!(v <= 1.0))
-		return -1;
-	*out = (__u32)(v * LL_ECN_PMAX_ONE + 0.5);
+	*out = v;
 	return 0;
 }
 

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* Units of the lossless options: see ll_units.h. */
+
+#include "ll_units.h"
+
+#include <ctype.h>
+#include <math.h>		/* isfinite(): a macro, no libm */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define LL_UNITS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+struct ll_unit {
+	const char *name;
+	double scale;
+};
+
+/* A digit or '.' first: no sign, space, "inf" or "nan" for strtod(). */
+static int ll_units_number_start(const char *text)
+{
+	return isdigit((unsigned char)text[0]) || text[0] == '.';
+}
+
+static const struct ll_unit *ll_units_find(const struct ll_unit *units,
+					   size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcasecmp(name, units[i].name) == 0)
+			return &units[i];
+	return NULL;
+}
+
+int ll_units_size(const char *text, uint64_t *bytes)
+{
+	/* get_size()'s units (iproute2 lib/utils_math.c), 64-bit. */
+	static const struct ll_unit units[] = {
+		{ "", 1 }, { "b", 1 },
+		{ "k", 1024 }, { "kb", 1024 }, { "kbit", 1024 / 8 },
+		{ "m", 1 << 20 }, { "mb", 1 << 20 }, { "mbit", (1 << 20) / 8 },
+		{ "g", 1 << 30 }, { "gb", 1 << 30 }, { "gbit", (1 << 30) / 8 },
+	};
+	const struct ll_unit *u;
+	double sz;
+	char *p;
+
+	if (!ll_units_number_start(text) || strpbrk(text, "xX"))
+		return -1;
+	sz = strtod(text, &p);
+	if (p == text || !isfinite(sz))
+		return -1;
+	u = ll_units_find(units, LL_UNITS_ARRAY_SIZE(units), p);
+	if (!u)
+		return -1;
+	sz *= u->scale;
+	/* Whole bytes, at most 2^53 (exact in a double), without floor(). */
+	if (sz > 9007199254740992.0 || sz != (double)(uint64_t)sz)
+		return -1;
+	*bytes = (uint64_t)sz;
+	return 0;
+}
+
+int ll_units_time(const char *text, uint64_t max_ns, uint64_t *ns)
+{
+	/* get_time64()'s units (iproute2 lib/utils.c). */
+	static const struct ll_unit units[] = {
+		{ "s", 1e9 }, { "sec", 1e9 }, { "secs", 1e9 },
+		{ "ms", 1e6 }, { "msec", 1e6 }, { "msecs", 1e6 },
+		{ "us", 1e3 }, { "usec", 1e3 }, { "usecs", 1e3 },
+		{ "ns", 1 }, { "nsec", 1 }, { "nsecs", 1 },
+	};
+	const struct ll_unit *u;
+	double t;
+	char *p;
+
+	if (!ll_units_number_start(text) || strpbrk(text, "xX"))
+		return -1;
+	t = strtod(text, &p);
+	if (p == text || !isfinite(t))
+		return -1;
+	u = ll_units_find(units, LL_UNITS_ARRAY_SIZE(units), p);
+	if (!u)
+		return -1;
+	t = t * u->scale + 0.5;		/* round to the nearest ns */
+	if (t >= (double)max_ns + 1)
+		return -1;
+	*ns = (uint64_t)t;
+	return 0;
+}
+
+int ll_units_rate(const char *text, uint64_t min_bps, uint64_t max_bps,
+		  uint64_t *bps, const char **unit)
+{
+	/* get_rate64()'s table (iproute2 lib/utils_math.c), in its order:
+	 * the first case-insensitive match wins. "" is a bare number: bit/s.
+	 */
+	static const struct ll_unit units[] = {
+		{ "", 1. },
+		{ "bit", 1. },
+		{ "Kibit", 1024. },
+		{ "kbit", 1000. },
+		{ "mibit", 1024. * 1024. },
+		{ "mbit", 1000000. },
+		{ "gibit", 1024. * 1024. * 1024. },
+		{ "gbit", 1000000000. },
+		{ "tibit", 1024. * 1024. * 1024. * 1024. },
+		{ "tbit", 1000000000000. },
+		{ "Bps", 8. },
+		{ "KiBps", 8. * 1024. },
+		{ "KBps", 8000. },
+		{ "MiBps", 8. * 1024 * 1024. },
+		{ "MBps", 8000000. },
+		{ "GiBps", 8. * 1024. * 1024. * 1024. },
+		{ "GBps", 8000000000. },
+		{ "TiBps", 8. * 1024. * 1024. * 1024. * 1024. },
+		{ "TBps", 8000000000000. },
+	};
+	const struct ll_unit *u;
+	uint64_t bytes, per1000;
+	double v, b;
+	size_t len;
+	char *p;
+
+	if (unit)
+		*unit = text + strlen(text);
+	if (!ll_units_number_start(text))
+		return LL_UNITS_RATE_SYNTAX;
+	v = strtod(text, &p);
+	if (p == text || !isfinite(v))
+		return LL_UNITS_RATE_SYNTAX;
+	if (unit)
+		*unit = p;
+	/* Units are case-insensitive, so "10gbps" would be 10 gigaBYTES/s. */
+	len = strlen(p);
+	if (len >= 3 && strcmp(p + len - 3, "bps") == 0)
+		return LL_UNITS_RATE_AMBIGUOUS;
+	u = ll_units_find(units, LL_UNITS_ARRAY_SIZE(units), p);
+	if (!u)
+		return LL_UNITS_RATE_UNIT;
+	/*
+	 * Bound the value before converting it (a double above 2^64 has no
+	 * integer). The unit's scale is what get_rate64() makes of
+	 * "1000<unit>": 1000 x bits/unit / 8 bytes/s, an exact integer for
+	 * every unit; bits/s = v x that / 125.
+	 */
+	per1000 = (uint64_t)(1000. * u->scale / 8);
+	if (v * (double)per1000 / 125.0 > (double)max_bps)
+		return LL_UNITS_RATE_RANGE;
+	/* As get_rate64(): to bytes/s, truncated. */
+	b = v * u->scale;
+	b /= 8;
+	bytes = (uint64_t)b;
+	if (bytes > max_bps / 8 || bytes * 8 < min_bps)
+		return LL_UNITS_RATE_RANGE;
+	*bps = bytes * 8;
+	return LL_UNITS_RATE_OK;
+}
+
+int ll_units_prob_double(double p, uint32_t *units)
+{
+	if (!(p >= 0.0 && p <= 1.0))	/* also refuses NaN */
+		return -1;
+	*units = (uint32_t)(p * LL_UNITS_PROB_ONE + 0.5);
+	return 0;
+}
+
+int ll_units_prob(const char *text, uint32_t *units)
+{
+	const char *p;
+	int digits = 0, dot = 0;
+
+	for (p = text; *p; p++) {
+		if (isdigit((unsigned char)*p))
+			digits = 1;
+		else if (*p == '.' && !dot)
+			dot = 1;
+		else
+			return -1;
+	}
+	if (!digits)
+		return -1;
+	return ll_units_prob_double(strtod(text, NULL), units);
+}
+
+int ll_units_pool_name(const char *name)
+{
+	size_t len = strlen(name), i;
+
+	if (!len || len > LL_UNITS_POOL_NAME_MAX)
+		return -1;
+	for (i = 0; i < len; i++) {
+		unsigned char c = name[i];
+
+		if (c >= 0x80 || !(isalnum(c) || c == '_' || c == '.' ||
+				     c == '-'))
+			return (int)i + 1;
+	}
+	return 0;
+}

@@ -1,0 +1,1048 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#include "config.h"
+#include "policy.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <set>
+#include <toml++/toml.h>
+
+#include "ll_plane_map.h"
+#include "ll_units.h"
+
+namespace lossless::config {
+
+// ------------------------------------------------------------ diagnostics
+
+std::string Diagnostic::str() const
+{
+  std::string s = file;
+  if (line) {
+    s += ":" + std::to_string(line);
+    if (column)
+      s += ":" + std::to_string(column);
+  }
+  return s + ": " + message;
+}
+
+namespace {
+
+std::string join_lines(const std::vector<Diagnostic> &d)
+{
+  std::string s;
+  for (const auto &e : d) {
+    if (!s.empty())
+      s += '\n';
+    s += e.str();
+  }
+  return s;
+}
+
+}  // namespace
+
+ConfigError::ConfigError(std::vector<Diagnostic> errors)
+    : std::runtime_error(join_lines(errors)), errors_(std::move(errors))
+{
+}
+
+std::vector<std::string> ConfigError::errors() const
+{
+  std::vector<std::string> v;
+  for (const auto &e : errors_)
+    v.push_back(e.str());
+  return v;
+}
+
+std::string_view ingress_mode_name(IngressMode m)
+{
+  switch (m) {
+    case IngressMode::PcpDscp:
+      return "pcp-dscp";
+    case IngressMode::Pcp:
+      return "pcp";
+    case IngressMode::Dscp:
+      return "dscp";
+  }
+  return "?";
+}
+
+const Pool *Config::find_pool(std::string_view name) const
+{
+  for (const auto &p : pools)
+    if (p.name == name)
+      return &p;
+  return nullptr;
+}
+
+const std::vector<std::string> &policies()
+{
+  static const std::vector<std::string> names = lossless::policy::names();  // the registry
+  return names;
+}
+
+namespace {
+
+// ------------------------------------------------------------ key tables
+
+const std::vector<std::string_view> kSections = {"daemon", "pool", "port"};
+const std::vector<std::string_view> kDaemonKeys = {"pin_dir", "socket", "period", "prometheus"};
+const std::vector<std::string_view> kPoolKeys = {
+    "name",     "buffer",     "lossless_prios", "policy",   "alpha",
+    "egress_alpha", "reserved", "xon_offset",   "sw_delay", "ecn"};
+const std::vector<std::string_view> kEcnKeys = {"kmin", "kmax", "pmax"};
+const std::vector<std::string_view> kPortKeys = {
+    "dev", "pool",     "rate",    "cable_delay", "cable_length",
+    "mtu", "queues",   "headroom", "ingress",    "default_prio"};
+const std::vector<std::string_view> kIngressModes = {"pcp-dscp", "pcp", "dscp"};
+
+constexpr std::uint32_t kU32Max = 0xffffffffu;
+constexpr unsigned kPrios = 8;
+constexpr std::size_t kIfNameMax = 15;     // IFNAMSIZ - 1
+constexpr std::size_t kSunPathMax = 107;   // sizeof(sun_path) - 1
+constexpr std::uint64_t kRateMinBps = 8000;            // LOSSLESS_RATE_MIN_BPS
+constexpr std::uint64_t kRateMaxBps = 1600000000000;   // LOSSLESS_RATE_MAX_BPS
+
+// Optimal string alignment distance (Levenshtein plus adjacent
+// transpositions: "alpah" is 1 from "alpha").
+std::size_t edit_distance(std::string_view a, std::string_view b)
+{
+  const std::size_t n = a.size(), m = b.size();
+  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
+  for (std::size_t i = 0; i <= n; i++)
+    d[i][0] = i;
+  for (std::size_t j = 0; j <= m; j++)
+    d[0][j] = j;
+  for (std::size_t i = 1; i <= n; i++)
+    for (std::size_t j = 1; j <= m; j++) {
+      std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[n][m];
+}
+
+// " (did you mean "x"?)" for the closest candidate within distance 2
+// (prefix + candidate, for keys of a nested table).
+std::string suggest(std::string_view word, const std::vector<std::string_view> &candidates,
+                    const std::string &prefix = {})
+{
+  std::string_view best;
+  std::size_t best_d = 3;
+  for (auto c : candidates) {
+    std::size_t d = edit_distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  if (best.empty())
+    return {};
+  return " (did you mean \"" + prefix + std::string(best) + "\"?)";
+}
+
+// A string in double quotes, escaped as in TOML's basic strings.
+std::string quote(std::string_view s)
+{
+  std::string q = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      q += '\\';
+      q += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      q += buf;
+    } else {
+      q += static_cast<char>(c);
+    }
+  }
+  return q + "\"";
+}
+
+std::string type_phrase(const toml::node &n)
+{
+  switch (n.type()) {
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a floating-point number";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::date:
+      return "a date";
+    case toml::node_type::time:
+      return "a time of day";
+    case toml::node_type::date_time:
+      return "a date-time";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::table:
+      return "a table";
+    default:
+      return "nothing";
+  }
+}
+
+std::string format_double(double v)
+{
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".eEn") == std::string::npos)  // 1 -> 1.0, as TOML
+    s += ".0";
+  return s;
+}
+
+// The value as written in a message: "text", 42, 0.2, true; empty for
+// dates, arrays and tables (the message names their type instead).
+std::string render(const toml::node &n)
+{
+  if (auto s = n.as_string())
+    return quote(s->get());
+  if (auto i = n.as_integer())
+    return std::to_string(i->get());
+  if (auto f = n.as_floating_point())
+    return format_double(f->get());
+  if (auto b = n.as_boolean())
+    return b->get() ? "true" : "false";
+  return {};
+}
+
+struct Parser {
+  std::string file;
+  std::vector<Diagnostic> errors;
+  std::vector<Diagnostic> warnings;
+
+  static std::uint32_t line_of(const toml::source_region &r)
+  {
+    return static_cast<std::uint32_t>(r.begin.line);
+  }
+
+  void error(std::uint32_t line, std::string msg)
+  {
+    errors.push_back({file, line, 0, std::move(msg)});
+  }
+
+  void warn(std::uint32_t line, std::string msg)
+  {
+    warnings.push_back({file, line, 0, std::move(msg)});
+  }
+
+  // "CTX: KEY VALUE: REASON" at the value's line.
+  void bad(const std::string &ctx, std::string_view key, const toml::node &n,
+           const std::string &reason)
+  {
+    std::string v = render(n);
+    error(line_of(n.source()),
+          ctx + ": " + std::string(key) + (v.empty() ? "" : " " + v) + ": " + reason);
+  }
+
+  // A value of the wrong TOML type: "CTX: KEY VALUE: must be WHAT, not TYPE".
+  void bad_type(const std::string &ctx, std::string_view key, const toml::node &n,
+                const std::string &what)
+  {
+    bad(ctx, key, n, "must be " + what + ", not " + type_phrase(n));
+  }
+
+  // Unknown keys of a table, each with the closest known key.
+  void check_keys(const toml::table &t, const std::vector<std::string_view> &known,
+                  const std::string &ctx, const std::string &prefix = {})
+  {
+    for (auto &&[k, v] : t) {
+      (void)v;
+      if (std::find(known.begin(), known.end(), k.str()) != known.end())
+        continue;
+      error(line_of(k.source()), ctx + ": unknown key " + quote(prefix + std::string(k.str())) +
+                                     suggest(k.str(), known, prefix));
+    }
+  }
+
+  // ---- value readers: each reports its own errors and returns nullopt.
+
+  // Text of a unit value: a string, or an integer read as its digits.
+  static std::optional<std::string> unit_text(const toml::node &n)
+  {
+    if (auto s = n.as_string())
+      return s->get();
+    if (auto i = n.as_integer())
+      return std::to_string(i->get());
+    return std::nullopt;
+  }
+
+  std::optional<std::string> string(const std::string &ctx, std::string_view key,
+                                    const toml::node &n)
+  {
+    if (auto s = n.as_string())
+      return s->get();
+    bad_type(ctx, key, n, "a string");
+    return std::nullopt;
+  }
+
+  std::optional<std::uint64_t> size(const std::string &ctx, std::string_view key,
+                                    const toml::node &n, std::uint64_t min, std::uint64_t max)
+  {
+    auto text = unit_text(n);
+    if (!text) {
+      bad_type(ctx, key, n, "a size (a string such as \"2mb\", or an integer number of bytes)");
+      return std::nullopt;
+    }
+    std::uint64_t v;
+    if (ll_units_size(text->c_str(), &v) || v < min || v > max) {
+      bad(ctx, key, n,
+          "must be " + std::to_string(min) + " .. " + std::to_string(max) + " bytes (" +
+              LL_UNITS_SIZE_UNITS + ": " + LL_UNITS_SIZE_EXAMPLES + ")");
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  static std::string time_text(std::uint64_t ns)
+  {
+    if (ns && ns % 1000000000 == 0)
+      return std::to_string(ns / 1000000000) + "s";
+    if (ns && ns % 1000000 == 0)
+      return std::to_string(ns / 1000000) + "ms";
+    if (ns && ns % 1000 == 0)
+      return std::to_string(ns / 1000) + "us";
+    return std::to_string(ns) + (ns ? "ns" : "");
+  }
+
+  std::optional<std::uint64_t> time(const std::string &ctx, std::string_view key,
+                                    const toml::node &n, std::uint64_t min, std::uint64_t max)
+  {
+    auto text = unit_text(n);
+    if (!text) {
+      bad_type(ctx, key, n, "a time (a string such as \"1ms\")");
+      return std::nullopt;
+    }
+    std::uint64_t v;
+    if (ll_units_time(text->c_str(), max, &v) || v < min) {
+      bad(ctx, key, n,
+          "must be a time " + time_text(min) + " .. " + time_text(max) + " with " +
+              LL_UNITS_TIME_UNITS + " (" + LL_UNITS_TIME_EXAMPLES + ")");
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  std::optional<std::uint32_t> alpha(const std::string &ctx, std::string_view key,
+                                     const toml::node &n)
+  {
+    auto text = unit_text(n);
+    if (!text) {
+      bad_type(ctx, key, n, std::string("an alpha (a string: ") + LL_ALPHA_FORM + ")");
+      return std::nullopt;
+    }
+    unsigned int v;
+    switch (ll_alpha_parse(text->c_str(), &v)) {
+      case 0:
+        return v;
+      case LL_ALPHA_BAD_NUM:
+        bad(ctx, key, n,
+            std::string("the numerator must be an integer 1 .. 65535 (") + LL_ALPHA_FORM + ")");
+        return std::nullopt;
+      default:
+        bad(ctx, key, n,
+            std::string("the denominator must be a power of two 1 .. 2^32 (") + LL_ALPHA_FORM +
+                ")");
+        return std::nullopt;
+    }
+  }
+
+  std::optional<std::int64_t> integer(const std::string &ctx, std::string_view key,
+                                      const toml::node &n, std::int64_t min, std::int64_t max,
+                                      const std::string &unit = {})
+  {
+    std::string what = "an integer " + std::to_string(min) + " .. " + std::to_string(max) +
+                       (unit.empty() ? "" : " " + unit);
+    auto i = n.as_integer();
+    if (!i) {
+      bad_type(ctx, key, n, what);
+      return std::nullopt;
+    }
+    if (i->get() < min || i->get() > max) {
+      bad(ctx, key, n, "must be " + what);
+      return std::nullopt;
+    }
+    return i->get();
+  }
+
+  // ---- sections
+
+  void daemon_section(const toml::node &node, Daemon &d);
+  void pool_section(const toml::table &t, std::size_t index, Pool &p, bool &name_given,
+                    std::string &raw_name);
+  void port_section(const toml::table &t, std::size_t index, Port &p, bool &dev_given,
+                    std::string &raw_dev, bool &pool_given, std::uint32_t &pool_line);
+  std::optional<Ecn> ecn(const std::string &ctx, const toml::node &n);
+  std::optional<Endpoint> endpoint(const std::string &ctx, const toml::node &n);
+  std::optional<std::uint64_t> rate(const std::string &ctx, const toml::node &n);
+  std::optional<std::uint64_t> cable_length(const std::string &ctx, const toml::node &n);
+  std::optional<std::uint8_t> prios(const std::string &ctx, const toml::node &n);
+  void missing(const std::string &ctx, std::uint32_t line, std::string_view key,
+               const std::string &hint = {})
+  {
+    error(line, ctx + ": missing required key " + quote(key) + hint);
+  }
+};
+
+// ------------------------------------------------------------ [daemon]
+
+std::optional<Endpoint> Parser::endpoint(const std::string &ctx, const toml::node &n)
+{
+  const char *form =
+      "must be a loopback or explicit local address with a port: ADDRESS:PORT or "
+      "[IPV6-ADDRESS]:PORT (127.0.0.1:9464, [::1]:9464)";
+  const char *unicast =
+      "a multicast or broadcast address: give a loopback or explicit local address "
+      "(127.0.0.1:9464)";
+  auto text = n.as_string();
+  if (!text) {
+    bad_type(ctx, "prometheus", n, "a string ADDRESS:PORT (\"127.0.0.1:9464\")");
+    return std::nullopt;
+  }
+  const std::string &s = text->get();
+  std::string addr, port;
+  if (!s.empty() && s[0] == '[') {
+    auto close = s.find(']');
+    if (close == std::string::npos || close + 1 >= s.size() || s[close + 1] != ':') {
+      bad(ctx, "prometheus", n, form);
+      return std::nullopt;
+    }
+    addr = s.substr(1, close - 1);
+    port = s.substr(close + 2);
+  } else {
+    auto colon = s.rfind(':');
+    if (colon == std::string::npos || s.find(':') != colon) {
+      bad(ctx, "prometheus", n, form);
+      return std::nullopt;
+    }
+    addr = s.substr(0, colon);
+    port = s.substr(colon + 1);
+  }
+  Endpoint e;
+  unsigned long pv = 0;
+  bool port_ok = !port.empty() && port.size() <= 5 &&
+                 std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (port_ok) {
+    pv = std::stoul(port);
+    port_ok = pv >= 1 && pv <= 65535;
+  }
+  in_addr a4;
+  in6_addr a6;
+  bool bracketed = !s.empty() && s[0] == '[';
+  if (!bracketed && inet_pton(AF_INET, addr.c_str(), &a4) == 1) {
+    std::uint32_t h = ntohl(a4.s_addr);
+    if (h == 0) {
+      bad(ctx, "prometheus", n,
+          "0.0.0.0 listens on every address: give a loopback or explicit local address "
+          "(127.0.0.1:9464)");
+      return std::nullopt;
+    }
+    if ((h >> 28) == 0xe || h == 0xffffffffu) {
+      bad(ctx, "prometheus", n, unicast);
+      return std::nullopt;
+    }
+    e.loopback = (h >> 24) == 127;
+  } else if (bracketed && inet_pton(AF_INET6, addr.c_str(), &a6) == 1) {
+    if (IN6_IS_ADDR_UNSPECIFIED(&a6)) {
+      bad(ctx, "prometheus", n,
+          "[::] listens on every address: give a loopback or explicit local address "
+          "([::1]:9464)");
+      return std::nullopt;
+    }
+    if (IN6_IS_ADDR_MULTICAST(&a6)) {
+      bad(ctx, "prometheus", n, unicast);
+      return std::nullopt;
+    }
+    e.ipv6 = true;
+    e.loopback = IN6_IS_ADDR_LOOPBACK(&a6);
+  } else {
+    bad(ctx, "prometheus", n,
+        "the address must be a numeric IPv4 address or an IPv6 address in brackets, not a "
+        "host name (127.0.0.1:9464, [::1]:9464)");
+    return std::nullopt;
+  }
+  if (!port_ok) {
+    bad(ctx, "prometheus", n, "the port must be an integer 1 .. 65535 (127.0.0.1:9464)");
+    return std::nullopt;
+  }
+  e.address = addr;
+  e.port = static_cast<std::uint16_t>(pv);
+  return e;
+}
+
+void Parser::daemon_section(const toml::node &node, Daemon &d)
+{
+  const std::string ctx = "[daemon]";
+  auto t = node.as_table();
+  if (!t) {
+    error(line_of(node.source()),
+          "daemon: must be a table [daemon], not " + type_phrase(node) +
+              (node.is_array_of_tables() ? " of tables [[daemon]]" : ""));
+    return;
+  }
+  check_keys(*t, kDaemonKeys, ctx);
+  for (const char *key : {"pin_dir", "socket"}) {
+    const toml::node *n = t->get(key);
+    if (!n)
+      continue;
+    auto v = string(ctx, key, *n);
+    if (!v)
+      continue;
+    bool is_socket = std::strcmp(key, "socket") == 0;
+    if (v->empty() || (*v)[0] != '/') {
+      bad(ctx, key, *n, "must be an absolute path");
+      continue;
+    }
+    if (is_socket && v->size() > kSunPathMax) {
+      bad(ctx, key, *n,
+          "must be an absolute path of at most " + std::to_string(kSunPathMax) +
+              " bytes (a UNIX socket's sun_path)");
+      continue;
+    }
+    (is_socket ? d.socket : d.pin_dir) = *v;
+  }
+  if (const toml::node *n = t->get("period"))
+    if (auto v = time(ctx, "period", *n, kPeriodMinNs, kPeriodMaxNs))
+      d.period_ns = *v;
+  if (const toml::node *n = t->get("prometheus"))
+    d.prometheus = endpoint(ctx, *n);
+}
+
+// ------------------------------------------------------------ [[pool]]
+
+std::optional<std::uint8_t> Parser::prios(const std::string &ctx, const toml::node &n)
+{
+  auto a = n.as_array();
+  if (!a) {
+    bad_type(ctx, "lossless_prios", n, "an array of priorities 0 .. 7 ([3, 4], or [] for none)");
+    return std::nullopt;
+  }
+  std::uint8_t mask = 0;
+  bool ok = true;
+  for (const toml::node &e : *a) {
+    auto i = e.as_integer();
+    if (!i || i->get() < 0 || i->get() >= static_cast<std::int64_t>(kPrios)) {
+      bad(ctx, "lossless_prios", e,
+          "must be a priority 0 .. 7" + (i ? std::string() : ", not " + type_phrase(e)));
+      ok = false;
+      continue;
+    }
+    std::uint8_t bit = static_cast<std::uint8_t>(1u << i->get());
+    if (mask & bit) {
+      bad(ctx, "lossless_prios", e, "listed twice");
+      ok = false;
+    }
+    mask |= bit;
+  }
+  if (!ok)
+    return std::nullopt;
+  return mask;
+}
+
+std::optional<Ecn> Parser::ecn(const std::string &ctx, const toml::node &n)
+{
+  auto t = n.as_table();
+  if (!t) {
+    bad_type(ctx, "ecn", n, "a table { kmin = \"30kb\", kmax = \"100kb\", pmax = 0.2 }");
+    return std::nullopt;
+  }
+  check_keys(*t, kEcnKeys, ctx, "ecn.");
+  Ecn e;
+  bool ok = true;
+  std::optional<std::uint64_t> kmin, kmax;
+  const toml::node *nmin = t->get("kmin"), *nmax = t->get("kmax"), *npmax = t->get("pmax");
+  for (auto [key, node] : {std::pair{"kmin", nmin}, {"kmax", nmax}, {"pmax", npmax}})
+    if (!node) {
+      missing(ctx, line_of(n.source()), std::string("ecn.") + key,
+              " (ecn needs kmin, kmax and pmax together)");
+      ok = false;
+    }
+  if (nmin && !(kmin = size(ctx, "ecn.kmin", *nmin, 0, kU32Max)))
+    ok = false;
+  if (nmax && !(kmax = size(ctx, "ecn.kmax", *nmax, 1, kU32Max)))
+    ok = false;
+  if (kmin && kmax && *kmin >= *kmax) {
+    error(line_of(nmax->source()), ctx + ": ecn: kmin (" + std::to_string(*kmin) +
+                                       " bytes) must be below kmax (" + std::to_string(*kmax) +
+                                       " bytes)");
+    ok = false;
+  }
+  if (npmax) {
+    std::uint32_t units = 0;
+    int rc = -1;
+    if (auto f = npmax->as_floating_point())
+      rc = ll_units_prob_double(f->get(), &units);
+    else if (auto i = npmax->as_integer())
+      rc = i->get() == 0 || i->get() == 1 ? ll_units_prob_double(double(i->get()), &units) : -1;
+    else if (auto s = npmax->as_string())
+      rc = ll_units_prob(s->get().c_str(), &units);
+    else {
+      bad_type(ctx, "ecn.pmax", *npmax, "a probability 0 .. 1 (0.2)");
+      return std::nullopt;
+    }
+    if (rc) {
+      bad(ctx, "ecn.pmax", *npmax, "must be a probability 0 .. 1 (0.2)");
+      ok = false;
+    }
+    e.pmax = units;
+  }
+  if (!ok)
+    return std::nullopt;
+  e.kmin_bytes = static_cast<std::uint32_t>(*kmin);
+  e.kmax_bytes = static_cast<std::uint32_t>(*kmax);
+  return e;
+}
+
+void Parser::pool_section(const toml::table &t, std::size_t index, Pool &p, bool &name_given,
+                          std::string &raw_name)
+{
+  std::string ctx = "pool #" + std::to_string(index + 1);
+  p.line = line_of(t.source());
+  name_given = false;
+  if (const toml::node *n = t.get("name")) {
+    if (auto v = string(ctx, "name", *n)) {
+      name_given = true;
+      raw_name = *v;
+      int bad_at = ll_units_pool_name(v->c_str());
+      std::string rule = "the name must be 1 .. " + std::to_string(LL_UNITS_POOL_NAME_MAX) +
+                         " characters of " + LL_UNITS_POOL_NAME_CHARS;
+      if (bad_at < 0) {
+        bad(ctx, "name", *n, rule);
+      } else if (bad_at > 0) {
+        unsigned char c = static_cast<unsigned char>((*v)[bad_at - 1]);
+        char shown = c < 0x80 && std::isprint(c) ? static_cast<char>(c) : '?';
+        bad(ctx, "name", *n,
+            "character " + std::to_string(bad_at) + " ('" + shown + "') is not allowed: " + rule);
+      } else {
+        p.name = *v;
+        ctx = "pool " + quote(p.name);
+      }
+    }
+  } else {
+    missing(ctx, p.line, "name");
+  }
+  check_keys(t, kPoolKeys, ctx);
+
+  if (const toml::node *n = t.get("policy")) {
+    if (auto v = string(ctx, "policy", *n)) {
+      const auto &known = policies();
+      if (std::find(known.begin(), known.end(), *v) == known.end()) {
+        std::vector<std::string_view> cands(known.begin(), known.end());
+        std::string list;
+        for (const auto &k : known)
+          list += (list.empty() ? "" : ", ") + k;
+        bad(ctx, "policy", *n, "unknown policy" + suggest(*v, cands) + "; known: " + list);
+      } else {
+        p.policy = *v;
+      }
+    }
+  } else {
+    std::string list;
+    for (const auto &k : policies())
+      list += (list.empty() ? "" : ", ") + k;
+    missing(ctx, p.line, "policy", " (" + list + ")");
+  }
+  bool buffer_ok = true;  // cross-checks against a bad buffer would mislead
+  if (const toml::node *n = t.get("buffer")) {
+    if (auto v = size(ctx, "buffer", *n, 1, kBufferMaxBytes))
+      p.buffer_bytes = *v;
+    else
+      buffer_ok = false;
+  }
+  if (const toml::node *n = t.get("lossless_prios"))
+    if (auto v = prios(ctx, *n))
+      p.lossless_mask = *v;
+  if (const toml::node *n = t.get("alpha"))
+    if (auto v = alpha(ctx, "alpha", *n))
+      p.alpha = *v;
+  if (const toml::node *n = t.get("egress_alpha"))
+    if (auto v = alpha(ctx, "egress_alpha", *n))
+      p.egress_alpha = *v;
+  if (const toml::node *n = t.get("reserved"))
+    if (auto v = size(ctx, "reserved", *n, 0, kU32Max)) {
+      // The reserve of one port (8 priorities) must leave a shared region.
+      if (buffer_ok && 8 * *v >= p.buffer_bytes)
+        bad(ctx, "reserved", *n,
+            "8 x reserved (" + std::to_string(8 * *v) +
+                " bytes) leaves no shared buffer in buffer (" + std::to_string(p.buffer_bytes) +
+                " bytes)");
+      else
+        p.reserved_bytes = static_cast<std::uint32_t>(*v);
+    }
+  if (const toml::node *n = t.get("xon_offset"))
+    if (auto v = size(ctx, "xon_offset", *n, 0, kU32Max)) {
+      if (buffer_ok && *v > p.buffer_bytes)
+        bad(ctx, "xon_offset", *n,
+            "must be at most buffer (" + std::to_string(p.buffer_bytes) + " bytes)");
+      else
+        p.xon_offset_bytes = static_cast<std::uint32_t>(*v);
+    }
+  if (const toml::node *n = t.get("sw_delay"))
+    if (auto v = time(ctx, "sw_delay", *n, 0, kDelayMaxNs))
+      p.sw_delay_ns = *v;
+  if (const toml::node *n = t.get("ecn"))
+    p.ecn = ecn(ctx, *n);
+}
+
+// ------------------------------------------------------------ [[port]]
+
+std::optional<std::uint64_t> Parser::rate(const std::string &ctx, const toml::node &n)
+{
+  auto text = unit_text(n);
+  if (!text) {
+    bad_type(ctx, "rate", n, "a rate (a string such as \"10gbit\", or \"auto\")");
+    return std::nullopt;
+  }
+  if (text->find('%') != std::string::npos) {
+    bad(ctx, "rate", n,
+        "a percentage of the link speed is not taken here: give the rate, or \"auto\" for the "
+        "link speed the device reports");
+    return std::nullopt;
+  }
+  const char *unit = nullptr;
+  std::uint64_t bps = 0;
+  switch (ll_units_rate(text->c_str(), kRateMinBps, kRateMaxBps, &bps, &unit)) {
+    case LL_UNITS_RATE_OK:
+      return bps;
+    case LL_UNITS_RATE_AMBIGUOUS: {
+      std::string u = unit, stem = u.substr(0, u.size() - 3);
+      bad(ctx, "rate", n,
+          quote(u) + " is ambiguous: write " + stem + "bit for bits/s or " + stem +
+              "Bps for bytes/s");
+      return std::nullopt;
+    }
+    case LL_UNITS_RATE_UNIT:
+      bad(ctx, "rate", n,
+          "unknown unit " + quote(unit) + " (use " + LL_UNITS_RATE_UNITS + ")");
+      return std::nullopt;
+    default:
+      bad(ctx, "rate", n,
+          "must be 8kbit .. 1.6tbit (8000 .. 1600000000000 bit/s), e.g. 10gbit, or \"auto\"");
+      return std::nullopt;
+  }
+}
+
+// "100m": meters of cable, 5 ns each, rounded to the nearest ns.
+std::optional<std::uint64_t> Parser::cable_length(const std::string &ctx, const toml::node &n)
+{
+  const std::uint64_t max_m = kDelayMaxNs / kNsPerMeter;
+  const std::string reason = "must be a length 0 .. " + std::to_string(max_m) +
+                             "m in meters with the unit m (2m, 100m)";
+  auto s = n.as_string();
+  if (!s) {
+    bad_type(ctx, "cable_length", n, "a length (a string such as \"100m\")");
+    return std::nullopt;
+  }
+  const std::string &text = s->get();
+  bool ok = text.size() >= 2 && text.back() == 'm';
+  std::string num = ok ? text.substr(0, text.size() - 1) : std::string();
+  bool dot = false, digits = false;
+  for (char c : num) {
+    if (c >= '0' && c <= '9')
+      digits = true;
+    else if (c == '.' && !dot)
+      dot = true;
+    else
+      ok = false;
+  }
+  if (!ok || !digits) {
+    bad(ctx, "cable_length", n, reason);
+    return std::nullopt;
+  }
+  double ns = std::strtod(num.c_str(), nullptr) * static_cast<double>(kNsPerMeter) + 0.5;
+  if (!(ns < static_cast<double>(kDelayMaxNs) + 1)) {
+    bad(ctx, "cable_length", n, reason);
+    return std::nullopt;
+  }
+  return static_cast<std::uint64_t>(ns);
+}
+
+// Linux's dev_valid_name(): 1 .. IFNAMSIZ-1 bytes, not "." or "..", no
+// '/', ':' or white space.
+bool valid_ifname(const std::string &s)
+{
+  if (s.empty() || s.size() > kIfNameMax || s == "." || s == "..")
+    return false;
+  for (unsigned char c : s)
+    if (c == '/' || c == ':' || std::isspace(c))
+      return false;
+  return true;
+}
+
+void Parser::port_section(const toml::table &t, std::size_t index, Port &p, bool &dev_given,
+                          std::string &raw_dev, bool &pool_given, std::uint32_t &pool_line)
+{
+  std::string ctx = "port #" + std::to_string(index + 1);
+  p.line = line_of(t.source());
+  dev_given = pool_given = false;
+  if (const toml::node *n = t.get("dev")) {
+    if (auto v = string(ctx, "dev", *n)) {
+      dev_given = true;
+      raw_dev = *v;
+      if (!valid_ifname(*v)) {
+        bad(ctx, "dev", *n,
+            "must be a network interface name: 1 .. 15 bytes, not \".\" or \"..\", without "
+            "'/', ':' or white space");
+      } else {
+        p.dev = *v;
+        ctx = "port " + quote(p.dev);
+      }
+    }
+  } else {
+    missing(ctx, p.line, "dev");
+  }
+  check_keys(t, kPortKeys, ctx);
+
+  if (const toml::node *n = t.get("pool")) {
+    if (auto v = string(ctx, "pool", *n)) {
+      pool_given = true;
+      pool_line = line_of(n->source());
+      p.pool = *v;
+    }
+  } else {
+    missing(ctx, p.line, "pool");
+  }
+  if (const toml::node *n = t.get("rate")) {
+    auto s = n->as_string();
+    if (!(s && s->get() == "auto"))
+      p.rate_bps = rate(ctx, *n);
+  }
+  const toml::node *cd = t.get("cable_delay"), *cl = t.get("cable_length");
+  if (cd && cl) {
+    const toml::node *later =
+        line_of(cd->source()) >= line_of(cl->source()) ? cd : cl;
+    error(line_of(later->source()),
+          ctx + ": cable_delay and cable_length: give at most one of the two");
+  } else if (cd) {
+    if (auto v = time(ctx, "cable_delay", *cd, 0, kDelayMaxNs))
+      p.cable_delay_ns = *v;
+  } else if (cl) {
+    if (auto v = cable_length(ctx, *cl))
+      p.cable_delay_ns = *v;
+  }
+  if (const toml::node *n = t.get("mtu"))
+    if (auto v = integer(ctx, "mtu", *n, kMtuMin, kMtuMax, "bytes (the device MTU)"))
+      p.mtu_bytes = static_cast<std::uint32_t>(*v);
+  if (const toml::node *n = t.get("queues"))
+    if (auto v = integer(ctx, "queues", *n, 1, kQueuesMax))
+      p.queues = static_cast<std::uint8_t>(*v);
+  if (const toml::node *n = t.get("headroom"))
+    if (auto v = size(ctx, "headroom", *n, 0, kU32Max))
+      p.headroom_bytes = static_cast<std::uint32_t>(*v);
+  if (const toml::node *n = t.get("ingress")) {
+    if (auto v = string(ctx, "ingress", *n)) {
+      auto it = std::find(kIngressModes.begin(), kIngressModes.end(), *v);
+      if (it == kIngressModes.end())
+        bad(ctx, "ingress", *n, "must be pcp-dscp, pcp or dscp" + suggest(*v, kIngressModes));
+      else
+        p.ingress = static_cast<IngressMode>(it - kIngressModes.begin());
+    }
+  }
+  if (const toml::node *n = t.get("default_prio"))
+    if (auto v = integer(ctx, "default_prio", *n, 0, kPrios - 1))
+      p.default_prio = static_cast<std::uint8_t>(*v);
+}
+
+// ------------------------------------------------------------ the file
+
+// Where a top-level key that is not a section probably belongs.
+std::string belongs(std::string_view key)
+{
+  auto in = [&](const std::vector<std::string_view> &keys) {
+    return std::find(keys.begin(), keys.end(), key) != keys.end();
+  };
+  if (in(kDaemonKeys))
+    return " (it belongs in [daemon])";
+  if (in(kPoolKeys))
+    return " (it belongs in a [[pool]])";
+  if (in(kPortKeys))
+    return " (it belongs in a [[port]])";
+  return {};
+}
+
+Config parse_document(const toml::table &doc, std::string_view name)
+{
+  Parser ps;
+  ps.file = std::string(name);
+  Config cfg;
+  cfg.source = ps.file;
+
+  for (auto &&[k, v] : doc) {
+    if (std::find(kSections.begin(), kSections.end(), k.str()) != kSections.end())
+      continue;
+    if (v.is_table() || v.is_array_of_tables())
+      ps.error(Parser::line_of(k.source()),
+               "unknown section " + quote(k.str()) + suggest(k.str(), kSections));
+    else
+      ps.error(Parser::line_of(k.source()), "unknown key " + quote(k.str()) +
+                                                " at the top level" + belongs(k.str()) +
+                                                (belongs(k.str()).empty()
+                                                     ? suggest(k.str(), kSections)
+                                                     : std::string()));
+  }
+
+  if (const toml::node *d = doc.get("daemon"))
+    ps.daemon_section(*d, cfg.daemon);
+
+  // Each array of tables: its tables, or one error for the wrong form.
+  bool form_error = false;
+  auto tables = [&](const char *key) {
+    std::vector<const toml::table *> out;
+    const toml::node *n = doc.get(key);
+    if (!n)
+      return out;
+    if (!n->is_array_of_tables()) {
+      bool empty_array = n->is_array() && n->as_array()->empty();
+      form_error |= !empty_array;
+      if (!empty_array)
+        ps.error(Parser::line_of(n->source()),
+                 std::string(key) + ": must be an array of tables [[" + key + "]], not " +
+                     type_phrase(*n));
+      return out;
+    }
+    for (const toml::node &e : *n->as_array())
+      out.push_back(e.as_table());
+    return out;
+  };
+  auto pool_tables = tables("pool");
+  auto port_tables = tables("port");
+
+  if (pool_tables.empty() && port_tables.empty() && !form_error)
+    ps.error(0, "the configuration is empty: it needs at least one [[pool]] and one [[port]]");
+
+  // Pools, and the names given even when invalid (no cascade of "unknown
+  // pool" errors on their ports).
+  std::map<std::string, std::uint32_t> pool_lines;  // valid name -> line
+  std::set<std::string> pool_names_given;
+  std::vector<bool> pool_ok;
+  for (std::size_t i = 0; i < pool_tables.size(); i++) {
+    Pool p;
+    bool given = false;
+    std::string raw;
+    std::size_t before = ps.errors.size();
+    ps.pool_section(*pool_tables[i], i, p, given, raw);
+    if (given)
+      pool_names_given.insert(raw);
+    if (!p.name.empty()) {
+      auto [it, fresh] = pool_lines.emplace(p.name, p.line);
+      if (!fresh) {
+        const toml::node *n = pool_tables[i]->get("name");
+        ps.error(Parser::line_of(n->source()),
+                 "pool " + quote(p.name) + ": the name is already used by the pool at line " +
+                     std::to_string(it->second));
+      }
+    }
+    pool_ok.push_back(ps.errors.size() == before);
+    cfg.pools.push_back(std::move(p));
+  }
+
+  std::map<std::string, std::uint32_t> dev_lines;
+  std::map<std::string, unsigned> ports_per_pool;
+  std::vector<std::string_view> valid_pools;
+  for (const auto &p : cfg.pools)
+    if (!p.name.empty())
+      valid_pools.push_back(p.name);
+  for (std::size_t i = 0; i < port_tables.size(); i++) {
+    Port p;
+    bool dev_given = false, pool_given = false;
+    std::string raw_dev;
+    std::uint32_t pool_line = 0;
+    ps.port_section(*port_tables[i], i, p, dev_given, raw_dev, pool_given, pool_line);
+    std::string ctx = p.dev.empty() ? "port #" + std::to_string(i + 1) : "port " + quote(p.dev);
+    if (!p.dev.empty()) {
+      auto [it, fresh] = dev_lines.emplace(p.dev, p.line);
+      if (!fresh) {
+        const toml::node *n = port_tables[i]->get("dev");
+        ps.error(Parser::line_of(n->source()),
+                 ctx + ": dev is already configured by the port at line " +
+                     std::to_string(it->second));
+      }
+    }
+    if (pool_given) {
+      const Pool *pool = cfg.find_pool(p.pool);
+      if (!pool && !pool_names_given.count(p.pool)) {
+        ps.error(pool_line, ctx + ": pool " + quote(p.pool) + ": no [[pool]] has this name" +
+                                suggest(p.pool, valid_pools));
+      } else if (pool) {
+        if (++ports_per_pool[p.pool] > kPortsPerPoolMax)
+          ps.error(pool_line, ctx + ": pool " + quote(p.pool) + " already has " +
+                                  std::to_string(kPortsPerPoolMax) + " ports (at most " +
+                                  std::to_string(kPortsPerPoolMax) + ")");
+        if (pool_ok[pool - cfg.pools.data()] && p.headroom_bytes > pool->buffer_bytes) {
+          const toml::node *n = port_tables[i]->get("headroom");
+          ps.bad(ctx, "headroom", *n,
+                 "must be at most the buffer of pool " + quote(pool->name) + " (" +
+                     std::to_string(pool->buffer_bytes) + " bytes)");
+        }
+      }
+    }
+    cfg.ports.push_back(std::move(p));
+  }
+
+  for (std::size_t i = 0; i < cfg.pools.size(); i++) {
+    const Pool &p = cfg.pools[i];
+    if (!p.name.empty() && pool_ok[i] && !ports_per_pool.count(p.name))
+      ps.warn(p.line, "pool " + quote(p.name) +
+                          ": no [[port]] names this pool, so losslessd does not create it");
+  }
+
+  auto by_line = [](const Diagnostic &a, const Diagnostic &b) { return a.line < b.line; };
+  std::stable_sort(ps.errors.begin(), ps.errors.end(), by_line);
+  if (!ps.errors.empty())
+    throw ConfigError(std::move(ps.errors));
+  std::stable_sort(ps.warnings.begin(), ps.warnings.end(), by_line);
+  for (const auto &w : ps.warnings)
+    cfg.warnings.push_back(w.str());
+  return cfg;
+}
+
+}  // namespace
+
+Config parse_string(std::string_view text, std::string_view name)
+{
+  toml::table doc;
+  try {
+    doc = toml::parse(text, name);
+  } catch (const toml::parse_error &e) {
+    const auto &b = e.source().begin;
+    throw ConfigError({{std::string(name), static_cast<std::uint32_t>(b.line),
+                        static_cast<std::uint32_t>(b.column),
+                        "TOML syntax error: " + std::string(e.description())}});
+  }
+  return parse_document(doc, name);
+}
+
+Config parse_file(const std::string &path)
+{
+  auto fail = [&](int err) {
+    return ConfigError({{path, 0, 0, std::string("cannot read the configuration: ") +
+                                         std::strerror(err)}});
+  };
+  std::FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f)
+    throw fail(errno);
+  std::string text;
+  char buf[65536];
+  std::size_t got;
+  while ((got = std::fread(buf, 1, sizeof(buf), f)) > 0)
+    text.append(buf, got);
+  int err = std::ferror(f) ? errno : 0;
+  std::fclose(f);
+  if (err)
+    throw fail(err);
+  return parse_string(text, path);
+}
+
+}  // namespace lossless::config

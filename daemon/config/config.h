@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+//
+// ll_config: losslessd's configuration file (TOML; docs/DAEMON.md,
+// "Configuration file") as a plain struct tree.
+//
+// The values use the vocabulary of the tc options (docs/CONFIGURATION.md)
+// and are parsed by the same code as the tc plugin: sizes, times, rates,
+// probabilities and pool names by daemon/common/ll_units.c, alpha by
+// daemon/plane/ll_plane_map.c. Every number in the result is an integer
+// with its unit in the field name (_bytes, _ns, _bps); alpha is the
+// kernel's num << 8 | shift, an ECN probability is in 1/65536 units.
+//
+// Parsing is pure: no device, no sysfs, no clock. What depends on the
+// running system (a port's link speed when rate is "auto", its MTU when
+// mtu is absent, reserved and xon_offset defaults in MTUs) is left unset
+// (std::nullopt) for the daemon to resolve.
+//
+// Errors: parse_file and parse_string check the whole file and throw one
+// ConfigError holding every error, each naming the file, the line and the
+// key ("losslessd.toml:14: pool "sw0": alpha "1/3": ..."), sorted by line.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lossless::config {
+
+inline constexpr const char *kDefaultPath = "/etc/lossless/losslessd.toml";
+
+// A position in the file: line and column from 1; 0 when the message is
+// about the whole file.
+struct Diagnostic {
+  std::string file;
+  std::uint32_t line = 0;
+  std::uint32_t column = 0;
+  std::string message;  // without the "file:line: " prefix
+  // "file:line: message", or "file: message" when line is 0.
+  std::string str() const;
+};
+
+class ConfigError : public std::runtime_error {
+ public:
+  explicit ConfigError(std::vector<Diagnostic> errors);
+  // what(): every error's str(), one per line, no trailing newline.
+  const std::vector<Diagnostic> &diagnostics() const { return errors_; }
+  // Every error's str(), in the order of what().
+  std::vector<std::string> errors() const;
+
+ private:
+  std::vector<Diagnostic> errors_;
+};
+
+// The classification modes of the ingress BPF program; the values are
+// bpf/lossless_ingress.h's LL_INGRESS_MODE_*.
+enum class IngressMode : std::uint8_t { PcpDscp = 0, Pcp = 1, Dscp = 2 };
+std::string_view ingress_mode_name(IngressMode m);  // "pcp-dscp", "pcp", "dscp"
+
+// [daemon].prometheus: a numeric IP address of this host and a port.
+struct Endpoint {
+  std::string address;  // "127.0.0.1" or "::1" (no brackets)
+  std::uint16_t port = 0;
+  bool ipv6 = false;
+  bool loopback = false;  // 127.0.0.0/8 or ::1
+};
+
+struct Daemon {
+  std::string pin_dir = "/sys/fs/bpf/lossless";
+  std::string socket = "/run/lossless/losslessd.sock";
+  std::uint64_t period_ns = 1000000;
+  std::optional<Endpoint> prometheus;  // nullopt: off
+};
+
+// pool.ecn: RED marking on the egress queues.
+struct Ecn {
+  std::uint32_t kmin_bytes = 0;
+  std::uint32_t kmax_bytes = 0;
+  std::uint32_t pmax = 0;  // 1/65536 units: 0.2 -> 13107, 1 -> 65536
+};
+
+struct Pool {
+  std::string name;
+  std::uint32_t line = 0;  // of its [[pool]] header
+  std::string policy;      // "pfc-dt"
+  std::uint64_t buffer_bytes = 4u << 20;
+  std::uint8_t lossless_mask = (1u << 3) | (1u << 4);  // bit p: priority p
+  std::uint32_t alpha = (1u << 8) | 3;                 // 1/8
+  std::uint32_t egress_alpha = 1u << 8;                // 1
+  // nullopt: 1 MTU (reserved) and 2 MTU (xon_offset) of the pool's first
+  // port, where the MTU is the device MTU + link header + VLAN tag, as tc.
+  std::optional<std::uint32_t> reserved_bytes;
+  std::optional<std::uint32_t> xon_offset_bytes;
+  std::uint64_t sw_delay_ns = 1000000;
+  std::optional<Ecn> ecn;  // nullopt: off
+};
+
+struct Port {
+  std::string dev;
+  std::uint32_t line = 0;  // of its [[port]] header
+  std::string pool;        // names a Pool of Config::pools
+  std::optional<std::uint64_t> rate_bps;  // nullopt: the device's speed
+  std::uint64_t cable_delay_ns = 0;       // from cable_delay or cable_length
+  std::optional<std::uint32_t> mtu_bytes;  // the device MTU; nullopt: the device's
+  std::uint8_t queues = 8;
+  std::uint32_t headroom_bytes = 0;  // 0: computed
+  IngressMode ingress = IngressMode::PcpDscp;
+  std::uint8_t default_prio = 0;
+};
+
+struct Config {
+  std::string source;  // the file name given to the parser
+  Daemon daemon;
+  std::vector<Pool> pools;  // in file order
+  std::vector<Port> ports;  // in file order
+  // "file:line: message" for what is legal but probably a mistake (a
+  // pool that no port names).
+  std::vector<std::string> warnings;
+
+  const Pool *find_pool(std::string_view name) const;
+};
+
+// Read and check path; throws ConfigError (a file that cannot be read is
+// one error naming it and errno's text).
+Config parse_file(const std::string &path);
+// Check text; name is the file name used in messages.
+Config parse_string(std::string_view text, std::string_view name);
+
+// The policies a pool may name.
+const std::vector<std::string> &policies();
+
+// Limits (the tc options' ranges and the daemon's).
+inline constexpr std::uint64_t kPeriodMinNs = 100000;       // 100us
+inline constexpr std::uint64_t kPeriodMaxNs = 1000000000;   // 1s
+inline constexpr std::uint64_t kDelayMaxNs = 1000000000;    // cable, sw: 1s
+inline constexpr std::uint64_t kBufferMaxBytes = 1ull << 40;
+inline constexpr std::uint64_t kNsPerMeter = 5;             // cable_length
+inline constexpr std::uint32_t kMtuMin = 68, kMtuMax = 65536;
+inline constexpr unsigned kQueuesMax = 64;
+inline constexpr unsigned kPortsPerPoolMax = 64;
+
+}  // namespace lossless::config

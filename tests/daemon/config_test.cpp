@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+//
+// losslessd's configuration file (daemon/config, docs/DAEMON.md): a full
+// file, the defaults, and every invalid case with its exact messages.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "ll_units.h"
+
+namespace {
+
+using namespace lossless::config;
+
+// A file with one pool and one port; extra goes into the pool (from line
+// 4), the port (from line 8) or [daemon] (from line 2).
+std::string in_pool(const std::string &extra)
+{
+  return "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n" + extra +
+         "\n\n[[port]]\ndev = \"swp1\"\npool = \"sw0\"\n";
+}
+
+std::string in_port(const std::string &extra)
+{
+  return "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n\n[[port]]\ndev = \"swp1\"\npool = "
+         "\"sw0\"\n" +
+         extra + "\n";
+}
+
+std::string in_daemon(const std::string &extra)
+{
+  return "[daemon]\n" + extra + "\n\n" + in_pool("");
+}
+
+// The errors of text, or a single "parsed" if it is valid.
+std::vector<std::string> errors_of(const std::string &text)
+{
+  try {
+    parse_string(text, "t.toml");
+  } catch (const ConfigError &e) {
+    return e.errors();
+  }
+  return {"parsed"};
+}
+
+constexpr const char *kFull = R"(# every key
+[daemon]
+pin_dir = "/sys/fs/bpf/ll"
+socket = "/run/ll/d.sock"
+period = "500us"
+prometheus = "127.0.0.1:9464"
+
+[[pool]]
+name = "sw0"
+buffer = "2mb"
+lossless_prios = [3]
+policy = "pfc-dt"
+alpha = "1/8"
+egress_alpha = "1"
+reserved = "1518b"
+xon_offset = "3036b"
+sw_delay = "60ms"
+ecn = { kmin = "30kb", kmax = "100kb", pmax = 0.2 }
+
+[[pool]]
+name = "sw1.b-2"
+policy = "pfc-dt"
+alpha = "3/4"
+egress_alpha = 2
+lossless_prios = []
+
+[[port]]
+dev = "swp1"
+pool = "sw0"
+rate = "10gbit"
+cable_delay = "500ns"
+mtu = 9000
+queues = 4
+headroom = "64kb"
+ingress = "dscp"
+default_prio = 3
+
+[[port]]
+dev = "swp2"
+pool = "sw0"
+rate = "auto"
+cable_length = "100m"
+ingress = "pcp"
+
+[[port]]
+dev = "eth0.100"
+pool = "sw1.b-2"
+rate = "1.25GBps"
+)";
+
+TEST(Config, FullFileSetsEveryField)
+{
+  Config c = parse_string(kFull, "full.toml");
+  EXPECT_EQ(c.source, "full.toml");
+  EXPECT_EQ(c.daemon.pin_dir, "/sys/fs/bpf/ll");
+  EXPECT_EQ(c.daemon.socket, "/run/ll/d.sock");
+  EXPECT_EQ(c.daemon.period_ns, 500000u);
+  ASSERT_TRUE(c.daemon.prometheus);
+  EXPECT_EQ(c.daemon.prometheus->address, "127.0.0.1");
+  EXPECT_EQ(c.daemon.prometheus->port, 9464);
+  EXPECT_FALSE(c.daemon.prometheus->ipv6);
+  EXPECT_TRUE(c.daemon.prometheus->loopback);
+
+  ASSERT_EQ(c.pools.size(), 2u);
+  const Pool &p = c.pools[0];
+  EXPECT_EQ(p.name, "sw0");
+  EXPECT_EQ(p.line, 8u);
+  EXPECT_EQ(p.policy, "pfc-dt");
+  EXPECT_EQ(p.buffer_bytes, 2097152u);
+  EXPECT_EQ(p.lossless_mask, 0x08);
+  EXPECT_EQ(p.alpha, (1u << 8) | 3);
+  EXPECT_EQ(p.egress_alpha, 1u << 8);
+  EXPECT_EQ(p.reserved_bytes, 1518u);
+  EXPECT_EQ(p.xon_offset_bytes, 3036u);
+  EXPECT_EQ(p.sw_delay_ns, 60000000u);
+  ASSERT_TRUE(p.ecn);
+  EXPECT_EQ(p.ecn->kmin_bytes, 30720u);
+  EXPECT_EQ(p.ecn->kmax_bytes, 102400u);
+  EXPECT_EQ(p.ecn->pmax, 13107u);  // 0.2 x 65536, rounded, as tc
+  const Pool &q = c.pools[1];
+  EXPECT_EQ(q.name, "sw1.b-2");
+  EXPECT_EQ(q.line, 20u);
+  EXPECT_EQ(q.alpha, (3u << 8) | 2);
+  EXPECT_EQ(q.egress_alpha, 2u << 8);
+  EXPECT_EQ(q.lossless_mask, 0);
+  EXPECT_FALSE(q.ecn);
+
+  ASSERT_EQ(c.ports.size(), 3u);
+  const Port &a = c.ports[0];
+  EXPECT_EQ(a.dev, "swp1");
+  EXPECT_EQ(a.line, 27u);
+  EXPECT_EQ(a.pool, "sw0");
+  EXPECT_EQ(a.rate_bps, 10000000000u);
+  EXPECT_EQ(a.cable_delay_ns, 500u);
+  EXPECT_EQ(a.mtu_bytes, 9000u);
+  EXPECT_EQ(a.queues, 4);
+  EXPECT_EQ(a.headroom_bytes, 65536u);
+  EXPECT_EQ(a.ingress, IngressMode::Dscp);
+  EXPECT_EQ(a.default_prio, 3);
+  const Port &b = c.ports[1];
+  EXPECT_EQ(b.dev, "swp2");
+  EXPECT_FALSE(b.rate_bps) << "auto: the device's speed";
+  EXPECT_EQ(b.cable_delay_ns, 500u) << "100 m at 5 ns/m";
+  EXPECT_EQ(b.ingress, IngressMode::Pcp);
+  const Port &d = c.ports[2];
+  EXPECT_EQ(d.pool, "sw1.b-2");
+  EXPECT_EQ(d.rate_bps, 10000000000u) << "1.25 GB/s";
+  EXPECT_TRUE(c.warnings.empty());
+  EXPECT_EQ(c.find_pool("sw1.b-2"), &c.pools[1]);
+  EXPECT_EQ(c.find_pool("sw9"), nullptr);
+}
+
+TEST(Config, MinimalFileGetsTheDefaults)
+{
+  Config c = parse_string(in_pool(""), "min.toml");
+  EXPECT_EQ(c.daemon.pin_dir, "/sys/fs/bpf/lossless");
+  EXPECT_EQ(c.daemon.socket, "/run/lossless/losslessd.sock");
+  EXPECT_EQ(c.daemon.period_ns, 1000000u);
+  EXPECT_FALSE(c.daemon.prometheus);
+  ASSERT_EQ(c.pools.size(), 1u);
+  const Pool &p = c.pools[0];
+  EXPECT_EQ(p.line, 1u);
+  EXPECT_EQ(p.buffer_bytes, 4194304u) << "tc's default 4mb";
+  EXPECT_EQ(p.lossless_mask, 0x18) << "[3, 4]";
+  EXPECT_EQ(p.alpha, (1u << 8) | 3) << "1/8";
+  EXPECT_EQ(p.egress_alpha, 1u << 8) << "1";
+  EXPECT_FALSE(p.reserved_bytes) << "1 MTU of the first port, resolved by the daemon";
+  EXPECT_FALSE(p.xon_offset_bytes) << "2 MTU, resolved by the daemon";
+  EXPECT_EQ(p.sw_delay_ns, 1000000u);
+  EXPECT_FALSE(p.ecn);
+  ASSERT_EQ(c.ports.size(), 1u);
+  const Port &a = c.ports[0];
+  EXPECT_EQ(a.line, 6u);
+  EXPECT_FALSE(a.rate_bps);
+  EXPECT_EQ(a.cable_delay_ns, 0u);
+  EXPECT_FALSE(a.mtu_bytes);
+  EXPECT_EQ(a.queues, 8);
+  EXPECT_EQ(a.headroom_bytes, 0u);
+  EXPECT_EQ(a.ingress, IngressMode::PcpDscp);
+  EXPECT_EQ(a.default_prio, 0);
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+// The ```toml blocks of docs/DAEMON.md's "Configuration file" section.
+std::vector<std::string> doc_examples()
+{
+  std::ifstream f(LL_DOCS_DIR "/DAEMON.md");
+  std::vector<std::string> blocks;
+  std::string line, block;
+  bool in_section = false, in_block = false;
+  while (std::getline(f, line)) {
+    if (line.rfind("## ", 0) == 0)
+      in_section = line == "## Configuration file";
+    if (!in_section)
+      continue;
+    if (!in_block && line == "```toml") {
+      in_block = true;
+      block.clear();
+    } else if (in_block && line == "```") {
+      in_block = false;
+      blocks.push_back(block);
+    } else if (in_block) {
+      block += line + "\n";
+    }
+  }
+  return blocks;
+}
+
+TEST(Config, TheExamplesOfTheDocumentationParse)
+{
+  auto blocks = doc_examples();
+  ASSERT_EQ(blocks.size(), 2u) << "the full example and the smallest file";
+  Config c = parse_string(blocks[0], "DAEMON.md");
+  EXPECT_EQ(c.daemon.pin_dir, "/sys/fs/bpf/lossless");
+  EXPECT_EQ(c.daemon.socket, "/run/lossless/losslessd.sock");
+  EXPECT_EQ(c.daemon.period_ns, 1000000u);
+  ASSERT_TRUE(c.daemon.prometheus);
+  EXPECT_EQ(c.daemon.prometheus->port, 9464);
+  ASSERT_EQ(c.pools.size(), 1u);
+  const Pool &p = c.pools[0];
+  EXPECT_EQ(p.buffer_bytes, 2097152u);
+  EXPECT_EQ(p.lossless_mask, 0x08);
+  EXPECT_EQ(p.alpha, (1u << 8) | 3);
+  EXPECT_EQ(p.egress_alpha, 1u << 8);
+  EXPECT_EQ(p.reserved_bytes, 1518u);
+  EXPECT_EQ(p.xon_offset_bytes, 3036u);
+  EXPECT_EQ(p.sw_delay_ns, 1000000u);
+  ASSERT_TRUE(p.ecn);
+  EXPECT_EQ(p.ecn->pmax, 13107u);
+  ASSERT_EQ(c.ports.size(), 1u);
+  const Port &a = c.ports[0];
+  EXPECT_EQ(a.rate_bps, 10000000000u);
+  EXPECT_EQ(a.cable_delay_ns, 500u);
+  EXPECT_EQ(a.mtu_bytes, 1500u);
+  EXPECT_EQ(a.queues, 8);
+  EXPECT_EQ(a.headroom_bytes, 0u);
+  EXPECT_EQ(a.ingress, IngressMode::PcpDscp);
+  EXPECT_EQ(a.default_prio, 0);
+  EXPECT_TRUE(c.warnings.empty());
+  Config m = parse_string(blocks[1], "DAEMON.md");
+  EXPECT_EQ(m.pools.size(), 1u);
+  EXPECT_EQ(m.ports.size(), 1u);
+}
+
+TEST(Config, EcnAsASubTable)
+{
+  Config c = parse_string(in_pool("[pool.ecn]\nkmin = \"30kb\"\nkmax = \"100kb\"\npmax = 0.5"),
+                          "t.toml");
+  ASSERT_TRUE(c.pools[0].ecn);
+  EXPECT_EQ(c.pools[0].ecn->kmin_bytes, 30720u);
+  EXPECT_EQ(c.pools[0].ecn->kmax_bytes, 102400u);
+  EXPECT_EQ(c.pools[0].ecn->pmax, 32768u);
+}
+
+TEST(Config, PoolWithoutPortIsAWarning)
+{
+  Config c = parse_string(in_pool("") + "\n[[pool]]\nname = \"idle\"\npolicy = \"pfc-dt\"\n",
+                          "w.toml");
+  ASSERT_EQ(c.pools.size(), 2u);
+  EXPECT_EQ(c.warnings, std::vector<std::string>{
+                            "w.toml:10: pool \"idle\": no [[port]] names this pool, so losslessd "
+                            "does not create it"});
+}
+
+// ---------------------------------------------------------------- units
+
+struct UnitCase {
+  const char *name;
+  std::string text;     // a file
+  std::uint64_t value;  // the field the case reads
+  int field;            // 0 buffer, 1 sw_delay, 2 rate, 3 cable delay, 4 pmax
+};
+
+void PrintTo(const UnitCase &c, std::ostream *os) { *os << c.name; }
+
+class Units : public testing::TestWithParam<UnitCase> {};
+
+TEST_P(Units, ParseAsTcDoes)
+{
+  const UnitCase &u = GetParam();
+  Config c = parse_string(u.text, "u.toml");
+  std::uint64_t got = 0;
+  switch (u.field) {
+    case 0:
+      got = c.pools[0].buffer_bytes;
+      break;
+    case 1:
+      got = c.pools[0].sw_delay_ns;
+      break;
+    case 2:
+      got = c.ports[0].rate_bps.value_or(~0ull);
+      break;
+    case 3:
+      got = c.ports[0].cable_delay_ns;
+      break;
+    case 4:
+      got = c.pools[0].ecn ? c.pools[0].ecn->pmax : ~0ull;
+      break;
+  }
+  EXPECT_EQ(got, u.value);
+}
+
+std::string pmax(const std::string &v)
+{
+  return in_pool("ecn = { kmin = 1, kmax = 2, pmax = " + v + " }");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Config, Units,
+    testing::Values(
+        UnitCase{"SizeBareIsBytes", in_pool("buffer = \"1518\""), 1518, 0},
+        UnitCase{"SizeInteger", in_pool("buffer = 1518"), 1518, 0},
+        UnitCase{"SizeB", in_pool("buffer = \"1518b\""), 1518, 0},
+        UnitCase{"SizeK", in_pool("buffer = \"64k\""), 65536, 0},
+        UnitCase{"SizeKbUpper", in_pool("buffer = \"64KB\""), 65536, 0},
+        UnitCase{"SizeFractionKb", in_pool("buffer = \"1.5kb\""), 1536, 0},
+        UnitCase{"SizeMb", in_pool("buffer = \"2mb\""), 2097152, 0},
+        UnitCase{"SizeG", in_pool("buffer = \"1G\""), 1073741824, 0},
+        UnitCase{"SizeKbit", in_pool("buffer = \"8kbit\""), 1024, 0},
+        UnitCase{"SizeMbit", in_pool("buffer = \"1mbit\""), 131072, 0},
+        UnitCase{"SizeGbit", in_pool("buffer = \"1gbit\""), 134217728, 0},
+        UnitCase{"SizeMax", in_pool("buffer = \"1024gb\""), 1099511627776, 0},
+        UnitCase{"TimeNs", in_pool("sw_delay = \"1500ns\""), 1500, 1},
+        UnitCase{"TimeNsec", in_pool("sw_delay = \"1500nsec\""), 1500, 1},
+        UnitCase{"TimeUsecs", in_pool("sw_delay = \"5usecs\""), 5000, 1},
+        UnitCase{"TimeMsUpper", in_pool("sw_delay = \"60MS\""), 60000000, 1},
+        UnitCase{"TimeMsecRounded", in_pool("sw_delay = \"2.3msec\""), 2300000, 1},
+        UnitCase{"TimeSec", in_pool("sw_delay = \"1sec\""), 1000000000, 1},
+        UnitCase{"TimeSecsFraction", in_pool("sw_delay = \"0.5secs\""), 500000000, 1},
+        UnitCase{"TimeRoundsToNearestNs", in_pool("sw_delay = \"1.6ns\""), 2, 1},
+        UnitCase{"RateBit", in_port("rate = \"8000bit\""), 8000, 2},
+        UnitCase{"RateBareIsBits", in_port("rate = \"100000000\""), 100000000, 2},
+        UnitCase{"RateIntegerIsBits", in_port("rate = 100000000"), 100000000, 2},
+        UnitCase{"RateTruncatedToBytes", in_port("rate = \"8001bit\""), 8000, 2},
+        UnitCase{"RateKbit", in_port("rate = \"100kbit\""), 100000, 2},
+        UnitCase{"RateMbitUpper", in_port("rate = \"5MBIT\""), 5000000, 2},
+        UnitCase{"RateGbit", in_port("rate = \"10gbit\""), 10000000000, 2},
+        UnitCase{"RateTbit", in_port("rate = \"1.6tbit\""), 1600000000000, 2},
+        UnitCase{"RateKibit", in_port("rate = \"10Kibit\""), 10240, 2},
+        UnitCase{"RateMibit", in_port("rate = \"1mibit\""), 1048576, 2},
+        UnitCase{"RateBytesPerSecond", in_port("rate = \"1000Bps\""), 8000, 2},
+        UnitCase{"RateKBps", in_port("rate = \"10KBps\""), 80000, 2},
+        UnitCase{"RateKiBps", in_port("rate = \"1KiBps\""), 8192, 2},
+        UnitCase{"RateGBps", in_port("rate = \"1GBps\""), 8000000000, 2},
+        UnitCase{"RateUpperBPS", in_port("rate = \"1MBPS\""), 8000000, 2},
+        UnitCase{"CableDelay", in_port("cable_delay = \"2ms\""), 2000000, 3},
+        UnitCase{"CableLength", in_port("cable_length = \"2m\""), 10, 3},
+        UnitCase{"CableLengthFraction", in_port("cable_length = \"2.5m\""), 13, 3},
+        UnitCase{"CableLengthMax", in_port("cable_length = \"200000000m\""), 1000000000, 3},
+        UnitCase{"PmaxFloat", pmax("0.2"), 13107, 4},
+        UnitCase{"PmaxOne", pmax("1"), 65536, 4},
+        UnitCase{"PmaxZero", pmax("0"), 0, 4},
+        UnitCase{"PmaxString", pmax("\"0.5\""), 32768, 4},
+        UnitCase{"PmaxSmallRoundsToNearest", pmax("0.00001"), 1, 4}),
+    [](const testing::TestParamInfo<UnitCase> &i) { return std::string(i.param.name); });
+
+// ---------------------------------------------------------------- errors
+
+struct BadCase {
+  const char *name;
+  std::string text;
+  std::vector<std::string> errors;
+};
+
+void PrintTo(const BadCase &c, std::ostream *os) { *os << c.name; }
+
+class Invalid : public testing::TestWithParam<BadCase> {};
+
+TEST_P(Invalid, FailsWithExactMessages)
+{
+  const BadCase &c = GetParam();
+  EXPECT_EQ(errors_of(c.text), c.errors);
+}
+
+const char *const kPorts = "\n[[port]]\ndev = \"swp1\"\npool = \"sw0\"\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    Config, Invalid,
+    testing::Values(
+        // ---- the file
+        BadCase{"Empty", "", {"t.toml: the configuration is empty: it needs at least one [[pool]] and one [[port]]"}},
+        BadCase{"OnlyComments", "# nothing\n\n", {"t.toml: the configuration is empty: it needs at least one [[pool]] and one [[port]]"}},
+        BadCase{"OnlyDaemon", "[daemon]\nperiod = \"1ms\"\n", {"t.toml: the configuration is empty: it needs at least one [[pool]] and one [[port]]"}},
+        BadCase{"EmptyArrays", "pool = []\nport = []\n", {"t.toml: the configuration is empty: it needs at least one [[pool]] and one [[port]]"}},
+        BadCase{"SyntaxUnclosedHeader", "[[pool]\nname = \"sw0\"\n",
+                {"t.toml:1:8: TOML syntax error: Error while parsing table header: expected ']', saw '\\n'"}},
+        BadCase{"SyntaxDuplicateKey", in_pool("alpha = \"1/8\"\nalpha = \"1/4\""),
+                {"t.toml:5:9: TOML syntax error: Error while parsing key-value pair: cannot redefine existing string 'alpha'"}},
+        BadCase{"SyntaxBareWord", in_pool("alpha = 1/8"),
+                {"t.toml:4:10: TOML syntax error: Error while parsing decimal integer: expected digit, saw '/'"}},
+        // ---- sections and keys
+        BadCase{"UnknownSectionSuggested", "[[pools]]\nname = \"x\"\n" + in_pool(""),
+                {"t.toml:1: unknown section \"pools\" (did you mean \"pool\"?)"}},
+        BadCase{"UnknownSection", in_pool("") + "[metrics]\nport = 1\n",
+                {"t.toml:9: unknown section \"metrics\""}},
+        BadCase{"TopLevelKeyBelongsInDaemon", "period = \"1ms\"\n" + in_pool(""),
+                {"t.toml:1: unknown key \"period\" at the top level (it belongs in [daemon])"}},
+        BadCase{"DaemonArray", "[[daemon]]\nperiod = \"1ms\"\n" + in_pool(""),
+                {"t.toml:1: daemon: must be a table [daemon], not an array of tables [[daemon]]"}},
+        BadCase{"PoolNotArray", "[pool]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n" + std::string(kPorts),
+                {"t.toml:1: pool: must be an array of tables [[pool]], not a table",
+                 "t.toml:7: port \"swp1\": pool \"sw0\": no [[pool]] has this name"}},
+        BadCase{"PoolUnknownKeySuggested", in_pool("alpah = \"1/8\""),
+                {"t.toml:4: pool \"sw0\": unknown key \"alpah\" (did you mean \"alpha\"?)"}},
+        BadCase{"PoolTcSpelling", in_pool("egress-alpha = \"1\""),
+                {"t.toml:4: pool \"sw0\": unknown key \"egress-alpha\" (did you mean \"egress_alpha\"?)"}},
+        BadCase{"PortUnknownKey", in_port("speed = \"10gbit\""),
+                {"t.toml:8: port \"swp1\": unknown key \"speed\""}},
+        BadCase{"DaemonUnknownKeySuggested", in_daemon("sock = \"/run/x.sock\""),
+                {"t.toml:2: [daemon]: unknown key \"sock\" (did you mean \"socket\"?)"}},
+        BadCase{"EcnUnknownKey", in_pool("ecn = { kmin = \"30kb\", kmax = \"100kb\", pmax = 0.2, kmn = 1 }"),
+                {"t.toml:4: pool \"sw0\": unknown key \"ecn.kmn\" (did you mean \"ecn.kmin\"?)"}},
+        // ---- required keys
+        BadCase{"PoolMissingName", "[[pool]]\npolicy = \"pfc-dt\"\n" + std::string(kPorts),
+                {"t.toml:1: pool #1: missing required key \"name\"",
+                 "t.toml:6: port \"swp1\": pool \"sw0\": no [[pool]] has this name"}},
+        BadCase{"PoolMissingPolicy", "[[pool]]\nname = \"sw0\"\n" + std::string(kPorts),
+                {"t.toml:1: pool \"sw0\": missing required key \"policy\" (pfc-dt)"}},
+        BadCase{"PortMissingDev", "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n[[port]]\npool = \"sw0\"\n",
+                {"t.toml:4: port #1: missing required key \"dev\""}},
+        BadCase{"PortMissingPool", "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n[[port]]\ndev = \"swp1\"\n",
+                {"t.toml:4: port \"swp1\": missing required key \"pool\""}},
+        BadCase{"EcnMissingPmax", in_pool("ecn = { kmin = \"30kb\", kmax = \"100kb\" }"),
+                {"t.toml:4: pool \"sw0\": missing required key \"ecn.pmax\" (ecn needs kmin, kmax and pmax together)"}},
+        // ---- wrong types
+        BadCase{"BufferBoolean", in_pool("buffer = true"),
+                {"t.toml:4: pool \"sw0\": buffer true: must be a size (a string such as \"2mb\", or an integer number of bytes), not a boolean"}},
+        BadCase{"QueuesString", in_port("queues = \"8\""),
+                {"t.toml:8: port \"swp1\": queues \"8\": must be an integer 1 .. 64, not a string"}},
+        BadCase{"PriosString", in_pool("lossless_prios = \"3,4\""),
+                {"t.toml:4: pool \"sw0\": lossless_prios \"3,4\": must be an array of priorities 0 .. 7 ([3, 4], or [] for none), not a string"}},
+        BadCase{"PrioNotInteger", in_pool("lossless_prios = [3, \"4\"]"),
+                {"t.toml:4: pool \"sw0\": lossless_prios \"4\": must be a priority 0 .. 7, not a string"}},
+        BadCase{"EcnNotTable", in_pool("ecn = \"off\""),
+                {"t.toml:4: pool \"sw0\": ecn \"off\": must be a table { kmin = \"30kb\", kmax = \"100kb\", pmax = 0.2 }, not a string"}},
+        BadCase{"NameInteger", "[[pool]]\nname = 7\npolicy = \"pfc-dt\"\n",
+                {"t.toml:2: pool #1: name 7: must be a string, not an integer"}},
+        BadCase{"AlphaFloat", in_pool("alpha = 0.125"),
+                {"t.toml:4: pool \"sw0\": alpha 0.125: must be an alpha (a string: NUM or NUM/DEN: 1/8, 3/4, 2), not a floating-point number"}},
+        BadCase{"RateFloat", in_port("rate = 1e9"),
+                {"t.toml:8: port \"swp1\": rate 1e+09: must be a rate (a string such as \"10gbit\", or \"auto\"), not a floating-point number"}},
+        // ---- values
+        BadCase{"AlphaDenominator", in_pool("alpha = \"1/3\""),
+                {"t.toml:4: pool \"sw0\": alpha \"1/3\": the denominator must be a power of two 1 .. 2^32 (NUM or NUM/DEN: 1/8, 3/4, 2)"}},
+        BadCase{"AlphaNumerator", in_pool("alpha = \"0.125\""),
+                {"t.toml:4: pool \"sw0\": alpha \"0.125\": the numerator must be an integer 1 .. 65535 (NUM or NUM/DEN: 1/8, 3/4, 2)"}},
+        BadCase{"EgressAlphaZero", in_pool("egress_alpha = 0"),
+                {"t.toml:4: pool \"sw0\": egress_alpha 0: the numerator must be an integer 1 .. 65535 (NUM or NUM/DEN: 1/8, 3/4, 2)"}},
+        BadCase{"BufferZero", in_pool("buffer = \"0\""),
+                {"t.toml:4: pool \"sw0\": buffer \"0\": must be 1 .. 1099511627776 bytes (tc size units b, kb, mb, gb: 1500b, 64kb, 4mb)"}},
+        BadCase{"BufferAboveMax", in_pool("buffer = \"1025gb\""),
+                {"t.toml:4: pool \"sw0\": buffer \"1025gb\": must be 1 .. 1099511627776 bytes (tc size units b, kb, mb, gb: 1500b, 64kb, 4mb)"}},
+        BadCase{"BufferFractionalBytes", in_pool("buffer = \"1.5\""),
+                {"t.toml:4: pool \"sw0\": buffer \"1.5\": must be 1 .. 1099511627776 bytes (tc size units b, kb, mb, gb: 1500b, 64kb, 4mb)"}},
+        BadCase{"BufferHex", in_pool("buffer = \"0x100000\""),
+                {"t.toml:4: pool \"sw0\": buffer \"0x100000\": must be 1 .. 1099511627776 bytes (tc size units b, kb, mb, gb: 1500b, 64kb, 4mb)"}},
+        BadCase{"BufferNegativeInteger", in_pool("buffer = -1"),
+                {"t.toml:4: pool \"sw0\": buffer -1: must be 1 .. 1099511627776 bytes (tc size units b, kb, mb, gb: 1500b, 64kb, 4mb)"}},
+        BadCase{"ReservedAboveU32", in_pool("reserved = \"4gb\""),
+                {"t.toml:4: pool \"sw0\": reserved \"4gb\": must be 0 .. 4294967295 bytes (tc size units b, kb, mb, gb: 1500b, 64kb, 4mb)"}},
+        BadCase{"ReservedLeavesNoSharedBuffer", in_pool("buffer = \"64kb\"\nreserved = \"8kb\""),
+                {"t.toml:5: pool \"sw0\": reserved \"8kb\": 8 x reserved (65536 bytes) leaves no shared buffer in buffer (65536 bytes)"}},
+        BadCase{"XonOffsetAboveBuffer", in_pool("buffer = \"64kb\"\nxon_offset = \"65537b\""),
+                {"t.toml:5: pool \"sw0\": xon_offset \"65537b\": must be at most buffer (65536 bytes)"}},
+        BadCase{"SwDelayNoUnit", in_pool("sw_delay = \"60\""),
+                {"t.toml:4: pool \"sw0\": sw_delay \"60\": must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)"}},
+        BadCase{"SwDelayInteger", in_pool("sw_delay = 60"),
+                {"t.toml:4: pool \"sw0\": sw_delay 60: must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)"}},
+        BadCase{"SwDelayAboveMax", in_pool("sw_delay = \"1001ms\""),
+                {"t.toml:4: pool \"sw0\": sw_delay \"1001ms\": must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)"}},
+        BadCase{"PeriodBelowMin", in_daemon("period = \"99us\""),
+                {"t.toml:2: [daemon]: period \"99us\": must be a time 100us .. 1s with a unit ns, us, ms or s (5us, 1ms)"}},
+        BadCase{"PeriodAboveMax", in_daemon("period = \"2s\""),
+                {"t.toml:2: [daemon]: period \"2s\": must be a time 100us .. 1s with a unit ns, us, ms or s (5us, 1ms)"}},
+        BadCase{"PrioOutOfRange", in_pool("lossless_prios = [3, 8]"),
+                {"t.toml:4: pool \"sw0\": lossless_prios 8: must be a priority 0 .. 7"}},
+        BadCase{"PrioTwice", in_pool("lossless_prios = [3, 3]"),
+                {"t.toml:4: pool \"sw0\": lossless_prios 3: listed twice"}},
+        BadCase{"EcnKminNotBelowKmax", in_pool("ecn = { kmin = \"100kb\", kmax = \"30kb\", pmax = 0.2 }"),
+                {"t.toml:4: pool \"sw0\": ecn: kmin (102400 bytes) must be below kmax (30720 bytes)"}},
+        BadCase{"EcnKmaxAboveU32", in_pool("ecn = { kmin = 0, kmax = \"4gb\", pmax = 0.2 }"),
+                {"t.toml:4: pool \"sw0\": ecn.kmax \"4gb\": must be 1 .. 4294967295 bytes (tc size units b, kb, mb, gb: 1500b, 64kb, 4mb)"}},
+        BadCase{"EcnPmaxAboveOne", in_pool("ecn = { kmin = 1, kmax = 2, pmax = 1.5 }"),
+                {"t.toml:4: pool \"sw0\": ecn.pmax 1.5: must be a probability 0 .. 1 (0.2)"}},
+        BadCase{"EcnPmaxNegative", in_pool("ecn = { kmin = 1, kmax = 2, pmax = -0.1 }"),
+                {"t.toml:4: pool \"sw0\": ecn.pmax -0.1: must be a probability 0 .. 1 (0.2)"}},
+        BadCase{"EcnPmaxPercent", in_pool("ecn = { kmin = 1, kmax = 2, pmax = \"20%\" }"),
+                {"t.toml:4: pool \"sw0\": ecn.pmax \"20%\": must be a probability 0 .. 1 (0.2)"}},
+        BadCase{"PolicyUnknownSuggested", "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-td\"\n" + std::string(kPorts),
+                {"t.toml:3: pool \"sw0\": policy \"pfc-td\": unknown policy (did you mean \"pfc-dt\"?); known: pfc-dt"}},
+        BadCase{"PoolNameBadChar", "[[pool]]\nname = \"sw/0\"\npolicy = \"pfc-dt\"\n",
+                {"t.toml:2: pool #1: name \"sw/0\": character 3 ('/') is not allowed: the name must be 1 .. 15 characters of A-Z a-z 0-9 _ . -"}},
+        BadCase{"PoolNameTooLong", "[[pool]]\nname = \"abcdefghijklmnop\"\npolicy = \"pfc-dt\"\n",
+                {"t.toml:2: pool #1: name \"abcdefghijklmnop\": the name must be 1 .. 15 characters of A-Z a-z 0-9 _ . -"}},
+        BadCase{"PoolNameEmpty", "[[pool]]\nname = \"\"\npolicy = \"pfc-dt\"\n",
+                {"t.toml:2: pool #1: name \"\": the name must be 1 .. 15 characters of A-Z a-z 0-9 _ . -"}},
+        BadCase{"RateAmbiguousGbps", in_port("rate = \"10gbps\""),
+                {"t.toml:8: port \"swp1\": rate \"10gbps\": \"gbps\" is ambiguous: write gbit for bits/s or gBps for bytes/s"}},
+        BadCase{"RateAmbiguousBps", in_port("rate = \"10000bps\""),
+                {"t.toml:8: port \"swp1\": rate \"10000bps\": \"bps\" is ambiguous: write bit for bits/s or Bps for bytes/s"}},
+        BadCase{"RateUnknownUnit", in_port("rate = \"10furlongs\""),
+                {"t.toml:8: port \"swp1\": rate \"10furlongs\": unknown unit \"furlongs\" (use bit, kbit, mbit, gbit, tbit, Bps, KBps, ...)"}},
+        BadCase{"RateZero", in_port("rate = \"0\""),
+                {"t.toml:8: port \"swp1\": rate \"0\": must be 8kbit .. 1.6tbit (8000 .. 1600000000000 bit/s), e.g. 10gbit, or \"auto\""}},
+        BadCase{"RateAboveMax", in_port("rate = \"1601gbit\""),
+                {"t.toml:8: port \"swp1\": rate \"1601gbit\": must be 8kbit .. 1.6tbit (8000 .. 1600000000000 bit/s), e.g. 10gbit, or \"auto\""}},
+        BadCase{"RateAutoCase", in_port("rate = \"Auto\""),
+                {"t.toml:8: port \"swp1\": rate \"Auto\": must be 8kbit .. 1.6tbit (8000 .. 1600000000000 bit/s), e.g. 10gbit, or \"auto\""}},
+        BadCase{"RatePercent", in_port("rate = \"50%\""),
+                {"t.toml:8: port \"swp1\": rate \"50%\": a percentage of the link speed is not taken here: give the rate, or \"auto\" for the link speed the device reports"}},
+        BadCase{"CableDelayAndLength", in_port("cable_delay = \"5us\"\ncable_length = \"100m\""),
+                {"t.toml:9: port \"swp1\": cable_delay and cable_length: give at most one of the two"}},
+        BadCase{"CableDelayAboveMax", in_port("cable_delay = \"2s\""),
+                {"t.toml:8: port \"swp1\": cable_delay \"2s\": must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)"}},
+        BadCase{"CableLengthNoUnit", in_port("cable_length = \"100\""),
+                {"t.toml:8: port \"swp1\": cable_length \"100\": must be a length 0 .. 200000000m in meters with the unit m (2m, 100m)"}},
+        BadCase{"CableLengthKm", in_port("cable_length = \"1km\""),
+                {"t.toml:8: port \"swp1\": cable_length \"1km\": must be a length 0 .. 200000000m in meters with the unit m (2m, 100m)"}},
+        BadCase{"CableLengthAboveMax", in_port("cable_length = \"200000001m\""),
+                {"t.toml:8: port \"swp1\": cable_length \"200000001m\": must be a length 0 .. 200000000m in meters with the unit m (2m, 100m)"}},
+        BadCase{"MtuBelowMin", in_port("mtu = 67"),
+                {"t.toml:8: port \"swp1\": mtu 67: must be an integer 68 .. 65536 bytes (the device MTU)"}},
+        BadCase{"QueuesZero", in_port("queues = 0"),
+                {"t.toml:8: port \"swp1\": queues 0: must be an integer 1 .. 64"}},
+        BadCase{"QueuesAboveMax", in_port("queues = 65"),
+                {"t.toml:8: port \"swp1\": queues 65: must be an integer 1 .. 64"}},
+        BadCase{"HeadroomAboveU32", in_port("headroom = \"5gb\""),
+                {"t.toml:8: port \"swp1\": headroom \"5gb\": must be 0 .. 4294967295 bytes (tc size units b, kb, mb, gb: 1500b, 64kb, 4mb)"}},
+        BadCase{"HeadroomAboveBuffer", in_port("headroom = \"5mb\""),
+                {"t.toml:8: port \"swp1\": headroom \"5mb\": must be at most the buffer of pool \"sw0\" (4194304 bytes)"}},
+        BadCase{"IngressUnknownSuggested", in_port("ingress = \"pcp_dscp\""),
+                {"t.toml:8: port \"swp1\": ingress \"pcp_dscp\": must be pcp-dscp, pcp or dscp (did you mean \"pcp-dscp\"?)"}},
+        BadCase{"DefaultPrioAboveMax", in_port("default_prio = 8"),
+                {"t.toml:8: port \"swp1\": default_prio 8: must be an integer 0 .. 7"}},
+        BadCase{"DevWithSlash", in_pool("") + "[[port]]\ndev = \"a/b\"\npool = \"sw0\"\n",
+                {"t.toml:10: port #2: dev \"a/b\": must be a network interface name: 1 .. 15 bytes, not \".\" or \"..\", without '/', ':' or white space"}},
+        BadCase{"DevTooLong", in_pool("") + "[[port]]\ndev = \"abcdefghijklmnop\"\npool = \"sw0\"\n",
+                {"t.toml:10: port #2: dev \"abcdefghijklmnop\": must be a network interface name: 1 .. 15 bytes, not \".\" or \"..\", without '/', ':' or white space"}},
+        // ---- cross-references
+        BadCase{"DuplicatePoolName", in_pool("") + "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n",
+                {"t.toml:10: pool \"sw0\": the name is already used by the pool at line 1"}},
+        BadCase{"DuplicatePortDev", in_pool("") + "[[port]]\ndev = \"swp1\"\npool = \"sw0\"\n",
+                {"t.toml:10: port \"swp1\": dev is already configured by the port at line 6"}},
+        BadCase{"PortUnknownPoolSuggested", in_pool("") + "[[port]]\ndev = \"swp2\"\npool = \"sw9\"\n",
+                {"t.toml:11: port \"swp2\": pool \"sw9\": no [[pool]] has this name (did you mean \"sw0\"?)"}},
+        BadCase{"PortUnknownPool", in_pool("") + "[[port]]\ndev = \"swp2\"\npool = \"backbone\"\n",
+                {"t.toml:11: port \"swp2\": pool \"backbone\": no [[pool]] has this name"}},
+        BadCase{"PortOfInvalidPoolHasNoSecondError", "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\nalpha = \"1/3\"\n" + std::string(kPorts),
+                {"t.toml:4: pool \"sw0\": alpha \"1/3\": the denominator must be a power of two 1 .. 2^32 (NUM or NUM/DEN: 1/8, 3/4, 2)"}},
+        // ---- [daemon]
+        BadCase{"PinDirRelative", in_daemon("pin_dir = \"bpf/lossless\""),
+                {"t.toml:2: [daemon]: pin_dir \"bpf/lossless\": must be an absolute path"}},
+        BadCase{"SocketTooLong", in_daemon("socket = \"/" + std::string(107, 's') + "\""),
+                {"t.toml:2: [daemon]: socket \"/" + std::string(107, 's') + "\": must be an absolute path of at most 107 bytes (a UNIX socket's sun_path)"}},
+        BadCase{"PrometheusWildcard", in_daemon("prometheus = \"0.0.0.0:9464\""),
+                {"t.toml:2: [daemon]: prometheus \"0.0.0.0:9464\": 0.0.0.0 listens on every address: give a loopback or explicit local address (127.0.0.1:9464)"}},
+        BadCase{"PrometheusWildcard6", in_daemon("prometheus = \"[::]:9464\""),
+                {"t.toml:2: [daemon]: prometheus \"[::]:9464\": [::] listens on every address: give a loopback or explicit local address ([::1]:9464)"}},
+        BadCase{"PrometheusNoPort", in_daemon("prometheus = \"127.0.0.1\""),
+                {"t.toml:2: [daemon]: prometheus \"127.0.0.1\": must be a loopback or explicit local address with a port: ADDRESS:PORT or [IPV6-ADDRESS]:PORT (127.0.0.1:9464, [::1]:9464)"}},
+        BadCase{"PrometheusHostName", in_daemon("prometheus = \"localhost:9464\""),
+                {"t.toml:2: [daemon]: prometheus \"localhost:9464\": the address must be a numeric IPv4 address or an IPv6 address in brackets, not a host name (127.0.0.1:9464, [::1]:9464)"}},
+        BadCase{"PrometheusPortRange", in_daemon("prometheus = \"127.0.0.1:65536\""),
+                {"t.toml:2: [daemon]: prometheus \"127.0.0.1:65536\": the port must be an integer 1 .. 65535 (127.0.0.1:9464)"}},
+        BadCase{"PrometheusMulticast", in_daemon("prometheus = \"224.0.0.1:9464\""),
+                {"t.toml:2: [daemon]: prometheus \"224.0.0.1:9464\": a multicast or broadcast address: give a loopback or explicit local address (127.0.0.1:9464)"}},
+        // ---- every error of a file, sorted by line
+        BadCase{"AllErrorsTogether",
+                "[daemon]\nperiod = \"1\"\n\n[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\nalpha = \"1/3\"\nbuffer = \"2tb\"\n\n"
+                "[[port]]\ndev = \"swp1\"\npool = \"sw1\"\nrate = \"10gbps\"\nqueues = 99\nmtu = 1500\n",
+                {"t.toml:2: [daemon]: period \"1\": must be a time 100us .. 1s with a unit ns, us, ms or s (5us, 1ms)",
+                 "t.toml:7: pool \"sw0\": alpha \"1/3\": the denominator must be a power of two 1 .. 2^32 (NUM or NUM/DEN: 1/8, 3/4, 2)",
+                 "t.toml:8: pool \"sw0\": buffer \"2tb\": must be 1 .. 1099511627776 bytes (tc size units b, kb, mb, gb: 1500b, 64kb, 4mb)",
+                 "t.toml:12: port \"swp1\": pool \"sw1\": no [[pool]] has this name (did you mean \"sw0\"?)",
+                 "t.toml:13: port \"swp1\": rate \"10gbps\": \"gbps\" is ambiguous: write gbit for bits/s or gBps for bytes/s",
+                 "t.toml:14: port \"swp1\": queues 99: must be an integer 1 .. 64"}}),
+    [](const testing::TestParamInfo<BadCase> &i) { return std::string(i.param.name); });
+
+TEST(Config, ErrorExposesTheListAndWhatHasOneLineEach)
+{
+  try {
+    parse_string(in_pool("alpha = \"1/3\"\nbuffer = \"0\""), "losslessd.toml");
+    FAIL() << "parsed";
+  } catch (const ConfigError &e) {
+    ASSERT_EQ(e.diagnostics().size(), 2u);
+    EXPECT_EQ(e.diagnostics()[0].file, "losslessd.toml");
+    EXPECT_EQ(e.diagnostics()[0].line, 4u);
+    EXPECT_EQ(e.diagnostics()[1].line, 5u);
+    EXPECT_EQ(std::string(e.what()),
+              "losslessd.toml:4: pool \"sw0\": alpha \"1/3\": the denominator must be a power of "
+              "two 1 .. 2^32 (NUM or NUM/DEN: 1/8, 3/4, 2)\n"
+              "losslessd.toml:5: pool \"sw0\": buffer \"0\": must be 1 .. 1099511627776 bytes "
+              "(tc size units b, kb, mb, gb: 1500b, 64kb, 4mb)");
+  }
+}
+
+TEST(Config, AtMost64PortsPerPool)
+{
+  std::string text = in_pool("");  // port swp1 at line 6
+  for (int i = 2; i <= 65; i++)
+    text += "[[port]]\ndev = \"p" + std::to_string(i) + "\"\npool = \"sw0\"\n";
+  // port i (2..65) starts at line 9 + 3 (i - 2); its pool key is 2 below.
+  EXPECT_EQ(errors_of(text), std::vector<std::string>{
+                                 "t.toml:200: port \"p65\": pool \"sw0\" already has 64 ports (at "
+                                 "most 64)"});
+  text.resize(text.rfind("[[port]]"));
+  EXPECT_EQ(parse_string(text, "t.toml").ports.size(), 64u);
+}
+
+TEST(Config, PrometheusAddresses)
+{
+  Config c = parse_string(in_daemon("prometheus = \"[::1]:9100\""), "t.toml");
+  ASSERT_TRUE(c.daemon.prometheus);
+  EXPECT_EQ(c.daemon.prometheus->address, "::1");
+  EXPECT_EQ(c.daemon.prometheus->port, 9100);
+  EXPECT_TRUE(c.daemon.prometheus->ipv6);
+  EXPECT_TRUE(c.daemon.prometheus->loopback);
+  c = parse_string(in_daemon("prometheus = \"192.0.2.7:9464\""), "t.toml");
+  ASSERT_TRUE(c.daemon.prometheus);
+  EXPECT_EQ(c.daemon.prometheus->address, "192.0.2.7");
+  EXPECT_FALSE(c.daemon.prometheus->loopback);
+}
+
+TEST(Config, ParseFileNamesTheFileAndReadsIt)
+{
+  char dir[] = "/tmp/ll_config_test.XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string path = std::string(dir) + "/losslessd.toml";
+  {
+    std::ofstream f(path);
+    f << in_pool("alpha = \"1/3\"");
+  }
+  try {
+    parse_file(path);
+    ADD_FAILURE() << "parsed";
+  } catch (const ConfigError &e) {
+    EXPECT_EQ(e.errors(), std::vector<std::string>{
+                              path + ":4: pool \"sw0\": alpha \"1/3\": the denominator must be a "
+                                     "power of two 1 .. 2^32 (NUM or NUM/DEN: 1/8, 3/4, 2)"});
+  }
+  {
+    std::ofstream f(path);
+    f << in_pool("alpha = \"1/4\"");
+  }
+  Config c = parse_file(path);
+  EXPECT_EQ(c.source, path);
+  EXPECT_EQ(c.pools.at(0).alpha, (1u << 8) | 2);
+  std::remove(path.c_str());
+  try {
+    parse_file(path);
+    ADD_FAILURE() << "parsed a missing file";
+  } catch (const ConfigError &e) {
+    EXPECT_EQ(std::string(e.what()),
+              path + ": cannot read the configuration: No such file or directory");
+  }
+  rmdir(dir);
+}
+
+// The shared C units, directly (the tc plugin's tests cover its messages).
+TEST(SharedUnits, ParseAndRangeCheck)
+{
+  std::uint64_t v = 0;
+  const char *unit = nullptr;
+  EXPECT_EQ(ll_units_size("2mb", &v), 0);
+  EXPECT_EQ(v, 2097152u);
+  EXPECT_EQ(ll_units_size("-1", &v), -1);
+  EXPECT_EQ(ll_units_size("1e300", &v), -1);
+  EXPECT_EQ(ll_units_time("60", 1000000000, &v), -1);
+  EXPECT_EQ(ll_units_time("2.3ms", 1000000000, &v), 0);
+  EXPECT_EQ(v, 2300000u);
+  EXPECT_EQ(ll_units_time("1s", 999999999, &v), -1);
+  EXPECT_EQ(ll_units_rate("10gbit", 8000, 1600000000000, &v, &unit), LL_UNITS_RATE_OK);
+  EXPECT_EQ(v, 10000000000u);
+  EXPECT_EQ(ll_units_rate("10gbps", 8000, 1600000000000, &v, &unit), LL_UNITS_RATE_AMBIGUOUS);
+  EXPECT_STREQ(unit, "gbps");
+  EXPECT_EQ(ll_units_rate("10GBps", 8000, 1600000000000, &v, &unit), LL_UNITS_RATE_OK);
+  EXPECT_EQ(v, 80000000000u);
+  EXPECT_EQ(ll_units_rate("1e40tbit", 8000, 1600000000000, &v, &unit), LL_UNITS_RATE_RANGE);
+  EXPECT_EQ(ll_units_rate("fast", 8000, 1600000000000, &v, &unit), LL_UNITS_RATE_SYNTAX);
+  EXPECT_EQ(ll_units_rate("10x", 8000, 1600000000000, &v, &unit), LL_UNITS_RATE_UNIT);
+  EXPECT_STREQ(unit, "x");
+  std::uint32_t p = 0;
+  EXPECT_EQ(ll_units_prob("0.2", &p), 0);
+  EXPECT_EQ(p, 13107u);
+  EXPECT_EQ(ll_units_prob("2e-1", &p), -1);
+  EXPECT_EQ(ll_units_prob_double(1.0000001, &p), -1);
+  EXPECT_EQ(ll_units_pool_name("sw0"), 0);
+  EXPECT_EQ(ll_units_pool_name(""), -1);
+  EXPECT_EQ(ll_units_pool_name("sw 0"), 3);
+}
+
+}  // namespace
