@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#include "config_adapter.h"
+
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "config.h"
+
+namespace lossless::daemon {
+namespace {
+
+// The device's MTU now, or 1500 if it does not exist (check() says so).
+std::uint32_t device_mtu(const std::string &dev)
+{
+  ifreq ifr{};
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  std::uint32_t mtu = 1500;
+  if (fd >= 0 && dev.size() < IFNAMSIZ) {
+    std::memcpy(ifr.ifr_name, dev.c_str(), dev.size() + 1);
+    if (ioctl(fd, SIOCGIFMTU, &ifr) == 0)
+      mtu = static_cast<std::uint32_t>(ifr.ifr_mtu);
+  }
+  if (fd >= 0)
+    close(fd);
+  return mtu;
+}
+
+}  // namespace
+
+Config load_config(const std::string &path)
+{
+  config::Config c = config::parse_file(path);
+  Config out;
+  out.source = path;
+  out.pin_dir = c.daemon.pin_dir;
+  out.socket = c.daemon.socket;
+  out.period = std::chrono::nanoseconds(c.daemon.period_ns);
+  if (c.daemon.prometheus)
+    out.prometheus = c.daemon.prometheus->ipv6
+                         ? "[" + c.daemon.prometheus->address + "]:" +
+                               std::to_string(c.daemon.prometheus->port)
+                         : c.daemon.prometheus->address + ":" +
+                               std::to_string(c.daemon.prometheus->port);
+  for (const auto &p : c.pools) {
+    PoolConfig pc;
+    pc.policy = p.policy;
+    pc.buffer_bytes = p.buffer_bytes;
+    pc.settings.name = p.name;
+    pc.settings.alpha = p.alpha;
+    pc.settings.egress_alpha = p.egress_alpha;
+    pc.settings.sw_delay_ns = p.sw_delay_ns;
+    pc.settings.lossless_mask = p.lossless_mask;
+    // Defaults in MTUs of the pool's first port, as tc's (device MTU +
+    // link header + VLAN tag).
+    std::uint32_t mtu = 1500;
+    for (const auto &port : c.ports)
+      if (port.pool == p.name) {
+        mtu = port.mtu_bytes.value_or(device_mtu(port.dev));
+        break;
+      }
+    std::uint32_t frame = mtu + 14 + 4;
+    pc.settings.reserved_bytes = p.reserved_bytes.value_or(frame);
+    pc.settings.xon_offset_bytes = p.xon_offset_bytes.value_or(2 * frame);
+    if (p.ecn) {
+      pc.ecn_kmin_bytes = p.ecn->kmin_bytes;
+      pc.ecn_kmax_bytes = p.ecn->kmax_bytes;
+      pc.ecn_pmax = p.ecn->pmax;
+    }
+    out.pools.push_back(pc);
+  }
+  for (const auto &p : c.ports) {
+    PortConfig pc;
+    pc.dev = p.dev;
+    pc.pool = p.pool;
+    pc.rate_bps = p.rate_bps;
+    pc.queues = p.queues;
+    pc.cable_delay_ns = p.cable_delay_ns;
+    pc.mtu = p.mtu_bytes;
+    pc.headroom_bytes = p.headroom_bytes;
+    pc.ingress.mode = static_cast<ingress::Mode>(p.ingress);
+    pc.ingress.default_prio = p.default_prio;
+    out.ports.push_back(pc);
+  }
+  return out;
+}
+
+}  // namespace lossless::daemon

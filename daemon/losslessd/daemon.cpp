@@ -1,0 +1,658 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#include "daemon.h"
+
+#include <bpf/bpf.h>
+#include <fcntl.h>
+#include <linux/rtnetlink.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <thread>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+namespace lossless::daemon {
+
+namespace fs = std::filesystem;
+namespace asio = boost::asio;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+void log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  std::fputs("losslessd: ", stderr);
+  std::vfprintf(stderr, fmt, ap);
+  std::fputc('\n', stderr);
+  va_end(ap);
+}
+
+std::uint32_t map_id(int fd)
+{
+  bpf_map_info info{};
+  __u32 len = sizeof(info);
+  return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
+std::string plane_path(const Config &cfg, const std::string &pool)
+{
+  return cfg.pin_dir + "/" + pool + "/plane";
+}
+
+}  // namespace
+
+struct Daemon::Pool {
+  PoolConfig cfg;
+  std::unique_ptr<policy::Policy> policy;
+  std::optional<plane::Plane> plane;
+  std::unique_ptr<lossless_plane_tel> tel = std::make_unique<lossless_plane_tel>();
+  bool have_tel = false;
+  std::optional<plane::Params> pending;
+  std::uint64_t pending_gen = 0;
+  Clock::time_point pending_since;
+  std::uint64_t pushes = 0, refusals = 0;
+  std::chrono::nanoseconds last_latency{0};
+  int last_error = 0;
+};
+
+struct Daemon::Port {
+  PortConfig cfg;
+  int ifindex = 0;
+  bool up = false;
+  std::uint32_t mtu = 0;
+  std::string state = "missing";  // installed, adopted, missing, failed: ...
+};
+
+Daemon::Daemon(Config cfg, ConfigLoader loader)
+    : cfg_(std::move(cfg)), loader_(loader), tick_(io_), signals_(io_, SIGINT, SIGTERM)
+{
+}
+
+Daemon::~Daemon()
+{
+  if (link_sock_)
+    nl_socket_free(link_sock_);
+  if (control_) {
+    std::error_code ec;
+    fs::remove(cfg_.socket, ec);
+  }
+  if (lock_fd_ >= 0)
+    close(lock_fd_);
+}
+
+Daemon::Pool *Daemon::pool_named(const std::string &name)
+{
+  for (auto &p : pools_)
+    if (p->cfg.settings.name == name)
+      return p.get();
+  return nullptr;
+}
+
+void Daemon::check()
+{
+  // One daemon per control socket: a lock beside it.
+  fs::path dir = fs::path(cfg_.socket).parent_path();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  std::string lock = (dir / "losslessd.lock").string();
+  lock_fd_ = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0)
+    throw std::runtime_error(lock + ": " + std::strerror(errno));
+  if (flock(lock_fd_, LOCK_EX | LOCK_NB)) {
+    char pid[32] = "";
+    ssize_t n = pread(lock_fd_, pid, sizeof(pid) - 1, 0);
+    pid[n > 0 ? n : 0] = '\0';
+    throw std::runtime_error("another losslessd is running (pid " +
+                             std::string(pid[0] ? pid : "?") + ", lock " + lock + ")");
+  }
+  std::string me = std::to_string(getpid()) + "\n";
+  if (ftruncate(lock_fd_, 0) || pwrite(lock_fd_, me.data(), me.size(), 0) < 0)
+    log("cannot write the pid to %s: %s", lock.c_str(), std::strerror(errno));
+
+  ingress::check_bpffs(cfg_.pin_dir);
+  for (const auto &pc : cfg_.pools) {
+    auto pool = std::make_unique<Pool>();
+    pool->cfg = pc;
+    pool->policy = policy::make(pc.policy, pc.settings);
+    if (!pool->policy)
+      throw std::runtime_error("pool \"" + pc.settings.name + "\": unknown policy \"" +
+                               pc.policy + "\"");
+    // A pinned plane of another layout is a stale pin directory: refuse
+    // before touching anything.
+    std::string path = plane_path(cfg_, pc.settings.name);
+    if (fs::exists(path, ec)) {
+      try {
+        pool->plane.emplace(plane::Plane::open(path));
+      } catch (const plane::Error &e) {
+        throw std::runtime_error(std::string(e.what()) + " (a stale pin directory? remove " +
+                                 fs::path(path).parent_path().string() + ")");
+      }
+    }
+    pools_.push_back(std::move(pool));
+  }
+  auto links = rtnl_.links();
+  for (const auto &pc : cfg_.ports) {
+    Port p;
+    p.cfg = pc;
+    auto l = std::find_if(links.begin(), links.end(),
+                          [&](const Link &x) { return x.name == pc.dev; });
+    if (l == links.end())
+      throw std::runtime_error("port \"" + pc.dev + "\": no such network device");
+    if (!pool_named(pc.pool))
+      throw std::runtime_error("port \"" + pc.dev + "\": unknown pool \"" + pc.pool + "\"");
+    p.ifindex = l->ifindex;
+    p.up = l->up;
+    p.mtu = l->mtu;
+    ports_.push_back(p);
+  }
+}
+
+void Daemon::ensure_port(Port &p, bool first_run)
+{
+  Pool &pool = *pool_named(p.cfg.pool);
+  const auto &s = pool.cfg.settings;
+  auto cur = rtnl_.root_qdisc(p.ifindex);
+  if (cur && cur->kind == "lossless" && cur->pool == s.name) {
+    p.state = "adopted";
+  } else {
+    LosslessSpec spec;
+    spec.rate_bps = p.cfg.rate_bps;
+    spec.queues = p.cfg.queues;
+    spec.pool = s.name;
+    spec.pool_bytes = pool.cfg.buffer_bytes;
+    spec.lossless_mask = s.lossless_mask;
+    spec.alpha = s.alpha;
+    spec.egress_alpha = s.egress_alpha;
+    spec.reserved_bytes = s.reserved_bytes;
+    spec.xon_offset_bytes = s.xon_offset_bytes;
+    spec.cable_delay_ns = p.cfg.cable_delay_ns;
+    spec.sw_delay_ns = s.sw_delay_ns;
+    if (p.cfg.headroom_bytes)
+      spec.headroom_bytes = p.cfg.headroom_bytes;
+    spec.ecn_kmin_bytes = pool.cfg.ecn_kmin_bytes;
+    spec.ecn_kmax_bytes = pool.cfg.ecn_kmax_bytes;
+    spec.ecn_pmax = pool.cfg.ecn_pmax;
+    rtnl_.add_lossless(p.ifindex, spec);
+    p.state = "installed";
+    cur = rtnl_.root_qdisc(p.ifindex);
+  }
+  // The plane is pool-wide: hand it over if the pool has another (or none).
+  std::uint32_t want = map_id(pool.plane->fd());
+  if (cur && cur->plane_id != want) {
+    LosslessSpec spec;
+    spec.plane_fd = pool.plane->fd();
+    rtnl_.change_lossless(p.ifindex, spec);
+  }
+  if (!ingress::attached_prog_id(p.ifindex)) {
+    if (!program_)
+      program_.emplace(ingress::Program::load({cfg_.pin_dir, true}));
+    program_->attach(p.ifindex);
+  }
+  if (!program_)
+    program_.emplace(ingress::Program::load({cfg_.pin_dir, false}));
+  program_->maps().set_port_config(p.ifindex, p.cfg.ingress);
+  (void)first_run;
+}
+
+void Daemon::install()
+{
+  std::vector<std::string> created_planes;
+  std::vector<Port *> touched;
+  try {
+    for (auto &pool : pools_) {
+      if (!pool->plane) {
+        pool->plane.emplace(plane::Plane::open(plane_path(cfg_, pool->cfg.settings.name),
+                                               plane::Plane::Open::CreateIfMissing));
+        if (pool->plane->created())
+          created_planes.push_back(pool->plane->path());
+      }
+    }
+    for (auto &p : ports_) {
+      ensure_port(p, true);
+      if (p.state == "installed")
+        touched.push_back(&p);
+    }
+  } catch (...) {
+    // Nothing half-way: undo what this run installed.
+    for (Port *p : touched) {
+      try {
+        rtnl_.delete_root(p->ifindex);
+      } catch (const std::exception &e) {
+        log("rollback: %s", e.what());
+      }
+      try {
+        ingress::detach(p->ifindex);
+      } catch (const std::exception &) {
+      }
+    }
+    for (const auto &path : created_planes) {
+      std::error_code ec;
+      fs::remove(path, ec);
+      fs::remove(fs::path(path).parent_path(), ec);
+    }
+    throw;
+  }
+  for (const auto &p : ports_)
+    log("port %s (ifindex %d, pool %s): %s", p.cfg.dev.c_str(), p.ifindex, p.cfg.pool.c_str(),
+        p.state.c_str());
+}
+
+void Daemon::start()
+{
+  check();
+  install();
+  start_control();
+}
+
+std::vector<policy::PortLink> Daemon::port_links(const Pool &pool) const
+{
+  std::vector<policy::PortLink> out;
+  for (const auto &p : ports_) {
+    if (p.cfg.pool != pool.cfg.settings.name || !p.ifindex)
+      continue;
+    policy::PortLink l;
+    l.ifindex = p.ifindex;
+    l.dev = p.cfg.dev;
+    l.up = p.up && p.state != "missing";
+    l.rate_bps = p.cfg.rate_bps.value_or(0);
+    if (!l.rate_bps && pool.have_tel)
+      for (std::uint32_t i = 0; i < pool.tel->nr_ports && i < LOSSLESS_PLANE_PORTS; i++)
+        if (pool.tel->ports[i].ifindex == static_cast<std::uint32_t>(p.ifindex))
+          l.rate_bps = pool.tel->ports[i].rate_bps;
+    l.cable_delay_ns = p.cfg.cable_delay_ns;
+    l.mtu_bytes = p.cfg.mtu.value_or(p.mtu) + 14 + 4;  // L2 header + VLAN, as the pool
+    l.headroom_bytes = p.cfg.headroom_bytes;
+    out.push_back(l);
+  }
+  return out;
+}
+
+void Daemon::run_policy(Pool &pool)
+{
+  try {
+    if (auto t = pool.plane->telemetry(std::chrono::milliseconds(5))) {
+      *pool.tel = *t;
+      pool.have_tel = true;
+    }
+  } catch (const plane::Error &e) {
+    log("%s", e.what());
+  }
+  if (pool.pending) {
+    if (!pool.have_tel || pool.tel->applied_gen < pool.pending_gen)
+      return;  // still waiting for the datapath
+    pool.last_latency = Clock::now() - pool.pending_since;
+    pool.last_error = -pool.tel->apply_error;
+    if (pool.tel->applied_gen == pool.pending_gen && pool.tel->apply_error) {
+      pool.refusals++;
+      log("pool %s: the datapath refused gen %llu: %s", pool.cfg.settings.name.c_str(),
+          static_cast<unsigned long long>(pool.pending_gen), std::strerror(pool.last_error));
+      pool.policy->refused(*pool.pending, pool.last_error);
+    } else {
+      pool.pushes++;
+      pool.policy->pushed(*pool.pending);
+    }
+    pool.pending.reset();
+  }
+  policy::Inputs in;
+  in.pool = &pool.cfg.settings;
+  in.ports = port_links(pool);
+  in.telemetry = pool.have_tel ? pool.tel.get() : nullptr;
+  auto d = pool.policy->decide(in);
+  if (!d)
+    return;
+  pool.pending_gen = pool.plane->submit(*d);
+  pool.pending = std::move(d);
+  pool.pending_since = Clock::now();
+}
+
+void Daemon::on_tick()
+{
+  auto t0 = Clock::now();
+  ticks_++;
+  for (auto &pool : pools_)
+    run_policy(*pool);
+  busy_ += Clock::now() - t0;
+  arm_tick();
+}
+
+void Daemon::arm_tick()
+{
+  tick_.expires_at(tick_.expiry() + cfg_.period);
+  tick_.async_wait([this](const boost::system::error_code &ec) {
+    if (!ec)
+      on_tick();
+  });
+}
+
+void Daemon::refresh_links()
+{
+  std::vector<Link> links;
+  try {
+    links = rtnl_.links();
+  } catch (const std::exception &e) {
+    log("%s", e.what());
+    return;
+  }
+  for (auto &p : ports_) {
+    auto l = std::find_if(links.begin(), links.end(),
+                          [&](const Link &x) { return x.name == p.cfg.dev; });
+    if (l == links.end()) {
+      if (p.state != "missing")
+        log("port %s: gone (removed or renamed)", p.cfg.dev.c_str());
+      p.state = "missing";
+      p.ifindex = 0;
+      p.up = false;
+      continue;
+    }
+    bool was_up = p.up;
+    bool appeared = p.state == "missing" || p.ifindex != l->ifindex;
+    p.ifindex = l->ifindex;
+    p.up = l->up;
+    p.mtu = l->mtu;
+    if (appeared) {
+      log("port %s: appeared as ifindex %d", p.cfg.dev.c_str(), p.ifindex);
+      try {
+        ensure_port(p, false);
+      } catch (const std::exception &e) {
+        p.state = std::string("failed: ") + e.what();
+        log("port %s: %s", p.cfg.dev.c_str(), e.what());
+      }
+    } else if (was_up != p.up) {
+      log("port %s: link %s", p.cfg.dev.c_str(), p.up ? "up" : "down");
+    }
+  }
+}
+
+void Daemon::arm_link_watch()
+{
+  if (!link_sock_) {
+    link_sock_ = nl_socket_alloc();
+    nl_socket_disable_seq_check(link_sock_);
+    if (nl_connect(link_sock_, NETLINK_ROUTE) < 0 ||
+        nl_socket_add_membership(link_sock_, RTNLGRP_LINK) < 0)
+      throw std::runtime_error("netlink: cannot watch links");
+    nl_socket_set_nonblocking(link_sock_);
+    link_watch_ = std::make_unique<asio::posix::stream_descriptor>(
+        io_, dup(nl_socket_get_fd(link_sock_)));
+  }
+  link_watch_->async_wait(asio::posix::stream_descriptor::wait_read,
+                          [this](const boost::system::error_code &ec) {
+                            if (ec)
+                              return;
+                            // Drain the notifications; re-read the links.
+                            while (nl_recvmsgs_default(link_sock_) >= 0) {
+                            }
+                            refresh_links();
+                            arm_link_watch();
+                          });
+}
+
+struct Daemon::Session : std::enable_shared_from_this<Session> {
+  Session(Daemon &d, asio::local::stream_protocol::socket s) : daemon(d), sock(std::move(s)) {}
+  void start()
+  {
+    ucred cred{};
+    socklen_t len = sizeof(cred);
+    if (getsockopt(sock.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.uid != 0) {
+      reply(json{{"error", "permission denied: the control socket is root-only"}}.dump());
+      return;
+    }
+    read();
+  }
+  void read()
+  {
+    auto self = shared_from_this();
+    asio::async_read_until(sock, buf, '\n', [self](boost::system::error_code ec, std::size_t n) {
+      if (ec)
+        return;
+      std::string line(asio::buffers_begin(self->buf.data()),
+                       asio::buffers_begin(self->buf.data()) + n);
+      self->buf.consume(n);
+      self->reply(self->daemon.handle_request(line), true);
+    });
+  }
+  void reply(std::string text, bool more = false)
+  {
+    auto self = shared_from_this();
+    out = std::move(text) + "\n";
+    asio::async_write(sock, asio::buffer(out), [self, more](boost::system::error_code ec, std::size_t) {
+      if (!ec && more)
+        self->read();
+    });
+  }
+  Daemon &daemon;
+  asio::local::stream_protocol::socket sock;
+  asio::streambuf buf;
+  std::string out;
+};
+
+void Daemon::start_control()
+{
+  std::error_code ec;
+  fs::remove(cfg_.socket, ec);  // ours: the lock says no other daemon runs
+  mode_t old = umask(0077);
+  control_ = std::make_unique<asio::local::stream_protocol::acceptor>(
+      io_, asio::local::stream_protocol::endpoint(cfg_.socket));
+  umask(old);
+  chmod(cfg_.socket.c_str(), 0600);
+  accept_control();
+}
+
+void Daemon::accept_control()
+{
+  control_->async_accept([this](boost::system::error_code ec,
+                                asio::local::stream_protocol::socket s) {
+    if (ec)
+      return;
+    std::make_shared<Session>(*this, std::move(s))->start();
+    accept_control();
+  });
+}
+
+std::string Daemon::handle_request(const std::string &line)
+{
+  json req;
+  try {
+    req = json::parse(line);
+  } catch (const std::exception &e) {
+    return json{{"error", std::string("malformed request: ") + e.what()}}.dump();
+  }
+  std::string cmd = req.value("cmd", "");
+  if (cmd == "status") {
+    json pools = json::array(), ports = json::array();
+    for (const auto &p : pools_) {
+      json params = json::object();
+      for (const auto &pi : p->policy->params())
+        params[pi.name] = pi.value;
+      pools.push_back({{"name", p->cfg.settings.name},
+                       {"policy", p->cfg.policy},
+                       {"plane", p->plane ? p->plane->path() : ""},
+                       {"params", params},
+                       {"pushes", p->pushes},
+                       {"refusals", p->refusals},
+                       {"last_push_latency_us", p->last_latency.count() / 1000},
+                       {"pending", p->pending.has_value()}});
+    }
+    for (const auto &p : ports_)
+      ports.push_back({{"dev", p.cfg.dev},
+                       {"ifindex", p.ifindex},
+                       {"pool", p.cfg.pool},
+                       {"up", p.up},
+                       {"state", p.state}});
+    return json{{"pid", getpid()},
+                {"config", cfg_.source},
+                {"period_us", cfg_.period.count() / 1000},
+                {"ticks", ticks_},
+                {"busy_us", busy_.count() / 1000},
+                {"pools", pools},
+                {"ports", ports}}
+        .dump();
+  }
+  if (cmd == "set") {
+    Pool *pool = pool_named(req.value("pool", ""));
+    if (!pool)
+      return json{{"error", "no pool \"" + req.value("pool", "") + "\""}}.dump();
+    std::string key = req.value("key", ""), value = req.value("value", "");
+    std::string old;
+    for (const auto &pi : pool->policy->params())
+      if (pi.name == key)
+        old = pi.value;
+    if (std::string err = pool->policy->set(key, value); !err.empty())
+      return json{{"error", err}}.dump();
+    // Push now and wait for the datapath's answer (a few ms).
+    auto t0 = Clock::now();
+    auto deadline = t0 + std::chrono::seconds(1);
+    while (pool->pending && Clock::now() < deadline) {
+      run_policy(*pool);
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    run_policy(*pool);
+    std::uint64_t gen = pool->pending ? pool->pending_gen : 0;
+    while (pool->pending && Clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+      run_policy(*pool);
+    }
+    if (pool->pending)
+      return json{{"error", "the datapath did not answer within 1 s"}}.dump();
+    if (gen && pool->last_error) {
+      pool->policy->set(key, old);  // a refused value leaves the old one
+      return json{{"error", "the datapath refused " + key + " " + value + ": " +
+                                (pool->last_error == EBUSY
+                                     ? std::string("the pool holds more than that allows; retry when idle")
+                                     : std::string(std::strerror(pool->last_error)))}}
+          .dump();
+    }
+    return json{{"ok", true},
+                {"gen", gen},
+                {"latency_us", std::chrono::duration_cast<std::chrono::microseconds>(
+                                   Clock::now() - t0)
+                                   .count()}}
+        .dump();
+  }
+  if (cmd == "reload") {
+    try {
+      reload();
+    } catch (const std::exception &e) {
+      return json{{"error", std::string("reload refused, the running configuration stays: ") +
+                                e.what()}}
+          .dump();
+    }
+    return json{{"ok", true}}.dump();
+  }
+  if (cmd == "config") {
+    json pools = json::array(), ports = json::array();
+    for (const auto &p : cfg_.pools)
+      pools.push_back({{"name", p.settings.name},
+                       {"policy", p.policy},
+                       {"buffer_bytes", p.buffer_bytes},
+                       {"alpha", plane::format_alpha(p.settings.alpha)},
+                       {"egress_alpha", plane::format_alpha(p.settings.egress_alpha)},
+                       {"reserved_bytes", p.settings.reserved_bytes},
+                       {"xon_offset_bytes", p.settings.xon_offset_bytes},
+                       {"sw_delay_ns", p.settings.sw_delay_ns},
+                       {"lossless_mask", p.settings.lossless_mask}});
+    for (const auto &p : cfg_.ports)
+      ports.push_back({{"dev", p.dev},
+                       {"pool", p.pool},
+                       {"rate_bps", p.rate_bps.value_or(0)},
+                       {"cable_delay_ns", p.cable_delay_ns},
+                       {"headroom_bytes", p.headroom_bytes}});
+    return json{{"source", cfg_.source},
+                {"pin_dir", cfg_.pin_dir},
+                {"socket", cfg_.socket},
+                {"period_us", cfg_.period.count() / 1000},
+                {"pools", pools},
+                {"ports", ports}}
+        .dump();
+  }
+  return json{{"error", "unknown command \"" + cmd + "\" (status, config, set, reload)"}}.dump();
+}
+
+void Daemon::reload()
+{
+  Config next = loader_(cfg_.source);
+  // Pools and their policies must stay the same set; parameters may change.
+  if (next.pools.size() != cfg_.pools.size())
+    throw std::runtime_error("pools cannot be added or removed by a reload; restart losslessd");
+  for (const auto &pc : next.pools) {
+    Pool *p = pool_named(pc.settings.name);
+    if (!p || p->cfg.policy != pc.policy)
+      throw std::runtime_error("pool \"" + pc.settings.name +
+                               "\": pools and policies cannot change by a reload");
+  }
+  for (const auto &pc : next.pools) {
+    Pool *p = pool_named(pc.settings.name);
+    p->cfg = pc;
+    p->policy = policy::make(pc.policy, pc.settings);
+  }
+  std::vector<Port> ports;
+  for (const auto &pc : next.ports) {
+    Port p;
+    p.cfg = pc;
+    ports.push_back(p);
+  }
+  ports_ = std::move(ports);
+  cfg_.pools = next.pools;
+  cfg_.ports = next.ports;
+  refresh_links();  // new ports get installed, the others adopted
+}
+
+void Daemon::run()
+{
+  signals_.async_wait([this](const boost::system::error_code &, int sig) {
+    log("signal %d: exiting; the datapath keeps running", sig);
+    io_.stop();
+  });
+  arm_link_watch();
+  refresh_links();
+  tick_.expires_at(Clock::now());
+  arm_tick();
+  log("running: %zu pools, %zu ports, period %lld us, control %s", pools_.size(), ports_.size(),
+      static_cast<long long>(cfg_.period.count() / 1000), cfg_.socket.c_str());
+  io_.run();
+}
+
+void Daemon::cleanup(const Config &cfg)
+{
+  Rtnl rtnl;
+  auto links = rtnl.links();
+  for (const auto &pc : cfg.ports) {
+    auto l = std::find_if(links.begin(), links.end(),
+                          [&](const Link &x) { return x.name == pc.dev; });
+    if (l == links.end())
+      continue;
+    auto q = rtnl.root_qdisc(l->ifindex);
+    if (q && q->kind == "lossless" && q->pool == pc.pool) {
+      rtnl.delete_root(l->ifindex);
+      log("port %s: lossless qdisc removed", pc.dev.c_str());
+    }
+    if (ingress::attached_prog_id(l->ifindex)) {
+      ingress::detach(l->ifindex);
+      log("port %s: ingress program detached", pc.dev.c_str());
+    }
+  }
+  std::error_code ec;
+  for (const auto &pc : cfg.pools) {
+    fs::remove(plane_path(cfg, pc.settings.name), ec);
+    fs::remove(fs::path(plane_path(cfg, pc.settings.name)).parent_path(), ec);
+  }
+  for (const char *m : {LL_INGRESS_MAP_PORT_CFG, LL_INGRESS_MAP_DSCP, LL_INGRESS_MAP_PRIO_STATS,
+                        LL_INGRESS_MAP_CTRL_STATS})
+    fs::remove(fs::path(cfg.pin_dir) / m, ec);
+  fs::remove(cfg.pin_dir, ec);  // only if empty
+  log("cleaned up %zu ports and %zu pools", cfg.ports.size(), cfg.pools.size());
+}
+
+}  // namespace lossless::daemon

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+//
+// losslessd's runtime: one Boost.Asio event loop that owns the pools'
+// planes and policies, keeps the configured ports' qdiscs and ingress
+// programs in place as links come and go, runs the policies every period,
+// and serves the control socket.
+//
+// What the daemon installs outlives it: qdiscs, tc filters and pinned
+// maps stay when it exits or dies, so the datapath keeps running,
+// lossless, with its last parameters. A restarted daemon adopts what it
+// finds (a lossless qdisc of the right pool is kept as it is, counters
+// and all) instead of re-creating it.
+#pragma once
+
+#include <utility>  // before Boost 1.74's asio: its awaitable.hpp needs std::exchange
+#include <boost/asio.hpp>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ingress.h"
+#include "plane.h"
+#include "policy.h"
+#include "rtnl.h"
+
+namespace lossless::daemon {
+
+struct PortConfig {
+  std::string dev;
+  std::string pool;
+  std::optional<std::uint64_t> rate_bps;
+  std::optional<std::uint8_t> queues;
+  std::uint64_t cable_delay_ns = 0;
+  std::optional<std::uint32_t> mtu;  // else the device's
+  std::uint32_t headroom_bytes = 0;  // 0: the policy's
+  ingress::PortConfig ingress;
+};
+
+struct PoolConfig {
+  policy::PoolSettings settings;
+  std::string policy = "pfc-dt";
+  std::uint64_t buffer_bytes = 4 << 20;
+  std::optional<std::uint32_t> ecn_kmin_bytes, ecn_kmax_bytes, ecn_pmax;
+};
+
+struct Config {
+  std::string source;  // the file it came from
+  std::string pin_dir = "/sys/fs/bpf/lossless";
+  std::string socket = "/run/lossless/losslessd.sock";
+  std::chrono::nanoseconds period = std::chrono::milliseconds(1);
+  std::optional<std::string> prometheus;  // host:port
+  std::vector<PoolConfig> pools;
+  std::vector<PortConfig> ports;
+};
+
+// Loads and converts a configuration file (throws with every error).
+using ConfigLoader = Config (*)(const std::string &path);
+
+class Daemon {
+ public:
+  Daemon(Config cfg, ConfigLoader loader);
+  ~Daemon();
+
+  // Check everything, then install or adopt; throws before changing
+  // anything if a check fails, and undoes this run's changes if an
+  // install step fails.
+  void start();
+  // Serve until SIGTERM/SIGINT. The datapath stays as it is.
+  void run();
+  // Remove what a configuration installs: qdiscs, filters, pins.
+  static void cleanup(const Config &cfg);
+
+  // One control request (a JSON object) -> its JSON reply. Public for tests.
+  std::string handle_request(const std::string &line);
+
+ private:
+  struct Pool;
+  struct Port;
+  struct Session;
+
+  void check();
+  void install();
+  void ensure_port(Port &p, bool first_run);
+  void on_tick();
+  void run_policy(Pool &pool);
+  void refresh_links();
+  void arm_link_watch();
+  void arm_tick();
+  void start_control();
+  void accept_control();
+  void reload();
+  Pool *pool_named(const std::string &name);
+  std::vector<policy::PortLink> port_links(const Pool &pool) const;
+
+  Config cfg_;
+  ConfigLoader loader_;
+  boost::asio::io_context io_;
+  boost::asio::steady_timer tick_;
+  boost::asio::signal_set signals_;
+  std::unique_ptr<boost::asio::local::stream_protocol::acceptor> control_;
+  std::unique_ptr<boost::asio::posix::stream_descriptor> link_watch_;
+  struct nl_sock *link_sock_ = nullptr;
+  Rtnl rtnl_;
+  std::optional<ingress::Program> program_;
+  std::vector<std::unique_ptr<Pool>> pools_;
+  std::vector<Port> ports_;
+  int lock_fd_ = -1;
+  std::uint64_t ticks_ = 0;
+  std::chrono::nanoseconds busy_{0};
+};
+
+}  // namespace lossless::daemon

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+//
+// losslessd: the control plane of lossless (see --help).
+#include <bpf/libbpf.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "config_adapter.h"
+#include "daemon.h"
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+
+const char kHelp[] = R"(usage: losslessd [--config FILE] [--check | --cleanup]
+
+losslessd owns the lossless datapath of a host or software switch. From
+its configuration file it installs the lossless qdisc and the ingress BPF
+program on every configured port (or adopts them when they are already
+there), creates and pins each pool's shared-state plane under the pin
+directory, and then, every period (1 ms by default), runs each pool's
+policy and pushes its decisions into the datapath through the plane. It
+follows links that go up or down, appear, disappear or are renamed, and
+serves a root-only control socket for losslessctl.
+
+The datapath does not depend on the daemon: stopped, killed or crashed,
+it leaves qdiscs, filters and maps in place, and the ports stay lossless
+with the last parameters. Started again, it adopts them without
+re-creating a qdisc or resetting a counter.
+
+Options:
+  -c, --config FILE  configuration file (default /etc/lossless/losslessd.toml;
+                     the format is in docs/DAEMON.md)
+      --check        validate the configuration and the ports it names,
+                     print the result, change nothing
+      --cleanup      remove what the configuration installs (qdiscs of its
+                     ports, their ingress filters, the pools' planes and the
+                     ingress maps) and exit
+  -h, --help         this text
+      --version      the version
+
+Signals: SIGTERM and SIGINT stop the daemon; the datapath keeps running.
+Exit status: 0 success, 1 error (the message names the file, line and key,
+or the port and the reason; nothing is installed half-way), 2 bad usage.
+)";
+
+int quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+  return level == LIBBPF_WARN ? std::vfprintf(stderr, fmt, ap) : 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+  std::string config = "/etc/lossless/losslessd.toml";
+  bool check = false, cleanup = false;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    if ((a == "-c" || a == "--config") && i + 1 < argc) {
+      config = argv[++i];
+    } else if (a == "--check") {
+      check = true;
+    } else if (a == "--cleanup") {
+      cleanup = true;
+    } else if (a == "-h" || a == "--help") {
+      std::fputs(kHelp, stdout);
+      return kExitOk;
+    } else if (a == "--version") {
+      std::printf("losslessd %s\n", LL_VERSION);
+      return kExitOk;
+    } else {
+      std::fprintf(stderr, "losslessd: unknown argument \"%s\"\nusage: losslessd [--config FILE] "
+                   "[--check | --cleanup]  (see --help)\n", a.c_str());
+      return kExitUsage;
+    }
+  }
+  if (check && cleanup) {
+    std::fprintf(stderr, "losslessd: --check and --cleanup exclude each other\n");
+    return kExitUsage;
+  }
+  libbpf_set_print(quiet_libbpf);
+  try {
+    auto cfg = lossless::daemon::load_config(config);
+    if (cleanup) {
+      lossless::daemon::Daemon::cleanup(cfg);
+      return kExitOk;
+    }
+    if (check) {
+      std::printf("%s: valid (%zu pools, %zu ports)\n", config.c_str(), cfg.pools.size(),
+                  cfg.ports.size());
+      return kExitOk;
+    }
+    lossless::daemon::Daemon d(std::move(cfg), lossless::daemon::load_config);
+    d.start();
+    d.run();
+    return kExitOk;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "losslessd: %s\n", e.what());
+    return kExitError;
+  }
+}

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#include "rtnl.h"
+
+#include <linux/if.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "lossless.h"
+
+namespace lossless::daemon {
+namespace {
+
+constexpr std::uint32_t kHandle = 0x10000;  // 1:
+
+struct Reply {
+  int err = 0;
+  std::string msg;
+  std::vector<Link> *links = nullptr;
+  std::vector<RootQdisc> *qdiscs = nullptr;
+};
+
+// The extack message of an error reply (NLMSGERR_ATTR_MSG).
+std::string extack_msg(const nlmsghdr *nlh, const nlmsgerr *e)
+{
+  if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+    return {};
+  std::size_t off = sizeof(*e);
+  if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+    off += e->msg.nlmsg_len - sizeof(e->msg);
+  const char *base = reinterpret_cast<const char *>(e);
+  std::size_t total = nlh->nlmsg_len - NLMSG_HDRLEN;
+  while (off + sizeof(nlattr) <= total) {
+    const auto *a = reinterpret_cast<const nlattr *>(base + off);
+    if (a->nla_len < sizeof(nlattr) || off + a->nla_len > total)
+      break;
+    if ((a->nla_type & NLA_TYPE_MASK) == NLMSGERR_ATTR_MSG)
+      return std::string(reinterpret_cast<const char *>(a) + NLA_HDRLEN,
+                         strnlen(reinterpret_cast<const char *>(a) + NLA_HDRLEN,
+                                 a->nla_len - NLA_HDRLEN));
+    off += NLA_ALIGN(a->nla_len);
+  }
+  return {};
+}
+
+int on_error(sockaddr_nl *, nlmsgerr *e, void *arg)
+{
+  auto *r = static_cast<Reply *>(arg);
+  const auto *nlh = reinterpret_cast<const nlmsghdr *>(reinterpret_cast<const char *>(e) -
+                                                       NLMSG_HDRLEN);
+  r->err = -e->error;
+  r->msg = extack_msg(nlh, e);
+  return NL_STOP;
+}
+
+int on_ack(nl_msg *, void *) { return NL_STOP; }
+
+void parse_link(nlmsghdr *nlh, Reply *r)
+{
+  auto *ifi = static_cast<ifinfomsg *>(nlmsg_data(nlh));
+  nlattr *tb[IFLA_MAX + 1];
+  if (nlmsg_parse(nlh, sizeof(*ifi), tb, IFLA_MAX, nullptr) < 0)
+    return;
+  Link l;
+  l.ifindex = ifi->ifi_index;
+  l.up = (ifi->ifi_flags & IFF_UP) && (ifi->ifi_flags & IFF_RUNNING);
+  if (tb[IFLA_IFNAME])
+    l.name = nla_get_string(tb[IFLA_IFNAME]);
+  if (tb[IFLA_MTU])
+    l.mtu = nla_get_u32(tb[IFLA_MTU]);
+  r->links->push_back(l);
+}
+
+void parse_qdisc(nlmsghdr *nlh, Reply *r)
+{
+  auto *tcm = static_cast<tcmsg *>(nlmsg_data(nlh));
+  nlattr *tb[TCA_MAX + 1];
+  if (tcm->tcm_parent != TC_H_ROOT || nlmsg_parse(nlh, sizeof(*tcm), tb, TCA_MAX, nullptr) < 0)
+    return;
+  RootQdisc q;
+  q.ifindex = tcm->tcm_ifindex;
+  q.handle = tcm->tcm_handle;
+  if (tb[TCA_KIND])
+    q.kind = nla_get_string(tb[TCA_KIND]);
+  if (q.kind == "lossless" && tb[TCA_OPTIONS]) {
+    nlattr *o[TCA_LOSSLESS_MAX + 1];
+    if (nla_parse_nested(o, TCA_LOSSLESS_MAX, tb[TCA_OPTIONS], nullptr) == 0) {
+      if (o[TCA_LOSSLESS_POOL])
+        q.pool = nla_get_string(o[TCA_LOSSLESS_POOL]);
+      if (o[TCA_LOSSLESS_PLANE_ID])
+        q.plane_id = nla_get_u32(o[TCA_LOSSLESS_PLANE_ID]);
+      if (o[TCA_LOSSLESS_RATE_BPS])
+        q.rate_bps = nla_get_u64(o[TCA_LOSSLESS_RATE_BPS]);
+    }
+  }
+  r->qdiscs->push_back(q);
+}
+
+int on_valid(nl_msg *msg, void *arg)
+{
+  auto *r = static_cast<Reply *>(arg);
+  nlmsghdr *nlh = nlmsg_hdr(msg);
+  if (nlh->nlmsg_type == RTM_NEWLINK && r->links)
+    parse_link(nlh, r);
+  else if (nlh->nlmsg_type == RTM_NEWQDISC && r->qdiscs)
+    parse_qdisc(nlh, r);
+  return NL_OK;
+}
+
+struct MsgDeleter {
+  void operator()(nl_msg *m) const { nlmsg_free(m); }
+};
+using Msg = std::unique_ptr<nl_msg, MsgDeleter>;
+
+void put_options(nl_msg *m, const LosslessSpec &s)
+{
+  nlattr *opts = nla_nest_start(m, TCA_OPTIONS | NLA_F_NESTED);
+  if (s.rate_bps)
+    nla_put_u64(m, TCA_LOSSLESS_RATE_BPS, *s.rate_bps);
+  if (s.queues)
+    nla_put_u8(m, TCA_LOSSLESS_QUEUES, *s.queues);
+  if (!s.pool.empty())
+    nla_put_string(m, TCA_LOSSLESS_POOL, s.pool.c_str());
+  if (s.pool_bytes)
+    nla_put_u64(m, TCA_LOSSLESS_POOL_BYTES, *s.pool_bytes);
+  if (s.alpha)
+    nla_put_u32(m, TCA_LOSSLESS_ALPHA, *s.alpha);
+  if (s.egress_alpha)
+    nla_put_u32(m, TCA_LOSSLESS_EGRESS_ALPHA, *s.egress_alpha);
+  if (s.lossless_mask)
+    nla_put_u8(m, TCA_LOSSLESS_LOSSLESS_PRIOS, *s.lossless_mask);
+  if (s.reserved_bytes)
+    nla_put_u32(m, TCA_LOSSLESS_RESERVED_BYTES, *s.reserved_bytes);
+  if (s.xon_offset_bytes)
+    nla_put_u32(m, TCA_LOSSLESS_XON_OFFSET_BYTES, *s.xon_offset_bytes);
+  if (s.cable_delay_ns)
+    nla_put_u64(m, TCA_LOSSLESS_CABLE_DELAY_NS, *s.cable_delay_ns);
+  if (s.sw_delay_ns)
+    nla_put_u64(m, TCA_LOSSLESS_SW_DELAY_NS, *s.sw_delay_ns);
+  if (s.headroom_bytes)
+    nla_put_u32(m, TCA_LOSSLESS_HEADROOM_BYTES, *s.headroom_bytes);
+  if (s.ecn_kmin_bytes && s.ecn_kmax_bytes && s.ecn_pmax) {
+    nla_put_u32(m, TCA_LOSSLESS_ECN_KMIN_BYTES, *s.ecn_kmin_bytes);
+    nla_put_u32(m, TCA_LOSSLESS_ECN_KMAX_BYTES, *s.ecn_kmax_bytes);
+    nla_put_u32(m, TCA_LOSSLESS_ECN_PMAX, *s.ecn_pmax);
+  }
+  if (s.plane_fd)
+    nla_put_u32(m, TCA_LOSSLESS_PLANE_FD, static_cast<std::uint32_t>(*s.plane_fd));
+  nla_nest_end(m, opts);
+}
+
+}  // namespace
+
+Rtnl::Rtnl()
+{
+  sk_ = nl_socket_alloc();
+  if (!sk_)
+    throw NetlinkError(ENOMEM, "netlink: cannot allocate a socket");
+  if (int e = nl_connect(sk_, NETLINK_ROUTE); e < 0) {
+    nl_socket_free(sk_);
+    throw NetlinkError(EIO, std::string("netlink: cannot connect: ") + nl_geterror(e));
+  }
+  int one = 1;
+  setsockopt(nl_socket_get_fd(sk_), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+}
+
+Rtnl::~Rtnl()
+{
+  if (sk_)
+    nl_socket_free(sk_);
+}
+
+namespace {
+
+void exchange(nl_sock *sk, nl_msg *m, Reply &r, const std::string &what)
+{
+  nl_cb *cb = nl_cb_alloc(NL_CB_CUSTOM);
+  nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &r);
+  nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &r);
+  nl_cb_err(cb, NL_CB_CUSTOM, on_error, &r);
+  int e = nl_send_auto(sk, m);
+  if (e >= 0)
+    e = nl_recvmsgs(sk, cb);
+  nl_cb_put(cb);
+  if (r.err)
+    throw NetlinkError(r.err, what + ": " + (r.msg.empty() ? std::strerror(r.err) : r.msg));
+  if (e < 0)
+    throw NetlinkError(EIO, what + ": " + nl_geterror(e));
+}
+
+}  // namespace
+
+std::vector<Link> Rtnl::links()
+{
+  std::vector<Link> out;
+  Reply r;
+  r.links = &out;
+  ifinfomsg ifi{};
+  Msg m(nlmsg_alloc_simple(RTM_GETLINK, NLM_F_REQUEST | NLM_F_DUMP));
+  nlmsg_append(m.get(), &ifi, sizeof(ifi), NLMSG_ALIGNTO);
+  exchange(sk_, m.get(), r, "netlink: listing links");
+  return out;
+}
+
+std::optional<RootQdisc> Rtnl::root_qdisc(int ifindex)
+{
+  std::vector<RootQdisc> all;
+  Reply r;
+  r.qdiscs = &all;
+  tcmsg tcm{};
+  tcm.tcm_family = AF_UNSPEC;
+  tcm.tcm_ifindex = ifindex;
+  Msg m(nlmsg_alloc_simple(RTM_GETQDISC, NLM_F_REQUEST | NLM_F_DUMP));
+  nlmsg_append(m.get(), &tcm, sizeof(tcm), NLMSG_ALIGNTO);
+  exchange(sk_, m.get(), r, "netlink: listing qdiscs");
+  for (const auto &q : all)
+    if (q.ifindex == ifindex)
+      return q;
+  return std::nullopt;
+}
+
+void Rtnl::send_qdisc(int type, int flags, int ifindex, const LosslessSpec *spec)
+{
+  tcmsg tcm{};
+  tcm.tcm_family = AF_UNSPEC;
+  tcm.tcm_ifindex = ifindex;
+  tcm.tcm_handle = type == RTM_DELQDISC ? 0 : kHandle;
+  tcm.tcm_parent = TC_H_ROOT;
+  Msg m(nlmsg_alloc_simple(type, NLM_F_REQUEST | NLM_F_ACK | flags));
+  nlmsg_append(m.get(), &tcm, sizeof(tcm), NLMSG_ALIGNTO);
+  if (spec) {
+    nla_put_string(m.get(), TCA_KIND, "lossless");
+    put_options(m.get(), *spec);
+  }
+  Reply r;
+  exchange(sk_, m.get(), r,
+           std::string(type == RTM_DELQDISC ? "deleting" : "setting") +
+               " the root qdisc of ifindex " + std::to_string(ifindex));
+}
+
+void Rtnl::add_lossless(int ifindex, const LosslessSpec &spec)
+{
+  send_qdisc(RTM_NEWQDISC, NLM_F_CREATE | NLM_F_REPLACE, ifindex, &spec);
+}
+
+void Rtnl::change_lossless(int ifindex, const LosslessSpec &spec)
+{
+  send_qdisc(RTM_NEWQDISC, 0, ifindex, &spec);
+}
+
+void Rtnl::delete_root(int ifindex) { send_qdisc(RTM_DELQDISC, 0, ifindex, nullptr); }
+
+}  // namespace lossless::daemon

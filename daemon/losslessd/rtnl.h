@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+//
+// A small rtnetlink client (libnl-3) for what losslessd does to ports:
+// list links and root qdiscs, add / change / delete the lossless qdisc.
+// Errors carry the kernel's extack message. One socket, owned, move-only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+struct nl_sock;
+
+namespace lossless::daemon {
+
+class NetlinkError : public std::runtime_error {
+ public:
+  NetlinkError(int err, const std::string &what) : std::runtime_error(what), err_(err) {}
+  int code() const { return err_; }  // positive errno
+
+ private:
+  int err_;
+};
+
+struct Link {
+  int ifindex = 0;
+  std::string name;
+  bool up = false;       // IFF_UP and carrier (operational)
+  std::uint32_t mtu = 0;
+  std::uint32_t hard_header_len = 14;
+};
+
+struct RootQdisc {
+  int ifindex = 0;
+  std::string kind;
+  std::uint32_t handle = 0;
+  // lossless only:
+  std::string pool;
+  std::uint32_t plane_id = 0;
+  std::uint64_t rate_bps = 0;
+};
+
+// The options losslessd gives a port's lossless qdisc.
+struct LosslessSpec {
+  std::optional<std::uint64_t> rate_bps;  // absent: the device's speed
+  std::optional<std::uint8_t> queues;
+  std::string pool;
+  std::optional<std::uint64_t> pool_bytes;
+  std::optional<std::uint8_t> lossless_mask;
+  std::optional<std::uint32_t> alpha, egress_alpha, reserved_bytes, xon_offset_bytes;
+  std::optional<std::uint64_t> cable_delay_ns, sw_delay_ns;
+  std::optional<std::uint32_t> headroom_bytes;
+  std::optional<std::uint32_t> ecn_kmin_bytes, ecn_kmax_bytes, ecn_pmax;
+  std::optional<int> plane_fd;
+};
+
+class Rtnl {
+ public:
+  Rtnl();
+  ~Rtnl();
+  Rtnl(const Rtnl &) = delete;
+  Rtnl &operator=(const Rtnl &) = delete;
+
+  std::vector<Link> links();
+  std::optional<RootQdisc> root_qdisc(int ifindex);
+
+  // Add (replacing any root qdisc) or change the port's lossless qdisc,
+  // handle 1:. Throws NetlinkError with the kernel's message.
+  void add_lossless(int ifindex, const LosslessSpec &spec);
+  void change_lossless(int ifindex, const LosslessSpec &spec);
+  void delete_root(int ifindex);
+
+ private:
+  void send_qdisc(int type, int flags, int ifindex, const LosslessSpec *spec);
+  nl_sock *sk_ = nullptr;
+};
+
+}  // namespace lossless::daemon
