@@ -194,8 +194,10 @@ void ll_kpool_kick(struct ll_kpool *kp, u32 port)
 	/* Only the qdisc itself sends on its port: waking it avoids taking
 	 * its lock from here (another port's lock may be held: ABBA).
 	 */
-	if (sch && !test_bit(__QDISC_STATE_DEACTIVATED,
-			     &qdisc_root_sleeping(sch)->state))
+	if (!sch)
+		return;
+	set_bit(port, kp->pfc_pending);
+	if (!test_bit(__QDISC_STATE_DEACTIVATED, &qdisc_root_sleeping(sch)->state))
 		__netif_schedule(qdisc_root_sleeping(sch));
 }
 

@@ -31,6 +31,11 @@ struct ll_kpool {
 	u32 nr_ports;			/* highest attached index + 1 */
 	struct ll_mmu_pool *mmu;
 	struct ll_kplane *plane;	/* shared-state plane, or NULL */
+	/* Bit p: a PFC frame may be due on port p (set by ll_kpool_kick(),
+	 * cleared by that port's poll), so a dequeue with nothing to send
+	 * upstream does not take the pool lock to find out.
+	 */
+	DECLARE_BITMAP(pfc_pending, LL_MMU_MAX_PORTS);
 };
 
 /* Defaults of a new pool for a device of this MTU. */

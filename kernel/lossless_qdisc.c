@@ -98,6 +98,7 @@ struct ll_sched {
 	struct ll_kpool *pool;
 	u32 pool_port;
 	struct ll_mmu_port_config port_cfg;
+	u64 pfc_next_ns;		/* next PFC refresh due (poll's answer) */
 	u64 pfc_frames_tx;
 	u64 ecn_marks;
 	u64 unaccounted;
@@ -283,6 +284,15 @@ static void ll_apply_ctrl(struct Qdisc *sch, struct sk_buff *skb)
 	 */
 }
 
+/* ECT(0) or ECT(1): a packet ECN marking may turn into CE. */
+static bool ll_skb_ect(struct sk_buff *skb)
+{
+	int ds = skb_get_dsfield(skb);
+
+	return ds >= 0 && ((ds & INET_ECN_MASK) == INET_ECN_ECT_0 ||
+			   (ds & INET_ECN_MASK) == INET_ECN_ECT_1);
+}
+
 /* Charge a data packet to the pool; false if the MMU refuses it. The PFC
  * priority of a packet is its skb->priority (0..7), which the ingress
  * program set from PCP or DSCP.
@@ -312,7 +322,11 @@ static bool ll_admit(struct Qdisc *sch, struct sk_buff *skb, u32 queue,
 	}
 	if (ll_mmu_pfc_due(kp->mmu, in_port, now))
 		ll_kpool_kick(kp, in_port);
-	if (ll_mmu_ecn_mark(kp->mmu, q->pool_port, queue, get_random_u32()) &&
+	/* Only ECT packets are asked about, so the MMU's count and ours are
+	 * marks made here (not Not-ECT packets, not CE from upstream).
+	 */
+	if (kp->mmu->cfg.ecn.enabled && ll_skb_ect(skb) &&
+	    ll_mmu_ecn_mark(kp->mmu, q->pool_port, queue, get_random_u32()) &&
 	    INET_ECN_set_ce(skb))
 		q->ecn_marks++;
 	spin_unlock_bh(&kp->lock);
@@ -332,6 +346,7 @@ static u64 ll_pfc_poll(struct Qdisc *sch, u64 now)
 	u64 next;
 
 	spin_lock_bh(&kp->lock);
+	clear_bit(q->pool_port, kp->pfc_pending);
 	while (ll_mmu_pfc_take(kp->mmu, q->pool_port, now, &m)) {
 		skb = alloc_skb(LL_RESERVED_SPACE(dev) + LL_MAC_CTRL_FRAME_BYTES,
 				GFP_ATOMIC);
@@ -468,8 +483,15 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 	u32 closed;
 
 	now = ll_now_ns();
-	if (q->pool)
-		wake = ll_pfc_poll(sch, now);
+	if (q->pool) {
+		/* The pool lock only when a frame may be due: a kick, or the
+		 * refresh deadline the last poll returned.
+		 */
+		if (now >= q->pfc_next_ns ||
+		    test_bit(q->pool_port, q->pool->pfc_pending))
+			q->pfc_next_ns = ll_pfc_poll(sch, now);
+		wake = q->pfc_next_ns;
+	}
 	if (!sch->q.qlen)
 		goto idle;
 	closed = ll_gates_closed(q, now);

@@ -114,6 +114,7 @@ void Daemon::check()
     char pid[32] = "";
     ssize_t n = pread(lock_fd_, pid, sizeof(pid) - 1, 0);
     pid[n > 0 ? n : 0] = '\0';
+    pid[strcspn(pid, "\n")] = '\0';
     throw std::runtime_error("another losslessd is running (pid " +
                              std::string(pid[0] ? pid : "?") + ", lock " + lock + ")");
   }

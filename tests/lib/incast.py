@@ -4,7 +4,10 @@ run_incast() builds SENDERS hosts and a receiver around one bridge whose
 ports all carry the given root qdisc (a lossless pool, or a FIFO for the
 control), runs UDP on lossless priority 3 (DSCP 24) from every sender for
 SECONDS, and returns the switch, the per-sender results, the receiver's
-report and the bottleneck's steady-state utilisation.
+report and the bottleneck's steady-state utilisation. With delay (a time
+such as "2ms") every link is a long cable with that one-way delay
+(topology.Topology.link), and the switch qdisc should say so with
+`cable-delay`.
 """
 
 import json
@@ -33,15 +36,15 @@ POOL = f"pool sw0 buffer 2mb lossless-prios 3 alpha 1/8 sw-delay {SW_DELAY}"
 PORT = 5000
 
 
-def build(t, switch_qdisc):
+def build(t, switch_qdisc, senders=SENDERS, delay=None):
     sw = t.switch("sw")
     r = t.host("r")
-    lr = t.link(r, sw)
+    lr = t.link(r, sw, delay=delay)
     r_ip = lr["a_ip"]
-    senders = []
-    for i in range(SENDERS):
+    n_senders, senders = senders, []
+    for i in range(n_senders):
         h = t.host(f"h{i}")
-        lk = t.link(h, sw)
+        lk = t.link(h, sw, delay=delay)
         # Re-address into r's subnet: one L2 domain through the bridge.
         h.run(f"ip addr flush dev {lk['a_if']}")
         h.run(f"ip addr add 10.0.0.{10 + i}/24 dev {lk['a_if']}")
@@ -54,28 +57,32 @@ def build(t, switch_qdisc):
         senders.append((h, lk))
     announce([r] + [h for h, _ in senders])
     sw_ports = [lr["b_if"]] + [lk["b_if"] for _, lk in senders]
-    for p in sw_ports:
+    for p in sw_ports if switch_qdisc is not None else ():  # None: losslessd installs
         sw.run(f"tc qdisc add dev {p} root handle 1: {switch_qdisc}")
         sw.run(f"{Paths.ingress} attach {p} --pin-dir /sys/fs/bpf/ll-{sw.ns}")
     return sw, r, r_ip, lr["b_if"], senders, sw_ports
 
 
-def run_incast(t, switch_qdisc):
-    sw, r, r_ip, bottleneck, senders, sw_ports = build(t, switch_qdisc)
-    recv = r.popen(f"{Paths.traffic} recv --port {PORT} --idle-exit 5 --duration {SECONDS * 4 + 60}")
+def run_incast(t, switch_qdisc, senders=SENDERS, seconds=SECONDS, delay=None, before=None):
+    """The incast; before(sw, r, r_ip, senders), if given, runs once the
+    network is built, before the traffic starts."""
+    sw, r, r_ip, bottleneck, senders, sw_ports = build(t, switch_qdisc, senders, delay)
+    if before:
+        before(sw, r, r_ip, senders)
+    recv = r.popen(f"{Paths.traffic} recv --port {PORT} --idle-exit 5 --duration {seconds * 4 + 60}")
     time.sleep(0.5)
     procs = [h.popen(f"{Paths.traffic} send --dst {r_ip} --port {PORT} --flow {i} --prio 3 --dscp 24 "
-                     f"--size {PAYLOAD} --duration {SECONDS} --sndbuf {SNDBUF}")
+                     f"--size {PAYLOAD} --duration {seconds} --sndbuf {SNDBUF}")
              for i, (h, _) in enumerate(senders)]
     # Utilisation of the bottleneck in steady state: its sent-bytes counter
     # sampled 1.5 s after the start and 1.5 s before the senders stop.
     time.sleep(1.5)
     first = sent_bytes(sw, bottleneck)
-    time.sleep(max(1.0, SECONDS - 3.0))
+    time.sleep(max(1.0, seconds - 3.0))
     last = sent_bytes(sw, bottleneck)
     util = (last[1] - first[1]) * 8 / (MBIT * 1e6 * (last[0] - first[0]))
-    sends = [json.loads(p.communicate(timeout=SECONDS * 4 + 60)[0]) for p in procs]
-    res = json.loads(recv.communicate(timeout=SECONDS * 4 + 120)[0])
+    sends = [json.loads(p.communicate(timeout=seconds * 4 + 60)[0]) for p in procs]
+    res = json.loads(recv.communicate(timeout=seconds * 4 + 120)[0])
     return sw, senders, sw_ports, bottleneck, sends, res, util
 
 

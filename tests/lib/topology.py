@@ -10,13 +10,41 @@ them, and tears everything down on exit, also when a test fails:
         proc = b.popen("ll-traffic recv --port 5000")
 
 Paths to the project's binaries come from Paths (build dir from LL_BUILD_DIR).
+
+Link delay. `t.link(a, b, delay="2ms")` makes the link behave like a long
+cable: every frame takes 2 ms more, one way, in each direction. The ends
+carry the `lossless` qdisc as root, so netem cannot be root there. Instead a
+delayed link is a "wire" network namespace between the two ends:
+
+    a.ifN --veth-- [wire ns: wa  ==mirred==>  wb (root netem delay D)] --veth-- b.ifM
+                   [           wa (root netem delay D)  <==mirred==  wb]
+
+In the wire namespace (named PREFIX + "wire" + the link's number), a
+matchall filter on the ingress of each wire device redirects every frame to
+the egress of the other one (`mirred egress redirect`), whose root qdisc is
+`netem delay D limit 1000000`. So a->b frames are delayed on wb and b->a
+frames on wa. There is no bridge in the wire on purpose: a bridge never
+forwards 01-80-C2-00-00-01 (PFC, PAUSE) frames; mirred passes every frame
+as it is, PFC, ARP and data alike, MAC addresses untouched. The wire has no
+IPv6 and no address, so it sends nothing of its own. What the ends see is
+the same as for a direct link: the interface names, addresses, MTU, MAC
+addresses and the returned link dict (its keys "delay" and "wire" name the
+delay and the wire namespace; None for a direct link). netem needs the
+guest modules sch_netem, cls_matchall, act_mirred and sch_ingress
+(tests/vm/run-all.sh loads them). The wire namespace is deleted with the
+others on exit, taking both veth pairs with it. Host names "wire<N>" are
+refused.
 """
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import time
+
+# A netem time: a number and a unit (netem reads a bare number as us).
+DELAY_RE = re.compile(r"^[0-9]+(\.[0-9]+)?(ns|us|usec|ms|msec|s|sec)$")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -27,8 +55,11 @@ class Paths:
     tc_lib = os.path.join(build, "tc-plugins")
     traffic = os.path.join(build, "tests", "tools", "ll-traffic")
     ingress = os.path.join(build, "daemon", "lossless-ingress")
+    losslessd = os.path.join(build, "daemon", "losslessd")
+    ctl = os.path.join(build, "daemon", "losslessctl")
     python = "/usr/bin/python3"  # Debian's, which has scapy
     pause_sender = os.path.join(ROOT, "tests", "lib", "pause_sender.py")
+    ping = os.path.join(ROOT, "tests", "lib", "ping.py")
 
 
 def sh(cmd, check=True, capture=True, env=None, timeout=120):
@@ -106,6 +137,8 @@ class Topology:
                 sh(f"ip netns del {shlex.quote(ns)}", check=False)
 
     def host(self, name):
+        if re.fullmatch(r"wire[0-9]+", name):
+            raise ValueError(f"host name {name!r} is taken by the wires of delayed links")
         h = Host(self, name)
         sh(f"ip netns add {h.ns}")
         h.run("ip link set lo up")
@@ -120,16 +153,25 @@ class Topology:
         h.is_switch = True
         return h
 
-    def link(self, a, b, mtu=1500):
-        """veth between a and b on their own /24; returns (a_if, b_if, a_ip, b_ip)."""
+    def link(self, a, b, mtu=1500, delay=None):
+        """veth between a and b on their own /24; returns a dict with a, b,
+        a_if, b_if, a_ip, b_ip, a_mac, b_mac, delay and wire. With delay
+        (a netem time such as "2ms": one way, each direction) the link runs
+        through a wire namespace (see the module's docstring)."""
+        if delay is not None and not DELAY_RE.match(str(delay)):
+            raise ValueError(f"link delay {delay!r}: want a time with a unit, such as 2ms or 500us")
         ai, bi = f"if{len(a.ifaces)}", f"if{len(b.ifaces)}"
         net = self.subnet
         self.subnet += 1
         a_ip, b_ip = f"10.{net}.0.1", f"10.{net}.0.2"
-        tmp_a, tmp_b = f"{self.prefix}{net}a"[:15], f"{self.prefix}{net}b"[:15]
-        sh(f"ip link add {tmp_a} type veth peer name {tmp_b}")
-        sh(f"ip link set {tmp_a} netns {a.ns} name {ai} mtu {mtu}")
-        sh(f"ip link set {tmp_b} netns {b.ns} name {bi} mtu {mtu}")
+        wire = None
+        if delay is None:
+            tmp_a, tmp_b = f"{self.prefix}{net}a"[:15], f"{self.prefix}{net}b"[:15]
+            sh(f"ip link add {tmp_a} type veth peer name {tmp_b}")
+            sh(f"ip link set {tmp_a} netns {a.ns} name {ai} mtu {mtu}")
+            sh(f"ip link set {tmp_b} netns {b.ns} name {bi} mtu {mtu}")
+        else:
+            wire = self._wire(net, a, ai, b, bi, mtu, delay)
         for h, i, ip in ((a, ai, a_ip), (b, bi, b_ip)):
             # No IPv6: its neighbour discovery would add packets to counts.
             h.run(f"sysctl -qw net.ipv6.conf.{i}.disable_ipv6=1")
@@ -145,9 +187,30 @@ class Topology:
             a.run(f"ip neigh replace {b_ip} lladdr {b_mac} dev {ai} nud permanent")
             b.run(f"ip neigh replace {a_ip} lladdr {a_mac} dev {bi} nud permanent")
         link = {"a": a, "b": b, "a_if": ai, "b_if": bi, "a_ip": a_ip, "b_ip": b_ip,
-                "a_mac": a_mac, "b_mac": b_mac}
+                "a_mac": a_mac, "b_mac": b_mac, "delay": delay, "wire": wire}
         self.links.append(link)
         return link
+
+    def _wire(self, net, a, ai, b, bi, mtu, delay):
+        """The wire namespace of a delayed link: a.ai -- wa | wb -- b.bi,
+        frames crossing from wa to wb and back by mirred, delayed by netem
+        on the way out. Returns the wire's Host (not in self.hosts)."""
+        w = Host(self, f"wire{net}")
+        sh(f"ip netns add {w.ns}")
+        # No IPv6 in the wire: it must not send frames of its own.
+        w.run("sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1")
+        # Created straight in their namespaces: no temporary names in the root.
+        for end, dev, wdev in ((a, ai, "wa"), (b, bi, "wb")):
+            sh(f"ip link add {dev} netns {end.ns} mtu {mtu} type veth "
+               f"peer name {wdev} netns {w.ns} mtu {mtu}")
+        cmds = []
+        for src, dst in (("wa", "wb"), ("wb", "wa")):
+            cmds += [f"tc qdisc add dev {dst} root netem delay {delay} limit 1000000",
+                     f"tc qdisc add dev {src} clsact",
+                     f"tc filter add dev {src} ingress matchall action mirred egress redirect dev {dst}"]
+        cmds += ["ip link set wa up", "ip link set wb up"]
+        w.run("sh -c " + shlex.quote(" && ".join(cmds)))
+        return w
 
 
 def host_pair_via(t, sw, h1, h2):
@@ -171,6 +234,12 @@ def announce(hosts, broadcast="10.0.0.255"):
     then flood its traffic to every port (and into unrelated queues)."""
     for h in hosts:
         h.run(f"{Paths.traffic} send --dst {broadcast} --port 9 --count 1 --size 64")
+
+
+def ping(host, dst_ip, count=10, interval=0.05):
+    """ICMP echo from host to dst_ip (tests/lib/ping.py): a dict with the
+    round-trip times in ms ("rtt_ms") and the number of lost probes."""
+    return host.json(f"{Paths.python} {Paths.ping} {dst_ip} {count} {interval}")
 
 
 def wait_for(pred, timeout=5.0, step=0.05):

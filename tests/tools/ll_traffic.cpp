@@ -2,9 +2,11 @@
 // and arrival-gap detection, for the VM tests, benchmarks and the demo.
 //
 //   ll-traffic send --dst ADDR --port N [--flow ID] [--prio P] [--size B]
-//                   [--rate-mbit R] (--duration S | --count N)
+//                   [--dscp D] [--ecn] [--rate-mbit R] (--duration S | --count N)
 //   ll-traffic recv --port N [--duration S] [--idle-exit S] [--gap-ms G]
 //
+// send --ecn sends ECT(0) packets; recv counts per flow the ECN codepoint
+// each packet arrived with (CE = marked by a congested queue on the way).
 // Both print one JSON object on stdout. Times are CLOCK_MONOTONIC
 // nanoseconds, which every network namespace of a machine shares, so a
 // receiver's gaps can be compared with when a test sent a PFC frame.
@@ -29,6 +31,9 @@
 namespace {
 
 constexpr uint32_t kMagic = 0x4c4c5446;  // "LLTF"
+
+// The ECN field of the IPv4 TOS byte (RFC 3168).
+constexpr int kNotEct = 0, kEct1 = 1, kEct0 = 2, kCe = 3;
 
 struct Header {
     uint32_t magic;
@@ -68,6 +73,8 @@ const char* kUsage =
     "                    queued in the whole network (default: the system's)\n"
     "  --dscp D          DSCP of the packets, 0..63 (default 0), for switches that\n"
     "                    classify by DSCP\n"
+    "  --ecn             ECN-capable transport: packets carry ECT(0) in the ECN\n"
+    "                    bits of the TOS byte, next to the DSCP (default Not-ECT)\n"
     "  --size B          UDP payload bytes, >= 24 (default 1000)\n"
     "  --rate-mbit R     pace to R Mbit/s of payload; 0 = as fast as the socket\n"
     "                    allows (blocking: the qdisc's backpressure paces it)\n"
@@ -78,8 +85,14 @@ const char* kUsage =
     "  --duration S      stop after S seconds (default 60)\n"
     "  --idle-exit S     stop S seconds after the last packet (default 2)\n"
     "  --gap-ms G        report arrival gaps longer than G ms per flow (default 5)\n"
+    "Every flow reports how many of its packets arrived with each ECN codepoint\n"
+    "(not_ect, ect0, ect1, ce; they add up to received). CE means that a queue on\n"
+    "the way marked the packet (congestion experienced).\n"
     "\n"
     "Output is one JSON object. Exit status 0, or 2 on bad usage or socket errors.\n";
+
+// Options that take no value.
+bool is_flag(std::string_view k) { return k == "--ecn"; }
 
 struct Args {
     std::map<std::string, std::string> kv;
@@ -106,6 +119,10 @@ Args parse(int argc, char** argv, int from) {
         if (k == "--help" || k == "-h") {
             std::fputs(kUsage, stdout);
             std::exit(0);
+        }
+        if (is_flag(k)) {
+            a.kv[std::string(k.substr(2))] = "1";
+            continue;
         }
         if (k.substr(0, 2) != "--" || i + 1 >= argc) die("bad argument " + std::string(k) + "\n" + kUsage);
         a.kv[std::string(k.substr(2))] = argv[++i];
@@ -143,9 +160,11 @@ int do_send(const Args& a) {
 
     int dscp = int(a.num("dscp", 0));
     if (dscp < 0 || dscp > 63) die("--dscp must be 0..63");
+    bool ecn = a.get("ecn").has_value();
     Socket s;
-    // IP_TOS first: setting it also rewrites the socket priority.
-    int tos = dscp << 2;
+    // IP_TOS first: setting it also rewrites the socket priority. The ECN
+    // field is the low 2 bits; a UDP socket sends it as given.
+    int tos = dscp << 2 | (ecn ? kEct0 : kNotEct);
     if (setsockopt(s.fd(), IPPROTO_IP, IP_TOS, &tos, sizeof(tos)))
         die(std::string("IP_TOS: ") + std::strerror(errno));
     int sndbuf = int(a.num("sndbuf", 0));
@@ -185,9 +204,10 @@ int do_send(const Args& a) {
         sent++;
     }
     uint64_t stop = now_ns();
-    std::printf("{\"mode\":\"send\",\"flow\":%u,\"prio\":%d,\"size\":%zu,\"sent\":%llu,"
-                "\"send_errors\":%llu,\"bytes\":%llu,\"start_ns\":%llu,\"end_ns\":%llu}\n",
-                flow, prio, size, (unsigned long long)sent, (unsigned long long)errors,
+    std::printf("{\"mode\":\"send\",\"flow\":%u,\"prio\":%d,\"dscp\":%d,\"ecn\":%s,\"size\":%zu,"
+                "\"sent\":%llu,\"send_errors\":%llu,\"bytes\":%llu,\"start_ns\":%llu,\"end_ns\":%llu}\n",
+                flow, prio, dscp, ecn ? "true" : "false", size, (unsigned long long)sent,
+                (unsigned long long)errors,
                 (unsigned long long)bytes, (unsigned long long)start, (unsigned long long)stop);
     return 0;
 }
@@ -199,6 +219,7 @@ struct Gap {
 struct FlowStats {
     uint64_t received = 0, bytes = 0, max_seq = 0, reordered = 0, duplicates = 0;
     uint64_t first_ns = 0, last_ns = 0;
+    uint64_t ecn[4] = {};  // packets per ECN codepoint (kNotEct .. kCe)
     std::vector<bool> seen;
     std::vector<Gap> gaps;
 };
@@ -216,6 +237,9 @@ int do_recv(const Args& a) {
     if (setsockopt(s.fd(), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
         setsockopt(s.fd(), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
     setsockopt(s.fd(), SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
+    // The TOS byte of every packet comes as an IP_TOS control message.
+    if (setsockopt(s.fd(), IPPROTO_IP, IP_RECVTOS, &one, sizeof(one)))
+        die(std::string("IP_RECVTOS: ") + std::strerror(errno));
     timeval tv{0, 100000};
     setsockopt(s.fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     sockaddr_in sa{};
@@ -229,7 +253,7 @@ int do_recv(const Args& a) {
     uint64_t start = now_ns(), last_any = 0, foreign = 0;
     uint32_t socket_drops = 0;
     std::vector<uint8_t> buf(65536);
-    alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(uint32_t))];
+    alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(int))];
     for (;;) {
         uint64_t t = now_ns();
         if (t - start >= duration_ns) break;
@@ -247,9 +271,17 @@ int do_recv(const Args& a) {
         }
         uint64_t at = now_ns();
         last_any = at;
-        for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+        int tos = -1;
+        for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
             if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL)
                 std::memcpy(&socket_drops, CMSG_DATA(c), sizeof(socket_drops));
+            if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS) {
+                uint8_t b;  // one byte for IPv4 (IPv6's IPV6_TCLASS is an int)
+                std::memcpy(&b, CMSG_DATA(c), sizeof(b));
+                tos = b;
+            }
+        }
+
         Header h{};
         if (size_t(n) < sizeof(h)) {
             foreign++;
@@ -274,6 +306,7 @@ int do_recv(const Args& a) {
         f.last_ns = at;
         f.received++;
         f.bytes += uint64_t(n);
+        if (tos >= 0) f.ecn[tos & 3]++;  // always there for IPv4 with IP_RECVTOS
     }
 
     std::printf("{\"mode\":\"recv\",\"socket_drops\":%u,\"foreign\":%llu,\"flows\":{", socket_drops,
@@ -283,10 +316,13 @@ int do_recv(const Args& a) {
         // Lost = sequence numbers below the highest seen that never came.
         uint64_t missing = f.max_seq + 1 - f.received;
         std::printf("%s\"%u\":{\"received\":%llu,\"bytes\":%llu,\"max_seq\":%llu,\"missing\":%llu,"
-                    "\"reordered\":%llu,\"duplicates\":%llu,\"first_ns\":%llu,\"last_ns\":%llu,\"gaps\":[",
+                    "\"reordered\":%llu,\"duplicates\":%llu,\"not_ect\":%llu,\"ect0\":%llu,\"ect1\":%llu,"
+                    "\"ce\":%llu,\"first_ns\":%llu,\"last_ns\":%llu,\"gaps\":[",
                     first ? "" : ",", id, (unsigned long long)f.received, (unsigned long long)f.bytes,
                     (unsigned long long)f.max_seq, (unsigned long long)missing,
                     (unsigned long long)f.reordered, (unsigned long long)f.duplicates,
+                    (unsigned long long)f.ecn[kNotEct], (unsigned long long)f.ecn[kEct0],
+                    (unsigned long long)f.ecn[kEct1], (unsigned long long)f.ecn[kCe],
                     (unsigned long long)f.first_ns, (unsigned long long)f.last_ns);
         for (size_t i = 0; i < f.gaps.size(); i++)
             std::printf("%s[%llu,%llu]", i ? "," : "", (unsigned long long)f.gaps[i].from_ns,

@@ -1,0 +1,223 @@
+#!/usr/bin/python3
+"""losslessd end to end (VM test), on the incast topology of the switch
+tests (tests/lib/incast.py): the switch's ports get no qdisc from the test;
+the daemon installs everything from a configuration file.
+
+- losslessd installs a lossless qdisc of the pool, the ingress program and
+  the pool's plane on every port;
+- `losslessctl set alpha` through the daemon reaches the datapath within
+  10 ms (measured by losslessctl, checked in tc);
+- `kill -9` of the daemon in the middle of the incast: zero lossless drops;
+- restarted, it adopts the running state: same qdiscs (handles, plane),
+  counters not reset;
+- bad input: a second instance, a malformed configuration, an unknown
+  port, an out-of-range parameter and a stale pin directory each get a
+  clear error and install nothing;
+- `losslessd --cleanup` removes what it installed.
+"""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import Checks  # noqa: E402
+from incast import MBIT, SW_DELAY, qstats, run_incast  # noqa: E402
+from topology import Paths, Topology  # noqa: E402
+
+SENDERS = 4
+SECONDS = 8
+SOCK = "/run/lossless-test/losslessd.sock"
+PIN = "/sys/fs/bpf/lossless-test"
+CONF = "/tmp/losslessd-test.toml"
+
+
+def config(ports, extra_pool="", extra_port=None):
+    text = f'''[daemon]
+socket = "{SOCK}"
+pin_dir = "{PIN}"
+period = "1ms"
+
+[[pool]]
+name = "sw0"
+policy = "pfc-dt"
+buffer = "2mb"
+lossless_prios = [3]
+alpha = "1/8"
+sw_delay = "{SW_DELAY}"
+{extra_pool}
+'''
+    for p in ports + ([extra_port] if extra_port else []):
+        text += f'''
+[[port]]
+dev = "{p}"
+pool = "sw0"
+rate = "{MBIT}mbit"
+'''
+    return text
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def ctl(sw, args, check=True):
+    return sw.run(f"{Paths.ctl} --socket {SOCK} {args}", check=check)
+
+
+def wait_ready(sw, timeout=20):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        r = ctl(sw, "daemon --json", check=False)
+        if r.returncode == 0:
+            return json.loads(r.stdout)
+        time.sleep(0.2)
+    return None
+
+
+def start_daemon(sw, conf=CONF):
+    return sw.popen(f"{Paths.losslessd} --config {conf}")
+
+
+def qdisc_view(sw, ports):
+    out = {}
+    for p in ports:
+        q = json.loads(sw.run(f"tc -s -j qdisc show dev {p}"))[0]
+        out[p] = (q["kind"], q["handle"], q["options"].get("pool"), q["options"].get("plane_id"))
+    return out
+
+
+def bad_inputs(c, sw, ports):
+    """With a daemon running: a second instance; without: malformed files."""
+    r = sw.run(f"{Paths.losslessd} --config {CONF}", check=False)
+    c.ok(r.returncode == 1 and "another losslessd is running" in r.stderr,
+         "a second instance is refused", r.stderr.strip())
+
+
+def bad_configs(c, sw, ports, spare):
+    """No daemon running; spare is a switch port with no qdisc."""
+    cases = [
+        ("malformed file", config(ports) + "\n[[port]\n", r":\d+"),
+        ("unknown port", config(ports, extra_port="nosuchdev0"), 'port "nosuchdev0": no such network device'),
+        ("out-of-range parameter", config(ports, extra_pool='xon_offset = "9tb"'), "xon_offset"),
+        ("unknown key", config(ports, extra_pool='alhpa = "1/4"'), 'did you mean "alpha"'),
+    ]
+    for what, text, pattern in cases:
+        write("/tmp/losslessd-bad.toml", text.replace(f'dev = "{ports[0]}"', f'dev = "{spare}"', 1))
+        r = sw.run(f"{Paths.losslessd} --config /tmp/losslessd-bad.toml", check=False)
+        q = json.loads(sw.run(f"tc -j qdisc show dev {spare}"))[0]["kind"]
+        c.ok(r.returncode == 1 and re.search(pattern, r.stderr) and q != "lossless",
+             f"{what}: a clear error, nothing installed",
+             (r.stderr.strip().splitlines() or ["no message"])[0] + f"; {spare} has {q}")
+    # A stale pin directory: something else pinned where a plane belongs.
+    stale_pin = "/sys/fs/bpf/lossless-stale"
+    subprocess.run(f"mkdir -p {stale_pin}/sw0 && bpftool map create {stale_pin}/sw0/plane "
+                   f"type hash key 4 value 8 entries 4 name stale", shell=True, check=True)
+    write("/tmp/losslessd-bad.toml",
+          config([spare]).replace(f'pin_dir = "{PIN}"', f'pin_dir = "{stale_pin}"'))
+    r = sw.run(f"{Paths.losslessd} --config /tmp/losslessd-bad.toml", check=False)
+    q = json.loads(sw.run(f"tc -j qdisc show dev {spare}"))[0]["kind"]
+    c.ok(r.returncode == 1 and "stale pin directory" in r.stderr and q != "lossless",
+         "a stale pin directory: a clear error, nothing installed",
+         (r.stderr.strip().splitlines() or ["no message"])[0])
+    subprocess.run(f"rm -rf {stale_pin}", shell=True, check=True)
+
+
+def main():
+    c = Checks("daemon")
+    subprocess.run(f"rm -rf {PIN} /run/lossless-test", shell=True, check=True)
+    state = {}
+
+    def before(sw, r, r_ip, senders):
+        ports = list(sw.ifaces)
+        state["ports"] = ports
+        write(CONF, config(ports))
+        t0 = time.monotonic()
+        d = start_daemon(sw)
+        st = wait_ready(sw)
+        c.ok(st is not None, "losslessd starts and answers on its socket",
+             f"{time.monotonic() - t0:.1f} s" if st else d.stderr.read() if d.poll() is not None else "")
+        view = qdisc_view(sw, ports)
+        c.ok(all(v[0] == "lossless" and v[2] == "sw0" and v[3] for v in view.values()),
+             "it installed a lossless qdisc of pool sw0 with a plane on every port",
+             str(sorted(set(view.values()))))
+        prog = [sw.run(f"tc filter show dev {p} ingress") for p in ports]
+        c.ok(all("lossless_ingress" in x or "direct-action" in x for x in prog),
+             "and the ingress program on every port")
+        c.eq(sorted(x["state"] for x in st["ports"]), ["installed"] * len(ports),
+             "losslessctl daemon: every port installed")
+        out = ctl(sw, "--pool sw0 set alpha 1/4")
+        m = re.search(r"in ([0-9.]+) ms", out)
+        ms = float(m.group(1)) if m else 1e9
+        alphas = {json.loads(sw.run(f"tc -j qdisc show dev {p}"))[0]["options"]["alpha"] for p in ports}
+        c.ok(ms <= 10 and alphas == {"1/4"},
+             "losslessctl set alpha 1/4 through the daemon: in the datapath within 10 ms",
+             f"{out.strip()}; tc: {alphas}")
+        r2 = ctl(sw, "--pool sw0 set reserved 4000000000", check=False)
+        alphas = {json.loads(sw.run(f"tc -j qdisc show dev {p}"))[0]["options"]["reserved"] for p in ports}
+        c.ok(r2.returncode == 1 and "refused" in r2.stderr and len(alphas) == 1
+             and alphas != {4000000000},
+             "a value the datapath refuses leaves the old one", r2.stderr.strip())
+        bad_inputs(c, sw, ports)
+        state["before"] = {p: qstats(sw, p) for p in ports}
+
+        def killer():
+            time.sleep(3.0)
+            os.kill(d.pid, signal.SIGKILL)  # sh -c exec's? kill the whole group below
+            subprocess.run("pkill -9 -x losslessd", shell=True)
+            state["killed_at"] = time.monotonic()
+        threading.Thread(target=killer, daemon=True).start()
+        state["sw"] = sw
+
+    with Topology("dmn") as t:
+        sw, senders, sw_ports, bottleneck, sends, res, util = run_incast(
+            t, None, senders=SENDERS, seconds=SECONDS, before=before)
+        c.ok("killed_at" in state, "losslessd was killed with SIGKILL during the incast")
+        lost = sum(s["sent"] for s in sends) - sum(f["received"] for f in res["flows"].values())
+        after = {p: qstats(sw, p) for p in sw_ports}
+        c.eq(lost, 0, f"{SENDERS}:1 incast across kill -9: zero lost end to end")
+        c.eq(after[bottleneck]["pool_drops_lossless"], 0, "datapath: zero lossless drops")
+        c.ok(sum(s["pfc_frames_tx"] for s in after.values()) > 0, "PFC kept working without the daemon",
+             f"{sum(s['pfc_frames_tx'] for s in after.values())} frames")
+        view0 = qdisc_view(sw, sw_ports)
+        pkts0 = {p: after[p]["packets"] for p in sw_ports}
+
+        d = start_daemon(sw)
+        st = wait_ready(sw)
+        c.ok(st is not None, "restarted, it answers again")
+        view1 = qdisc_view(sw, sw_ports)
+        c.eq(view1, view0, "restarted: the same qdiscs (kind, handle, pool, plane id)")
+        c.eq(sorted(x["state"] for x in (st or {"ports": []})["ports"]), ["adopted"] * len(sw_ports),
+             "losslessctl daemon: every port adopted")
+        pkts1 = {p: qstats(sw, p)["packets"] for p in sw_ports}
+        c.ok(all(pkts1[p] >= pkts0[p] > 0 for p in sw_ports), "counters were not reset",
+             f"bottleneck {pkts0[bottleneck]} -> {pkts1[bottleneck]} packets")
+        alpha = json.loads(sw.run(f"tc -j qdisc show dev {bottleneck}"))[0]["options"]["alpha"]
+        c.eq(alpha, "1/8", "its policy pushes its configured alpha again (1/8)")
+        d.send_signal(signal.SIGTERM)
+        subprocess.run("pkill -TERM -x losslessd", shell=True)
+        d.wait(timeout=10)
+        c.eq(json.loads(sw.run(f"tc -j qdisc show dev {bottleneck}"))[0]["kind"], "lossless",
+             "stopped (SIGTERM), it leaves the datapath running")
+
+        spare = t.host("spare")
+        lk = t.link(spare, sw)
+        bad_configs(c, sw, sw_ports, lk["b_if"])
+
+        r = sw.run(f"{Paths.losslessd} --config {CONF} --cleanup", check=False)
+        kinds = {json.loads(sw.run(f"tc -j qdisc show dev {p}"))[0]["kind"] for p in sw_ports}
+        left = subprocess.run(f"ls {PIN}", shell=True, capture_output=True, text=True)
+        c.ok(r.returncode == 0 and "lossless" not in kinds and left.returncode != 0,
+             "losslessd --cleanup removes qdiscs, filters and pins",
+             f"qdiscs now {kinds}; pin dir {'gone' if left.returncode else left.stdout.split()}")
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()
