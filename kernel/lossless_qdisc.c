@@ -408,10 +408,12 @@ static int ll_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		cl->qstats.drops++;
 		return qdisc_drop(skb, sch, to_free);
 	}
-	memset(ll_charge(skb), 0, sizeof(struct ll_mmu_charge));
-	if (q->pool && !ll_admit(sch, skb, cl - q->queues, len)) {
-		cl->qstats.drops++;
-		return qdisc_drop(skb, sch, to_free);
+	if (q->pool) {
+		memset(ll_charge(skb), 0, sizeof(struct ll_mmu_charge));
+		if (!ll_admit(sch, skb, cl - q->queues, len)) {
+			cl->qstats.drops++;
+			return qdisc_drop(skb, sch, to_free);
+		}
 	}
 	__qdisc_enqueue_tail(skb, &cl->skbs);
 	cl->qstats.backlog += len;
@@ -482,6 +484,13 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 	struct sk_buff *skb;
 	u32 closed;
 
+	/* Nothing queued and no PFC frame possibly due: the common empty
+	 * call after the last packet costs no clock read.
+	 */
+	if (!sch->q.qlen && (!q->pool ||
+			     (q->pfc_next_ns == LL_MMU_NEVER &&
+			      !test_bit(q->pool_port, q->pool->pfc_pending))))
+		return NULL;
 	now = ll_now_ns();
 	if (q->pool) {
 		/* The pool lock only when a frame may be due: a kick, or the

@@ -62,6 +62,16 @@ class Paths:
     ping = os.path.join(ROOT, "tests", "lib", "ping.py")
 
 
+def ensure_modules():
+    """For scripts run in the VM without tests/vm/run-all.sh (the benches):
+    the guest modules the topologies need, and the freshly built
+    sch_lossless.ko unless it is loaded already."""
+    sh("modprobe -a veth bridge sch_ingress cls_bpf sch_tbf sch_netem cls_matchall act_mirred")
+    with open("/proc/modules") as f:
+        if not any(line.startswith("sch_lossless ") for line in f):
+            sh(f"insmod {Paths.module}")
+
+
 def sh(cmd, check=True, capture=True, env=None, timeout=120):
     """Run a shell command on the VM's root namespace; return stdout."""
     full_env = dict(os.environ, TC_LIB_DIR=Paths.tc_lib)

@@ -13,7 +13,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from topology import Paths, Topology, host_pair_via  # noqa: E402
+from topology import Paths, Topology, ensure_modules, host_pair_via  # noqa: E402
 
 SECONDS = float(os.environ.get("LL_BENCH_SECONDS", "4"))
 ROUNDS = int(os.environ.get("LL_BENCH_ROUNDS", "5"))
@@ -32,6 +32,7 @@ def run_once(h1, h2, ip2, port):
 
 
 def main():
+    ensure_modules()
     with Topology("bench") as t:
         h1, h2, sw = t.host("h1"), t.host("h2"), t.switch("sw")
         _, ip2, l1, l2 = host_pair_via(t, sw, h1, h2)
