@@ -197,7 +197,8 @@ void Daemon::ensure_port(Port &p, bool first_run)
     rtnl_.change_lossless(p.ifindex, spec);
   }
   if (!ingress::attached_prog_id(p.ifindex)) {
-    if (!program_)
+    // An adopting daemon loaded the maps only; a new port needs the program.
+    if (!program_ || program_->prog_fd() < 0)
       program_.emplace(ingress::Program::load({cfg_.pin_dir, true}));
     program_->attach(p.ifindex);
   }

@@ -129,6 +129,46 @@ def bad_configs(c, sw, ports, spare):
     subprocess.run(f"rm -rf {stale_pin}", shell=True, check=True)
 
 
+def port_state(sw, dev):
+    st = json.loads(ctl(sw, "daemon --json"))
+    return next(((p["up"], p["state"]) for p in st["ports"] if p["dev"] == dev), None)
+
+
+def wait_state(sw, dev, want, timeout=5):
+    deadline = time.monotonic() + timeout
+    got = None
+    while time.monotonic() < deadline:
+        got = port_state(sw, dev)
+        if got == want:
+            break
+        time.sleep(0.1)
+    return got
+
+
+def link_events(c, sw, dev):
+    """The daemon follows a port going down and up, renamed away and back,
+    and deleted then created again."""
+    sw.run(f"ip link set {dev} down")
+    c.eq(wait_state(sw, dev, (False, "adopted")), (False, "adopted"), f"{dev} down: seen as down")
+    sw.run(f"ip link set {dev} name llrenamed")  # a name changes only while down
+    c.eq(wait_state(sw, dev, (False, "missing")), (False, "missing"), f"{dev} renamed away: missing")
+    sw.run(f"ip link set llrenamed name {dev}")
+    c.eq(wait_state(sw, dev, (False, "adopted")), (False, "adopted"),
+         "renamed back: adopted again (its qdisc went with it)")
+    sw.run(f"ip link set {dev} up")
+    c.eq(wait_state(sw, dev, (True, "adopted")), (True, "adopted"), f"{dev} up: seen as up")
+    sw.run(f"ip link del {dev}")
+    c.eq(wait_state(sw, dev, (False, "missing")), (False, "missing"), f"{dev} deleted: missing")
+    for cmd in (f"ip link add {dev} type veth peer name {dev}p", f"ip link set {dev} master br0",
+                f"ip link set {dev}p up", f"ip link set {dev} up"):
+        sw.run(cmd)
+    st = wait_state(sw, dev, (True, "installed"))
+    kind = json.loads(sw.run(f"tc -j qdisc show dev {dev}"))[0]
+    c.ok(st == (True, "installed") and kind["kind"] == "lossless" and kind["options"].get("plane_id"),
+         f"a new {dev} appears: the daemon installs its qdisc with the plane",
+         f"{st}, {kind['kind']} plane {kind['options'].get('plane_id')}")
+
+
 def main():
     c = Checks("daemon")
     subprocess.run(f"rm -rf {PIN} /run/lossless-test", shell=True, check=True)
@@ -200,6 +240,7 @@ def main():
              f"bottleneck {pkts0[bottleneck]} -> {pkts1[bottleneck]} packets")
         alpha = json.loads(sw.run(f"tc -j qdisc show dev {bottleneck}"))[0]["options"]["alpha"]
         c.eq(alpha, "1/8", "its policy pushes its configured alpha again (1/8)")
+        link_events(c, sw, sw_ports[-1])
         d.send_signal(signal.SIGTERM)
         subprocess.run("pkill -TERM -x losslessd", shell=True)
         d.wait(timeout=10)
