@@ -41,6 +41,7 @@ demo: all
 bench: all
 	$(BUILD_DIR)/tests/bench/ll_bench_core
 	$(RUN_VM) --timeout 900 -- tests/vm/bench-bridge.py
+	$(RUN_VM) --timeout 900 -- tests/vm/bench-daemon.py
 
 checkpatch:
 	$(MAKE) -C kernel checkpatch

@@ -24,6 +24,8 @@ PACKAGES=(
 	# C++ libraries and tests
 	libboost-dev libboost-program-options-dev libgtest-dev libgmock-dev libbenchmark-dev
 	nlohmann-json3-dev libtomlplusplus-dev
+	# losslessctl plot
+	gnuplot-nox
 )
 
 missing=()

@@ -4,16 +4,29 @@
 // planes (kernel/uapi/lossless.h). Reads need no daemon: the datapath
 // publishes its telemetry in the plane map every interval.
 #include <net/if.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
+#include <cmath>
+#include <csignal>
+#include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ll_plane_map.h"
@@ -58,6 +71,39 @@ Commands:
                         (alpha, egress-alpha, reserved, xon-offset,
                         sw-delay-us for pfc-dt); --plane writes the map
                         directly instead.
+  watch [--interval MS] [--count N]
+                        a live view, redrawn in place every MS ms (default
+                        1000) until Ctrl-C: per pool, bars of the shared and
+                        headroom occupancy, admitted packets/s, drops, and
+                        per port the transmit rate (Mbit/s), PFC frames
+                        sent and PFC or PAUSE frames received per second,
+                        the bytes that entered on it and its headroom in
+                        use, the priorities it tells its upstream XOFF
+                        (red) and the gates closed by PFC or PAUSE it
+                        received (yellow). Rates come from two snapshots,
+                        so the first frame comes after one interval. Into
+                        a file or a pipe it prints one frame without
+                        escape codes; --count N stops after N frames.
+  record FILE [--interval MS] [--duration S]
+                        write a CSV time series into FILE (- for standard
+                        output): one row per sample every MS ms (default
+                        100) and per port and lossless priority of every
+                        pool, with the time in seconds since the start, the
+                        pool's shared and headroom occupancy, the port's
+                        bytes and PFC frames sent and received, and the
+                        priority's bytes, headroom in use, threshold, XOFF
+                        state and XOFF frames sent (docs/DAEMON.md lists the
+                        columns). Stops after S seconds (fractions allowed),
+                        or at Ctrl-C (SIGINT) or SIGTERM; every row is
+                        flushed as it is written.
+  plot CSV PNG [--size WxH]
+                        draw a recorded CSV with gnuplot (package
+                        gnuplot-nox) into a PNG of WxH pixels (default
+                        1200x1000): the buffer occupancy over time (shared,
+                        headroom, the busiest port/priority bytes), one lane
+                        per port/priority that was paused (high while its
+                        upstream was told XOFF), and the XOFF frames each
+                        port sent. Needs no pool and no root.
   daemon [--json]       losslessd's state: its pools, policies and their
                         parameters, pushes to the datapath and their latency,
                         its ports and what it did with them
@@ -69,13 +115,20 @@ Commands:
 Options:
   --pool NAME           the pool whose plane is /sys/fs/bpf/lossless/NAME/plane
   --plane PATH          a plane map pinned elsewhere
+                        (default for status, watch and record: every plane
+                        under /sys/fs/bpf/lossless; set needs one of the two)
   --socket PATH         losslessd's control socket
                         (default /run/lossless/losslessd.sock)
-                        (default for status: every plane under
-                        /sys/fs/bpf/lossless; set needs one of the two)
 
-Exit status: 0 success, 1 error (the message says which map and why; a
-refused set says why the datapath refused it), 2 bad usage.
+Examples:
+  losslessctl --pool sw0 watch --interval 500
+  losslessctl --pool sw0 record incast.csv --interval 20 --duration 10
+  losslessctl plot incast.csv incast.png
+
+Exit status: 0 success (also watch and record stopped by Ctrl-C), 1 error
+(the message says which map or file and why; a refused set says why the
+datapath refused it; plot says when gnuplot is missing or failed), 2 bad
+usage.
 )";
 
 struct UsageError {
@@ -444,6 +497,728 @@ int cmd_set_daemon(const std::string &sock, const std::string &pool,
   return kExitOk;
 }
 
+// ---------------------------------------------------------------------------
+// watch, record and plot: the telemetry over time.
+
+volatile std::sig_atomic_t g_stop = 0;
+
+void on_stop_signal(int)
+{
+  g_stop = 1;
+}
+
+// SIGINT and SIGTERM end watch and record cleanly (a row is never cut).
+void catch_stop_signals()
+{
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: a sleep ends at once
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+std::int64_t mono_ns()
+{
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+// Sleeps until CLOCK_MONOTONIC reaches ns; false if a stop signal came.
+bool sleep_until_ns(std::int64_t ns)
+{
+  timespec ts{static_cast<time_t>(ns / 1000000000LL), static_cast<long>(ns % 1000000000LL)};
+  while (!g_stop) {
+    if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) != EINTR)
+      break;
+  }
+  return !g_stop;
+}
+
+// The planes a command reads: --plane/--pool, else every pinned one.
+std::vector<std::string> planes_to_read(const std::string &plane_path)
+{
+  if (!plane_path.empty())
+    return {plane_path};
+  auto planes = lp::find_pinned();
+  if (planes.empty())
+    throw std::runtime_error(std::string("no pool planes under ") + LL_PLANE_PIN_ROOT +
+                             " (tc qdisc ... lossless pool NAME plane auto)");
+  return planes;
+}
+
+struct Source {
+  std::string path;
+  lp::Plane plane;
+  bool warned = false;  // "no telemetry" said once
+};
+
+std::vector<Source> open_sources(const std::vector<std::string> &paths)
+{
+  std::vector<Source> out;
+  for (const auto &p : paths)
+    out.push_back({p, lp::Plane::open(p)});
+  return out;
+}
+
+using TelPtr = std::unique_ptr<lossless_plane_tel>;
+
+// The source's telemetry now, or null (said once on stderr per source).
+TelPtr read_tel(Source &s)
+{
+  std::string why;
+  try {
+    if (auto t = s.plane.telemetry())
+      return std::make_unique<lossless_plane_tel>(*t);
+    why = "no telemetry yet (the map is not given to a pool)";
+  } catch (const lp::Error &e) {
+    why = e.what();
+  }
+  if (!s.warned)
+    std::fprintf(stderr, "losslessctl: %s: %s\n", s.path.c_str(), why.c_str());
+  s.warned = true;
+  return nullptr;
+}
+
+std::string pool_name(const lossless_plane_tel &t)
+{
+  return std::string(t.pool, strnlen(t.pool, sizeof(t.pool)));
+}
+
+bool prio_lossless(const lossless_plane_tel &t, const lossless_plane_port &p, unsigned q)
+{
+  return p.iq[q].lossless || (t.lossless_mask & (1u << q));
+}
+
+std::uint32_t port_count(const lossless_plane_tel &t)
+{
+  return std::min<std::uint32_t>(t.nr_ports, LOSSLESS_PLANE_PORTS);
+}
+
+// "--name VALUE" options of a subcommand. Unknown options and stray
+// words are usage errors; positional words are returned in order.
+struct SubArgs {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> opts;
+};
+
+SubArgs parse_sub(const std::string &cmd, const std::vector<std::string> &args,
+                  const std::vector<std::string> &known)
+{
+  SubArgs out;
+  for (std::size_t i = 0; i < args.size(); i++) {
+    const std::string &a = args[i];
+    if (a.size() > 2 && a.compare(0, 2, "--") == 0) {
+      if (std::find(known.begin(), known.end(), a) == known.end())
+        throw UsageError{cmd + ": unknown option \"" + a + "\""};
+      if (i + 1 >= args.size())
+        throw UsageError{cmd + ": " + a + " needs a value"};
+      out.opts[a] = args[++i];
+    } else {
+      out.positional.push_back(a);
+    }
+  }
+  return out;
+}
+
+std::uint64_t opt_u64(const SubArgs &s, const std::string &name, std::uint64_t dflt,
+                      std::uint64_t min, std::uint64_t max)
+{
+  auto it = s.opts.find(name);
+  if (it == s.opts.end())
+    return dflt;
+  std::uint64_t v = parse_u32(name, it->second, max);
+  if (v < min)
+    throw UsageError{"invalid " + name + " \"" + it->second + "\": must be an integer " +
+                     std::to_string(min) + " .. " + std::to_string(max)};
+  return v;
+}
+
+// --- watch ---------------------------------------------------------------
+
+const char kRed[] = "\033[1;31m", kYellow[] = "\033[1;33m", kGreen[] = "\033[32m",
+           kBold[] = "\033[1m", kReset[] = "\033[0m";
+
+std::string bar(std::uint64_t used, std::uint64_t size, int width, bool color)
+{
+  double f = size ? std::min(1.0, static_cast<double>(used) / static_cast<double>(size)) : 0.0;
+  int n = static_cast<int>(f * width + 0.5);
+  if (used && !n)
+    n = 1;
+  std::string s = "[";
+  if (color && n)
+    s += f >= 0.8 ? kRed : f >= 0.5 ? kYellow : kGreen;
+  s += std::string(n, '#');
+  if (color && n)
+    s += kReset;
+  return s + std::string(width - n, '.') + "]";
+}
+
+std::string fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+std::string fmt(const char *f, ...)
+{
+  char buf[512];
+  va_list ap;
+  va_start(ap, f);
+  std::vsnprintf(buf, sizeof(buf), f, ap);
+  va_end(ap);
+  return buf;
+}
+
+// text left-aligned in width columns, wrapped in an ANSI colour if any.
+std::string cell(const std::string &text, int width, const char *color)
+{
+  std::string pad(text.size() < static_cast<std::size_t>(width) ? width - text.size() : 0, ' ');
+  if (color && text != "-")
+    return std::string(color) + text + kReset + pad;
+  return text + pad;
+}
+
+std::string prio_list(std::uint32_t mask, unsigned bits)
+{
+  std::string s;
+  for (unsigned q = 0; q < bits; q++)
+    if (mask & (1u << q))
+      s += (s.empty() ? "" : ",") + (q == LOSSLESS_PFC_PRIOS ? std::string("all") : std::to_string(q));
+  return s.empty() ? "-" : s;
+}
+
+// One pool's part of a frame. prev may be null (no rates then); dt_s is
+// the time between the two snapshots.
+void watch_pool(std::string &out, const Source &src, const lossless_plane_tel &t,
+                const lossless_plane_tel *prev, double dt_s, bool color)
+{
+  auto rate = [&](std::uint64_t now, std::uint64_t before) {
+    return prev && dt_s > 0 && now >= before ? static_cast<double>(now - before) / dt_s : -1.0;
+  };
+  auto rate_str = [](double r, double scale) {
+    return r < 0 ? std::string("-") : fmt("%.1f", r * scale);
+  };
+  std::uint32_t nr = port_count(t), ports = 0;
+  for (std::uint32_t i = 0; i < nr; i++)
+    ports += t.ports[i].ifindex != 0;
+  std::string prios = prio_list(t.lossless_mask, LOSSLESS_PFC_PRIOS);
+  out += fmt("%spool %s%s  %u ports  lossless-prios %s  alpha %s  snapshot #%llu  (%s)\n",
+             color ? kBold : "", pool_name(t).c_str(), color ? kReset : "", ports,
+             prios == "-" ? "none" : prios.c_str(), lp::format_alpha(t.alpha).c_str(),
+             static_cast<unsigned long long>(t.snapshots), src.path.c_str());
+  auto region = [&](const char *name, std::uint64_t used, std::uint64_t size, std::uint64_t peak) {
+    out += fmt("  %-8s %s %7s / %-7s %3.0f%%  peak %s\n", name, bar(used, size, 40, color).c_str(),
+               bytes_str(used).c_str(), bytes_str(size).c_str(),
+               size ? 100.0 * static_cast<double>(used) / static_cast<double>(size) : 0.0,
+               bytes_str(peak).c_str());
+  };
+  region("shared", t.shared_used, t.shared_size, t.peak_shared);
+  region("headroom", t.headroom_used, t.headroom_size, t.peak_headroom);
+  std::string lossless_drops = std::to_string(t.drops_lossless);
+  if (color && t.drops_lossless)
+    lossless_drops = kRed + lossless_drops + kReset;
+  out += fmt("  admitted %s pkt/s  drops: lossless %s  lossy %llu (%s/s)  paused queues %llu\n",
+             rate_str(rate(t.admitted_packets, prev ? prev->admitted_packets : 0), 1).c_str(),
+             lossless_drops.c_str(), static_cast<unsigned long long>(t.drops_lossy),
+             rate_str(rate(t.drops_lossy, prev ? prev->drops_lossy : 0), 1).c_str(),
+             static_cast<unsigned long long>(t.paused_queues));
+  out += fmt("  %-14s %10s %9s %9s %9s %9s  %-17s %s\n", "PORT", "TX-Mbit/s", "PFC-TX/s",
+             "PFC-RX/s", "INGRESS", "HEADROOM", "XOFF-TO-UPSTREAM", "PAUSED-BY-PEER");
+  for (std::uint32_t i = 0; i < nr; i++) {
+    const auto &p = t.ports[i];
+    if (!p.ifindex)
+      continue;
+    const lossless_plane_port *pp = nullptr;
+    if (prev)
+      for (std::uint32_t j = 0; j < port_count(*prev); j++)
+        if (prev->ports[j].ifindex == p.ifindex)
+          pp = &prev->ports[j];
+    std::uint64_t ingress = 0, headroom = 0;
+    std::uint32_t xoff = 0;
+    for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++) {
+      ingress += p.iq[q].bytes;
+      headroom += p.iq[q].headroom_used;
+      if (p.iq[q].paused)
+        xoff |= 1u << q;
+    }
+    double tx = pp ? rate(p.tx_bytes, pp->tx_bytes) : -1;
+    double pfc_tx = pp ? rate(p.pfc_frames_tx, pp->pfc_frames_tx) : -1;
+    double pfc_rx = pp ? rate(p.pfc_frames_rx + p.pause_frames_rx,
+                              pp->pfc_frames_rx + pp->pause_frames_rx)
+                       : -1;
+    out += fmt("  %-14s %10s %9s %9s %9s %9s  ", ifname(p.ifindex).c_str(),
+               rate_str(tx, 8e-6).c_str(), rate_str(pfc_tx, 1).c_str(), rate_str(pfc_rx, 1).c_str(),
+               bytes_str(ingress).c_str(), bytes_str(headroom).c_str());
+    out += cell(prio_list(xoff, LOSSLESS_PFC_PRIOS), 17, color ? kRed : nullptr) + " ";
+    out += cell(prio_list(p.paused_mask, LOSSLESS_GATES), 0, color ? kYellow : nullptr) + "\n";
+  }
+}
+
+int cmd_watch(const std::string &plane_path, const std::vector<std::string> &args)
+{
+  SubArgs s = parse_sub("watch", args, {"--interval", "--count"});
+  if (!s.positional.empty())
+    throw UsageError{"watch: unexpected argument \"" + s.positional[0] + "\""};
+  std::uint64_t interval_ms = opt_u64(s, "--interval", 1000, 10, 3600000);
+  std::uint64_t count = opt_u64(s, "--count", 0, 1, UINT32_MAX);
+  bool tty = isatty(STDOUT_FILENO);
+  if (!tty && !count)
+    count = 1;  // into a file or a pipe: one frame
+  auto sources = open_sources(planes_to_read(plane_path));
+  catch_stop_signals();
+
+  std::vector<TelPtr> prev(sources.size());
+  std::vector<std::int64_t> prev_at(sources.size());
+  for (std::size_t i = 0; i < sources.size(); i++) {
+    prev[i] = read_tel(sources[i]);
+    prev_at[i] = mono_ns();
+  }
+  std::int64_t next = mono_ns();
+  for (std::uint64_t frame = 0; !count || frame < count; frame++) {
+    next += static_cast<std::int64_t>(interval_ms) * 1000000;
+    if (next < mono_ns())
+      next = mono_ns();
+    if (!sleep_until_ns(next))
+      break;
+    std::string out = tty ? "\033[H\033[2J" : frame ? "\n" : "";
+    char when[32];
+    time_t now = time(nullptr);
+    struct tm tm {};
+    strftime(when, sizeof(when), "%H:%M:%S", localtime_r(&now, &tm));
+    out += fmt("losslessctl watch: every %llu ms, %s%s\n\n",
+               static_cast<unsigned long long>(interval_ms), when,
+               tty ? "  (Ctrl-C quits; XOFF-TO-UPSTREAM in red, PAUSED-BY-PEER in yellow)" : "");
+    for (std::size_t i = 0; i < sources.size(); i++) {
+      std::int64_t at = mono_ns();
+      TelPtr cur = read_tel(sources[i]);
+      if (i)
+        out += "\n";
+      if (!cur) {
+        out += fmt("%s: no telemetry\n", sources[i].path.c_str());
+        continue;
+      }
+      const lossless_plane_tel *p = prev[i].get();
+      double dt = 0;
+      if (p && cur->time_ns > p->time_ns && p->time_ns)
+        dt = static_cast<double>(cur->time_ns - p->time_ns) / 1e9;
+      else if (p)
+        dt = static_cast<double>(at - prev_at[i]) / 1e9;
+      if (p && cur->snapshots == p->snapshots)
+        dt = 0;  // the pool wrote nothing new: no rates
+      watch_pool(out, sources[i], *cur, p, dt, tty);
+      prev[i] = std::move(cur);
+      prev_at[i] = at;
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+  }
+  return kExitOk;
+}
+
+// --- record --------------------------------------------------------------
+
+// One row per sample and (pool, port, lossless priority); docs/DAEMON.md
+// describes every column.
+const char kCsvHeader[] =
+    "time_s,pool,dev,prio,pool_shared_used,pool_shared_size,pool_headroom_used,"
+    "pool_headroom_size,port_tx_bytes,port_pfc_tx,port_pfc_rx,prio_bytes,prio_headroom_used,"
+    "prio_threshold,prio_paused,prio_xoff_frames";
+
+std::string csv_field(const std::string &s)
+{
+  if (s.find_first_of(",\"\r\n") == std::string::npos)
+    return s;
+  std::string q = "\"";
+  for (char c : s)
+    q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// Rows of one snapshot taken time_s after the start.
+void csv_rows(std::FILE *f, double time_s, const lossless_plane_tel &t)
+{
+  std::string pool = csv_field(pool_name(t));
+  std::string head = fmt("%.6f,", time_s) + pool;
+  std::string occ = fmt("%llu,%llu,%llu,%llu", static_cast<unsigned long long>(t.shared_used),
+                        static_cast<unsigned long long>(t.shared_size),
+                        static_cast<unsigned long long>(t.headroom_used),
+                        static_cast<unsigned long long>(t.headroom_size));
+  bool any = false;
+  for (std::uint32_t i = 0; i < port_count(t); i++) {
+    const auto &p = t.ports[i];
+    if (!p.ifindex)
+      continue;
+    std::string dev = csv_field(ifname(p.ifindex));
+    std::string port = fmt("%llu,%llu,%llu", static_cast<unsigned long long>(p.tx_bytes),
+                           static_cast<unsigned long long>(p.pfc_frames_tx),
+                           static_cast<unsigned long long>(p.pfc_frames_rx));
+    bool prios = false;
+    for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++) {
+      if (!prio_lossless(t, p, q))
+        continue;
+      const auto &s = p.iq[q];
+      std::fprintf(f, "%s,%s,%u,%s,%s,%llu,%llu,%llu,%u,%llu\n", head.c_str(), dev.c_str(), q,
+                   occ.c_str(), port.c_str(), static_cast<unsigned long long>(s.bytes),
+                   static_cast<unsigned long long>(s.headroom_used),
+                   static_cast<unsigned long long>(s.threshold), s.paused ? 1u : 0u,
+                   static_cast<unsigned long long>(s.xoff_frames));
+      prios = any = true;
+    }
+    if (!prios) {  // no lossless priority: the port's columns only
+      std::fprintf(f, "%s,%s,,%s,%s,,,,,\n", head.c_str(), dev.c_str(), occ.c_str(), port.c_str());
+      any = true;
+    }
+  }
+  if (!any)  // no port: the pool's occupancy only
+    std::fprintf(f, "%s,,,%s,,,,,,,,,\n", head.c_str(), occ.c_str());
+}
+
+int cmd_record(const std::string &plane_path, const std::vector<std::string> &args)
+{
+  SubArgs s = parse_sub("record", args, {"--interval", "--duration"});
+  if (s.positional.size() != 1)
+    throw UsageError{"record needs one FILE (- for standard output)"};
+  std::uint64_t interval_ms = opt_u64(s, "--interval", 100, 1, 3600000);
+  double duration = 0;
+  if (auto it = s.opts.find("--duration"); it != s.opts.end()) {
+    char *end = nullptr;
+    duration = std::strtod(it->second.c_str(), &end);
+    if (it->second.empty() || *end || !(duration > 0) || duration > 1e9)
+      throw UsageError{"invalid --duration \"" + it->second + "\": seconds > 0 (1, 2.5)"};
+  }
+  const std::string &file = s.positional[0];
+  auto sources = open_sources(planes_to_read(plane_path));
+  std::FILE *f = file == "-" ? stdout : std::fopen(file.c_str(), "w");
+  if (!f)
+    throw std::runtime_error("cannot write " + file + ": " + std::strerror(errno));
+  std::setvbuf(f, nullptr, _IOLBF, 0);  // every row reaches the file at once
+  catch_stop_signals();
+  bool tell = isatty(STDERR_FILENO);
+  if (tell)
+    std::fprintf(stderr, "losslessctl: recording %zu pool(s) into %s every %llu ms%s\n",
+                 sources.size(), file.c_str(), static_cast<unsigned long long>(interval_ms),
+                 duration ? "" : " until Ctrl-C");
+  std::fprintf(f, "%s\n", kCsvHeader);
+  const std::int64_t step = static_cast<std::int64_t>(interval_ms) * 1000000;
+  const std::int64_t t0 = mono_ns();
+  const std::int64_t end = duration ? t0 + static_cast<std::int64_t>(duration * 1e9) : INT64_MAX;
+  std::uint64_t samples = 0;
+  for (std::int64_t k = 0;; k++) {
+    std::int64_t at = t0 + k * step;
+    if (at > end || !sleep_until_ns(at))
+      break;
+    std::int64_t now = mono_ns();
+    for (auto &src : sources)
+      if (TelPtr t = read_tel(src))
+        csv_rows(f, static_cast<double>(now - t0) / 1e9, *t);
+    samples++;
+    if (std::ferror(f))
+      throw std::runtime_error("cannot write " + file + ": " + std::strerror(errno));
+    k = std::max(k, (mono_ns() - t0) / step);  // late: skip the missed samples
+  }
+  if (f != stdout && std::fclose(f))
+    throw std::runtime_error("cannot write " + file + ": " + std::strerror(errno));
+  if (f == stdout)
+    std::fflush(stdout);
+  if (tell)
+    std::fprintf(stderr, "losslessctl: %llu samples in %s\n",
+                 static_cast<unsigned long long>(samples), file.c_str());
+  return kExitOk;
+}
+
+// --- plot ----------------------------------------------------------------
+
+std::vector<std::string> csv_split(const std::string &line)
+{
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); i++) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+        out.back() += '"', i++;
+      else if (c == '"')
+        quoted = false;
+      else
+        out.back() += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else if (c != '\r') {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+// A gnuplot single-quoted string.
+std::string gp_str(const std::string &s)
+{
+  std::string q = "'";
+  for (char c : s)
+    q += c == '\'' ? std::string("''") : std::string(1, c);
+  return q + "'";
+}
+
+struct Recording {
+  struct PoolPt {
+    double t, shared, headroom;
+  };
+  struct QueuePt {
+    double t, bytes, paused, xoff;
+  };
+  struct PortPt {
+    double t, xoff;
+  };
+  std::map<std::string, std::vector<PoolPt>> pools;
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<QueuePt>> queues;
+  std::map<std::pair<std::string, std::string>, std::vector<PortPt>> ports;
+  double t_min = 0, t_max = 0;
+  std::size_t rows = 0;
+};
+
+Recording read_recording(const std::string &path)
+{
+  std::ifstream in(path);
+  if (!in)
+    throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
+  std::string line;
+  if (!std::getline(in, line))
+    throw std::runtime_error(path + ": empty, not a losslessctl record CSV");
+  auto header = csv_split(line);
+  std::map<std::string, std::size_t> col;
+  for (std::size_t i = 0; i < header.size(); i++)
+    col[header[i]] = i;
+  const char *need[] = {"time_s", "pool", "dev", "prio", "pool_shared_used", "pool_headroom_used",
+                        "prio_bytes", "prio_paused", "prio_xoff_frames"};
+  for (const char *n : need)
+    if (!col.count(n))
+      throw std::runtime_error(path + ": not a losslessctl record CSV (no column \"" + n +
+                               "\" in its header)");
+  Recording r;
+  bool first = true;
+  for (std::size_t lineno = 2; std::getline(in, line); lineno++) {
+    if (line.empty() || line == "\r")
+      continue;
+    auto f = csv_split(line);
+    if (f.size() != header.size())
+      throw std::runtime_error(path + ":" + std::to_string(lineno) + ": " +
+                               std::to_string(f.size()) + " fields, the header has " +
+                               std::to_string(header.size()));
+    auto num = [&](const char *name, bool optional) -> double {
+      const std::string &v = f[col[name]];
+      if (v.empty() && optional)
+        return NAN;
+      char *end = nullptr;
+      double x = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end)
+        throw std::runtime_error(path + ":" + std::to_string(lineno) + ": " + name + " \"" + v +
+                                 "\" is not a number");
+      return x;
+    };
+    double t = num("time_s", false);
+    const std::string &pool = f[col["pool"]], &dev = f[col["dev"]], &prio = f[col["prio"]];
+    r.t_min = first ? t : std::min(r.t_min, t);
+    r.t_max = first ? t : std::max(r.t_max, t);
+    first = false;
+    r.rows++;
+    auto &pp = r.pools[pool];
+    if (pp.empty() || pp.back().t != t)
+      pp.push_back({t, num("pool_shared_used", false), num("pool_headroom_used", false)});
+    if (dev.empty() || prio.empty())
+      continue;
+    double xoff = num("prio_xoff_frames", false);
+    r.queues[{pool, dev, prio}].push_back(
+        {t, num("prio_bytes", false), num("prio_paused", false), xoff});
+    auto &port = r.ports[{pool, dev}];
+    if (!port.empty() && port.back().t == t)
+      port.back().xoff += xoff;
+    else
+      port.push_back({t, xoff});
+  }
+  if (!r.rows)
+    throw std::runtime_error(path + ": no samples (only the header)");
+  return r;
+}
+
+// Runs gnuplot on script; throws with what went wrong.
+void run_gnuplot(const std::string &script)
+{
+  std::string arg0 = "gnuplot";
+  char *argv[] = {arg0.data(), const_cast<char *>(script.c_str()), nullptr};
+  pid_t pid;
+  int rc = posix_spawnp(&pid, "gnuplot", nullptr, nullptr, argv, environ);
+  if (rc == ENOENT)
+    throw std::runtime_error("plot needs gnuplot, which is not installed (not in PATH): "
+                             "apt-get install gnuplot-nox");
+  if (rc)
+    throw std::runtime_error(std::string("cannot run gnuplot: ") + std::strerror(rc));
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(st) || WEXITSTATUS(st))
+    throw std::runtime_error(
+        "gnuplot failed (" +
+        (WIFEXITED(st) ? "exit status " + std::to_string(WEXITSTATUS(st))
+                       : "signal " + std::to_string(WTERMSIG(st))) +
+        ") on the script " + script + ", kept for a look");
+}
+
+int cmd_plot(const std::vector<std::string> &args)
+{
+  SubArgs s = parse_sub("plot", args, {"--size"});
+  if (s.positional.size() != 2)
+    throw UsageError{"plot needs CSV and PNG"};
+  unsigned width = 1200, height = 1000;
+  if (auto it = s.opts.find("--size"); it != s.opts.end()) {
+    char extra = 0;
+    if (std::sscanf(it->second.c_str(), "%ux%u%c", &width, &height, &extra) != 2 ||
+        it->second[0] < '0' || it->second[0] > '9' || width < 200 || height < 200 ||
+        width > 10000 || height > 10000)
+      throw UsageError{"invalid --size \"" + it->second +
+                       "\": WIDTHxHEIGHT, 200 .. 10000 pixels each (1200x1000)"};
+  }
+  const std::string &csv = s.positional[0], &png = s.positional[1];
+  Recording r = read_recording(csv);
+  bool one_pool = r.pools.size() == 1;
+  auto qname = [&](const std::tuple<std::string, std::string, std::string> &k) {
+    return (one_pool ? "" : std::get<0>(k) + ":") + std::get<1>(k) + "/" + std::get<2>(k);
+  };
+
+  // The series worth drawing, at most a legend's worth each.
+  using QKey = std::tuple<std::string, std::string, std::string>;
+  std::vector<std::pair<double, QKey>> occ, lanes;
+  for (const auto &[k, pts] : r.queues) {
+    double peak = 0, paused = 0;
+    for (const auto &p : pts) {
+      peak = std::max(peak, p.bytes);
+      paused += p.paused;
+    }
+    if (peak > 0)
+      occ.push_back({-peak, k});
+    if (paused > 0 || pts.back().xoff > pts.front().xoff)
+      lanes.push_back({-paused, k});
+  }
+  std::sort(occ.begin(), occ.end());
+  std::sort(lanes.begin(), lanes.end());
+  occ.resize(std::min<std::size_t>(occ.size(), 12));
+  lanes.resize(std::min<std::size_t>(lanes.size(), 24));
+  std::sort(lanes.begin(), lanes.end(), [](const auto &a, const auto &b) { return a.second < b.second; });
+  std::vector<std::pair<double, std::pair<std::string, std::string>>> xports;
+  for (const auto &[k, pts] : r.ports)
+    if (pts.back().xoff > pts.front().xoff)
+      xports.push_back({-(pts.back().xoff - pts.front().xoff), k});
+  std::sort(xports.begin(), xports.end());
+  xports.resize(std::min<std::size_t>(xports.size(), 16));
+
+  std::string gp;
+  gp += fmt("set terminal pngcairo size %u,%u noenhanced font ',9'\n", width, height);
+  gp += "set output " + gp_str(png) + "\n";
+  // The data, inline: one block per series.
+  std::map<std::string, std::string> block;
+  int n = 0;
+  for (const auto &[name, pts] : r.pools) {
+    std::string b = fmt("$pool%d", n++);
+    gp += b + " << EOD\n";
+    for (const auto &p : pts)
+      gp += fmt("%.6f %.0f %.0f\n", p.t, p.shared, p.headroom);
+    gp += "EOD\n";
+    block["pool:" + name] = b;
+  }
+  n = 0;
+  for (const auto &[k, pts] : r.queues) {
+    std::string b = fmt("$q%d", n++);
+    gp += b + " << EOD\n";
+    for (const auto &p : pts)
+      gp += fmt("%.6f %.0f %.0f %.0f\n", p.t, p.bytes, p.paused, p.xoff);
+    gp += "EOD\n";
+    block["q:" + qname(k)] = b;
+  }
+  n = 0;
+  for (const auto &[k, pts] : r.ports) {
+    std::string b = fmt("$port%d", n++);
+    gp += b + " << EOD\n";
+    for (const auto &p : pts)
+      gp += fmt("%.6f %.0f\n", p.t, p.xoff);
+    gp += "EOD\n";
+    block["port:" + k.first + "/" + k.second] = b;
+  }
+  double t0 = r.t_min, t1 = r.t_max > r.t_min ? r.t_max : r.t_min + 1;
+  gp += "set multiplot layout 3,1 title " + gp_str("losslessctl record: " + csv) + "\n";
+  // Same margins in every panel, so their time axes line up; legends right.
+  gp += fmt("set grid\nset key outside right top\nset lmargin at screen 0.08\n"
+            "set rmargin at screen 0.84\nset xrange [%.6f:%.6f]\nset xlabel 'time (s)'\n",
+            t0, t1);
+
+  gp += "set title 'Buffer occupancy'\nset ylabel 'KiB'\nset yrange [0:*]\nplot ";
+  bool first = true;
+  for (const auto &[name, pts] : r.pools) {
+    (void)pts;
+    const std::string &b = block["pool:" + name];
+    std::string sfx = one_pool ? "" : " " + name;
+    gp += std::string(first ? "" : ", \\\n     ") + b + " using 1:($2/1024) with lines lw 2 title " +
+          gp_str("shared" + sfx) + ", \\\n     " + b +
+          " using 1:($3/1024) with lines lw 2 title " + gp_str("headroom" + sfx);
+    first = false;
+  }
+  for (const auto &[peak, k] : occ)
+    gp += ", \\\n     " + block["q:" + qname(k)] + " using 1:($2/1024) with lines title " +
+          gp_str(qname(k));
+  gp += "\n";
+
+  gp += "set title 'Paused: upstream told XOFF, one lane per port/priority'\nset ylabel ''\n";
+  if (lanes.empty()) {
+    gp += "set yrange [0:1]\nset ytics ('' 0)\n"
+          "set label 1 'no pauses recorded' at graph 0.5,0.5 center\nplot NaN notitle\n"
+          "unset label 1\n";
+  } else {
+    gp += fmt("set yrange [-0.6:%zu.6]\nset ytics (", lanes.size() - 1);
+    for (std::size_t i = 0; i < lanes.size(); i++)
+      gp += fmt("%s%s %zu", i ? ", " : "", gp_str(qname(lanes[i].second)).c_str(), i);
+    gp += ")\nplot ";
+    for (std::size_t i = 0; i < lanes.size(); i++)
+      gp += fmt("%s%s using 1:(%zu - 0.4 + 0.8*$3) with steps lw 2 notitle", i ? ", \\\n     " : "",
+                block["q:" + qname(lanes[i].second)].c_str(), i);
+    gp += "\n";
+  }
+
+  gp += "set title 'PFC XOFF frames sent, per port (cumulative)'\nset ylabel 'frames'\n"
+        "set yrange [0:*]\nset ytics autofreq\n";
+  if (xports.empty()) {
+    gp += "set label 1 'no XOFF frames sent' at graph 0.5,0.5 center\nplot NaN notitle\n";
+  } else {
+    gp += "plot ";
+    for (std::size_t i = 0; i < xports.size(); i++) {
+      const auto &k = xports[i].second;
+      gp += std::string(i ? ", \\\n     " : "") + block["port:" + k.first + "/" + k.second] +
+            " using 1:2 with steps lw 2 title " + gp_str((one_pool ? "" : k.first + ":") + k.second);
+    }
+    gp += "\n";
+  }
+  gp += "unset multiplot\n";
+
+  const char *tmp = std::getenv("TMPDIR");
+  std::string script = std::string(tmp && *tmp ? tmp : "/tmp") + "/losslessctl-plot-XXXXXX.gp";
+  int fd = mkstemps(script.data(), 3);
+  if (fd < 0)
+    throw std::runtime_error("cannot create " + script + ": " + std::strerror(errno));
+  bool wrote = write(fd, gp.data(), gp.size()) == static_cast<ssize_t>(gp.size());
+  close(fd);
+  if (!wrote)
+    throw std::runtime_error("cannot write " + script);
+  unlink(png.c_str());
+  run_gnuplot(script);
+  unlink(script.c_str());
+  // gnuplot may succeed without an image (an unwritable directory is only
+  // a warning for it): check the file.
+  unsigned char sig[8] = {};
+  std::ifstream out(png, std::ios::binary);
+  if (!out.read(reinterpret_cast<char *>(sig), 8) ||
+      std::memcmp(sig, "\x89PNG\r\n\x1a\n", 8) != 0)
+    throw std::runtime_error("gnuplot wrote no PNG image at " + png);
+  std::printf("%s: %zu samples, %zu port/priority series\n", png.c_str(), r.pools.begin()->second.size(),
+              r.queues.size());
+  return kExitOk;
+}
+
 int run(int argc, char **argv)
 {
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -511,6 +1286,15 @@ int run(int argc, char **argv)
     std::printf("reloaded\n");
     return kExitOk;
   }
+  if (cmd == "watch")
+    return cmd_watch(plane_path, rest);
+  if (cmd == "record")
+    return cmd_record(plane_path, rest);
+  if (cmd == "plot") {
+    if (!pool.empty() || !plane_path.empty())
+      throw UsageError{"plot reads a CSV file: no --pool or --plane"};
+    return cmd_plot(rest);
+  }
   if (cmd == "set" && via_daemon) {
     if (pool.empty())
       throw UsageError{"set needs --pool NAME"};
@@ -531,7 +1315,7 @@ int main(int argc, char **argv)
   try {
     return run(argc, argv);
   } catch (const UsageError &e) {
-    std::fprintf(stderr, "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|set|daemon|config|reload|help ...  (see --help)\n",
+    std::fprintf(stderr, "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|set|watch|record|plot|daemon|config|reload|help ...  (see --help)\n",
                  e.msg.c_str());
     return kExitUsage;
   } catch (const std::exception &e) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 #include "daemon.h"
 
+#include "metrics.h"
+
 #include <bpf/bpf.h>
 #include <fcntl.h>
 #include <linux/rtnetlink.h>
@@ -63,6 +65,7 @@ struct Daemon::Pool {
   std::uint64_t pending_gen = 0;
   Clock::time_point pending_since;
   std::uint64_t pushes = 0, refusals = 0;
+  std::uint64_t busy_reads = 0;  // telemetry being written whenever read
   std::chrono::nanoseconds last_latency{0};
   int last_error = 0;
 };
@@ -284,12 +287,14 @@ std::vector<policy::PortLink> Daemon::port_links(const Pool &pool) const
 void Daemon::run_policy(Pool &pool)
 {
   try {
-    if (auto t = pool.plane->telemetry(std::chrono::milliseconds(5))) {
-      *pool.tel = *t;
+    if (pool.plane->read_telemetry(*pool.tel, std::chrono::milliseconds(5)))
       pool.have_tel = true;
-    }
   } catch (const plane::Error &e) {
-    log("%s", e.what());
+    // A snapshot being rewritten all along: skip this tick, say it rarely.
+    if (pool.busy_reads++ % 1000 == 0)
+      log("%s (%llu times so far; the tick is skipped)", e.what(),
+          static_cast<unsigned long long>(pool.busy_reads));
+    return;
   }
   if (pool.pending) {
     if (!pool.have_tel || pool.tel->applied_gen < pool.pending_gen)
@@ -613,6 +618,12 @@ void Daemon::reload()
 
 void Daemon::run()
 {
+  std::optional<MetricsServer> prom;  // [daemon] prometheus: GET /metrics, until run() returns
+  if (cfg_.prometheus) {
+    prom.emplace(io_, *cfg_.prometheus,
+                 [this] { return metrics::render_daemon(pools_, ports_, ticks_, busy_); });
+    log("metrics: http://%s/metrics", cfg_.prometheus->c_str());
+  }
   signals_.async_wait([this](const boost::system::error_code &, int sig) {
     log("signal %d: exiting; the datapath keeps running", sig);
     io_.stop();

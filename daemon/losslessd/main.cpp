@@ -51,7 +51,15 @@ or the port and the reason; nothing is installed half-way), 2 bad usage.
 
 int quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-  return level == LIBBPF_WARN ? std::vfprintf(stderr, fmt, ap) : 0;
+  if (level != LIBBPF_WARN)
+    return 0;
+  // The kernel's answer to "is our filter on this port?" when the port
+  // has no clsact yet; our own errors are reported with their context.
+  char line[512];
+  std::vsnprintf(line, sizeof(line), fmt, ap);
+  if (std::strstr(line, "Parent Qdisc doesn't exist"))
+    return 0;
+  return std::fputs(line, stderr);
 }
 
 }  // namespace

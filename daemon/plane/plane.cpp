@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <filesystem>
 #include <thread>
@@ -138,31 +139,32 @@ void Plane::write_entry(std::uint32_t key, const void *in, std::size_t len)
     throw Error(path_ + ": cannot write the plane map: " + std::strerror(errno));
 }
 
-std::optional<lossless_plane_tel> Plane::telemetry(std::chrono::milliseconds timeout) const
+bool Plane::read_telemetry(lossless_plane_tel &t, std::chrono::milliseconds timeout) const
 {
-  auto t = std::make_unique<lossless_plane_tel>();
+  constexpr std::size_t kHeader = offsetof(lossless_plane_tel, ports);
   std::uint64_t deadline = now_ns() + std::chrono::nanoseconds(timeout).count();
   for (;;) {
-    // Seqcount read: an even seq that did not change across the copy.
-    const auto *shared = map_ ? static_cast<const lossless_plane_tel *>(
-                                    static_cast<const void *>(static_cast<const char *>(map_) +
-                                                              LOSSLESS_PLANE_TEL * stride_))
-                              : nullptr;
-    std::uint64_t before;
-    if (shared) {
-      before = load_acquire(&shared->seq);
-      read_entry(LOSSLESS_PLANE_TEL, t.get(), sizeof(*t));
+    if (map_) {
+      // Seqcount read of the header and the ports in use only (a few KB
+      // of the 50 KB value): an even seq that did not change across it.
+      const char *base = static_cast<const char *>(map_) + LOSSLESS_PLANE_TEL * stride_;
+      const auto *shared = reinterpret_cast<const lossless_plane_tel *>(base);
+      std::uint64_t before = load_acquire(&shared->seq);
+      std::memcpy(&t, base, kHeader);
+      std::uint32_t n = std::min<std::uint32_t>(t.nr_ports, LOSSLESS_PLANE_PORTS);
+      std::memcpy(&t.ports, base + kHeader, n * sizeof(t.ports[0]));
       std::atomic_thread_fence(std::memory_order_acquire);
-      if (!(before & 1) && load_acquire(&shared->seq) == before)
+      if (!(before & 1) && load_acquire(&shared->seq) == before) {
+        t.nr_ports = n;
         break;
+      }
     } else {
       // Two syscall copies: the first is consistent if the second shows
       // the same even seq (a write during the first would have changed it).
       auto again = std::make_unique<lossless_plane_tel>();
-      read_entry(LOSSLESS_PLANE_TEL, t.get(), sizeof(*t));
+      read_entry(LOSSLESS_PLANE_TEL, &t, sizeof(t));
       read_entry(LOSSLESS_PLANE_TEL, again.get(), sizeof(*again));
-      before = t->seq;
-      if (!(before & 1) && again->seq == before)
+      if (!(t.seq & 1) && again->seq == t.seq)
         break;
     }
     if (now_ns() > deadline)
@@ -170,7 +172,13 @@ std::optional<lossless_plane_tel> Plane::telemetry(std::chrono::milliseconds tim
                   std::to_string(timeout.count()) + " ms");
     std::this_thread::yield();
   }
-  if (t->magic != LOSSLESS_PLANE_MAGIC)
+  return t.magic == LOSSLESS_PLANE_MAGIC;
+}
+
+std::optional<lossless_plane_tel> Plane::telemetry(std::chrono::milliseconds timeout) const
+{
+  auto t = std::make_unique<lossless_plane_tel>();
+  if (!read_telemetry(*t, timeout))
     return std::nullopt;
   return *t;
 }

@@ -70,6 +70,12 @@ class Plane {
   std::optional<lossless_plane_tel> telemetry(
       std::chrono::milliseconds timeout = std::chrono::milliseconds(100)) const;
 
+  // The same into t without a 50 KB temporary: the header and the ports
+  // in use (t.ports[nr_ports..] are left as they were). false: no pool has
+  // written it yet. For readers on a period (losslessd).
+  bool read_telemetry(lossless_plane_tel &t,
+                      std::chrono::milliseconds timeout = std::chrono::milliseconds(100)) const;
+
   lossless_plane_ctl control() const;
 
   // Write a control entry with the next gen (last applied + 1, or more);

@@ -131,6 +131,25 @@ TEST_F(PlaneTest, ReadsWhatTheDatapathWrote)
   EXPECT_EQ(got->ports[1].iq[3].peak_headroom, 4321u);
 }
 
+TEST_F(PlaneTest, ReadTelemetryCopiesOnlyThePortsInUse)
+{
+  auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
+  auto t = std::make_unique<lossless_plane_tel>();
+  t->magic = LOSSLESS_PLANE_MAGIC;
+  t->seq = 8;
+  t->nr_ports = 2;
+  t->ports[1].ifindex = 7;
+  t->ports[5].ifindex = 9;  // beyond nr_ports: stale, not copied
+  kernel_write_tel(p.fd(), *t);
+  auto out = std::make_unique<lossless_plane_tel>();
+  out->ports[5].ifindex = 123;
+  ASSERT_TRUE(p.read_telemetry(*out));
+  EXPECT_EQ(out->seq, 8u);
+  EXPECT_EQ(out->nr_ports, 2u);
+  EXPECT_EQ(out->ports[1].ifindex, 7u);
+  EXPECT_EQ(out->ports[5].ifindex, 123u);
+}
+
 TEST_F(PlaneTest, NeverReturnsASnapshotBeingWritten)
 {
   auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);

@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#include "metrics.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <stdexcept>
+#include <string_view>
+
+namespace lossless::daemon {
+
+namespace metrics {
+
+namespace {
+
+// Every metric family, in the order they are printed. docs/DAEMON.md
+// ("Prometheus metrics") has the same list.
+enum Fam {
+  // pool
+  kPoolBuffer,
+  kPoolSharedSize,
+  kPoolSharedUsed,
+  kPoolSharedPeak,
+  kPoolHeadroomSize,
+  kPoolHeadroomUsed,
+  kPoolHeadroomPeak,
+  kPoolReservedSize,
+  kPoolReservedUsed,
+  kPoolAdmittedPackets,
+  kPoolAdmittedBytes,
+  kPoolDrops,
+  kPoolPausedQueues,
+  kPoolPorts,
+  kPoolAlpha,
+  kPoolEgressAlpha,
+  kPoolXonOffset,
+  kPoolReservedPerQueue,
+  kPoolInterval,
+  kPoolSnapshots,
+  kPoolControlGen,
+  kPoolControlError,
+  // daemon, per pool and overall
+  kDaemonPushes,
+  kDaemonRefusals,
+  kDaemonLastPush,
+  kDaemonTicks,
+  kDaemonBusy,
+  // port
+  kPortRate,
+  kPortTxPackets,
+  kPortTxBytes,
+  kPortQdiscDrops,
+  kPortPfcTx,
+  kPortPfcRx,
+  kPortPauseRx,
+  kPortEcnMarks,
+  kPortEgressBytes,
+  kPortHeadroom,
+  kPortPausedByPeer,
+  // ingress (port, priority)
+  kIqBytes,
+  kIqPeakBytes,
+  kIqHeadroomUsed,
+  kIqHeadroomSize,
+  kIqHeadroomPeak,
+  kIqThreshold,
+  kIqXoff,
+  kIqXon,
+  kIqPausedSeconds,
+  kIqDrops,
+  kIqPaused,
+  kFamilies
+};
+
+struct FamilyDef {
+  const char *name;
+  const char *type;
+  const char *help;
+};
+
+constexpr FamilyDef kDefs[kFamilies] = {
+    {"lossless_pool_buffer_bytes", "gauge", "The pool's byte budget (tc buffer)."},
+    {"lossless_pool_shared_size_bytes", "gauge", "Size of the pool's shared region."},
+    {"lossless_pool_shared_used_bytes", "gauge", "Bytes in the shared region now."},
+    {"lossless_pool_shared_peak_bytes", "gauge", "Highest shared region use seen."},
+    {"lossless_pool_headroom_size_bytes", "gauge",
+     "Size of the headroom region (every port's headroom for every lossless priority)."},
+    {"lossless_pool_headroom_used_bytes", "gauge", "Bytes in the headroom region now."},
+    {"lossless_pool_headroom_peak_bytes", "gauge", "Highest headroom region use seen."},
+    {"lossless_pool_reserved_size_bytes", "gauge",
+     "Size of the reserved region (the per ingress (port, priority) reserves)."},
+    {"lossless_pool_reserved_used_bytes", "gauge", "Bytes in the reserved region now."},
+    {"lossless_pool_admitted_packets_total", "counter", "Packets the pool admitted."},
+    {"lossless_pool_admitted_bytes_total", "counter", "Bytes the pool admitted."},
+    {"lossless_pool_drops_total", "counter",
+     "Packets the pool refused, by class: lossless (must stay 0: a sizing bug) or lossy."},
+    {"lossless_pool_paused_queues", "gauge",
+     "Ingress (port, priority) queues whose upstream is told XOFF now."},
+    {"lossless_pool_ports", "gauge", "Ports attached to the pool."},
+    {"lossless_pool_alpha", "gauge", "Dynamic Threshold alpha of the lossless priorities."},
+    {"lossless_pool_egress_alpha", "gauge", "Dynamic Threshold alpha of the lossy egress queues."},
+    {"lossless_pool_xon_offset_bytes", "gauge",
+     "PFC hysteresis: XON below the threshold minus this."},
+    {"lossless_pool_reserved_per_queue_bytes", "gauge",
+     "Reserved bytes of each ingress (port, priority)."},
+    {"lossless_pool_telemetry_interval_seconds", "gauge",
+     "Period of the pool's telemetry snapshots."},
+    {"lossless_pool_snapshots_total", "counter", "Telemetry snapshots the pool has written."},
+    {"lossless_pool_control_generation", "gauge",
+     "Last control generation the datapath applied or refused."},
+    {"lossless_pool_control_error", "gauge",
+     "errno of the datapath's refusal of that generation; 0 when it was applied."},
+    {"lossless_daemon_pushes_total", "counter",
+     "Parameter changes losslessd pushed and the datapath applied."},
+    {"lossless_daemon_refusals_total", "counter",
+     "Parameter changes losslessd pushed and the datapath refused."},
+    {"lossless_daemon_last_push_latency_seconds", "gauge",
+     "Time from losslessd's last push to the datapath's answer."},
+    {"lossless_daemon_ticks_total", "counter", "Policy periods losslessd has run."},
+    {"lossless_daemon_busy_seconds_total", "counter",
+     "Time losslessd spent running the policies."},
+    {"lossless_port_line_rate_bits_per_second", "gauge", "The port's line rate (tc rate)."},
+    {"lossless_port_tx_packets_total", "counter", "Packets the port's qdisc sent."},
+    {"lossless_port_tx_bytes_total", "counter", "Bytes the port's qdisc sent."},
+    {"lossless_port_qdisc_drops_total", "counter", "Packets the port's qdisc dropped."},
+    {"lossless_port_pfc_tx_frames_total", "counter", "PFC frames the port sent upstream."},
+    {"lossless_port_pfc_rx_frames_total", "counter", "Valid PFC frames the port received."},
+    {"lossless_port_pause_rx_frames_total", "counter",
+     "Valid 802.3x PAUSE frames the port received."},
+    {"lossless_port_ecn_marks_total", "counter", "Packets marked CE on the port's queues."},
+    {"lossless_port_egress_bytes", "gauge", "Accounted bytes queued on the port now."},
+    {"lossless_port_headroom_bytes", "gauge", "The port's headroom per lossless priority."},
+    {"lossless_port_paused_by_peer", "gauge",
+     "1 while the port's transmit gate is closed by PFC (prio 0-7) or PAUSE (prio=\"all\") "
+     "received."},
+    {"lossless_ingress_bytes", "gauge",
+     "Bytes queued anywhere in the pool that entered on this port and priority."},
+    {"lossless_ingress_peak_bytes", "gauge", "Highest lossless_ingress_bytes seen."},
+    {"lossless_ingress_headroom_used_bytes", "gauge", "Headroom bytes in use."},
+    {"lossless_ingress_headroom_size_bytes", "gauge", "Headroom size."},
+    {"lossless_ingress_headroom_peak_bytes", "gauge", "Highest headroom use seen."},
+    {"lossless_ingress_threshold_bytes", "gauge", "The Dynamic Threshold now."},
+    {"lossless_ingress_xoff_frames_total", "counter", "PFC XOFF frames sent upstream."},
+    {"lossless_ingress_xon_frames_total", "counter", "PFC XON frames sent upstream."},
+    {"lossless_ingress_paused_seconds_total", "counter",
+     "Time the upstream was told XOFF, including now."},
+    {"lossless_ingress_drops_total", "counter", "Packets dropped at admission."},
+    {"lossless_ingress_paused", "gauge", "1 while the upstream is told XOFF."},
+};
+
+// Label values: backslash, double quote and line feed escaped (0.0.4).
+void append_escaped(std::string &out, std::string_view v)
+{
+  for (char c : v) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+}
+
+using Label = std::pair<const char *, std::string_view>;
+
+std::string u64(std::uint64_t v)
+{
+  return std::to_string(v);
+}
+
+// Nanoseconds as exact decimal seconds: 1500000000 -> "1.5".
+std::string seconds(std::uint64_t ns)
+{
+  std::string s = std::to_string(ns / 1000000000ULL);
+  std::uint64_t frac = ns % 1000000000ULL;
+  if (frac) {
+    char buf[16];
+    std::snprintf(buf, sizeof(buf), ".%09llu", static_cast<unsigned long long>(frac));
+    std::string f = buf;
+    while (f.back() == '0')
+      f.pop_back();
+    s += f;
+  }
+  return s;
+}
+
+std::string seconds(std::chrono::nanoseconds ns)
+{
+  return seconds(static_cast<std::uint64_t>(std::max<std::int64_t>(ns.count(), 0)));
+}
+
+// num << 8 | shift -> num / 2^shift, shortest exact representation.
+std::string alpha(std::uint32_t encoded)
+{
+  double v = static_cast<double>(encoded >> 8);
+  unsigned shift = encoded & 0xff;
+  for (unsigned i = 0; i < shift && i < 64; i++)
+    v /= 2;
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
+}
+
+class Writer {
+ public:
+  void add(Fam f, std::initializer_list<Label> labels, const std::string &value)
+  {
+    std::string &s = samples_[f];
+    s += kDefs[f].name;
+    if (labels.size()) {
+      s += '{';
+      bool first = true;
+      for (const auto &[k, v] : labels) {
+        if (!first)
+          s += ',';
+        first = false;
+        s += k;
+        s += "=\"";
+        append_escaped(s, v);
+        s += '"';
+      }
+      s += '}';
+    }
+    s += ' ';
+    s += value;
+    s += '\n';
+  }
+  std::string text() const
+  {
+    std::string out;
+    for (int f = 0; f < kFamilies; f++) {
+      if (samples_[f].empty())
+        continue;
+      out += "# HELP ";
+      out += kDefs[f].name;
+      out += ' ';
+      // HELP text: backslash and line feed escaped.
+      for (const char *c = kDefs[f].help; *c; c++)
+        out += *c == '\\' ? "\\\\" : *c == '\n' ? "\\n" : std::string(1, *c);
+      out += "\n# TYPE ";
+      out += kDefs[f].name;
+      out += ' ';
+      out += kDefs[f].type;
+      out += '\n';
+      out += samples_[f];
+    }
+    return out;
+  }
+
+ private:
+  std::string samples_[kFamilies];
+};
+
+}  // namespace
+
+std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
+                   const std::optional<DaemonStats> &daemon)
+{
+  Writer w;
+  for (const auto &ps : pools) {
+    if (!ps.tel)
+      continue;
+    const lossless_plane_tel &t = *ps.tel;
+    const std::string pool(t.pool, strnlen(t.pool, sizeof(t.pool)));
+    const std::string_view pv = pool;
+
+    std::uint32_t nr = std::min<std::uint32_t>(t.nr_ports, LOSSLESS_PLANE_PORTS);
+    std::uint64_t ports = 0;
+    for (std::uint32_t i = 0; i < nr; i++)
+      ports += t.ports[i].ifindex != 0;
+
+    w.add(kPoolBuffer, {{"pool", pv}}, u64(t.total_bytes));
+    w.add(kPoolSharedSize, {{"pool", pv}}, u64(t.shared_size));
+    w.add(kPoolSharedUsed, {{"pool", pv}}, u64(t.shared_used));
+    w.add(kPoolSharedPeak, {{"pool", pv}}, u64(t.peak_shared));
+    w.add(kPoolHeadroomSize, {{"pool", pv}}, u64(t.headroom_size));
+    w.add(kPoolHeadroomUsed, {{"pool", pv}}, u64(t.headroom_used));
+    w.add(kPoolHeadroomPeak, {{"pool", pv}}, u64(t.peak_headroom));
+    w.add(kPoolReservedSize, {{"pool", pv}}, u64(t.reserved_size));
+    w.add(kPoolReservedUsed, {{"pool", pv}}, u64(t.reserved_used));
+    w.add(kPoolAdmittedPackets, {{"pool", pv}}, u64(t.admitted_packets));
+    w.add(kPoolAdmittedBytes, {{"pool", pv}}, u64(t.admitted_bytes));
+    w.add(kPoolDrops, {{"pool", pv}, {"class", "lossless"}}, u64(t.drops_lossless));
+    w.add(kPoolDrops, {{"pool", pv}, {"class", "lossy"}}, u64(t.drops_lossy));
+    w.add(kPoolPausedQueues, {{"pool", pv}}, u64(t.paused_queues));
+    w.add(kPoolPorts, {{"pool", pv}}, u64(ports));
+    w.add(kPoolAlpha, {{"pool", pv}}, alpha(t.alpha));
+    w.add(kPoolEgressAlpha, {{"pool", pv}}, alpha(t.egress_alpha));
+    w.add(kPoolXonOffset, {{"pool", pv}}, u64(t.xon_offset_bytes));
+    w.add(kPoolReservedPerQueue, {{"pool", pv}}, u64(t.reserved_bytes));
+    w.add(kPoolInterval, {{"pool", pv}}, seconds(std::uint64_t(t.interval_us) * 1000));
+    w.add(kPoolSnapshots, {{"pool", pv}}, u64(t.snapshots));
+    w.add(kPoolControlGen, {{"pool", pv}}, u64(t.applied_gen));
+    w.add(kPoolControlError, {{"pool", pv}},
+          std::to_string(t.apply_error < 0 ? -static_cast<std::int64_t>(t.apply_error)
+                                           : static_cast<std::int64_t>(t.apply_error)));
+    if (ps.daemon) {
+      w.add(kDaemonPushes, {{"pool", pv}}, u64(ps.daemon->pushes));
+      w.add(kDaemonRefusals, {{"pool", pv}}, u64(ps.daemon->refusals));
+      w.add(kDaemonLastPush, {{"pool", pv}}, seconds(ps.daemon->last_push_latency));
+    }
+
+    for (std::uint32_t i = 0; i < nr; i++) {
+      const lossless_plane_port &p = t.ports[i];
+      if (!p.ifindex)
+        continue;
+      auto it = devs.find(p.ifindex);
+      const std::string dev = it != devs.end() ? it->second : "if" + std::to_string(p.ifindex);
+      const std::string_view dv = dev;
+      w.add(kPortRate, {{"pool", pv}, {"dev", dv}}, u64(p.rate_bps));
+      w.add(kPortTxPackets, {{"pool", pv}, {"dev", dv}}, u64(p.tx_packets));
+      w.add(kPortTxBytes, {{"pool", pv}, {"dev", dv}}, u64(p.tx_bytes));
+      w.add(kPortQdiscDrops, {{"pool", pv}, {"dev", dv}}, u64(p.qdisc_drops));
+      w.add(kPortPfcTx, {{"pool", pv}, {"dev", dv}}, u64(p.pfc_frames_tx));
+      w.add(kPortPfcRx, {{"pool", pv}, {"dev", dv}}, u64(p.pfc_frames_rx));
+      w.add(kPortPauseRx, {{"pool", pv}, {"dev", dv}}, u64(p.pause_frames_rx));
+      w.add(kPortEcnMarks, {{"pool", pv}, {"dev", dv}}, u64(p.ecn_marks));
+      w.add(kPortEgressBytes, {{"pool", pv}, {"dev", dv}}, u64(p.egress_bytes));
+      w.add(kPortHeadroom, {{"pool", pv}, {"dev", dv}}, u64(p.headroom_bytes));
+      static const char *const kGate[LOSSLESS_GATES] = {"0", "1", "2", "3", "4",
+                                                        "5", "6", "7", "all"};
+      for (unsigned g = 0; g < LOSSLESS_GATES; g++)
+        w.add(kPortPausedByPeer, {{"pool", pv}, {"dev", dv}, {"prio", kGate[g]}},
+              (p.paused_mask >> g) & 1 ? "1" : "0");
+
+      for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++) {
+        const tc_lossless_iq_stats &s = p.iq[q];
+        const std::string_view qv = kGate[q];
+        w.add(kIqBytes, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.bytes));
+        w.add(kIqDrops, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.drops));
+        if (!s.lossless && !(t.lossless_mask & (1u << q)))
+          continue;  // lossy: no headroom, no PFC
+        w.add(kIqPeakBytes, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.peak_bytes));
+        w.add(kIqHeadroomUsed, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.headroom_used));
+        w.add(kIqHeadroomSize, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.headroom_size));
+        w.add(kIqHeadroomPeak, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.peak_headroom));
+        w.add(kIqThreshold, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.threshold));
+        w.add(kIqXoff, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.xoff_frames));
+        w.add(kIqXon, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.xon_frames));
+        w.add(kIqPausedSeconds, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, seconds(s.paused_ns));
+        w.add(kIqPaused, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, s.paused ? "1" : "0");
+      }
+    }
+  }
+  if (daemon) {
+    w.add(kDaemonTicks, {}, u64(daemon->ticks));
+    w.add(kDaemonBusy, {}, seconds(daemon->busy));
+  }
+  return w.text();
+}
+
+}  // namespace metrics
+
+// ---------------------------------------------------------------------------
+// The HTTP server.
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+tcp::endpoint parse_listen_address(const std::string &addr_port)
+{
+  auto bad = [&](const std::string &why) {
+    return std::runtime_error("prometheus \"" + addr_port + "\": " + why +
+                              " (ADDRESS:PORT or [IPV6-ADDRESS]:PORT)");
+  };
+  std::string host, port;
+  if (!addr_port.empty() && addr_port[0] == '[') {
+    auto close = addr_port.find(']');
+    if (close == std::string::npos || close + 1 >= addr_port.size() || addr_port[close + 1] != ':')
+      throw bad("no ]:PORT after the IPv6 address");
+    host = addr_port.substr(1, close - 1);
+    port = addr_port.substr(close + 2);
+  } else {
+    auto colon = addr_port.rfind(':');
+    if (colon == std::string::npos)
+      throw bad("no port");
+    host = addr_port.substr(0, colon);
+    port = addr_port.substr(colon + 1);
+  }
+  unsigned long p = 0;
+  auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
+  if (port.empty() || ec != std::errc() || end != port.data() + port.size() || p > 65535)
+    throw bad("the port must be 0 .. 65535");
+  boost::system::error_code aec;
+  auto addr = asio::ip::make_address(host, aec);
+  if (aec)
+    throw bad("\"" + host + "\" is not a numeric address");
+  return tcp::endpoint(addr, static_cast<std::uint16_t>(p));
+}
+
+struct MetricsServer::State {
+  State(asio::io_context &io, std::function<std::string()> r)
+      : io(io), acceptor(io), retry(io), render(std::move(r))
+  {
+  }
+  asio::io_context &io;
+  tcp::acceptor acceptor;
+  asio::steady_timer retry;  // after an accept error (EMFILE ...)
+  std::function<std::string()> render;
+  std::size_t connections = 0;
+  std::uint64_t requests = 0;
+  bool stopped = false;
+};
+
+namespace {
+
+using State = MetricsServer::State;
+
+const char *reason(int status)
+{
+  switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    default: return "Error";
+  }
+}
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(std::shared_ptr<State> st, tcp::socket s)
+      : st_(std::move(st)), sock_(std::move(s)), timer_(st_->io)
+  {
+    st_->connections++;
+  }
+  ~Connection() { st_->connections--; }
+
+  void start()
+  {
+    auto self = shared_from_this();
+    timer_.expires_after(MetricsServer::kRequestTimeout);
+    timer_.async_wait([self](const boost::system::error_code &ec) {
+      if (!ec)
+        self->close();  // too slow: drop it
+    });
+    read();
+  }
+
+ private:
+  void read()
+  {
+    auto self = shared_from_this();
+    sock_.async_read_some(asio::buffer(chunk_),
+                          [self](const boost::system::error_code &ec, std::size_t n) {
+                            if (ec)
+                              return self->close();
+                            self->req_.append(self->chunk_, n);
+                            self->on_data();
+                          });
+  }
+
+  void on_data()
+  {
+    // The request ends at the first empty line; only the request line
+    // matters (headers are read and ignored, a body is never read).
+    std::size_t end = req_.find("\r\n\r\n");
+    if (end == std::string::npos)
+      end = req_.find("\n\n");
+    if (end == std::string::npos) {
+      if (req_.size() >= MetricsServer::kMaxRequestBytes)
+        return respond(431, "request too large\n");
+      return read();
+    }
+    std::string_view line(req_);
+    line = line.substr(0, line.find('\n'));
+    if (!line.empty() && line.back() == '\r')
+      line.remove_suffix(1);
+    // METHOD SP TARGET SP HTTP/x.y
+    auto sp1 = line.find(' ');
+    auto sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
+    if (sp1 == std::string_view::npos || sp2 == std::string_view::npos ||
+        line.substr(sp2 + 1).substr(0, 5) != "HTTP/" || line.find(' ', sp2 + 1) != std::string_view::npos)
+      return respond(400, "malformed request\n");
+    std::string_view method = line.substr(0, sp1);
+    std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+    std::string_view path = target.substr(0, target.find('?'));
+    head_ = method == "HEAD";
+    if (method != "GET" && !head_)
+      return respond(405, "only GET\n");
+    if (path != "/metrics")
+      return respond(404, "not found: the metrics are at /metrics\n");
+    std::string body;
+    try {
+      body = st_->render();
+    } catch (const std::exception &e) {
+      return respond(500, std::string("cannot render the metrics: ") + e.what() + "\n");
+    }
+    respond(200, std::move(body), metrics::kContentType);
+  }
+
+  void respond(int status, std::string body, const char *type = "text/plain; charset=utf-8")
+  {
+    st_->requests++;
+    out_ = "HTTP/1.0 " + std::to_string(status) + " " + reason(status) +
+           "\r\nContent-Type: " + type + "\r\nContent-Length: " + std::to_string(body.size()) +
+           "\r\nConnection: close\r\n\r\n";
+    if (!head_)
+      out_ += body;
+    auto self = shared_from_this();
+    asio::async_write(sock_, asio::buffer(out_),
+                      [self](const boost::system::error_code &, std::size_t) { self->close(); });
+  }
+
+  void close()
+  {
+    boost::system::error_code ec;
+    timer_.cancel();
+    if (sock_.is_open()) {
+      sock_.shutdown(tcp::socket::shutdown_both, ec);
+      sock_.close(ec);
+    }
+  }
+
+  std::shared_ptr<State> st_;
+  tcp::socket sock_;
+  asio::steady_timer timer_;
+  char chunk_[1024];
+  std::string req_;
+  std::string out_;
+  bool head_ = false;
+};
+
+}  // namespace
+
+MetricsServer::MetricsServer(asio::io_context &io, const std::string &addr_port,
+                             std::function<std::string()> render)
+    : state_(std::make_shared<State>(io, std::move(render)))
+{
+  tcp::endpoint ep = parse_listen_address(addr_port);
+  boost::system::error_code ec;
+  auto fail = [&](const char *what) {
+    throw std::runtime_error("prometheus " + addr_port + ": cannot " + what + ": " + ec.message());
+  };
+  state_->acceptor.open(ep.protocol(), ec);
+  if (ec)
+    fail("open a socket");
+  state_->acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (ep.address().is_v6())
+    state_->acceptor.set_option(asio::ip::v6_only(true), ec);
+  state_->acceptor.bind(ep, ec);
+  if (ec)
+    fail("listen (bind)");
+  state_->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec)
+    fail("listen");
+  // Close-on-exec: Asio opens sockets with SOCK_CLOEXEC on Linux already.
+  accept();
+}
+
+MetricsServer::~MetricsServer()
+{
+  state_->stopped = true;
+  boost::system::error_code ec;
+  state_->retry.cancel();
+  state_->acceptor.close(ec);
+}
+
+std::uint16_t MetricsServer::port() const
+{
+  boost::system::error_code ec;
+  return state_->acceptor.local_endpoint(ec).port();
+}
+
+std::uint64_t MetricsServer::requests() const
+{
+  return state_->requests;
+}
+
+void MetricsServer::accept()
+{
+  std::shared_ptr<State> st = state_;
+  st->acceptor.async_accept([this, st](const boost::system::error_code &ec, tcp::socket s) {
+    if (st->stopped)
+      return;  // the server is gone: `this` must not be touched
+    if (ec) {
+      // Out of descriptors or memory: try again shortly, never spin.
+      st->retry.expires_after(std::chrono::milliseconds(100));
+      st->retry.async_wait([this, st](const boost::system::error_code &e) {
+        if (!e && !st->stopped)
+          accept();
+      });
+      return;
+    }
+    if (st->connections >= kMaxConnections) {
+      boost::system::error_code ignored;
+      s.close(ignored);
+    } else {
+      std::make_shared<Connection>(st, std::move(s))->start();
+    }
+    accept();
+  });
+}
+
+}  // namespace lossless::daemon

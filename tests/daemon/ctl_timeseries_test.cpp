@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+//
+// losslessctl watch, record and plot against a real plane map on a private
+// bpffs. The test plays the datapath (as plane_test.cpp does): it writes
+// telemetry snapshots into the map with plain map syscalls while the
+// losslessctl binary runs against it (--plane PATH), then checks the CSV
+// rows, the PNG that plot makes of them, and the frames watch prints.
+#include <bpf/bpf.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "../bpf/sandbox.h"
+#include "plane.h"
+
+namespace {
+
+namespace lp = lossless::plane;
+using namespace std::chrono_literals;
+
+const char kCtl[] = LL_LOSSLESSCTL;
+const char kHeader[] =
+    "time_s,pool,dev,prio,pool_shared_used,pool_shared_size,pool_headroom_used,"
+    "pool_headroom_size,port_tx_bytes,port_pfc_tx,port_pfc_rx,prio_bytes,prio_headroom_used,"
+    "prio_threshold,prio_paused,prio_xoff_frames";
+constexpr std::uint32_t kOther = 4242;  // an ifindex no device has: "if4242"
+
+std::uint64_t mono_ns()
+{
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+// A child process with its output in files.
+struct Child {
+  pid_t pid = -1;
+  std::string out, err;  // paths
+
+  int wait(std::chrono::milliseconds timeout = 20s)
+  {
+    auto end = std::chrono::steady_clock::now() + timeout;
+    int st = 0;
+    for (;;) {
+      pid_t r = waitpid(pid, &st, WNOHANG);
+      if (r == pid)
+        break;
+      if (std::chrono::steady_clock::now() > end) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+        return -2;
+      }
+      std::this_thread::sleep_for(10ms);
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  }
+  // Without reaping it (wait() does that).
+  bool running() const
+  {
+    siginfo_t info{};
+    return waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
+  }
+};
+
+std::string slurp(const std::string &path)
+{
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class CtlTimeSeries : public ::testing::Test {
+ protected:
+  void SetUp() override
+  {
+    if (!lltest::is_root())
+      GTEST_SKIP() << lltest::kNeedRoot;
+    dir_ = lltest::mount_bpffs();
+    path_ = dir_ + "/pools/sw0/plane";
+    char tmp[] = "/tmp/ll-ctl-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmp), nullptr);
+    tmp_ = tmp;
+    plane_.emplace(lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing));
+  }
+  void TearDown() override
+  {
+    plane_.reset();
+    if (!dir_.empty())
+      lltest::unmount_bpffs(dir_);
+    if (!tmp_.empty())
+      lltest::sh("rm -rf " + tmp_);
+  }
+
+  // Snapshot number k of the synthetic pool sw0: two ports (lo, whose
+  // ifindex is 1 in every namespace, and if4242), lossless priorities 3
+  // and 4. Every value is a function of k, so a row can be checked alone.
+  void write_snapshot(std::uint64_t k)
+  {
+    auto t = std::make_unique<lossless_plane_tel>();
+    t->magic = LOSSLESS_PLANE_MAGIC;
+    t->version = LOSSLESS_PLANE_VERSION;
+    std::strcpy(t->pool, "sw0");
+    t->time_ns = mono_ns();
+    t->snapshots = k;
+    t->interval_us = 1000;
+    t->nr_ports = 2;
+    t->lossless_mask = (1u << 3) | (1u << 4);
+    t->alpha = (1u << 8) | 3;
+    t->total_bytes = 2 << 20;
+    t->shared_size = 1500000;
+    t->headroom_size = 400000;
+    t->shared_used = 1000 * k;
+    t->headroom_used = 100 * k;
+    t->admitted_packets = 10 * k;
+    for (std::uint32_t i = 0; i < 2; i++) {
+      auto &p = t->ports[i];
+      p.ifindex = i == 0 ? 1 : kOther;
+      p.rate_bps = 1000000000;
+      p.tx_bytes = 1000000 * k + i;
+      p.pfc_frames_tx = k;
+      p.pfc_frames_rx = 2 * k;
+      for (unsigned q : {3u, 4u}) {
+        auto &s = p.iq[q];
+        s.lossless = 1;
+        s.bytes = 10 * k + q;
+        s.headroom_used = k + q;
+        s.headroom_size = 100000;
+        s.threshold = 50000 + q;
+        s.paused = q == 3 && i == 0 ? k % 2 : 0;
+        s.xoff_frames = q == 3 && i == 0 ? (k + 1) / 2 : 0;
+      }
+    }
+    // Seqcount, as the datapath: odd while writing, then even.
+    std::uint32_t key = LOSSLESS_PLANE_TEL;
+    t->seq = 2 * k + 1;
+    ASSERT_EQ(bpf_map_update_elem(plane_->fd(), &key, t.get(), BPF_ANY), 0);
+    t->seq = 2 * k + 2;
+    ASSERT_EQ(bpf_map_update_elem(plane_->fd(), &key, t.get(), BPF_ANY), 0);
+  }
+
+  Child spawn(const std::vector<std::string> &args, const std::string &name,
+              const std::vector<std::string> &env_extra = {})
+  {
+    Child c;
+    c.out = tmp_ + "/" + name + ".out";
+    c.err = tmp_ + "/" + name + ".err";
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, c.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, c.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<std::string> all = {kCtl};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char *> argv;
+    for (auto &a : all)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> envs;
+    for (char **e = environ; *e; e++) {
+      std::string v = *e;
+      bool replaced = false;
+      for (const auto &x : env_extra)
+        if (v.substr(0, v.find('=') + 1) == x.substr(0, x.find('=') + 1))
+          replaced = true;
+      if (!replaced)
+        envs.push_back(v);
+    }
+    envs.insert(envs.end(), env_extra.begin(), env_extra.end());
+    std::vector<char *> envp;
+    for (auto &e : envs)
+      envp.push_back(e.data());
+    envp.push_back(nullptr);
+    EXPECT_EQ(posix_spawn(&c.pid, kCtl, &fa, nullptr, argv.data(), envp.data()), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    return c;
+  }
+
+  // Runs losslessctl to the end: exit status, stdout and stderr.
+  int run(const std::vector<std::string> &args, std::string *out = nullptr,
+          std::string *err = nullptr, const std::vector<std::string> &env = {})
+  {
+    Child c = spawn(args, "run", env);
+    int rc = c.wait();
+    if (out)
+      *out = slurp(c.out);
+    if (err)
+      *err = slurp(c.err);
+    return rc;
+  }
+
+  std::string dir_, path_, tmp_;
+  std::optional<lp::Plane> plane_;
+};
+
+std::vector<std::vector<std::string>> csv_rows(const std::string &text, std::string *header)
+{
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, *header);
+  while (std::getline(in, line)) {
+    std::vector<std::string> f(1);
+    for (char c : line)
+      if (c == ',')
+        f.emplace_back();
+      else
+        f.back().push_back(c);
+    rows.push_back(f);
+  }
+  return rows;
+}
+
+TEST_F(CtlTimeSeries, RecordWritesARowPerSampleAndPortPriorityThenPlotMakesAPng)
+{
+  write_snapshot(1);
+  std::string csv = tmp_ + "/rec.csv";
+  Child rec = spawn({"--plane", path_, "record", csv, "--interval", "50", "--duration", "1.5"},
+                    "record");
+  // The datapath moves on every 100 ms while it records.
+  std::uint64_t k = 1;
+  while (rec.running() && k < 30) {
+    std::this_thread::sleep_for(100ms);
+    write_snapshot(++k);
+  }
+  ASSERT_EQ(rec.wait(), 0) << slurp(rec.err);
+
+  std::string header;
+  auto rows = csv_rows(slurp(csv), &header);
+  EXPECT_EQ(header, kHeader);
+  // 1.5 s every 50 ms: 31 samples of 2 ports x 2 lossless priorities (TCG
+  // or a loaded machine may skip a few).
+  EXPECT_GE(rows.size(), 4u * 12) << rows.size() << " rows";
+  EXPECT_LE(rows.size(), 4u * 31);
+  EXPECT_EQ(rows.size() % 4, 0u);
+  std::set<std::uint64_t> seen;
+  double last_t = -1;
+  std::map<std::string, int> per_queue;
+  for (const auto &r : rows) {
+    ASSERT_EQ(r.size(), 16u);
+    double t = std::stod(r[0]);
+    EXPECT_GE(t, last_t);
+    EXPECT_LE(t, 1.5 + 0.25);
+    last_t = t;
+    EXPECT_EQ(r[1], "sw0");
+    ASSERT_TRUE(r[2] == "lo" || r[2] == "if4242") << r[2];
+    ASSERT_TRUE(r[3] == "3" || r[3] == "4") << r[3];
+    per_queue[r[2] + "/" + r[3]]++;
+    std::uint64_t kk = std::stoull(r[4]) / 1000;  // pool_shared_used = 1000 k
+    unsigned q = std::stoul(r[3]);
+    bool lo = r[2] == "lo";
+    seen.insert(kk);
+    EXPECT_EQ(r[5], "1500000");
+    EXPECT_EQ(std::stoull(r[6]), 100 * kk);
+    EXPECT_EQ(r[7], "400000");
+    EXPECT_EQ(std::stoull(r[8]), 1000000 * kk + (lo ? 0 : 1));
+    EXPECT_EQ(std::stoull(r[9]), kk);
+    EXPECT_EQ(std::stoull(r[10]), 2 * kk);
+    EXPECT_EQ(std::stoull(r[11]), 10 * kk + q);
+    EXPECT_EQ(std::stoull(r[12]), kk + q);
+    EXPECT_EQ(std::stoull(r[13]), 50000 + q);
+    EXPECT_EQ(std::stoull(r[14]), q == 3 && lo ? kk % 2 : 0);
+    EXPECT_EQ(std::stoull(r[15]), q == 3 && lo ? (kk + 1) / 2 : 0);
+  }
+  EXPECT_EQ(per_queue.size(), 4u);
+  EXPECT_TRUE(seen.count(1)) << "the first snapshot is in";
+  EXPECT_GE(seen.size(), 8u) << "the rows follow the datapath";
+
+  // plot: a PNG with a real size.
+  std::string png = tmp_ + "/rec.png", out, err;
+  ASSERT_EQ(run({"plot", csv, png}, &out, &err), 0) << err;
+  std::string img = slurp(png);
+  ASSERT_GE(img.size(), 24u);
+  EXPECT_EQ(img.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_EQ(img.substr(12, 4), "IHDR");
+  auto be32 = [&](std::size_t at) {
+    return (std::uint32_t(std::uint8_t(img[at])) << 24) | (std::uint8_t(img[at + 1]) << 16) |
+           (std::uint8_t(img[at + 2]) << 8) | std::uint8_t(img[at + 3]);
+  };
+  EXPECT_EQ(be32(16), 1200u) << "width";
+  EXPECT_EQ(be32(20), 1000u) << "height";
+  EXPECT_NE(out.find("4 port/priority series"), std::string::npos) << out;
+
+  ASSERT_EQ(run({"plot", csv, png, "--size", "640x480"}, &out, &err), 0) << err;
+  img = slurp(png);
+  EXPECT_EQ(be32(16), 640u);
+  EXPECT_EQ(be32(20), 480u);
+}
+
+TEST_F(CtlTimeSeries, RecordStopsAtSigintWithCompleteRows)
+{
+  write_snapshot(3);
+  std::string csv = tmp_ + "/int.csv";
+  Child rec = spawn({"--plane", path_, "record", csv, "--interval", "20"}, "record");
+  std::this_thread::sleep_for(500ms);
+  ASSERT_TRUE(rec.running()) << slurp(rec.err);
+  kill(rec.pid, SIGINT);
+  ASSERT_EQ(rec.wait(2s), 0) << slurp(rec.err);
+  std::string text = slurp(csv), header;
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  auto rows = csv_rows(text, &header);
+  EXPECT_EQ(header, kHeader);
+  EXPECT_GE(rows.size(), 4u * 5);
+  for (const auto &r : rows)
+    EXPECT_EQ(r.size(), 16u);
+}
+
+TEST_F(CtlTimeSeries, WatchPrintsCountFrames)
+{
+  write_snapshot(5);
+  std::thread datapath([this] {
+    for (std::uint64_t k = 6; k < 12; k++) {
+      std::this_thread::sleep_for(50ms);
+      write_snapshot(k);
+    }
+  });
+  std::string out, err;
+  int rc = run({"--plane", path_, "watch", "--interval", "100", "--count", "2"}, &out, &err);
+  datapath.join();
+  ASSERT_EQ(rc, 0) << err;
+  std::size_t frames = 0;
+  for (std::size_t at = 0; (at = out.find("pool sw0", at)) != std::string::npos; at++)
+    frames++;
+  EXPECT_EQ(frames, 2u) << out;
+  EXPECT_EQ(out.find('\033'), std::string::npos) << "no escape codes into a pipe";
+  EXPECT_NE(out.find("shared   ["), std::string::npos) << out;
+  EXPECT_NE(out.find("headroom ["), std::string::npos) << out;
+  EXPECT_NE(out.find("if4242"), std::string::npos) << out;
+  EXPECT_NE(out.find("TX-Mbit/s"), std::string::npos) << out;
+}
+
+TEST_F(CtlTimeSeries, WatchIntoAPipeStopsAfterOneFrame)
+{
+  write_snapshot(5);
+  std::string out, err;
+  ASSERT_EQ(run({"--plane", path_, "watch", "--interval", "50"}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("pool sw0"), std::string::npos) << out;
+  EXPECT_EQ(out.find("pool sw0"), out.rfind("pool sw0"));
+}
+
+TEST_F(CtlTimeSeries, PlotErrorsAreClear)
+{
+  std::string csv = tmp_ + "/x.csv", png = tmp_ + "/x.png", out, err;
+  {
+    std::ofstream f(csv);
+    f << kHeader << "\n0.000000,sw0,lo,3,1,2,3,4,5,6,7,8,9,10,0,0\n";
+  }
+  // No gnuplot in PATH.
+  EXPECT_EQ(run({"plot", csv, png}, &out, &err, {"PATH=/nonexistent"}), 1);
+  EXPECT_NE(err.find("gnuplot"), std::string::npos) << err;
+  EXPECT_NE(err.find("apt-get install gnuplot-nox"), std::string::npos) << err;
+  // Not a recording.
+  {
+    std::ofstream f(csv);
+    f << "a,b,c\n1,2,3\n";
+  }
+  EXPECT_EQ(run({"plot", csv, png}, &out, &err), 1);
+  EXPECT_NE(err.find(csv + ": not a losslessctl record CSV (no column \"time_s\""),
+            std::string::npos)
+      << err;
+  {
+    std::ofstream f(csv);
+    f << kHeader << "\n";
+  }
+  EXPECT_EQ(run({"plot", csv, png}, &out, &err), 1);
+  EXPECT_NE(err.find("no samples"), std::string::npos) << err;
+  {
+    std::ofstream f(csv);
+    f << kHeader << "\n0.1,sw0,lo,3,x,2,3,4,5,6,7,8,9,10,0,0\n";
+  }
+  EXPECT_EQ(run({"plot", csv, png}, &out, &err), 1);
+  EXPECT_NE(err.find(csv + ":2: pool_shared_used \"x\" is not a number"), std::string::npos) << err;
+  EXPECT_EQ(run({"plot", tmp_ + "/missing.csv", png}, &out, &err), 1);
+  EXPECT_NE(err.find("cannot read"), std::string::npos) << err;
+  // gnuplot cannot write there: said, not hidden.
+  {
+    std::ofstream f(csv);
+    f << kHeader << "\n0.1,sw0,lo,3,1,2,3,4,5,6,7,8,9,10,1,1\n";
+  }
+  EXPECT_EQ(run({"plot", csv, tmp_ + "/no/such/dir/x.png"}, &out, &err), 1);
+  EXPECT_NE(err.find("x.png"), std::string::npos) << err;
+}
+
+TEST_F(CtlTimeSeries, UsageErrors)
+{
+  std::string out, err;
+  EXPECT_EQ(run({"--plane", path_, "record"}, &out, &err), 2);
+  EXPECT_NE(err.find("record needs one FILE"), std::string::npos) << err;
+  EXPECT_EQ(run({"--plane", path_, "record", "f.csv", "--duration", "0"}, &out, &err), 2);
+  EXPECT_EQ(run({"--plane", path_, "record", "f.csv", "--interval", "x"}, &out, &err), 2);
+  EXPECT_EQ(run({"--plane", path_, "watch", "--count", "0"}, &out, &err), 2);
+  EXPECT_EQ(run({"--plane", path_, "watch", "--bogus", "1"}, &out, &err), 2);
+  EXPECT_NE(err.find("watch: unknown option \"--bogus\""), std::string::npos) << err;
+  EXPECT_EQ(run({"plot", "a.csv"}, &out, &err), 2);
+  EXPECT_EQ(run({"--pool", "sw0", "plot", "a.csv", "b.png"}, &out, &err), 2);
+  EXPECT_EQ(run({"plot", "a.csv", "b.png", "--size", "10x10"}, &out, &err), 2);
+  // A plane that does not exist: an error naming it, not a usage error.
+  EXPECT_EQ(run({"--plane", dir_ + "/nope", "watch"}, &out, &err), 1);
+  EXPECT_NE(err.find(dir_ + "/nope"), std::string::npos) << err;
+}
+
+}  // namespace
