@@ -142,7 +142,8 @@ static int ll_plane_apply(struct ll_kplane *pl, const struct lossless_plane_ctl 
 			continue;
 		sch = kp->members[port[i]];
 		old_headroom[i] = kp->mmu->ports[port[i]].headroom_bytes;
-		e = ll_qdisc_plane_headroom(sch, c->headroom[i].headroom_bytes, now);
+		e = ll_qdisc_plane_headroom(sch, kp, port[i],
+					    c->headroom[i].headroom_bytes, now);
 		if (e != LL_MMU_OK) {
 			err = e == LL_MMU_ERR_BUSY ? -EBUSY : -EINVAL;
 			break;
@@ -152,8 +153,9 @@ static int ll_plane_apply(struct ll_kplane *pl, const struct lossless_plane_ctl 
 		/* Undo the ports already changed, then the pool. */
 		for (i = 0; i < done; i++)
 			if (port[i] >= 0)
-				ll_qdisc_plane_headroom(kp->members[port[i]],
-							old_headroom[i], now);
+				ll_qdisc_plane_headroom(kp->members[port[i]], kp,
+							port[i], old_headroom[i],
+							now);
 		ll_mmu_pool_reconfigure(kp->mmu, &old);
 		return err;
 	}
@@ -224,7 +226,7 @@ static void ll_plane_snapshot(struct ll_kplane *pl, u64 now)
 		struct lossless_plane_port *o = &t->ports[i];
 
 		if (i < nr && kp->members[i])
-			ll_qdisc_plane_port(kp->members[i], o, now);
+			ll_qdisc_plane_port(kp->members[i], kp, i, o, now);
 		else
 			memset(o, 0, sizeof(*o));
 	}

@@ -49,12 +49,15 @@ void ll_kplane_start(struct ll_kplane *pl, struct ll_kpool *kp);
 u32 ll_kplane_id(const struct ll_kplane *pl);
 
 /*
- * Provided by the qdisc (lossless_qdisc.c), called under kp->lock for a
- * member of the pool: fill a port's telemetry slot; set its headroom
- * (0 = computed), returning an enum ll_mmu_err.
+ * Provided by the qdisc (lossless_qdisc.c), called under kp->lock for
+ * member sch, which is port of kp: fill its telemetry slot; set its
+ * headroom (0 = computed), returning an enum ll_mmu_err. kp and port come
+ * from the pool's table: a member is in the table before its qdisc has
+ * finished joining (q->pool is set after ll_kpool_join() returns).
  */
-void ll_qdisc_plane_port(struct Qdisc *sch, struct lossless_plane_port *out,
-			 u64 now);
-int ll_qdisc_plane_headroom(struct Qdisc *sch, u32 headroom_bytes, u64 now);
+void ll_qdisc_plane_port(struct Qdisc *sch, struct ll_kpool *kp, u32 port,
+			 struct lossless_plane_port *out, u64 now);
+int ll_qdisc_plane_headroom(struct Qdisc *sch, struct ll_kpool *kp, u32 port,
+			    u32 headroom_bytes, u64 now);
 
 #endif /* LOSSLESS_PLANE_H */

@@ -765,6 +765,10 @@ static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
 			if (IS_ERR(plane))
 				return PTR_ERR(plane);
 		}
+		/* Before joining: the plane's timer may read it as soon as
+		 * this qdisc is in the pool's table.
+		 */
+		q->port_cfg = pc;
 		kp = ll_kpool_join(dev_net(dev), nla_data(tb[TCA_LOSSLESS_POOL]),
 				   &cfg, sch, &pc, &q->pool_port, &created, extack);
 		if (IS_ERR(kp)) {
@@ -1105,11 +1109,11 @@ static void ll_pool_stats(struct ll_sched *q, struct tc_lossless_xstats *st,
 	spin_unlock_bh(&kp->lock);
 }
 
-void ll_qdisc_plane_port(struct Qdisc *sch, struct lossless_plane_port *out,
-			 u64 now)
+void ll_qdisc_plane_port(struct Qdisc *sch, struct ll_kpool *kp, u32 port,
+			 struct lossless_plane_port *out, u64 now)
 {
 	struct ll_sched *q = qdisc_priv(sch);
-	const struct ll_mmu_port *mp = &q->pool->mmu->ports[q->pool_port];
+	const struct ll_mmu_port *mp = &kp->mmu->ports[port];
 
 	memset(out, 0, sizeof(*out));
 	out->ifindex = qdisc_dev(sch)->ifindex;
@@ -1125,17 +1129,18 @@ void ll_qdisc_plane_port(struct Qdisc *sch, struct lossless_plane_port *out,
 	out->ecn_marks = READ_ONCE(q->ecn_marks);
 	out->egress_bytes = mp->egress_bytes;
 	out->headroom_bytes = mp->headroom_bytes;
-	ll_iq_stats(q->pool, q->pool_port, now, out->iq);
+	ll_iq_stats(kp, port, now, out->iq);
 }
 
-int ll_qdisc_plane_headroom(struct Qdisc *sch, u32 headroom_bytes, u64 now)
+int ll_qdisc_plane_headroom(struct Qdisc *sch, struct ll_kpool *kp, u32 port,
+			    u32 headroom_bytes, u64 now)
 {
 	struct ll_sched *q = qdisc_priv(sch);
 	struct ll_mmu_port_config pc = q->port_cfg;
 	enum ll_mmu_err e;
 
 	pc.headroom_bytes = headroom_bytes;
-	e = ll_mmu_port_update(q->pool->mmu, q->pool_port, &pc, now);
+	e = ll_mmu_port_update(kp->mmu, port, &pc, now);
 	if (e == LL_MMU_OK)
 		q->port_cfg = pc;
 	return e;

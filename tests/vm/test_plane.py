@@ -110,6 +110,32 @@ def control(c, sw, sw_ports, tel):
          r.stderr.strip())
 
 
+def join_leave_stress(c, sw):
+    """Ports join and leave a pool whose plane ticks every 100 us: the tick
+    must never see a half-joined port (it once did: a NULL dereference)."""
+    rc, out = set_cmd(sw, "interval-us 100")
+    c.eq(rc, 0, "telemetry every 100 us", )
+    before = status(sw)["nr_ports"] if "nr_ports" in status(sw) else len(status(sw)["ports"])
+    devs = [f"st{i}" for i in range(8)]
+    for d in devs:
+        sw.run(f"ip link add {d} type veth peer name {d}p")
+        sw.run(f"ip link set {d} up")
+    t0 = time.monotonic()
+    rounds = 0
+    while time.monotonic() - t0 < 20:
+        for d in devs:
+            sw.run(f"tc qdisc add dev {d} root lossless rate 5mbit pool sw0")
+        for d in devs:
+            sw.run(f"tc qdisc del dev {d} root")
+        rounds += 1
+    for d in devs:
+        sw.run(f"ip link del {d}")
+    after = len(status(sw)["ports"])
+    c.eq(after, before, f"{rounds * len(devs)} joins and leaves under a 100 us tick: the pool "
+                        "is back to its ports")
+    set_cmd(sw, "interval-us 1000")
+
+
 def bad_options(c, t):
     h = t.host("bad")
     t.link(h, t.host("bad2"))
@@ -176,6 +202,7 @@ def main():
              table.splitlines()[0])
         print("\n".join("    " + ln for ln in table.splitlines()))
         control(c, sw, sw_ports, tel)
+        join_leave_stress(c, sw)
     map_released(c, map_id)
     with Topology("plb") as t:
         bad_options(c, t)
