@@ -165,6 +165,11 @@ static struct ll_mmu_charge *ll_charge(struct sk_buff *skb)
 
 /* Un-charge a packet leaving the qdisc and wake the ports whose PFC state
  * changed. Called with the qdisc lock held; takes the pool lock.
+ *
+ * The packet paths (enqueue, dequeue, and reset/purge under the qdisc
+ * lock) run with bottom halves disabled, so they take the pool lock
+ * without _bh, like the plane's soft timer; process context takes it with
+ * _bh, and ll_destroy() disables bottom halves around its reset.
  */
 static void ll_release(struct ll_sched *q, struct sk_buff *skb, u64 now)
 {
@@ -173,13 +178,13 @@ static void ll_release(struct ll_sched *q, struct sk_buff *skb, u64 now)
 
 	if (!kp || ll_charge(skb)->region == LL_MMU_REGION_NONE)
 		return;
-	spin_lock_bh(&kp->lock);
+	spin_lock(&kp->lock);
 	ev = ll_mmu_release(kp->mmu, ll_charge(skb), now);
 	if (ev & LL_MMU_EV_PFC_DUE)
 		ll_kpool_kick(kp, ll_charge(skb)->in_port);
 	if (ev & LL_MMU_EV_SWEEP)
 		ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, now));
-	spin_unlock_bh(&kp->lock);
+	spin_unlock(&kp->lock);
 }
 
 static void ll_release_list(struct ll_sched *q, struct sk_buff *skb)
@@ -306,18 +311,18 @@ static bool ll_admit(struct Qdisc *sch, struct sk_buff *skb, u32 queue,
 	enum ll_mmu_verdict v;
 	int in_port;
 
-	spin_lock_bh(&kp->lock);
+	spin_lock(&kp->lock);
 	in_port = ll_kpool_port_of(kp, skb->skb_iif);
 	if (in_port < 0) {
 		/* Not from a switch port (local traffic): not accounted. */
 		q->unaccounted++;
-		spin_unlock_bh(&kp->lock);
+		spin_unlock(&kp->lock);
 		return true;
 	}
 	v = ll_mmu_admit(kp->mmu, in_port, skb->priority & (LL_PFC_PRIOS - 1),
 			 q->pool_port, queue, len, now, ll_charge(skb));
 	if (!ll_mmu_admitted(v)) {
-		spin_unlock_bh(&kp->lock);
+		spin_unlock(&kp->lock);
 		return false;
 	}
 	if (ll_mmu_pfc_due(kp->mmu, in_port, now))
@@ -329,7 +334,7 @@ static bool ll_admit(struct Qdisc *sch, struct sk_buff *skb, u32 queue,
 	    ll_mmu_ecn_mark(kp->mmu, q->pool_port, queue, get_random_u32()) &&
 	    INET_ECN_set_ce(skb))
 		q->ecn_marks++;
-	spin_unlock_bh(&kp->lock);
+	spin_unlock(&kp->lock);
 	return true;
 }
 
@@ -345,7 +350,7 @@ static u64 ll_pfc_poll(struct Qdisc *sch, u64 now)
 	struct sk_buff *skb;
 	u64 next;
 
-	spin_lock_bh(&kp->lock);
+	spin_lock(&kp->lock);
 	clear_bit(q->pool_port, kp->pfc_pending);
 	while (ll_mmu_pfc_take(kp->mmu, q->pool_port, now, &m)) {
 		skb = alloc_skb(LL_RESERVED_SPACE(dev) + LL_MAC_CTRL_FRAME_BYTES,
@@ -370,7 +375,7 @@ static u64 ll_pfc_poll(struct Qdisc *sch, u64 now)
 			break;
 	}
 	next = ll_mmu_pfc_next_deadline(kp->mmu, q->pool_port);
-	spin_unlock_bh(&kp->lock);
+	spin_unlock(&kp->lock);
 	return next;
 }
 
@@ -1006,7 +1011,9 @@ static void ll_destroy(struct Qdisc *sch)
 	struct ll_sched *q = qdisc_priv(sch);
 
 	qdisc_watchdog_cancel(&q->watchdog);
+	local_bh_disable();	/* ll_reset() takes the pool lock without _bh */
 	ll_reset(sch);
+	local_bh_enable();
 	if (q->pool) {
 		ll_kpool_leave(q->pool, q->pool_port);
 		q->pool = NULL;
