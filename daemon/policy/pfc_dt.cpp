@@ -73,6 +73,7 @@ std::uint64_t PfcDt::sw_delay_ns(std::uint32_t ifindex) const
 
 std::optional<plane::Params> PfcDt::decide(const Inputs &in)
 {
+  bool measured_changed = false;
   if (in.telemetry) {
     const auto &t = *in.telemetry;
     for (std::uint32_t i = 0; i < t.nr_ports && i < LOSSLESS_PLANE_PORTS; i++) {
@@ -87,9 +88,16 @@ std::optional<plane::Params> PfcDt::decide(const Inputs &in)
           peak = std::max<std::uint64_t>(peak, tp.iq[q].peak_headroom);
       std::uint64_t m = measured_sw_delay_ns(*link, peak);
       auto &slot = measured_ns_[tp.ifindex];
-      slot = std::max(slot, m);
+      if (m > slot) {
+        slot = m;
+        measured_changed = true;
+      }
     }
   }
+  if (last_ && !dirty_ && !measured_changed && in.ports == last_ports_)
+    return std::nullopt;
+  last_ports_ = in.ports;
+  dirty_ = false;
   plane::Params p;
   p.alpha = cfg_.alpha;
   p.egress_alpha = cfg_.egress_alpha;
@@ -134,6 +142,7 @@ std::string PfcDt::set(const std::string &key, const std::string &value)
     return "pfc-dt has no parameter \"" + key +
            "\" (alpha, egress-alpha, reserved, xon-offset, sw-delay-us)";
   }
+  dirty_ = true;
   return {};
 }
 

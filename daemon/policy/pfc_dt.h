@@ -38,6 +38,10 @@ class PfcDt final : public Policy {
   PoolSettings cfg_;
   std::map<std::uint32_t, std::uint64_t> measured_ns_;  // per ifindex
   std::optional<plane::Params> last_;                   // confirmed or refused
+  // Inputs of the last decision: unchanged inputs, unchanged decision (the
+  // common tick costs a telemetry scan, not a new decision).
+  std::vector<PortLink> last_ports_;
+  bool dirty_ = true;                                   // set() since then
 };
 
 }  // namespace lossless::policy

@@ -35,6 +35,7 @@ struct PortLink {
   std::uint64_t cable_delay_ns = 0;
   std::uint32_t mtu_bytes = 0;        // largest accounted frame (L2 + VLAN)
   std::uint32_t headroom_bytes = 0;   // configured override; 0 = computed
+  bool operator==(const PortLink &) const = default;
 };
 
 // Pool parameters from the configuration.
