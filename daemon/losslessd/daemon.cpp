@@ -60,6 +60,7 @@ struct Daemon::Pool {
   std::unique_ptr<policy::Policy> policy;
   std::optional<plane::Plane> plane;
   std::unique_ptr<lossless_plane_tel> tel = std::make_unique<lossless_plane_tel>();
+  std::unique_ptr<lossless_plane_tel> scratch = std::make_unique<lossless_plane_tel>();
   bool have_tel = false;
   std::optional<plane::Params> pending;
   std::uint64_t pending_gen = 0;
@@ -286,15 +287,19 @@ std::vector<policy::PortLink> Daemon::port_links(const Pool &pool) const
 
 void Daemon::run_policy(Pool &pool)
 {
-  try {
-    if (pool.plane->read_telemetry(*pool.tel, std::chrono::milliseconds(5)))
-      pool.have_tel = true;
-  } catch (const plane::Error &e) {
-    // A snapshot being rewritten all along: skip this tick, say it rarely.
-    if (pool.busy_reads++ % 1000 == 0)
-      log("%s (%llu times so far; the tick is skipped)", e.what(),
-          static_cast<unsigned long long>(pool.busy_reads));
-    return;
+  // One attempt into the scratch buffer: when the datapath is writing the
+  // snapshot right now (its timer and ours share the period), keep the
+  // last good one rather than spin against it.
+  switch (pool.plane->try_read_telemetry(*pool.scratch)) {
+  case plane::Plane::Read::Ok:
+    std::swap(pool.tel, pool.scratch);
+    pool.have_tel = true;
+    break;
+  case plane::Plane::Read::Busy:
+    pool.busy_reads++;
+    break;
+  case plane::Plane::Read::NoTelemetry:
+    break;
   }
   if (pool.pending) {
     if (!pool.have_tel || pool.tel->applied_gen < pool.pending_gen)
@@ -489,6 +494,7 @@ std::string Daemon::handle_request(const std::string &line)
                        {"params", params},
                        {"pushes", p->pushes},
                        {"refusals", p->refusals},
+                       {"busy_reads", p->busy_reads},
                        {"last_push_latency_us", p->last_latency.count() / 1000},
                        {"pending", p->pending.has_value()}});
     }

@@ -139,40 +139,53 @@ void Plane::write_entry(std::uint32_t key, const void *in, std::size_t len)
     throw Error(path_ + ": cannot write the plane map: " + std::strerror(errno));
 }
 
-bool Plane::read_telemetry(lossless_plane_tel &t, std::chrono::milliseconds timeout) const
+Plane::Read Plane::try_read_telemetry(lossless_plane_tel &t) const
 {
   constexpr std::size_t kHeader = offsetof(lossless_plane_tel, ports);
+  if (map_) {
+    // Seqcount read of the header and the ports in use only (a few KB of
+    // the 50 KB value): an even seq that did not change across it.
+    const char *base = static_cast<const char *>(map_) + LOSSLESS_PLANE_TEL * stride_;
+    const auto *shared = reinterpret_cast<const lossless_plane_tel *>(base);
+    std::uint64_t before = load_acquire(&shared->seq);
+    if (before & 1)
+      return Read::Busy;
+    std::memcpy(&t, base, kHeader);
+    std::uint32_t n = std::min<std::uint32_t>(t.nr_ports, LOSSLESS_PLANE_PORTS);
+    std::memcpy(&t.ports, base + kHeader, n * sizeof(t.ports[0]));
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (load_acquire(&shared->seq) != before)
+      return Read::Busy;
+    t.nr_ports = n;
+  } else {
+    // Two syscall copies: the first is consistent if the second shows the
+    // same even seq (a write during the first would have changed it).
+    auto again = std::make_unique<lossless_plane_tel>();
+    read_entry(LOSSLESS_PLANE_TEL, &t, sizeof(t));
+    read_entry(LOSSLESS_PLANE_TEL, again.get(), sizeof(*again));
+    if ((t.seq & 1) || again->seq != t.seq)
+      return Read::Busy;
+  }
+  return t.magic == LOSSLESS_PLANE_MAGIC ? Read::Ok : Read::NoTelemetry;
+}
+
+bool Plane::read_telemetry(lossless_plane_tel &t, std::chrono::milliseconds timeout) const
+{
   std::uint64_t deadline = now_ns() + std::chrono::nanoseconds(timeout).count();
   for (;;) {
-    if (map_) {
-      // Seqcount read of the header and the ports in use only (a few KB
-      // of the 50 KB value): an even seq that did not change across it.
-      const char *base = static_cast<const char *>(map_) + LOSSLESS_PLANE_TEL * stride_;
-      const auto *shared = reinterpret_cast<const lossless_plane_tel *>(base);
-      std::uint64_t before = load_acquire(&shared->seq);
-      std::memcpy(&t, base, kHeader);
-      std::uint32_t n = std::min<std::uint32_t>(t.nr_ports, LOSSLESS_PLANE_PORTS);
-      std::memcpy(&t.ports, base + kHeader, n * sizeof(t.ports[0]));
-      std::atomic_thread_fence(std::memory_order_acquire);
-      if (!(before & 1) && load_acquire(&shared->seq) == before) {
-        t.nr_ports = n;
-        break;
-      }
-    } else {
-      // Two syscall copies: the first is consistent if the second shows
-      // the same even seq (a write during the first would have changed it).
-      auto again = std::make_unique<lossless_plane_tel>();
-      read_entry(LOSSLESS_PLANE_TEL, &t, sizeof(t));
-      read_entry(LOSSLESS_PLANE_TEL, again.get(), sizeof(*again));
-      if (!(t.seq & 1) && again->seq == t.seq)
-        break;
+    switch (try_read_telemetry(t)) {
+    case Read::Ok:
+      return true;
+    case Read::NoTelemetry:
+      return false;
+    case Read::Busy:
+      break;
     }
     if (now_ns() > deadline)
       throw Error(path_ + ": the datapath is still writing the telemetry after " +
                   std::to_string(timeout.count()) + " ms");
     std::this_thread::yield();
   }
-  return t.magic == LOSSLESS_PLANE_MAGIC;
 }
 
 std::optional<lossless_plane_tel> Plane::telemetry(std::chrono::milliseconds timeout) const

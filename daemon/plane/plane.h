@@ -76,6 +76,13 @@ class Plane {
   bool read_telemetry(lossless_plane_tel &t,
                       std::chrono::milliseconds timeout = std::chrono::milliseconds(100)) const;
 
+  // One attempt, no waiting: Busy when the datapath is writing the
+  // snapshot right now (t is then partly overwritten: read into a scratch
+  // buffer). For a periodic reader that would rather use its last good
+  // snapshot than spin against a writer ticking at the same period.
+  enum class Read { Ok, NoTelemetry, Busy };
+  Read try_read_telemetry(lossless_plane_tel &t) const;
+
   lossless_plane_ctl control() const;
 
   // Write a control entry with the next gen (last applied + 1, or more);

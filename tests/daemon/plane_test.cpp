@@ -163,6 +163,24 @@ TEST_F(PlaneTest, NeverReturnsASnapshotBeingWritten)
   EXPECT_EQ(p.telemetry()->seq, 44u);
 }
 
+TEST_F(PlaneTest, TryReadSaysBusyWithoutWaiting)
+{
+  auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
+  auto t = std::make_unique<lossless_plane_tel>();
+  auto out = std::make_unique<lossless_plane_tel>();
+  EXPECT_EQ(p.try_read_telemetry(*out), lp::Plane::Read::NoTelemetry);
+  t->magic = LOSSLESS_PLANE_MAGIC;
+  t->seq = 11;  // odd: being written
+  kernel_write_tel(p.fd(), *t);
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(p.try_read_telemetry(*out), lp::Plane::Read::Busy);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(5));
+  t->seq = 12;
+  kernel_write_tel(p.fd(), *t);
+  EXPECT_EQ(p.try_read_telemetry(*out), lp::Plane::Read::Ok);
+  EXPECT_EQ(out->seq, 12u);
+}
+
 TEST_F(PlaneTest, SubmitWritesTheControlEntryTheDatapathReads)
 {
   auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
