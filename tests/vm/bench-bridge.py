@@ -48,8 +48,11 @@ def main():
                 sw.run(f"tc qdisc add dev {p} root {kinds['lossless+pool']}")
         results = {k: [] for k in kinds}
         port = 7000
+        order = list(kinds.items())
         for i in range(ROUNDS):
-            for kind, qdisc in kinds.items():
+            # Rotate the order each round: whatever drifts during a round
+            # (the shared host, TCG's translation caches) favours no kind.
+            for kind, qdisc in order[i % 3:] + order[:i % 3]:
                 sw.run(f"tc qdisc del dev {egress} root", check=False)
                 sw.run(f"tc qdisc add dev {egress} root {qdisc}")
                 pps, lost = run_once(h1, h2, ip2, port)
