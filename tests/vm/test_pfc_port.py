@@ -122,10 +122,12 @@ def main():
                    for g0, g1 in flow["gaps"] if g1 - g0 > 50e6])
 
         def gap_after(flow, t_ns, within_ns):
-            """The longest arrival gap that starts within within_ns after t_ns
-            (TCG adds gaps of a few ms anywhere; the pause is the long one)."""
-            found = [g for g in flow["gaps"] if t_ns - 5e6 <= g[0] <= t_ns + within_ns]
-            return max(found, key=lambda g: g[1] - g[0]) if found else None
+            """The arrival gap under way within_ns after t_ns: the flow has
+            stopped by then. It may have begun a little before t_ns when
+            TCG stalled the sender just then; the pause is measured from
+            t_ns to the gap's end, so such a stall cannot lengthen it."""
+            found = [g for g in flow["gaps"] if g[0] <= t_ns + within_ns < g[1]]
+            return found[0] if found else None
 
         # 1. XOFF ... XON
         g = gap_after(f3, sent_at["xoff"], stop_bound_ns)
@@ -140,16 +142,18 @@ def main():
         want_ns = q_exp * QUANTUM_NS
         g = gap_after(f3, sent_at["xoff-expire"], stop_bound_ns)
         if c.ok(g is not None, "priority 3 stops after the second XOFF"):
-            c.within((g[1] - g[0]) / 1e6, want_ns / 1e6, 0.10,
-                     "priority 3 resumes by itself after quanta x 512 bit times (gap at B)", " ms")
+            c.within((g[1] - sent_at["xoff-expire"]) / 1e6, want_ns / 1e6, 0.10,
+                     "priority 3 resumes by itself after quanta x 512 bit times (XOFF sent -> next arrival at B)",
+                     " ms")
 
         # 3. 802.3x PAUSE stops every priority
         want_ns = q_pause * QUANTUM_NS
         for name, flow in (("3", f3), ("0", f0)):
             g = gap_after(flow, sent_at["pause"], stop_bound_ns)
             if c.ok(g is not None, f"PAUSE stops priority {name}"):
-                c.within((g[1] - g[0]) / 1e6, want_ns / 1e6, 0.10,
-                         f"priority {name} resumes after the PAUSE time (gap at B)", " ms")
+                c.within((g[1] - sent_at["pause"]) / 1e6, want_ns / 1e6, 0.10,
+                         f"priority {name} resumes after the PAUSE time (PAUSE sent -> next arrival at B)",
+                         " ms")
 
         # Priority 0 keeps flowing while priority 3 is paused.
         win0, win1 = sent_at["xoff"] + stop_bound_ns, sent_at["xon"]
