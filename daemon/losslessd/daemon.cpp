@@ -2,6 +2,7 @@
 #include "daemon.h"
 
 #include "metrics.h"
+#include "pool.h"
 
 #include <bpf/bpf.h>
 #include <fcntl.h>
@@ -55,22 +56,6 @@ std::string plane_path(const Config &cfg, const std::string &pool)
 
 }  // namespace
 
-struct Daemon::Pool {
-  PoolConfig cfg;
-  std::unique_ptr<policy::Policy> policy;
-  std::optional<plane::Plane> plane;
-  std::unique_ptr<lossless_plane_tel> tel = std::make_unique<lossless_plane_tel>();
-  std::unique_ptr<lossless_plane_tel> scratch = std::make_unique<lossless_plane_tel>();
-  bool have_tel = false;
-  std::optional<plane::Params> pending;
-  std::uint64_t pending_gen = 0;
-  Clock::time_point pending_since;
-  std::uint64_t pushes = 0, refusals = 0;
-  std::uint64_t busy_reads = 0;  // telemetry being written whenever read
-  std::chrono::nanoseconds last_latency{0};
-  int last_error = 0;
-};
-
 struct Daemon::Port {
   PortConfig cfg;
   int ifindex = 0;
@@ -96,7 +81,7 @@ Daemon::~Daemon()
     close(lock_fd_);
 }
 
-Daemon::Pool *Daemon::pool_named(const std::string &name)
+Pool *Daemon::pool_named(const std::string &name)
 {
   for (auto &p : pools_)
     if (p->cfg.settings.name == name)
@@ -262,9 +247,11 @@ void Daemon::start()
   start_control();
 }
 
-std::vector<policy::PortLink> Daemon::port_links(const Pool &pool) const
+void Daemon::update_links(Pool &pool) const
 {
-  std::vector<policy::PortLink> out;
+  auto &out = pool.inputs.ports;
+  out.clear();
+  pool.rate_from_tel.clear();
   for (const auto &p : ports_) {
     if (p.cfg.pool != pool.cfg.settings.name || !p.ifindex)
       continue;
@@ -273,6 +260,8 @@ std::vector<policy::PortLink> Daemon::port_links(const Pool &pool) const
     l.dev = p.cfg.dev;
     l.up = p.up && p.state != "missing";
     l.rate_bps = p.cfg.rate_bps.value_or(0);
+    if (!p.cfg.rate_bps)
+      pool.rate_from_tel.push_back(out.size());
     if (!l.rate_bps && pool.have_tel)
       for (std::uint32_t i = 0; i < pool.tel->nr_ports && i < LOSSLESS_PLANE_PORTS; i++)
         if (pool.tel->ports[i].ifindex == static_cast<std::uint32_t>(p.ifindex))
@@ -282,51 +271,33 @@ std::vector<policy::PortLink> Daemon::port_links(const Pool &pool) const
     l.headroom_bytes = p.cfg.headroom_bytes;
     out.push_back(l);
   }
-  return out;
+  pool.links_stale = false;
 }
 
-void Daemon::run_policy(Pool &pool)
+// Whether the ports without a configured rate still have the one the
+// datapath reports (it is known only after the first telemetry, and tc can
+// change it).
+bool Daemon::rates_current(const Pool &pool)
 {
-  // One attempt into the scratch buffer: when the datapath is writing the
-  // snapshot right now (its timer and ours share the period), keep the
-  // last good one rather than spin against it.
-  switch (pool.plane->try_read_telemetry(*pool.scratch)) {
-  case plane::Plane::Read::Ok:
-    std::swap(pool.tel, pool.scratch);
-    pool.have_tel = true;
-    break;
-  case plane::Plane::Read::Busy:
-    pool.busy_reads++;
-    break;
-  case plane::Plane::Read::NoTelemetry:
-    break;
+  for (std::size_t i : pool.rate_from_tel) {
+    const auto &l = pool.inputs.ports[i];
+    std::uint64_t rate = 0;
+    for (std::uint32_t k = 0; k < pool.tel->nr_ports && k < LOSSLESS_PLANE_PORTS; k++)
+      if (pool.tel->ports[k].ifindex == l.ifindex)
+        rate = pool.tel->ports[k].rate_bps;
+    if (rate != l.rate_bps)
+      return false;
   }
-  if (pool.pending) {
-    if (!pool.have_tel || pool.tel->applied_gen < pool.pending_gen)
-      return;  // still waiting for the datapath
-    pool.last_latency = Clock::now() - pool.pending_since;
-    pool.last_error = -pool.tel->apply_error;
-    if (pool.tel->applied_gen == pool.pending_gen && pool.tel->apply_error) {
-      pool.refusals++;
-      log("pool %s: the datapath refused gen %llu: %s", pool.cfg.settings.name.c_str(),
-          static_cast<unsigned long long>(pool.pending_gen), std::strerror(pool.last_error));
-      pool.policy->refused(*pool.pending, pool.last_error);
-    } else {
-      pool.pushes++;
-      pool.policy->pushed(*pool.pending);
-    }
-    pool.pending.reset();
-  }
-  policy::Inputs in;
-  in.pool = &pool.cfg.settings;
-  in.ports = port_links(pool);
-  in.telemetry = pool.have_tel ? pool.tel.get() : nullptr;
-  auto d = pool.policy->decide(in);
-  if (!d)
-    return;
-  pool.pending_gen = pool.plane->submit(*d);
-  pool.pending = std::move(d);
-  pool.pending_since = Clock::now();
+  return true;
+}
+
+void Daemon::tick_pool(Pool &pool)
+{
+  if (pool.links_stale || (pool.have_tel && !rates_current(pool)))
+    update_links(pool);
+  std::string refused = pool.run_policy();
+  if (!refused.empty())
+    log("%s", refused.c_str());
 }
 
 void Daemon::on_tick()
@@ -334,7 +305,7 @@ void Daemon::on_tick()
   auto t0 = Clock::now();
   ticks_++;
   for (auto &pool : pools_)
-    run_policy(*pool);
+    tick_pool(*pool);
   busy_ += Clock::now() - t0;
   arm_tick();
 }
@@ -385,6 +356,8 @@ void Daemon::refresh_links()
       log("port %s: link %s", p.cfg.dev.c_str(), p.up ? "up" : "down");
     }
   }
+  for (auto &pool : pools_)
+    pool->links_stale = true;
 }
 
 void Daemon::arm_link_watch()
@@ -528,14 +501,14 @@ std::string Daemon::handle_request(const std::string &line)
     auto t0 = Clock::now();
     auto deadline = t0 + std::chrono::seconds(1);
     while (pool->pending && Clock::now() < deadline) {
-      run_policy(*pool);
+      tick_pool(*pool);
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
-    run_policy(*pool);
+    tick_pool(*pool);
     std::uint64_t gen = pool->pending ? pool->pending_gen : 0;
     while (pool->pending && Clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::microseconds(100));
-      run_policy(*pool);
+      tick_pool(*pool);
     }
     if (pool->pending)
       return json{{"error", "the datapath did not answer within 1 s"}}.dump();

@@ -60,6 +60,8 @@ struct Config {
 // Loads and converts a configuration file (throws with every error).
 using ConfigLoader = Config (*)(const std::string &path);
 
+struct Pool;  // pool.h
+
 class Daemon {
  public:
   Daemon(Config cfg, ConfigLoader loader);
@@ -78,7 +80,6 @@ class Daemon {
   std::string handle_request(const std::string &line);
 
  private:
-  struct Pool;
   struct Port;
   struct Session;
 
@@ -86,7 +87,9 @@ class Daemon {
   void install();
   void ensure_port(Port &p, bool first_run);
   void on_tick();
-  void run_policy(Pool &pool);
+  void update_links(Pool &pool) const;
+  void tick_pool(Pool &pool);
+  static bool rates_current(const Pool &pool);
   void refresh_links();
   void arm_link_watch();
   void arm_tick();
@@ -94,7 +97,6 @@ class Daemon {
   void accept_control();
   void reload();
   Pool *pool_named(const std::string &name);
-  std::vector<policy::PortLink> port_links(const Pool &pool) const;
 
   Config cfg_;
   ConfigLoader loader_;

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+//
+// What losslessd's period costs, natively: the VM benchmark
+// (tests/vm/bench-daemon.py) runs the whole daemon, but under QEMU TCG,
+// where one empty 1 ms wakeup alone costs more than the daemon's target.
+// Here the same code runs on the host, in one run with its baseline:
+//
+//   BM_TimerFloor   an Asio steady_timer at 1 ms doing nothing, armed the
+//                   way Daemon::arm_tick() arms it: what any 1 ms daemon
+//                   pays for its wakeups.
+//   BM_DaemonPeriod the same timer running Pool::run_policy() (the
+//                   daemon's tick: telemetry read from a real mmap'd plane
+//                   map, the pfc-dt policy) for 16 ports x 8 priorities.
+//   BM_PolicyWork   Pool::run_policy() alone, back to back: ns per tick.
+//
+// The counter cpu_pct is the thread's CPU time (user + system, from
+// getrusage) over wall time, in % of one core: DaemonPeriod is the
+// daemon's cost at a 1 ms period (target < 5 %), TimerFloor its part that
+// is only waking up. Needs root (the plane map is pinned on a private
+// bpffs).
+#include <utility>  // before Boost 1.74's asio: its awaitable.hpp needs std::exchange
+#include <benchmark/benchmark.h>
+#include <bpf/bpf.h>
+#include <sys/resource.h>
+
+#include <boost/asio.hpp>
+#include <chrono>
+#include <cstring>
+#include <memory>
+
+#include "../bpf/sandbox.h"
+#include "pool.h"
+
+namespace {
+
+namespace ld = lossless::daemon;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kPorts = 16;
+constexpr auto kPeriod = std::chrono::milliseconds(1);
+
+double thread_cpu_s()
+{
+  rusage ru{};
+  getrusage(RUSAGE_THREAD, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+         (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+// A pool of 16 ports at 1 Gbit/s, every priority lossless, on a plane map
+// whose telemetry a datapath has written; the first decision is applied,
+// so what follows is the daemon's steady state.
+class BenchPool {
+ public:
+  BenchPool() : dir_(lltest::mount_bpffs())
+  {
+    pool_.cfg.settings.name = "bench";
+    pool_.cfg.settings.lossless_mask = 0xff;
+    pool_.policy = lossless::policy::make("pfc-dt", pool_.cfg.settings);
+    pool_.plane = lossless::plane::Plane::open(dir_ + "/plane",
+                                               lossless::plane::Plane::Open::CreateIfMissing);
+    tel_ = std::make_unique<lossless_plane_tel>();
+    tel_->magic = LOSSLESS_PLANE_MAGIC;
+    tel_->version = LOSSLESS_PLANE_VERSION;
+    tel_->nr_ports = kPorts;
+    tel_->lossless_mask = 0xff;
+    for (int i = 0; i < kPorts; i++) {
+      lossless::policy::PortLink l;
+      l.ifindex = 100 + i;
+      l.dev = "swp" + std::to_string(i);
+      l.up = true;
+      l.rate_bps = 1000000000;
+      l.mtu_bytes = 1518;
+      pool_.inputs.ports.push_back(l);
+      auto &p = tel_->ports[i];
+      p.ifindex = l.ifindex;
+      p.rate_bps = l.rate_bps;
+      for (auto &iq : p.iq)
+        iq.peak_headroom = 20000;
+    }
+    write_tel();
+    pool_.run_policy();  // decides and submits
+    tel_->applied_gen = pool_.pending_gen;
+    write_tel();
+    pool_.run_policy();  // sees it applied
+    ok_ = !pool_.pending && pool_.pushes == 1;
+  }
+  ~BenchPool()
+  {
+    pool_.plane.reset();
+    lltest::unmount_bpffs(dir_);
+  }
+  bool ok() const { return ok_; }
+  void tick() { pool_.run_policy(); }
+
+ private:
+  void write_tel()
+  {
+    std::uint32_t key = LOSSLESS_PLANE_TEL;
+    tel_->seq += 2;
+    bpf_map_update_elem(pool_.plane->fd(), &key, tel_.get(), BPF_ANY);
+  }
+
+  std::string dir_;
+  ld::Pool pool_;
+  std::unique_ptr<lossless_plane_tel> tel_;
+  bool ok_ = false;
+};
+
+// Runs `work` once per period on an Asio timer, as the daemon does.
+template <typename Work>
+void periodic(benchmark::State &state, Work &&work)
+{
+  boost::asio::io_context io;
+  boost::asio::steady_timer timer(io);
+  timer.expires_at(Clock::now());
+  double cpu0 = thread_cpu_s();
+  auto wall0 = Clock::now();
+  for (auto _ : state) {
+    timer.expires_at(timer.expiry() + kPeriod);
+    timer.async_wait([&](const boost::system::error_code &ec) {
+      if (!ec)
+        work();
+    });
+    io.restart();  // run_one() left it stopped: no work was pending
+    io.run_one();
+  }
+  double wall = std::chrono::duration<double>(Clock::now() - wall0).count();
+  state.counters["cpu_pct"] = 100.0 * (thread_cpu_s() - cpu0) / wall;
+}
+
+void BM_TimerFloor(benchmark::State &state)
+{
+  periodic(state, [] {});
+}
+
+void BM_DaemonPeriod(benchmark::State &state)
+{
+  if (!lltest::is_root()) {
+    state.SkipWithError("needs root (a BPF map on a private bpffs)");
+    return;
+  }
+  BenchPool pool;
+  if (!pool.ok()) {
+    state.SkipWithError("the bench pool did not reach its steady state");
+    return;
+  }
+  periodic(state, [&] { pool.tick(); });
+}
+
+void BM_PolicyWork(benchmark::State &state)
+{
+  if (!lltest::is_root()) {
+    state.SkipWithError("needs root (a BPF map on a private bpffs)");
+    return;
+  }
+  BenchPool pool;
+  if (!pool.ok()) {
+    state.SkipWithError("the bench pool did not reach its steady state");
+    return;
+  }
+  for (auto _ : state)
+    pool.tick();
+}
+
+// 3000 periods = 3 s each. Run with --benchmark_enable_random_interleaving
+// (make bench does) so that host noise hits the floor and the daemon alike.
+BENCHMARK(BM_TimerFloor)->Iterations(3000)->Repetitions(2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DaemonPeriod)->Iterations(3000)->Repetitions(2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PolicyWork)->Unit(benchmark::kNanosecond);
+
+}  // namespace
