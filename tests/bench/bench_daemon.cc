@@ -134,33 +134,32 @@ void BM_TimerFloor(benchmark::State &state)
   periodic(state, [] {});
 }
 
-void BM_DaemonPeriod(benchmark::State &state)
+// The bench pool, or nullptr with the benchmark marked as failed.
+std::unique_ptr<BenchPool> bench_pool(benchmark::State &state)
 {
   if (!lltest::is_root()) {
     state.SkipWithError("needs root (a BPF map on a private bpffs)");
-    return;
+    return nullptr;
   }
-  BenchPool pool;
-  if (!pool.ok()) {
+  auto pool = std::make_unique<BenchPool>();
+  if (!pool->ok()) {
     state.SkipWithError("the bench pool did not reach its steady state");
-    return;
+    return nullptr;
   }
-  periodic(state, [&] { pool.tick(); });
+  return pool;
+}
+
+void BM_DaemonPeriod(benchmark::State &state)
+{
+  if (auto pool = bench_pool(state))
+    periodic(state, [&] { pool->tick(); });
 }
 
 void BM_PolicyWork(benchmark::State &state)
 {
-  if (!lltest::is_root()) {
-    state.SkipWithError("needs root (a BPF map on a private bpffs)");
-    return;
-  }
-  BenchPool pool;
-  if (!pool.ok()) {
-    state.SkipWithError("the bench pool did not reach its steady state");
-    return;
-  }
-  for (auto _ : state)
-    pool.tick();
+  if (auto pool = bench_pool(state))
+    for (auto _ : state)
+      pool->tick();
 }
 
 // 3000 periods = 3 s each. Run with --benchmark_enable_random_interleaving
