@@ -43,6 +43,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+from daemon_conf import losslessd_config  # noqa: E402
 from topology import ROOT, Paths, Topology, announce, host_pair_via  # noqa: E402
 
 PORTS = 16
@@ -60,25 +61,8 @@ LOSSLESSD = os.environ.get("LL_BENCH_LOSSLESSD", Paths.losslessd)
 
 
 def config(ports):
-    text = f'''[daemon]
-socket = "{SOCK}"
-pin_dir = "{PIN}"
-period = "1ms"
-
-[[pool]]
-name = "sw0"
-policy = "pfc-dt"
-buffer = "64mb"
-lossless_prios = [0, 1, 2, 3, 4, 5, 6, 7]
-'''
-    for p in ports:
-        text += f'''
-[[port]]
-dev = "{p}"
-pool = "sw0"
-rate = "1gbit"
-'''
-    return text
+    return losslessd_config(SOCK, PIN, ports, {"buffer": "64mb", "lossless_prios": list(range(8))},
+                            "1gbit")
 
 
 def load_modules():

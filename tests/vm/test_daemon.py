@@ -27,6 +27,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import Checks  # noqa: E402
+from daemon_conf import losslessd_config  # noqa: E402
 from incast import MBIT, SW_DELAY, qstats, run_incast  # noqa: E402
 from topology import Paths, Topology  # noqa: E402
 
@@ -38,28 +39,10 @@ CONF = "/tmp/losslessd-test.toml"
 
 
 def config(ports, extra_pool="", extra_port=None):
-    text = f'''[daemon]
-socket = "{SOCK}"
-pin_dir = "{PIN}"
-period = "1ms"
-
-[[pool]]
-name = "sw0"
-policy = "pfc-dt"
-buffer = "2mb"
-lossless_prios = [3]
-alpha = "1/8"
-sw_delay = "{SW_DELAY}"
-{extra_pool}
-'''
-    for p in ports + ([extra_port] if extra_port else []):
-        text += f'''
-[[port]]
-dev = "{p}"
-pool = "sw0"
-rate = "{MBIT}mbit"
-'''
-    return text
+    return losslessd_config(SOCK, PIN, ports + ([extra_port] if extra_port else []),
+                            {"buffer": "2mb", "lossless_prios": [3], "alpha": "1/8",
+                             "sw_delay": SW_DELAY},
+                            f"{MBIT}mbit", extra_pool)
 
 
 def write(path, text):
