@@ -247,6 +247,17 @@ void Daemon::start()
   start_control();
 }
 
+// The port's rate as its qdisc reports it in the last telemetry; 0 if none.
+static std::uint64_t telemetry_rate_bps(const Pool &pool, std::uint32_t ifindex)
+{
+  if (!pool.have_tel)
+    return 0;
+  for (std::uint32_t i = 0; i < pool.tel->nr_ports && i < LOSSLESS_PLANE_PORTS; i++)
+    if (pool.tel->ports[i].ifindex == ifindex)
+      return pool.tel->ports[i].rate_bps;
+  return 0;
+}
+
 void Daemon::update_links(Pool &pool) const
 {
   auto &out = pool.inputs.ports;
@@ -262,10 +273,8 @@ void Daemon::update_links(Pool &pool) const
     l.rate_bps = p.cfg.rate_bps.value_or(0);
     if (!p.cfg.rate_bps)
       pool.rate_from_tel.push_back(out.size());
-    if (!l.rate_bps && pool.have_tel)
-      for (std::uint32_t i = 0; i < pool.tel->nr_ports && i < LOSSLESS_PLANE_PORTS; i++)
-        if (pool.tel->ports[i].ifindex == static_cast<std::uint32_t>(p.ifindex))
-          l.rate_bps = pool.tel->ports[i].rate_bps;
+    if (!l.rate_bps)
+      l.rate_bps = telemetry_rate_bps(pool, l.ifindex);
     l.cable_delay_ns = p.cfg.cable_delay_ns;
     l.mtu_bytes = p.cfg.mtu.value_or(p.mtu) + 14 + 4;  // L2 header + VLAN, as the pool
     l.headroom_bytes = p.cfg.headroom_bytes;
@@ -281,11 +290,7 @@ bool Daemon::rates_current(const Pool &pool)
 {
   for (std::size_t i : pool.rate_from_tel) {
     const auto &l = pool.inputs.ports[i];
-    std::uint64_t rate = 0;
-    for (std::uint32_t k = 0; k < pool.tel->nr_ports && k < LOSSLESS_PLANE_PORTS; k++)
-      if (pool.tel->ports[k].ifindex == l.ifindex)
-        rate = pool.tel->ports[k].rate_bps;
-    if (rate != l.rate_bps)
+    if (telemetry_rate_bps(pool, l.ifindex) != l.rate_bps)
       return false;
   }
   return true;

@@ -83,7 +83,7 @@ class BenchPool {
     tel_->applied_gen = pool_.pending_gen;
     write_tel();
     pool_.run_policy();  // sees it applied
-    ok_ = !pool_.pending && pool_.pushes == 1;
+    ok_ = steady();
   }
   ~BenchPool()
   {
@@ -91,6 +91,8 @@ class BenchPool {
     lltest::unmount_bpffs(dir_);
   }
   bool ok() const { return ok_; }
+  // Still the steady state: no decision after the first one.
+  bool steady() const { return !pool_.pending && pool_.pushes == 1; }
   void tick() { pool_.run_policy(); }
 
  private:
@@ -149,17 +151,28 @@ std::unique_ptr<BenchPool> bench_pool(benchmark::State &state)
   return pool;
 }
 
+// A period that decided something new would measure another path.
+void check_steady(benchmark::State &state, const BenchPool &pool)
+{
+  if (!pool.steady())
+    state.SkipWithError("the policy decided again on unchanged inputs");
+}
+
 void BM_DaemonPeriod(benchmark::State &state)
 {
-  if (auto pool = bench_pool(state))
+  if (auto pool = bench_pool(state)) {
     periodic(state, [&] { pool->tick(); });
+    check_steady(state, *pool);
+  }
 }
 
 void BM_PolicyWork(benchmark::State &state)
 {
-  if (auto pool = bench_pool(state))
+  if (auto pool = bench_pool(state)) {
     for (auto _ : state)
       pool->tick();
+    check_steady(state, *pool);
+  }
 }
 
 // 3000 periods = 3 s each. Run with --benchmark_enable_random_interleaving
