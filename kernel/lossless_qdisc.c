@@ -39,7 +39,9 @@
 #include <net/sch_generic.h>
 
 #include "core/pfc.h"
+#include "core/headroom.h"
 #include "core/pause.h"
+#include "core/shaper.h"
 #include "lossless_pool.h"
 #include "uapi/lossless.h"
 
@@ -74,12 +76,14 @@ struct ll_sched {
 	u8 nqueues;
 	u8 nstrict;
 	bool burst_explicit;		/* else derived from the rate */
+	bool catchup_explicit;		/* else derived from the rate */
+	u32 catchup_bytes;
 	u8 priomap[LOSSLESS_PRIOMAP_LEN];
 
-	struct psched_ratecfg rate;
-	s64 tokens_ns;			/* shaper credit, may go negative */
-	s64 buffer_ns;			/* bucket depth */
-	u64 t_c_ns;			/* last credit update */
+	struct ll_shaper shaper;
+	u64 wake_ns;			/* wake-up asked of the watchdog, 0: none */
+	u64 wake_late_max_ns;
+	u64 wake_late[LOSSLESS_LATENESS_BUCKETS];
 
 	struct qdisc_skb_head ctrl;	/* locally sent MAC control frames */
 	struct list_head active;	/* DWRR queues with backlog */
@@ -125,6 +129,7 @@ static struct netlink_range_validation ll_limit_range = {
 static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
 	[TCA_LOSSLESS_RATE_BPS] = NLA_POLICY_FULL_RANGE(NLA_U64, &ll_rate_range),
 	[TCA_LOSSLESS_BURST_BYTES] = NLA_POLICY_FULL_RANGE(NLA_U32, &ll_burst_range),
+	[TCA_LOSSLESS_CATCHUP_BYTES] = NLA_POLICY_FULL_RANGE(NLA_U32, &ll_burst_range),
 	[TCA_LOSSLESS_QUEUES] = NLA_POLICY_RANGE(NLA_U8, 1, LOSSLESS_MAX_QUEUES),
 	[TCA_LOSSLESS_STRICT] = NLA_POLICY_MAX(NLA_U8, LOSSLESS_MAX_QUEUES),
 	[TCA_LOSSLESS_PRIOMAP] = NLA_POLICY_EXACT_LEN(LOSSLESS_PRIOMAP_LEN),
@@ -154,6 +159,18 @@ static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
  * runs). Headroom covers rate x this; QEMU TCG needs more (sw-delay).
  */
 #define LL_DEFAULT_SW_DELAY_NS (1 * NSEC_PER_MSEC)
+
+/* Default catch-up of the shaper: sw-delay at the line rate. sw-delay is
+ * how late this machine's software may run (timers, softirqs), which the
+ * headroom already assumes; a wake-up that late then costs no rate. We
+ * measured the watchdog's lateness up to ~12 ms under QEMU TCG (the tests
+ * set sw-delay 60ms there) and tens of us natively (the default 1 ms).
+ */
+static u32 ll_default_catchup(u64 rate_bps, u64 sw_delay_ns)
+{
+	return min_t(u64, ll_bytes_in_ns(rate_bps, sw_delay_ns),
+		     LOSSLESS_BURST_MAX_BYTES);
+}
 
 /* The MMU charge travels with the packet in the qdisc cb. */
 static struct ll_mmu_charge *ll_charge(struct sk_buff *skb)
@@ -464,20 +481,21 @@ static struct ll_queue *ll_pick(struct ll_sched *q, u32 closed)
 	}
 }
 
-/* Charge the shaper for len bytes at now; on shortage return the time at
- * which it will have the credit, else 0.
+/* The first dequeue at or after the wake-up asked of the watchdog: how
+ * late it runs (timer, softirq, qdisc run) is what the catch-up bound and
+ * the headroom's software delay must cover.
  */
-static u64 ll_shaper_take(struct ll_sched *q, unsigned int len, u64 now)
+static void ll_wake_record(struct ll_sched *q, u64 now)
 {
-	s64 cost = psched_l2t_ns(&q->rate, len);
-	s64 toks = min_t(s64, q->tokens_ns + (s64)(now - q->t_c_ns), q->buffer_ns);
+	u64 late;
 
-	/* A frame larger than the bucket goes when the bucket is full. */
-	if (toks < min(cost, q->buffer_ns))
-		return now + min(cost, q->buffer_ns) - toks;
-	q->tokens_ns = toks - cost;
-	q->t_c_ns = now;
-	return 0;
+	if (!q->wake_ns || now < q->wake_ns)
+		return;
+	late = now - q->wake_ns;
+	q->wake_ns = 0;
+	q->wake_late[ll_lateness_bucket(late)]++;
+	if (late > q->wake_late_max_ns)
+		q->wake_late_max_ns = late;
 }
 
 static struct sk_buff *ll_dequeue(struct Qdisc *sch)
@@ -497,6 +515,7 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 			      !test_bit(q->pool_port, q->pool->pfc_pending))))
 		return NULL;
 	now = ll_now_ns();
+	ll_wake_record(q, now);
 	if (q->pool) {
 		/* The pool lock only when a frame may be due: a kick, or the
 		 * refresh deadline the last poll returned.
@@ -522,12 +541,13 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 			q->pause_blocked++;
 			if (q->next_open_ns)
 				wake = min(wake, q->next_open_ns);
+			ll_shaper_idle(&q->shaper, now);
 			goto idle;
 		}
 		head = &cl->skbs;
 	}
 
-	wait = ll_shaper_take(q, qdisc_pkt_len(head->head), now);
+	wait = ll_shaper_take(&q->shaper, qdisc_pkt_len(head->head), now);
 	if (wait) {
 		q->throttled++;
 		wake = min(wake, wait);
@@ -547,13 +567,19 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 	}
 	sch->qstats.backlog -= qdisc_pkt_len(skb);
 	sch->q.qlen--;
+	if (!sch->q.qlen)
+		ll_shaper_idle(&q->shaper, now);
 	qdisc_bstats_update(sch, skb);
 	return skb;
 
 idle:
-	if (wake != LL_MMU_NEVER)
-		qdisc_watchdog_schedule_range_ns(&q->watchdog, max(wake, now),
+	if (!sch->q.qlen && q->shaper.busy)
+		ll_shaper_idle(&q->shaper, now);
+	if (wake != LL_MMU_NEVER) {
+		q->wake_ns = max(wake, now);
+		qdisc_watchdog_schedule_range_ns(&q->watchdog, q->wake_ns,
 						 LL_TIMER_SLACK_NS);
+	}
 	return NULL;
 }
 
@@ -572,6 +598,9 @@ static void ll_purge_queue(struct Qdisc *sch, struct ll_queue *cl)
 	sch->q.qlen -= pkts;
 	sch->qstats.backlog -= bytes;
 	qdisc_tree_reduce_backlog(sch, pkts, bytes);
+	if (!sch->q.qlen)
+		ll_shaper_idle(&((struct ll_sched *)qdisc_priv(sch))->shaper,
+			       ll_now_ns());
 }
 
 static void ll_reset(struct Qdisc *sch)
@@ -607,8 +636,8 @@ static void ll_reset(struct Qdisc *sch)
 		}
 	}
 	ll_gates_refresh(q);
-	q->tokens_ns = q->buffer_ns;
-	q->t_c_ns = now;
+	ll_shaper_reset(&q->shaper, now);
+	q->wake_ns = 0;
 	qdisc_watchdog_cancel(&q->watchdog);
 }
 
@@ -713,10 +742,12 @@ static int ll_pool_options(struct nlattr **tb, struct ll_mmu_config *cfg,
 }
 
 /* This port's options (rate, delays, headroom) over pc. */
-static void ll_port_options(struct nlattr **tb, u64 rate,
+static void ll_port_options(struct nlattr **tb, u64 rate, u32 shaper_burst,
 			    struct ll_mmu_port_config *pc)
 {
 	pc->rate_bps = rate;
+	/* The upstream's shaper is taken to be like ours (headroom term 9). */
+	pc->shaper_burst_bytes = shaper_burst;
 	if (tb[TCA_LOSSLESS_CABLE_DELAY_NS])
 		pc->cable_delay_ns = nla_get_u64(tb[TCA_LOSSLESS_CABLE_DELAY_NS]);
 	if (tb[TCA_LOSSLESS_SW_DELAY_NS])
@@ -729,7 +760,7 @@ static void ll_port_options(struct nlattr **tb, u64 rate,
  * Either everything applies or nothing does.
  */
 static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
-			  struct netlink_ext_ack *extack)
+			  u32 shaper_burst, struct netlink_ext_ack *extack)
 {
 	struct ll_sched *q = qdisc_priv(sch);
 	struct net_device *dev = qdisc_dev(sch);
@@ -741,12 +772,12 @@ static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
 	bool pool_given, created;
 	int err;
 
-	ll_port_options(tb, rate, &pc);
+	ll_port_options(tb, rate, shaper_burst, &pc);
 	if (!kp) {
 		if (!tb[TCA_LOSSLESS_POOL]) {
 			u32 a;
 
-			for (a = TCA_LOSSLESS_POOL_BYTES; a <= TCA_LOSSLESS_MAX; a++) {
+			for (a = TCA_LOSSLESS_POOL_BYTES; a <= TCA_LOSSLESS_PLANE_ID; a++) {
 				if (tb[a]) {
 					NL_SET_ERR_MSG_ATTR(extack, tb[a],
 							    "buffer options need \"pool NAME\"");
@@ -813,7 +844,7 @@ static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
 	spin_lock_bh(&kp->lock);
 	/* The plane may have changed the port's headroom: start from now. */
 	pc = q->port_cfg;
-	ll_port_options(tb, rate, &pc);
+	ll_port_options(tb, rate, shaper_burst, &pc);
 	old_cfg = kp->mmu->cfg;
 	if (pool_given)
 		e = ll_mmu_pool_reconfigure(kp->mmu, &cfg);
@@ -852,7 +883,7 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 	u32 quanta[LOSSLESS_MAX_QUEUES];
 	u8 priomap[LOSSLESS_PRIOMAP_LEN];
 	u32 frame_bytes = dev->mtu + dev->hard_header_len;
-	u32 nquanta = 0, limit, burst, i;
+	u32 nquanta = 0, limit, burst, catchup, i;
 	u8 nqueues, nstrict, old_nqueues;
 	u64 rate;
 	int err;
@@ -935,8 +966,18 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 		burst = clamp_t(u64, div64_u64(rate * LL_BURST_DEFAULT_NS,
 					       8 * NSEC_PER_SEC),
 				2 * frame_bytes, LOSSLESS_BURST_MAX_BYTES);
+	if (tb[TCA_LOSSLESS_CATCHUP_BYTES])
+		catchup = nla_get_u32(tb[TCA_LOSSLESS_CATCHUP_BYTES]);
+	else if (q->catchup_explicit)
+		catchup = q->catchup_bytes;
+	else	/* sw-delay at the rate: see ll_default_catchup() */
+		catchup = ll_default_catchup(rate, tb[TCA_LOSSLESS_SW_DELAY_NS] ?
+					     nla_get_u64(tb[TCA_LOSSLESS_SW_DELAY_NS]) :
+					     q->port_cfg.sw_response_ns);
+	/* Below the burst it would mean nothing: the bucket holds that. */
+	catchup = max(catchup, burst);
 
-	err = ll_change_pool(sch, tb, rate, extack);
+	err = ll_change_pool(sch, tb, rate, catchup, extack);
 	if (err)
 		return err;
 
@@ -968,12 +1009,10 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 	WRITE_ONCE(q->rate_bps, rate);
 	WRITE_ONCE(q->burst_bytes, burst);
+	WRITE_ONCE(q->catchup_bytes, catchup);
 	q->burst_explicit |= !!tb[TCA_LOSSLESS_BURST_BYTES];
-	psched_ratecfg_precompute(&q->rate,
-				  &(struct tc_ratespec){ .linklayer = TC_LINKLAYER_ETHERNET },
-				  div_u64(rate, 8));
-	q->buffer_ns = psched_l2t_ns(&q->rate, burst);
-	q->tokens_ns = min(q->tokens_ns, q->buffer_ns);
+	q->catchup_explicit |= !!tb[TCA_LOSSLESS_CATCHUP_BYTES];
+	ll_shaper_config(&q->shaper, rate, burst, catchup);
 	sch_tree_unlock(sch);
 	return 0;
 }
@@ -1001,8 +1040,7 @@ static int ll_init(struct Qdisc *sch, struct nlattr *opt,
 	err = ll_change(sch, opt, extack);
 	if (err)
 		return err;
-	q->tokens_ns = q->buffer_ns;
-	q->t_c_ns = ll_now_ns();
+	ll_shaper_reset(&q->shaper, ll_now_ns());
 	return 0;
 }
 
@@ -1121,6 +1159,7 @@ void ll_qdisc_plane_port(struct Qdisc *sch, struct ll_kpool *kp, u32 port,
 {
 	struct ll_sched *q = qdisc_priv(sch);
 	const struct ll_mmu_port *mp = &kp->mmu->ports[port];
+	u32 i;
 
 	memset(out, 0, sizeof(*out));
 	out->ifindex = qdisc_dev(sch)->ifindex;
@@ -1134,6 +1173,11 @@ void ll_qdisc_plane_port(struct Qdisc *sch, struct ll_kpool *kp, u32 port,
 	out->pfc_frames_rx = READ_ONCE(q->pfc_frames_rx);
 	out->pause_frames_rx = READ_ONCE(q->pause_frames_rx);
 	out->ecn_marks = READ_ONCE(q->ecn_marks);
+	out->catchup_bytes = READ_ONCE(q->catchup_bytes);
+	out->shaper_lost_ns = READ_ONCE(q->shaper.lost_ns);
+	out->wake_late_max_ns = READ_ONCE(q->wake_late_max_ns);
+	for (i = 0; i < LOSSLESS_LATENESS_BUCKETS; i++)
+		out->wake_late[i] = READ_ONCE(q->wake_late[i]);
 	out->egress_bytes = mp->egress_bytes;
 	out->headroom_bytes = mp->headroom_bytes;
 	ll_iq_stats(kp, port, now, out->iq);
@@ -1169,6 +1213,7 @@ static int ll_dump(struct Qdisc *sch, struct sk_buff *skb)
 	if (nla_put_u64_64bit(skb, TCA_LOSSLESS_RATE_BPS, READ_ONCE(q->rate_bps),
 			      TCA_LOSSLESS_PAD) ||
 	    nla_put_u32(skb, TCA_LOSSLESS_BURST_BYTES, READ_ONCE(q->burst_bytes)) ||
+	    nla_put_u32(skb, TCA_LOSSLESS_CATCHUP_BYTES, READ_ONCE(q->catchup_bytes)) ||
 	    nla_put_u8(skb, TCA_LOSSLESS_QUEUES, nqueues) ||
 	    nla_put_u8(skb, TCA_LOSSLESS_STRICT, READ_ONCE(q->nstrict)) ||
 	    nla_put(skb, TCA_LOSSLESS_PRIOMAP, sizeof(q->priomap), q->priomap) ||
@@ -1196,10 +1241,15 @@ static int ll_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		.throttled = q->throttled,
 		.pause_blocked = q->pause_blocked,
 		.rate_bps = q->rate_bps,
+		.catchup_bytes = q->catchup_bytes,
+		.shaper_lost_ns = q->shaper.lost_ns,
+		.wake_late_max_ns = q->wake_late_max_ns,
 	};
 	u64 now = ll_now_ns();
 	u32 i;
 
+	BUILD_BUG_ON(LOSSLESS_LATENESS_BUCKETS != LL_LATENESS_BUCKETS);
+	memcpy(st.wake_late, q->wake_late, sizeof(st.wake_late));
 	ll_port_pause_expire(&q->pause, now);
 	st.paused_mask = ll_port_pause_closed_mask(&q->pause);
 	for (i = 0; i < LL_GATES; i++) {

@@ -66,6 +66,7 @@ ll_u64 ll_headroom_bytes(const struct ll_headroom_params *p)
 	bytes += quanta * (LL_PAUSE_QUANTUM_BITS / 8);			/* (6) */
 	bytes += ll_bytes_in_ns(p->rate_bps, p->sw_response_ns);	/* (7) */
 	bytes += p->queued_bytes;					/* (8) */
+	bytes += p->shaper_burst_bytes;					/* (9) */
 
 	if (p->round_bytes > 1) {
 		rem = bytes - ll_div_u64(bytes, p->round_bytes) * p->round_bytes;

@@ -10,6 +10,7 @@
  *     + peer_response_quanta * 512 / 8                     (6)
  *     + rate_bps * sw_response_ns / 8e9                    (7)
  *     + queued_bytes                                       (8)
+ *     + shaper_burst_bytes                                 (9)
  *   then rounded up to a multiple of round_bytes (if > 1).
  *
  * (1) our PFC frame may wait behind one frame already being sent on the
@@ -35,6 +36,10 @@
  *     terms of a 2 m veth are zero;
  * (8) bytes the upstream has already handed below its qdisc (driver ring,
  *     BQL limit) and cannot recall, plus the same on our reverse path.
+ * (9) the upstream's shaper may send above its rate for a moment: after
+ *     idling, its burst; after a late timer wake-up while backlogged, its
+ *     catch-up (shaper.h). Either may fall inside the pause reaction, so
+ *     the larger of the two is counted once, in bytes.
  *
  * mtu_bytes is the largest frame the MMU accounts (L2 header included;
  * 64 KiB if GSO packets are accounted unsegmented). Rates in bits/s, times
@@ -60,6 +65,7 @@ struct ll_headroom_params {
 	ll_u32 peer_response_quanta;	/* 0: ll_peer_response_quanta(rate) */
 	ll_u32 queued_bytes;		/* unrecallable bytes below qdiscs */
 	ll_u32 round_bytes;		/* round up to a multiple (cell); 0, 1: none */
+	ll_u32 shaper_burst_bytes;	/* upstream max(burst, catch-up) */
 };
 
 /*

@@ -341,6 +341,7 @@ ll_u64 ll_mmu_port_headroom(const struct ll_mmu_pool *pool,
 		.sw_response_ns = pc->sw_response_ns,
 		.mtu_bytes = pool->cfg.mtu_bytes,
 		.queued_bytes = pc->queued_bytes,
+		.shaper_burst_bytes = pc->shaper_burst_bytes,
 	};
 
 	if (pc->headroom_bytes)

@@ -157,6 +157,7 @@ struct ll_mmu_port_config {
 	ll_u64 sw_response_ns;		/* software reaction, both ends */
 	ll_u32 queued_bytes;		/* unrecallable bytes (rings, BQL) */
 	ll_u32 headroom_bytes;		/* 0: ll_headroom_bytes() */
+	ll_u32 shaper_burst_bytes;	/* upstream shaper above rate (term 9) */
 };
 
 enum ll_mmu_err {

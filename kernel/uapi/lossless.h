@@ -20,6 +20,7 @@
 #define LOSSLESS_BURST_MAX_BYTES (1U << 30)
 #define LOSSLESS_LIMIT_MAX_PKTS (1U << 20)
 #define LOSSLESS_QUANTUM_MAX_BYTES (1U << 24)
+#define LOSSLESS_LATENESS_BUCKETS 20
 
 enum {
 	TCA_LOSSLESS_UNSPEC,
@@ -49,6 +50,7 @@ enum {
 	TCA_LOSSLESS_ECN_PMAX,		/* u32: probability, 1/65536 units */
 	TCA_LOSSLESS_PLANE_FD,		/* u32: fd of the pool's plane map (set) */
 	TCA_LOSSLESS_PLANE_ID,		/* u32: id of the plane map (dump only) */
+	TCA_LOSSLESS_CATCHUP_BYTES,	/* u32: shaper catch-up bound */
 	__TCA_LOSSLESS_MAX
 };
 
@@ -112,6 +114,15 @@ struct tc_lossless_xstats {
 	__u64 ecn_marks;	/* CE marks on this port's queues */
 	__u64 unaccounted;	/* packets from outside the pool (local) */
 	struct tc_lossless_iq_stats iq[LOSSLESS_PFC_PRIOS];
+	/* Shaper and timer (appended). */
+	__u64 catchup_bytes;	/* credit a backlogged port may catch up */
+	__u64 shaper_lost_ns;	/* credit cut while backlogged (late wake-ups) */
+	__u64 wake_late_max_ns;	/* latest wake-up seen */
+	/* Lateness of the qdisc's timed wake-ups, from the time asked for to
+	 * the dequeue that ran: bucket 0 < 1024 ns, bucket i in
+	 * [2^(9+i), 2^(10+i)) ns, the last one >= 2^28 ns.
+	 */
+	__u64 wake_late[LOSSLESS_LATENESS_BUCKETS];
 };
 
 struct tc_lossless_class_xstats {
@@ -147,7 +158,7 @@ struct tc_lossless_class_xstats {
 #define LOSSLESS_PLANE_TEL 1
 #define LOSSLESS_PLANE_ENTRIES 2
 #define LOSSLESS_PLANE_MAGIC 0x4c4c504eU	/* "LLPN" */
-#define LOSSLESS_PLANE_VERSION 1
+#define LOSSLESS_PLANE_VERSION 2
 #define LOSSLESS_PLANE_PORTS 64
 #define LOSSLESS_PLANE_INTERVAL_MIN_US 100U
 #define LOSSLESS_PLANE_INTERVAL_MAX_US 1000000U
@@ -193,6 +204,11 @@ struct lossless_plane_port {
 	__u64 egress_bytes;	/* accounted bytes queued on this port */
 	__u64 headroom_bytes;	/* per lossless priority */
 	struct tc_lossless_iq_stats iq[LOSSLESS_PFC_PRIOS];
+	/* Shaper and timer, as in tc_lossless_xstats (version 2). */
+	__u64 catchup_bytes;
+	__u64 shaper_lost_ns;
+	__u64 wake_late_max_ns;
+	__u64 wake_late[LOSSLESS_LATENESS_BUCKETS];
 };
 
 struct lossless_plane_tel {

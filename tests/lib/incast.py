@@ -4,7 +4,7 @@ run_incast() builds SENDERS hosts and a receiver around one bridge whose
 ports all carry the given root qdisc (a lossless pool, or a FIFO for the
 control), runs UDP on lossless priority 3 (DSCP 24) from every sender for
 SECONDS, and returns the switch, the per-sender results, the receiver's
-report and the bottleneck's steady-state utilisation. With delay (a time
+report and the bottleneck's steady-state utilisation (steady_util). With delay (a time
 such as "2ms") every link is a long cable with that one-way delay
 (topology.Topology.link), and the switch qdisc should say so with
 `cable-delay`.
@@ -36,7 +36,7 @@ POOL = f"pool sw0 buffer 2mb lossless-prios 3 alpha 1/8 sw-delay {SW_DELAY}"
 PORT = 5000
 
 
-def build(t, switch_qdisc, senders=SENDERS, delay=None):
+def build(t, switch_qdisc, senders=SENDERS, delay=None, mbit=MBIT):
     sw = t.switch("sw")
     r = t.host("r")
     lr = t.link(r, sw, delay=delay)
@@ -52,7 +52,7 @@ def build(t, switch_qdisc, senders=SENDERS, delay=None):
         r.run(f"ip neigh replace 10.0.0.{10 + i} lladdr {lk['a_mac']} dev {lr['a_if']} nud permanent")
         # The host's uplink: line rate, honours the switch's PFC.
         # Large enough to hold all the sender's socket lets it queue.
-        h.run(f"tc qdisc add dev {lk['a_if']} root lossless rate {MBIT}mbit limit 20000")
+        h.run(f"tc qdisc add dev {lk['a_if']} root lossless rate {mbit}mbit limit 20000")
         h.run(f"{Paths.ingress} attach {lk['a_if']} --pin-dir /sys/fs/bpf/ll-{h.ns}")
         senders.append((h, lk))
     announce([r] + [h for h, _ in senders])
@@ -63,35 +63,74 @@ def build(t, switch_qdisc, senders=SENDERS, delay=None):
     return sw, r, r_ip, lr["b_if"], senders, sw_ports
 
 
-def run_incast(t, switch_qdisc, senders=SENDERS, seconds=SECONDS, delay=None, before=None):
+# The steady window of an incast: from this long after the senders start
+# to this long before they stop (process start-up and the first pauses
+# before, the last drain after).
+STEADY_SKIP_S = 1.5
+STEADY_TAIL_S = 1.0
+BACKLOG_SAMPLES = 4
+
+
+def run_incast(t, switch_qdisc, senders=SENDERS, seconds=SECONDS, delay=None, before=None,
+               mbit=MBIT, info=None):
     """The incast; before(sw, r, r_ip, senders), if given, runs once the
-    network is built, before the traffic starts."""
-    sw, r, r_ip, bottleneck, senders, sw_ports = build(t, switch_qdisc, senders, delay)
+    network is built, before the traffic starts. util is the bottleneck's
+    utilisation in the steady window as the receiver measured it
+    (steady_util); info, a dict if given, gets the details: per-bucket
+    utilisation ("buckets"), the bottleneck's backlog sampled in the window
+    ("backlog_samples", bytes) and its qdisc's own count ("util_qdisc")."""
+    sw, r, r_ip, bottleneck, senders, sw_ports = build(t, switch_qdisc, senders, delay, mbit)
     if before:
         before(sw, r, r_ip, senders)
-    recv = r.popen(f"{Paths.traffic} recv --port {PORT} --idle-exit 5 --duration {seconds * 4 + 60}")
-    time.sleep(0.5)
-    procs = [h.popen(f"{Paths.traffic} send --dst {r_ip} --port {PORT} --flow {i} --prio 3 --dscp 24 "
-                     f"--size {PAYLOAD} --duration {seconds} --sndbuf {SNDBUF}")
-             for i, (h, _) in enumerate(senders)]
-    # Utilisation of the bottleneck in steady state: its sent-bytes counter
-    # sampled 1.5 s after the start and 1.5 s before the senders stop.
-    time.sleep(1.5)
-    first = sent_bytes(sw, bottleneck)
-    time.sleep(max(1.0, seconds - 3.0))
-    last = sent_bytes(sw, bottleneck)
-    util = (last[1] - first[1]) * 8 / (MBIT * 1e6 * (last[0] - first[0]))
-    sends = [json.loads(p.communicate(timeout=seconds * 4 + 60)[0]) for p in procs]
-    res = json.loads(recv.communicate(timeout=seconds * 4 + 120)[0])
+    sends, res, util = traffic(sw, r, r_ip, bottleneck, senders, seconds, mbit, info)
     return sw, senders, sw_ports, bottleneck, sends, res, util
 
 
-def sent_bytes(host, dev):
-    """(time, bytes sent) of dev's root qdisc; the time is the middle of the
-    tc call, which takes a while under TCG."""
-    t0 = time.monotonic()
-    b = qstats(host, dev)["bytes"]
-    return (t0 + time.monotonic()) / 2, b
+def traffic(sw, r, r_ip, bottleneck, senders, seconds=SECONDS, mbit=MBIT, info=None):
+    """One incast over a built network (build()): every sender at line rate
+    to r for seconds. Returns (sends, res, util) as run_incast does."""
+    recv = r.popen(f"{Paths.traffic} recv --port {PORT} --idle-exit 5 --duration {seconds * 4 + 60}"
+                   " --bucket-ms 100")
+    time.sleep(0.5)
+    start_ns = time.monotonic_ns()
+    procs = [h.popen(f"{Paths.traffic} send --dst {r_ip} --port {PORT} --flow {i} --prio 3 --dscp 24 "
+                     f"--size {PAYLOAD} --duration {seconds} --sndbuf {SNDBUF}")
+             for i, (h, _) in enumerate(senders)]
+    # The bottleneck's backlog and sent bytes, sampled across the window.
+    window = max(1.0, seconds - STEADY_SKIP_S - STEADY_TAIL_S)
+    time.sleep(STEADY_SKIP_S)
+    samples = []
+    for k in range(BACKLOG_SAMPLES):
+        t0 = time.monotonic()
+        st = qstats(sw, bottleneck)
+        samples.append(((t0 + time.monotonic()) / 2, st["bytes"], st["backlog"]))
+        if k + 1 < BACKLOG_SAMPLES:
+            time.sleep(max(0.0, t0 + window / (BACKLOG_SAMPLES - 1) - time.monotonic()))
+    sends = [json.loads(p.communicate(timeout=seconds * 4 + 60)[0]) for p in procs]
+    res = json.loads(recv.communicate(timeout=seconds * 4 + 120)[0])
+    lo = start_ns + int(STEADY_SKIP_S * 1e9)
+    hi = start_ns + int((STEADY_SKIP_S + window) * 1e9)
+    util, buckets = steady_util(res, lo, hi, mbit)
+    if info is not None:
+        info["buckets"] = buckets
+        info["backlog_samples"] = [b for _, _, b in samples]
+        info["util_qdisc"] = ((samples[-1][1] - samples[0][1]) * 8 /
+                              (mbit * 1e6 * (samples[-1][0] - samples[0][0])))
+    return sends, res, util
+
+
+def steady_util(res, lo_ns, hi_ns, mbit=MBIT):
+    """Utilisation of the receiver's link over [lo_ns, hi_ns): wire bytes
+    the receiver counted in its 100 ms buckets that lie wholly inside the
+    window, over what the line rate carries in them. Returns (mean, the
+    list of per-bucket utilisations)."""
+    start, width = res["bucket_start_ns"], res["bucket_ns"]
+    per_bucket = mbit * 1e6 * width / 8e9
+    buckets = [b / per_bucket for i, b in enumerate(res["bucket_wire_bytes"])
+               if start + i * width >= lo_ns and start + (i + 1) * width <= hi_ns]
+    if not buckets:
+        return 0.0, []
+    return sum(buckets) / len(buckets), buckets
 
 
 def qstats(host, dev):

@@ -4,6 +4,7 @@
 //   ll-traffic send --dst ADDR --port N [--flow ID] [--prio P] [--size B]
 //                   [--dscp D] [--ecn] [--rate-mbit R] (--duration S | --count N)
 //   ll-traffic recv --port N [--duration S] [--idle-exit S] [--gap-ms G]
+//                   [--bucket-ms B]
 //
 // send --ecn sends ECT(0) packets; recv counts per flow the ECN codepoint
 // each packet arrived with (CE = marked by a congested queue on the way).
@@ -85,6 +86,9 @@ const char* kUsage =
     "  --duration S      stop after S seconds (default 60)\n"
     "  --idle-exit S     stop S seconds after the last packet (default 2)\n"
     "  --gap-ms G        report arrival gaps longer than G ms per flow (default 5)\n"
+    "  --bucket-ms B     also count the wire bytes of all flows (payload + UDP,\n"
+    "                    IPv4 and Ethernet headers: what a shaper charges) per\n"
+    "                    B ms since the receiver started (default 100; 0 = off)\n"
     "Every flow reports how many of its packets arrived with each ECN codepoint\n"
     "(not_ect, ect0, ect1, ce; they add up to received). CE means that a queue on\n"
     "the way marked the packet (congestion experienced).\n"
@@ -230,6 +234,10 @@ int do_recv(const Args& a) {
     uint64_t duration_ns = uint64_t(a.num("duration", 60) * 1e9);
     uint64_t idle_ns = uint64_t(a.num("idle-exit", 2) * 1e9);
     uint64_t gap_ns = uint64_t(a.num("gap-ms", 5) * 1e6);
+    uint64_t bucket_ns = uint64_t(a.num("bucket-ms", 100) * 1e6);
+    // Link-layer bytes of a UDP datagram: + UDP 8, IPv4 20, Ethernet 14.
+    constexpr uint64_t kWireOverhead = 8 + 20 + 14;
+    std::vector<uint64_t> bucket_bytes;
 
     Socket s;
     int rcvbuf = 32 << 20, one = 1;
@@ -306,11 +314,21 @@ int do_recv(const Args& a) {
         f.last_ns = at;
         f.received++;
         f.bytes += uint64_t(n);
+        if (bucket_ns) {
+            size_t b = size_t((at - start) / bucket_ns);
+            if (bucket_bytes.size() <= b) bucket_bytes.resize(b + 1, 0);
+            bucket_bytes[b] += uint64_t(n) + kWireOverhead;
+        }
         if (tos >= 0) f.ecn[tos & 3]++;  // always there for IPv4 with IP_RECVTOS
     }
 
-    std::printf("{\"mode\":\"recv\",\"socket_drops\":%u,\"foreign\":%llu,\"flows\":{", socket_drops,
+    std::printf("{\"mode\":\"recv\",\"socket_drops\":%u,\"foreign\":%llu,", socket_drops,
                 (unsigned long long)foreign);
+    std::printf("\"bucket_start_ns\":%llu,\"bucket_ns\":%llu,\"bucket_wire_bytes\":[",
+                (unsigned long long)start, (unsigned long long)bucket_ns);
+    for (size_t i = 0; i < bucket_bytes.size(); i++)
+        std::printf("%s%llu", i ? "," : "", (unsigned long long)bucket_bytes[i]);
+    std::printf("],\"flows\":{");
     bool first = true;
     for (auto& [id, f] : flows) {
         // Lost = sequence numbers below the highest seen that never came.

@@ -121,6 +121,9 @@ TEST(Headroom, EachTermAddsItsBytes)
 	p = base;
 	p.peer_response_quanta = 10;
 	EXPECT_EQ(ll_headroom_bytes(&p), 4500u + 64u + 640u);
+	p = base;
+	p.shaper_burst_bytes = 125000;	// a 1 ms catch-up at 1G (term 9)
+	EXPECT_EQ(ll_headroom_bytes(&p), 4692u + 125000u);
 }
 
 TEST(Headroom, InvalidInputGivesZero)

@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+"""Under PFC the bottleneck runs at line rate (VM test).
+
+A lossless switch is only useful if pausing its upstreams keeps its
+bottleneck busy. N hosts send UDP at line rate on lossless priority 3 into
+one receiver through a pool bridge (the switch options of the issue that
+found the problem: `pool sw0 buffer B lossless-prios 3 sw-delay 60ms`, the
+shaper's burst and catch-up left at their defaults). For each incast
+(3:1 and 8:1) at each rate (20 and 100 Mbit/s), RUNS runs, each followed at
+once by its control: the same network with a tail-drop FIFO at the same
+rate on the switch (tbf, no PFC). Every run checks:
+
+  - zero lossless drops (receiver sequence numbers and the MMU's count);
+  - the bottleneck held a backlog at every sample in the steady window;
+  - its utilisation in that window, from the wire bytes the receiver
+    counted per 100 ms, is >= 97 % of line rate and >= 0.98 x the control's;
+  - the lateness of the bottleneck's timer and the credit its shaper had to
+    cut (printed: what the catch-up covers).
+
+LL_LINE_RATE_RUNS, LL_LINE_RATE_MBITS ("20 100"), LL_LINE_RATE_FANIN ("3 8")
+and LL_LINE_RATE_SECONDS narrow or stretch it.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import Checks  # noqa: E402
+from incast import SW_DELAY, build, qstats, traffic  # noqa: E402
+from topology import Topology  # noqa: E402
+
+RUNS = int(os.environ.get("LL_LINE_RATE_RUNS", "5"))
+MBITS = [int(x) for x in os.environ.get("LL_LINE_RATE_MBITS", "20 100").split()]
+FANIN = [int(x) for x in os.environ.get("LL_LINE_RATE_FANIN", "3 8").split()]
+SECONDS = float(os.environ.get("LL_LINE_RATE_SECONDS", "5"))
+UTIL_MIN = 0.97
+CONTROL_RATIO_MIN = 0.98
+
+
+def buffer_for(mbit, ports):
+    """A buffer that holds every port's headroom (rate x sw-delay and the
+    catch-up, by default the same, are the big terms) with as much again to
+    share: 2 MB, as the other tests, at 3:1 20 Mbit/s."""
+    return max(2 << 20, ports * mbit * 1_000_000 * 60 // 8000 * 4)
+
+
+def lossless_qdisc(mbit, ports):
+    return (f"lossless rate {mbit}mbit pool sw0 buffer {buffer_for(mbit, ports)} "
+            f"lossless-prios 3 alpha 1/8 sw-delay {SW_DELAY}")
+
+
+def set_switch(sw, ports, qdisc):
+    for p in ports:  # replace cannot change the kind of handle 1:
+        sw.run(f"tc qdisc del dev {p} root")
+        sw.run(f"tc qdisc add dev {p} root handle 1: {qdisc}")
+
+
+def lateness(st):
+    """Non-empty lateness buckets as text, and the share of wake-ups later
+    than the catch-up covers at this port's rate."""
+    parts = []
+    for b in st.get("wake_late", []):
+        if b["count"]:
+            lt = b["lt_ns"]
+            parts.append(f"<{lt / 1e3:.0f}us:{b['count']}" if lt else f"big:{b['count']}")
+    return " ".join(parts)
+
+
+def one_incast(c, t, mbit, fanin):
+    ports = fanin + 1
+    sw, r, r_ip, bottleneck, senders, sw_ports = build(t, lossless_qdisc(mbit, ports), fanin,
+                                                       mbit=mbit)
+    utils, ratios = [], []
+    for run in range(1, RUNS + 1):
+        tag = f"{fanin}:1 {mbit} Mbit/s run {run}"
+        set_switch(sw, sw_ports, lossless_qdisc(mbit, ports))
+        info = {}
+        sends, res, util = traffic(sw, r, r_ip, bottleneck, senders, SECONDS, mbit, info)
+        st = {p: qstats(sw, p) for p in sw_ports}
+        sent = sum(s["sent"] for s in sends)
+        got = sum(f["received"] for f in res["flows"].values())
+        bst = st[bottleneck]
+        pfc_tx = sum(s.get("pfc_frames_tx", 0) for s in st.values())
+        peak_h = max(s["ingress"][3]["peak_headroom"] for s in st.values())
+        size_h = min(s["ingress"][3]["headroom_size"] for s in st.values())
+
+        set_switch(sw, sw_ports, f"tbf rate {mbit}mbit burst 3028 limit {buffer_for(mbit, ports)}")
+        cinfo = {}
+        csends, cres, cutil = traffic(sw, r, r_ip, bottleneck, senders, SECONDS, mbit, cinfo)
+        csent = sum(s["sent"] for s in csends)
+        cgot = sum(f["received"] for f in cres["flows"].values())
+
+        b = info["buckets"]
+        print(f"  {tag}: lossless util {util * 100:.1f}% (100 ms buckets min {min(b) * 100:.1f}% "
+              f"max {max(b) * 100:.1f}%, n {len(b)}; qdisc count {info['util_qdisc'] * 100:.1f}%), "
+              f"lost {sent - got}/{sent}, pfc_tx {pfc_tx}, backlog samples "
+              f"{info['backlog_samples']} B; no-PFC control util {cutil * 100:.1f}% "
+              f"lost {csent - cgot}/{csent}", flush=True)
+        print(f"    bottleneck shaper: catchup {bst['catchup']} B, credit cut "
+              f"{bst['shaper_lost'] / 1e6:.2f} ms, wake-up lateness max "
+              f"{bst['wake_late_max'] / 1e6:.2f} ms [{lateness(bst)}]; peak headroom {peak_h} B "
+              f"of {size_h} B", flush=True)
+        c.eq(sent - got, 0, f"{tag}: every lossless packet arrived")
+        c.eq(sum(s["pool_drops_lossless"] for s in st.values()), 0, f"{tag}: MMU: no lossless drop")
+        c.ok(min(info["backlog_samples"]) > 0, f"{tag}: the bottleneck held a backlog throughout",
+             f"min {min(info['backlog_samples'])} B")
+        c.le(peak_h, size_h, f"{tag}: peak headroom <= headroom", " B")
+        c.ok(pfc_tx > 0, f"{tag}: the switch paused its upstreams", f"{pfc_tx} PFC frames")
+        c.ge(round(util, 4), UTIL_MIN, f"{tag}: utilisation while backlogged")
+        ratio = util / cutil if cutil else 0.0
+        c.ge(round(ratio, 4), CONTROL_RATIO_MIN, f"{tag}: utilisation vs the no-PFC control")
+        c.ok(cgot < csent, f"{tag}: control: the FIFO switch loses packets", f"{csent - cgot} lost")
+        utils.append(util)
+        ratios.append(ratio)
+    print(f"  {fanin}:1 {mbit} Mbit/s: utilisation per run "
+          f"{' '.join(f'{u * 100:.1f}%' for u in utils)}; vs control "
+          f"{' '.join(f'{x:.3f}' for x in ratios)}", flush=True)
+
+
+def main():
+    c = Checks("line_rate")
+    for mbit in MBITS:
+        for fanin in FANIN:
+            with Topology("lr") as t:
+                one_incast(c, t, mbit, fanin)
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()
