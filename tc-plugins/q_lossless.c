@@ -13,8 +13,9 @@
  * daemon/plane/ll_plane_map.c, which losslessd's configuration shares.
  *
  * Syntax, modelled on tc-ets and tc-tbf:
- *   lossless [ rate RATE ] [ burst BYTES ] [ queues N ] [ strict N ]
- *            [ quanta Q0 Q1 ... ] [ priomap P0 P1 ... P15 ] [ limit PACKETS ]
+ *   lossless [ rate RATE ] [ burst BYTES ] [ catchup BYTES ] [ queues N ]
+ *            [ strict N ] [ quanta Q0 Q1 ... ] [ priomap P0 P1 ... P15 ]
+ *            [ limit PACKETS ]
  *            [ pool NAME ] [ buffer SIZE ] [ alpha A ] [ egress-alpha A ]
  *            [ lossless-prios LIST ] [ reserved SIZE ] [ xon-offset SIZE ]
  *            [ cable-delay TIME ] [ sw-delay TIME ] [ headroom SIZE ]
@@ -66,7 +67,8 @@
 static void usage_synopsis(void)
 {
 	fprintf(stderr,
-		"Usage: ... lossless [ rate RATE ] [ burst BYTES ] [ queues NUMBER ]\n"
+		"Usage: ... lossless [ rate RATE ] [ burst BYTES ] [ catchup BYTES ]\n"
+		"                    [ queues NUMBER ]\n"
 		"                    [ strict NUMBER ] [ quanta BYTES0 BYTES1 ... ]\n"
 		"                    [ priomap QUEUE0 QUEUE1 ... QUEUE15 ] [ limit PACKETS ]\n"
 		"                    [ pool NAME ] [ buffer SIZE ] [ alpha ALPHA ]\n"
@@ -93,6 +95,13 @@ static void explain(void)
 		"  burst BYTES       shaper bucket in tc size units (b, kb, mb, gb);\n"
 		"                    %u .. %u bytes (64b .. 1gb).\n"
 		"                    Default: max(2 full frames, 100us at RATE).\n"
+		"  catchup BYTES     the most a backlogged port sends back to back after a\n"
+		"                    late timer wake-up to catch up with its rate (the\n"
+		"                    shaper's credit cap while it has packets to send);\n"
+		"                    same units as burst, %u .. %u bytes (64b .. 1gb);\n"
+		"                    a value below burst counts as burst. Default: the\n"
+		"                    bytes RATE carries in sw-delay (1ms unless set), at\n"
+		"                    least burst. A pool port's headroom counts it.\n"
 		"  queues NUMBER     number of data queues, classes MAJOR:1 .. MAJOR:NUMBER;\n"
 		"                    1 .. %u. Default %u.\n"
 		"  strict NUMBER     queues 0 .. NUMBER-1 are strict priority, queue 0\n"
@@ -113,6 +122,7 @@ static void explain(void)
 		"                    Default %u.\n",
 		LOSSLESS_RATE_MIN_BPS / 1000,
 		(double)LOSSLESS_RATE_MAX_BPS / 1e12,
+		LOSSLESS_BURST_MIN_BYTES, LOSSLESS_BURST_MAX_BYTES,
 		LOSSLESS_BURST_MIN_BYTES, LOSSLESS_BURST_MAX_BYTES,
 		LOSSLESS_MAX_QUEUES, LL_DEFAULT_QUEUES,
 		LOSSLESS_QUANTUM_MAX_BYTES, LOSSLESS_PRIOMAP_LEN,
@@ -173,7 +183,9 @@ static void explain(void)
 		"                    and the delays: 3 MTU + the bytes the rate carries\n"
 		"                    in 2 * cable-delay + sw-delay + 64 (the PFC frame)\n"
 		"                    + the upstream's reaction time (IEEE 802.3 Annex\n"
-		"                    31B: pause quanta of 64 bytes at any rate).\n"
+		"                    31B: pause quanta of 64 bytes at any rate)\n"
+		"                    + catchup (the upstream's shaper taken as this\n"
+		"                    port's).\n"
 		"  ecn KMIN KMAX PMAX (pool) RED ECN marking (CE) on the egress queues:\n"
 		"                    never at or below KMIN bytes queued, always above\n"
 		"                    KMAX, in between with probability\n"
@@ -310,15 +322,15 @@ static int ll_parse_rate(const char *arg, const char *dev, __u64 *bps)
 	}
 }
 
-static int ll_parse_burst(const char *arg, __u32 *burst)
+static int ll_parse_burst(const char *kw, const char *arg, __u32 *burst)
 {
 	unsigned int sz;
 
 	if ((!isdigit((unsigned char)arg[0]) && arg[0] != '.') ||
 	    get_size(&sz, arg) ||
 	    sz < LOSSLESS_BURST_MIN_BYTES || sz > LOSSLESS_BURST_MAX_BYTES)
-		return ll_fail("invalid burst \"%s\": must be %u .. %u bytes (tc size units b, kb, mb, gb: 64b .. 1gb)",
-			       arg, LOSSLESS_BURST_MIN_BYTES,
+		return ll_fail("invalid %s \"%s\": must be %u .. %u bytes (tc size units b, kb, mb, gb: 64b .. 1gb)",
+			       kw, arg, LOSSLESS_BURST_MIN_BYTES,
 			       LOSSLESS_BURST_MAX_BYTES);
 	*burst = sz;
 	return 0;
@@ -653,13 +665,14 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			      struct nlmsghdr *n, const char *dev)
 {
 	bool has_rate = false, has_burst = false, has_queues = false;
+	bool has_catchup = false;
 	bool has_strict = false, has_limit = false, has_quanta = false;
 	bool has_priomap = false;
 	enum { LIST_NONE, LIST_QUANTA, LIST_PRIOMAP } list = LIST_NONE;
 	__u32 quanta[LOSSLESS_MAX_QUEUES];
 	__u8 priomap[LOSSLESS_PRIOMAP_LEN] = {};
 	unsigned int nquanta = 0, nprio = 0, i;
-	__u32 burst = 0, limit = 0;
+	__u32 burst = 0, catchup = 0, limit = 0;
 	__u8 queues = 0, strict = 0;
 	__u64 rate_bps = 0, v;
 	struct ll_pool_opts po = {};
@@ -703,6 +716,7 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			return -1;
 		}
 		if (strcmp(kw, "rate") && strcmp(kw, "burst") &&
+		    strcmp(kw, "catchup") &&
 		    strcmp(kw, "queues") && strcmp(kw, "strict") &&
 		    strcmp(kw, "limit") && strcmp(kw, "quanta") &&
 		    strcmp(kw, "priomap") && !ll_is_pool_kw(kw))
@@ -728,9 +742,15 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		} else if (strcmp(kw, "burst") == 0) {
 			if (has_burst)
 				return ll_fail("duplicate \"burst\"");
-			if (ll_parse_burst(*argv, &burst))
+			if (ll_parse_burst(kw, *argv, &burst))
 				return -1;
 			has_burst = true;
+		} else if (strcmp(kw, "catchup") == 0) {
+			if (has_catchup)
+				return ll_fail("duplicate \"catchup\"");
+			if (ll_parse_burst(kw, *argv, &catchup))
+				return -1;
+			has_catchup = true;
 		} else if (strcmp(kw, "queues") == 0) {
 			if (has_queues)
 				return ll_fail("duplicate \"queues\"");
@@ -794,6 +814,14 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 					       priomap[i], i, queues - 1, queues);
 	}
 
+	/*
+	 * The catch-up includes the bucket. Against the qdisc's current burst
+	 * (no "burst" here) the kernel raises a smaller catch-up to it.
+	 */
+	if (has_catchup && has_burst && catchup < burst)
+		return ll_fail("invalid catchup %u: must be %u .. %u bytes (at least burst %u)",
+			       catchup, burst, LOSSLESS_BURST_MAX_BYTES, burst);
+
 	tail = addattr_nest(n, LL_NLMSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
 	if (has_rate &&
 	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_RATE_BPS, &rate_bps,
@@ -802,6 +830,10 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	if (has_burst &&
 	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_BURST_BYTES, &burst,
 		      sizeof(burst)))
+		return -1;
+	if (has_catchup &&
+	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_CATCHUP_BYTES, &catchup,
+		      sizeof(catchup)))
 		return -1;
 	if (has_queues &&
 	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_QUEUES, &queues,
@@ -1090,6 +1122,10 @@ static int lossless_print_opt(struct qdisc_util *qu, FILE *f,
 	    RTA_PAYLOAD(tb[TCA_LOSSLESS_BURST_BYTES]) >= sizeof(__u32))
 		ll_print_bytes("burst", "burst %s ",
 			       rta_getattr_u32(tb[TCA_LOSSLESS_BURST_BYTES]));
+	if (tb[TCA_LOSSLESS_CATCHUP_BYTES] &&
+	    RTA_PAYLOAD(tb[TCA_LOSSLESS_CATCHUP_BYTES]) >= sizeof(__u32))
+		ll_print_bytes("catchup", "catchup %s ",
+			       rta_getattr_u32(tb[TCA_LOSSLESS_CATCHUP_BYTES]));
 	if (tb[TCA_LOSSLESS_QUEUES] &&
 	    RTA_PAYLOAD(tb[TCA_LOSSLESS_QUEUES]) >= sizeof(__u8))
 		print_uint(PRINT_ANY, "queues", "queues %u ",
@@ -1179,7 +1215,65 @@ static void ll_print_time(const char *key, const char *fmt, __u64 ns)
 	print_string(PRINT_FP, NULL, fmt, sprint_time64(ns, b));
 }
 
-static void ll_print_qdisc_xstats(const struct tc_lossless_xstats *st)
+/* Upper bound of lateness bucket b (see uapi), in ns; 0 for the last. */
+static __u64 ll_lateness_bucket_max_ns(unsigned int b)
+{
+	return b + 1 < LOSSLESS_LATENESS_BUCKETS ? 1ULL << (10 + b) : 0;
+}
+
+/*
+ * The shaper's catch-up and how late the port's timed wake-ups ran: what
+ * catchup and sw-delay must cover. Only when the kernel sent them (len):
+ * an older kernel's zeros would read as "never late". Text: the non-empty
+ * buckets as "<UPPER:COUNT", the last one ">=LOWER:COUNT", or "none";
+ * JSON: all of them with their upper bound (lt_ns, 0 for the last).
+ */
+static void ll_print_shaper_xstats(const struct tc_lossless_xstats *st,
+				   unsigned int len)
+{
+	bool any = false;
+	unsigned int b;
+	SPRINT_BUF(t);
+
+	if (len < offsetof(struct tc_lossless_xstats, wake_late) +
+		  sizeof(st->wake_late))
+		return;
+	ll_print_size64("catchup", "  catchup %s", st->catchup_bytes);
+	ll_print_time("shaper_lost", " shaper_lost %s", st->shaper_lost_ns);
+	ll_print_time("wake_late_max", " wake_late_max %s",
+		      st->wake_late_max_ns);
+	print_string(PRINT_FP, NULL, " wake_late", NULL);
+	open_json_array(PRINT_JSON, "wake_late");
+	for (b = 0; b < LOSSLESS_LATENESS_BUCKETS; b++) {
+		__u64 max_ns = ll_lateness_bucket_max_ns(b);
+
+		if (is_json_context()) {
+			open_json_object(NULL);
+			print_u64(PRINT_JSON, "lt_ns", NULL, max_ns);
+			print_u64(PRINT_JSON, "count", NULL, st->wake_late[b]);
+			close_json_object();
+			continue;
+		}
+		if (!st->wake_late[b])
+			continue;
+		if (max_ns)
+			print_string(PRINT_FP, NULL, " <%s",
+				     sprint_time64(max_ns, t));
+		else	/* from the previous bucket's upper bound on */
+			print_string(PRINT_FP, NULL, " >=%s",
+				     sprint_time64(ll_lateness_bucket_max_ns(b - 1),
+						   t));
+		print_u64(PRINT_FP, NULL, ":%llu", st->wake_late[b]);
+		any = true;
+	}
+	close_json_array(PRINT_JSON, NULL);
+	if (!any)
+		print_string(PRINT_FP, NULL, " none", NULL);
+	print_nl();
+}
+
+static void ll_print_qdisc_xstats(const struct tc_lossless_xstats *st,
+				  unsigned int len)
 {
 	unsigned int g;
 
@@ -1195,6 +1289,7 @@ static void ll_print_qdisc_xstats(const struct tc_lossless_xstats *st)
 	if (st->rate_bps)
 		ll_print_rate("line_rate", " line_rate %s", st->rate_bps);
 	print_nl();
+	ll_print_shaper_xstats(st, len);
 
 	print_string(PRINT_FP, NULL, " ", NULL);
 	print_uint(PRINT_JSON, "paused_mask", NULL, st->paused_mask);
@@ -1365,7 +1460,7 @@ static int lossless_print_xstats(struct qdisc_util *qu, FILE *f,
 
 		memset(&st, 0, sizeof(st));
 		memcpy(&st, RTA_DATA(xstats), min(len, (unsigned int)sizeof(st)));
-		ll_print_qdisc_xstats(&st);
+		ll_print_qdisc_xstats(&st, len);
 		ll_print_pool_xstats(&st, len);
 	} else if (type == TC_LOSSLESS_XSTATS_CLASS) {
 		struct tc_lossless_class_xstats st;

@@ -86,15 +86,17 @@ def run_incast(t, switch_qdisc, senders=SENDERS, seconds=SECONDS, delay=None, be
     return sw, senders, sw_ports, bottleneck, sends, res, util
 
 
-def traffic(sw, r, r_ip, bottleneck, senders, seconds=SECONDS, mbit=MBIT, info=None):
+def traffic(sw, r, r_ip, bottleneck, senders, seconds=SECONDS, mbit=MBIT, info=None,
+            sndbuf=SNDBUF, idle_exit=5):
     """One incast over a built network (build()): every sender at line rate
-    to r for seconds. Returns (sends, res, util) as run_incast does."""
-    recv = r.popen(f"{Paths.traffic} recv --port {PORT} --idle-exit 5 --duration {seconds * 4 + 60}"
-                   " --bucket-ms 100")
+    to r for seconds. Returns (sends, res, util) as run_incast does. The
+    receiver stops idle_exit s after the last packet."""
+    recv = r.popen(f"{Paths.traffic} recv --port {PORT} --idle-exit {idle_exit} "
+                   f"--duration {seconds * 4 + 60} --bucket-ms 100")
     time.sleep(0.5)
     start_ns = time.monotonic_ns()
     procs = [h.popen(f"{Paths.traffic} send --dst {r_ip} --port {PORT} --flow {i} --prio 3 --dscp 24 "
-                     f"--size {PAYLOAD} --duration {seconds} --sndbuf {SNDBUF}")
+                     f"--size {PAYLOAD} --duration {seconds} --sndbuf {sndbuf}")
              for i, (h, _) in enumerate(senders)]
     # The bottleneck's backlog and sent bytes, sampled across the window.
     window = max(1.0, seconds - STEADY_SKIP_S - STEADY_TAIL_S)

@@ -27,14 +27,17 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -247,6 +250,9 @@ private:
 struct QdiscOpts {
 	uint64_t rate_bps = 10000000000ULL;
 	uint32_t burst = 125000;
+	// Dumped by kernels with the catch-up shaper (always, then); the
+	// tests that do not set it stand for older kernels.
+	std::optional<uint32_t> catchup;
 	uint8_t queues = 8;
 	uint8_t strict = 2;
 	std::vector<uint8_t> priomap = {0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -273,6 +279,8 @@ void PutOptions(Msg &m, const QdiscOpts &o)
 	size_t nest = m.Nest(TCA_OPTIONS);
 	m.PutT<uint64_t>(TCA_LOSSLESS_RATE_BPS, o.rate_bps);
 	m.PutT<uint32_t>(TCA_LOSSLESS_BURST_BYTES, o.burst);
+	if (o.catchup)
+		m.PutT<uint32_t>(TCA_LOSSLESS_CATCHUP_BYTES, *o.catchup);
 	m.PutT<uint8_t>(TCA_LOSSLESS_QUEUES, o.queues);
 	m.PutT<uint8_t>(TCA_LOSSLESS_STRICT, o.strict);
 	m.Put(TCA_LOSSLESS_PRIOMAP, o.priomap.data(), o.priomap.size());
@@ -359,6 +367,14 @@ tc_lossless_xstats SampleQdiscXstats()
 	st.gates[3] = {10, 9, 1234567};	// 1.23ms
 	st.gates[5] = {1, 0, 2500};		// 2.5us
 	st.gates[8] = {1, 1, 3360000000ULL};	// 3.36s
+	// Shaper and timer (appended with the catch-up shaper).
+	st.catchup_bytes = 1250000;		// 1ms at 10gbit
+	st.shaper_lost_ns = 3500000;		// 3.5ms
+	st.wake_late_max_ns = 300000000;	// 300ms
+	st.wake_late[0] = 1000;			// < 1024 ns
+	st.wake_late[5] = 20;			// [16384, 32768) ns
+	st.wake_late[10] = 3;			// [2^19, 2^20) ns
+	st.wake_late[LOSSLESS_LATENESS_BUCKETS - 1] = 1;	// >= 2^28 ns
 	return st;
 }
 
@@ -452,6 +468,9 @@ std::vector<std::string> DecodeCapture(const std::string &data, std::string *kin
 				}
 				case TCA_LOSSLESS_BURST_BYTES:
 					os << " burst=" << u32(0) << (n == 4 ? "" : "(bad len)");
+					break;
+				case TCA_LOSSLESS_CATCHUP_BYTES:
+					os << " catchup=" << u32(0) << (n == 4 ? "" : "(bad len)");
 					break;
 				case TCA_LOSSLESS_QUEUES:
 					os << " queues=" << unsigned(p[0]) << (n == 1 ? "" : "(bad len)");
@@ -604,6 +623,27 @@ const RejectCase kRejects[] = {
 	{"BurstNegative", "burst -100", "invalid burst \"-100\": must be 64 .. 1073741824 bytes"},
 	{"BurstBadUnit", "burst 10parsecs", "invalid burst \"10parsecs\""},
 	{"BurstMissing", "burst", "option \"burst\" needs a value"},
+	{"BurstDuplicate", "burst 64kb burst 64kb", "duplicate \"burst\""},
+	// catchup: burst's units and range, not below a burst on the same line.
+	{"CatchupTooSmall", "catchup 63", "invalid catchup \"63\": must be 64 .. 1073741824 bytes (tc size units b, kb, mb, gb: 64b .. 1gb)"},
+	{"CatchupZero", "catchup 0", "invalid catchup \"0\": must be 64 .. 1073741824 bytes"},
+	{"CatchupTooLarge", "catchup 1073741825", "invalid catchup \"1073741825\": must be 64 .. 1073741824 bytes"},
+	{"CatchupAboveMaxUnit", "catchup 1025mb", "invalid catchup \"1025mb\": must be 64 .. 1073741824 bytes"},
+	{"CatchupU32Overflow", "catchup 5gb", "invalid catchup \"5gb\": must be 64 .. 1073741824 bytes"},
+	{"CatchupNegative", "catchup -100", "invalid catchup \"-100\": must be 64 .. 1073741824 bytes"},
+	{"CatchupBadUnit", "catchup 10parsecs", "invalid catchup \"10parsecs\": must be 64 .. 1073741824 bytes"},
+	{"CatchupTime", "catchup 4ms", "invalid catchup \"4ms\": must be 64 .. 1073741824 bytes"},
+	{"CatchupEmpty", "catchup <empty>", "invalid catchup \"\": must be 64 .. 1073741824 bytes"},
+	{"CatchupMissing", "catchup", "option \"catchup\" needs a value"},
+	{"CatchupMissingBeforeKeyword", "rate 10gbit catchup", "option \"catchup\" needs a value"},
+	{"CatchupDuplicate", "catchup 1mb catchup 2mb", "duplicate \"catchup\""},
+	{"CatchupDuplicateSame", "catchup 1mb burst 64kb catchup 1mb", "duplicate \"catchup\""},
+	{"CatchupBelowBurst", "burst 64kb catchup 65535", "invalid catchup 65535: must be 65536 .. 1073741824 bytes (at least burst 65536)"},
+	{"CatchupBelowBurstBefore", "catchup 1514 burst 3028", "invalid catchup 1514: must be 3028 .. 1073741824 bytes (at least burst 3028)"},
+	{"CatchupBelowBurstUnits", "rate 10gbit catchup 1kb burst 1mb", "invalid catchup 1024: must be 1048576 .. 1073741824 bytes (at least burst 1048576)"},
+	{"CatchupBelowMaxBurst", "burst 1gb catchup 1023mb", "invalid catchup 1072693248: must be 1073741824 .. 1073741824 bytes (at least burst 1073741824)"},
+	{"CatchupKeywordIsCaseSensitive", "Catchup 1mb", "unknown option \"Catchup\""},
+	{"CatchUpSpelledApart", "catch-up 1mb", "unknown option \"catch-up\""},
 	{"QueuesZero", "queues 0", "invalid queues \"0\": must be an integer 1 .. 64"},
 	{"QueuesTooMany", "queues 65", "invalid queues \"65\": must be an integer 1 .. 64"},
 	{"QueuesU8Wrap", "queues 264", "invalid queues \"264\": must be an integer 1 .. 64"},
@@ -775,6 +815,21 @@ const AcceptCase kAccepts[] = {
 	{"BurstKb", "burst 64kb", "burst=65536"},
 	{"BurstMax", "burst 1gb", "burst=1073741824"},
 	{"BurstSuffixB", "burst 30000b", "burst=30000"},
+	{"CatchupBytes", "catchup 1250000", "catchup=1250000"},
+	{"CatchupMin", "catchup 64", "catchup=64"},
+	{"CatchupSuffixB", "catchup 30000b", "catchup=30000"},
+	{"CatchupKb", "catchup 512kb", "catchup=524288"},
+	{"CatchupMb", "catchup 4mb", "catchup=4194304"},
+	{"CatchupMbit", "catchup 8mbit", "catchup=1048576"},
+	{"CatchupFraction", "catchup 1.5mb", "catchup=1572864"},
+	{"CatchupMax", "catchup 1gb", "catchup=1073741824"},
+	{"CatchupMaxBytes", "catchup 1073741824", "catchup=1073741824"},
+	{"CatchupEqualsBurst", "burst 64kb catchup 65536", "burst=65536 catchup=65536"},
+	{"CatchupAboveBurst", "catchup 4mb burst 64kb", "burst=65536 catchup=4194304"},
+	{"CatchupMaxWithMaxBurst", "burst 1gb catchup 1gb", "burst=1073741824 catchup=1073741824"},
+	// Without "burst" the qdisc's burst is unknown here: the kernel raises
+	// a smaller catch-up to it.
+	{"CatchupWithoutBurstLeftToKernel", "rate 10gbit catchup 64", "rate=10000000000 catchup=64"},
 	{"Queues1", "queues 1", "queues=1"},
 	{"Queues64Strict64", "queues 64 strict 64", "queues=64 strict=64"},
 	{"StrictZero", "strict 0", "strict=0"},
@@ -794,6 +849,10 @@ const AcceptCase kAccepts[] = {
 	 "rate=25000000000 burst=65536 queues=8 strict=2 priomap=0,0,1,2,0,0,0,0,0,0,0,0,0,0,0,0 quanta=1514,1514,9000 limit=100"},
 	{"AllReordered", "limit 100 priomap 0 0 1 2 quanta 1514 1514 9000 strict 2 queues 8 burst 64kb rate 25gbit",
 	 "rate=25000000000 burst=65536 queues=8 strict=2 priomap=0,0,1,2,0,0,0,0,0,0,0,0,0,0,0,0 quanta=1514,1514,9000 limit=100"},
+	{"AllWithCatchup",
+	 "limit 100 catchup 3mb priomap 0 0 1 2 quanta 1514 strict 2 queues 8 burst 64kb rate 25gbit pool sw0 sw-delay 1ms",
+	 "rate=25000000000 burst=65536 catchup=3145728 queues=8 strict=2 priomap=0,0,1,2,0,0,0,0,0,0,0,0,0,0,0,0 "
+	 "quanta=1514 limit=100 pool=sw0 sw_delay=1000000"},
 	// Shared-buffer pool options.
 	{"Pool", "pool sw0", "pool=sw0"},
 	{"PoolNameMax", "pool Ab-9_.xxxxxxxxx", "pool=Ab-9_.xxxxxxxxx"},
@@ -869,11 +928,13 @@ TEST(TcPlugin, HelpDocumentsEveryOptionWithRangeAndDefault)
 	Result r = Tc({"qdisc", "add", "dev", "lo", "root", "lossless", "help"});
 	EXPECT_EQ(r.rc, 1);
 	for (const char *s : {
-		     "Usage: ... lossless [ rate RATE ] [ burst BYTES ] [ queues NUMBER ]",
+		     "Usage: ... lossless [ rate RATE ] [ burst BYTES ] [ catchup BYTES ]",
+		     "[ queues NUMBER ]",
 		     "[ strict NUMBER ] [ quanta BYTES0 BYTES1 ... ]",
 		     "[ priomap QUEUE0 QUEUE1 ... QUEUE15 ] [ limit PACKETS ]",
 		     "  rate RATE ", "8kbit .. 1.6tbit", "Default: the link speed the device reports",
 		     "  burst BYTES ", "64 .. 1073741824 bytes", "Default: max(2 full frames, 100us at RATE)",
+		     "  catchup BYTES ",
 		     "  queues NUMBER ", "1 .. 64. Default 8.",
 		     "  strict NUMBER ", "Default 0 (all DWRR)",
 		     "  quanta BYTES... ", "1 .. 16777216", "MTU + link header",
@@ -882,6 +943,24 @@ TEST(TcPlugin, HelpDocumentsEveryOptionWithRangeAndDefault)
 		     "  limit PACKETS ", "1 .. 1048576", "Default 1000.",
 	     })
 		EXPECT_NE(r.err.find(s), std::string::npos) << "missing \"" << s << "\" in:\n" << r.err;
+	// catchup's own paragraph (up to "queues") has its range and default;
+	// the kernel's default is sw-delay at the rate, at least burst.
+	size_t from = r.err.find("  catchup BYTES "), to = r.err.find("  queues NUMBER ");
+	ASSERT_NE(from, std::string::npos) << r.err;
+	ASSERT_NE(to, std::string::npos) << r.err;
+	ASSERT_LT(from, to) << r.err;
+	std::string catchup = r.err.substr(from, to - from);
+	for (const char *s : {
+		     "back to back", "late timer wake-up",
+		     "64 .. 1073741824 bytes (64b .. 1gb)", "a value below burst counts as burst",
+		     "Default: the", "bytes RATE carries in sw-delay (1ms unless set)", "least burst.",
+		     "headroom counts it.",
+	     })
+		EXPECT_NE(catchup.find(s), std::string::npos) << "missing \"" << s << "\" in:\n" << catchup;
+	// The synopsis fits 80 columns.
+	std::istringstream usage(r.err.substr(0, r.err.find("\n\n")));
+	for (std::string line; std::getline(usage, line);)
+		EXPECT_LE(line.size(), 80u) << line;
 }
 
 TEST(TcPlugin, HelpDocumentsPoolOptions)
@@ -907,6 +986,7 @@ TEST(TcPlugin, HelpDocumentsPoolOptions)
 		     "On \"tc qdisc add\" only", "1518 on a",
 		     "  headroom SIZE ", "0: computed", "3 MTU + the bytes the rate carries",
 		     "in 2 * cable-delay + sw-delay + 64 (the PFC frame)",
+		     "+ catchup (the upstream's shaper taken as this",
 		     "  ecn KMIN KMAX PMAX (pool)", "PMAX * (bytes - KMIN) / (KMAX - KMIN)",
 		     "decimal 0 .. 1 (0.2), kept in 1/65536 steps.",
 		     "  ecn off           (pool) no ECN marking. Default.",
@@ -1016,6 +1096,7 @@ TEST(TcPluginPrint, QdiscXstatsText)
 		  " Sent 123456 bytes 789 pkt (dropped 0, overlimits 0 requeues 0) \n"
 		  " backlog 4542b 3p requeues 0\n"
 		  "  pfc_frames_rx 12 pause_frames_rx 1 ctrl_invalid 2 throttled 345 pause_blocked 6 line_rate 10Gbit\n"
+		  "  catchup 1250000b shaper_lost 3.5ms wake_late_max 300ms wake_late <1.02us:1000 <32.8us:20 <1.05ms:3 >=268ms:1\n"
 		  "  paused prio 3 5\n"
 		  "  gate prio3 xoff 10 xon 9 paused_time 1.23ms (paused)\n"
 		  "  gate prio5 xoff 1 xon 0 paused_time 2.5us (paused)\n"
@@ -1030,6 +1111,7 @@ TEST(TcPluginPrint, QdiscXstatsAllGatesWithDetails)
 	Result r = Show({"-s", "-d", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, sizeof(st)));
 	EXPECT_EQ(r.rc, 0) << r.err;
 	EXPECT_NE(r.out.find("  pfc_frames_rx 0 pause_frames_rx 0 ctrl_invalid 0 throttled 0 pause_blocked 0\n"
+			     "  catchup 0b shaper_lost 0ns wake_late_max 0ns wake_late none\n"
 			     "  paused port\n"
 			     "  gate prio0 xoff 0 xon 0 paused_time 0ns\n"),
 		  std::string::npos)
@@ -1053,6 +1135,15 @@ TEST(TcPluginPrint, QdiscXstatsJson)
 	EXPECT_EQ(r.rc, 0) << r.err;
 	EXPECT_NE(r.out.find("\"pfc_frames_rx\":12,\"pause_frames_rx\":1,\"ctrl_invalid\":2,"
 			     "\"throttled\":345,\"pause_blocked\":6,\"line_rate\":1250000000,"
+			     "\"catchup\":1250000,\"shaper_lost\":3500000,\"wake_late_max\":300000000,"
+			     "\"wake_late\":[{\"lt_ns\":1024,\"count\":1000},{\"lt_ns\":2048,\"count\":0},"),
+		  std::string::npos)
+		<< r.out;
+	EXPECT_NE(r.out.find("{\"lt_ns\":32768,\"count\":20},{\"lt_ns\":65536,\"count\":0},"),
+		  std::string::npos)
+		<< r.out;
+	EXPECT_NE(r.out.find("{\"lt_ns\":134217728,\"count\":0},{\"lt_ns\":268435456,\"count\":0},"
+			     "{\"lt_ns\":0,\"count\":1}],"
 			     "\"paused_mask\":40,\"paused_prios\":[3,5],\"paused_port\":false,\"gates\":["),
 		  std::string::npos)
 		<< r.out;
@@ -1093,6 +1184,16 @@ TEST(TcPluginPrint, QdiscXstatsFromOlderKernel)
 			     "  gate prio3 xoff 0 xon 0 paused_time 0ns (paused)\n"),
 		  std::string::npos)
 		<< r.out;
+	// Fields it never had print as 0, but the shaper line (all appended
+	// fields) is left out rather than shown as "never late".
+	EXPECT_EQ(r.out.find("catchup"), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("wake_late"), std::string::npos) << r.out;
+	r = Show({"-s", "-j", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, len));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find("\"pfc_frames_rx\":12,"), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("catchup"), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("shaper_lost"), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("wake_late"), std::string::npos) << r.out;
 }
 
 // A newer kernel appends fields: they are ignored.
@@ -1257,14 +1358,24 @@ TEST(TcPluginPrint, PartialPoolOptions)
 	EXPECT_EQ(r.out, "qdisc lossless 1: root refcnt 2 pool p1 sw-delay 5us \n");
 }
 
-const char *kStatsHead =
+const char *kStatsCounters =
 	" Sent 123456 bytes 789 pkt (dropped 0, overlimits 0 requeues 0) \n"
 	" backlog 4542b 3p requeues 0\n"
-	"  pfc_frames_rx 12 pause_frames_rx 1 ctrl_invalid 2 throttled 345 pause_blocked 6 line_rate 10Gbit\n"
+	"  pfc_frames_rx 12 pause_frames_rx 1 ctrl_invalid 2 throttled 345 pause_blocked 6 line_rate 10Gbit\n";
+
+// SampleQdiscXstats()'s shaper line: the non-empty lateness buckets.
+const char *kShaperText =
+	"  catchup 1250000b shaper_lost 3.5ms wake_late_max 300ms wake_late <1.02us:1000 <32.8us:20 <1.05ms:3 >=268ms:1\n";
+
+const char *kStatsGates =
 	"  paused prio 3 5\n"
 	"  gate prio3 xoff 10 xon 9 paused_time 1.23ms (paused)\n"
 	"  gate prio5 xoff 1 xon 0 paused_time 2.5us (paused)\n"
 	"  gate port xoff 1 xon 1 paused_time 3.36s\n";
+
+// The whole struct, and one from a kernel before the shaper line.
+const std::string kStatsHead = std::string(kStatsCounters) + kShaperText + kStatsGates;
+const std::string kStatsHeadBeforeShaper = std::string(kStatsCounters) + kStatsGates;
 
 const char *kPoolStatsText =
 	"  pool port 1 of 3  buffer 1Mb  shared 512Kb used 10Kb peak 300Kb  headroom 96Kb used 0b peak 20Kb\n"
@@ -1366,7 +1477,8 @@ TEST(TcPluginPrint, OldSizeXstatsHaveNoPoolSection)
 	size_t old_len = offsetof(tc_lossless_xstats, pool_port);
 	Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, old_len));
 	EXPECT_EQ(r.rc, 0) << r.err;
-	EXPECT_EQ(r.out, std::string("qdisc lossless 1: root refcnt 2 ") + kDefaultOptsText + "\n" + kStatsHead);
+	EXPECT_EQ(r.out, std::string("qdisc lossless 1: root refcnt 2 ") + kDefaultOptsText + "\n" +
+				 kStatsHeadBeforeShaper);
 	r = Show({"-s", "-j", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, old_len));
 	EXPECT_EQ(r.rc, 0) << r.err;
 	EXPECT_NE(r.out.find("\"paused_time\":3360000000,\"paused\":false}]}"), std::string::npos) << r.out;
@@ -1391,6 +1503,195 @@ TEST(TcPluginPrint, PoolXstatsFromNewerKernel)
 	Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump({}, big.data(), big.size()));
 	EXPECT_EQ(r.rc, 0) << r.err;
 	EXPECT_NE(r.out.find(std::string(kPoolStatsText) + "  ingress prio 0 lossy"), std::string::npos) << r.out;
+}
+
+// ---- printing: the shaper's catch-up and the timer's lateness -------------
+
+// The shaper line of a qdisc's text xstats, "" if none.
+std::string ShaperLine(const tc_lossless_xstats &st)
+{
+	Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, sizeof(st)));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	size_t p = r.out.find("\n  catchup ");
+	if (p == std::string::npos)
+		return "";
+	return r.out.substr(p + 1, r.out.find('\n', p + 1) - p);
+}
+
+TEST(TcPluginPrint, ShaperXstatsText)
+{
+	tc_lossless_xstats st = SampleQdiscXstats();
+	EXPECT_EQ(ShaperLine(st), kShaperText);
+
+	// Never late (or never woken): no bucket to show.
+	std::fill(std::begin(st.wake_late), std::end(st.wake_late), 0);
+	st.wake_late_max_ns = 0;
+	st.shaper_lost_ns = 0;
+	st.catchup_bytes = 1 << 20;
+	EXPECT_EQ(ShaperLine(st), "  catchup 1Mb shaper_lost 0ns wake_late_max 0ns wake_late none\n");
+
+	// Only the open last bucket: from 2^28 ns on.
+	st.wake_late[LOSSLESS_LATENESS_BUCKETS - 1] = 2;
+	st.wake_late_max_ns = 1000000000;
+	st.shaper_lost_ns = 999;
+	st.catchup_bytes = 64;
+	EXPECT_EQ(ShaperLine(st), "  catchup 64b shaper_lost 999ns wake_late_max 1s wake_late >=268ms:2\n");
+
+	// Every bucket, in order: upper bounds 2^10 .. 2^28 ns, then the open one.
+	for (unsigned b = 0; b < LOSSLESS_LATENESS_BUCKETS; b++)
+		st.wake_late[b] = b + 1;
+	st.wake_late[0] = UINT64_MAX;
+	st.catchup_bytes = 1ULL << 30;
+	st.shaper_lost_ns = UINT64_MAX / 2;
+	st.wake_late_max_ns = 268435456;
+	EXPECT_EQ(ShaperLine(st),
+		  "  catchup 1Gb shaper_lost 9.22e+09s wake_late_max 268ms wake_late <1.02us:18446744073709551615"
+		  " <2.05us:2 <4.1us:3 <8.19us:4 <16.4us:5 <32.8us:6 <65.5us:7 <131us:8 <262us:9 <524us:10"
+		  " <1.05ms:11 <2.1ms:12 <4.19ms:13 <8.39ms:14 <16.8ms:15 <33.6ms:16 <67.1ms:17 <134ms:18"
+		  " <268ms:19 >=268ms:20\n");
+
+	// A bucket in the middle alone.
+	std::fill(std::begin(st.wake_late), std::end(st.wake_late), 0);
+	st.wake_late[13] = 7;
+	st.wake_late_max_ns = 5000000;
+	st.shaper_lost_ns = 1250000;
+	st.catchup_bytes = 3 << 10;
+	EXPECT_EQ(ShaperLine(st), "  catchup 3Kb shaper_lost 1.25ms wake_late_max 5ms wake_late <8.39ms:7\n");
+}
+
+TEST(TcPluginPrint, ShaperXstatsJson)
+{
+	tc_lossless_xstats st = SampleQdiscXstats();
+	st.wake_late[LOSSLESS_LATENESS_BUCKETS - 2] = 5;
+	Result r = Show({"-s", "-j", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, sizeof(st)));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	std::string want = "\"catchup\":1250000,\"shaper_lost\":3500000,\"wake_late_max\":300000000,\"wake_late\":[";
+	for (unsigned b = 0; b < LOSSLESS_LATENESS_BUCKETS; b++) {
+		uint64_t lt = b + 1 < LOSSLESS_LATENESS_BUCKETS ? 1ULL << (10 + b) : 0;
+		want += std::string(b ? "," : "") + "{\"lt_ns\":" + std::to_string(lt) +
+			",\"count\":" + std::to_string(st.wake_late[b]) + "}";
+	}
+	want += "],\"paused_mask\":40,";
+	EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
+	EXPECT_NE(r.out.find("{\"lt_ns\":268435456,\"count\":5},{\"lt_ns\":0,\"count\":1}]"), std::string::npos)
+		<< r.out;
+	TempDir tmp;
+	WriteFile(tmp.File("j"), r.out);
+	Result py = RunCmd({"python3", "-c",
+			    "import json,sys; q=json.load(open(sys.argv[1]))[0]; w=q['wake_late'];"
+			    " assert len(w) == 20, w;"
+			    " assert [e['lt_ns'] for e in w] == [2**(10+i) for i in range(19)] + [0], w;"
+			    " assert [e['count'] for e in w] == [1000,0,0,0,0,20,0,0,0,0,3,0,0,0,0,0,0,0,5,1], w;"
+			    " assert all(sorted(e) == ['count', 'lt_ns'] for e in w), w;"
+			    " assert (q['catchup'], q['shaper_lost'], q['wake_late_max']) == (1250000, 3500000, 300000000), q",
+			    tmp.File("j")},
+			   {});
+	if (py.rc != -1) {
+		EXPECT_EQ(py.rc, 0) << py.err << r.out;
+	}
+	// All zero: still 20 entries, all counts 0.
+	tc_lossless_xstats zero{};
+	zero.type = TC_LOSSLESS_XSTATS_QDISC;
+	r = Show({"-s", "-j", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &zero, sizeof(zero)));
+	EXPECT_NE(r.out.find("\"catchup\":0,\"shaper_lost\":0,\"wake_late_max\":0,\"wake_late\":[{\"lt_ns\":1024,\"count\":0},"),
+		  std::string::npos)
+		<< r.out;
+	size_t n = 0;
+	for (size_t p = 0; (p = r.out.find("{\"lt_ns\":", p)) != std::string::npos; p++)
+		n++;
+	EXPECT_EQ(n, 20u) << r.out;
+}
+
+// The shaper line needs all the appended fields: a kernel with the pool but
+// before the shaper (or a cut inside the histogram) prints none, text or
+// JSON; the pool section still prints.
+TEST(TcPluginPrint, ShaperXstatsNeedTheWholeBlock)
+{
+	QdiscOpts o;
+	o.pool.emplace();
+	tc_lossless_xstats st = SamplePoolXstats();
+	for (size_t len : {offsetof(tc_lossless_xstats, catchup_bytes),
+			   offsetof(tc_lossless_xstats, wake_late),
+			   offsetof(tc_lossless_xstats, wake_late[LOSSLESS_LATENESS_BUCKETS - 1]),
+			   sizeof(st) - 1}) {
+		Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump(o, &st, len));
+		EXPECT_EQ(r.rc, 0) << r.err;
+		EXPECT_EQ(r.out.find("  catchup "), std::string::npos) << len << ": " << r.out;
+		EXPECT_NE(r.out.find(std::string(kStatsCounters) + kStatsGates + kPoolStatsText +
+				     "  ingress prio 0 lossy"),
+			  std::string::npos)
+			<< len << ": " << r.out;
+		r = Show({"-s", "-j", "qdisc", "show", "dev", "lo"}, QdiscDump(o, &st, len));
+		EXPECT_EQ(r.rc, 0) << r.err;
+		EXPECT_EQ(r.out.find("\"catchup\""), std::string::npos) << len << ": " << r.out;
+		EXPECT_EQ(r.out.find("wake_late"), std::string::npos) << len << ": " << r.out;
+		EXPECT_NE(r.out.find("\"pool_port\":1,"), std::string::npos) << len << ": " << r.out;
+	}
+	Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump(o, &st, sizeof(st)));
+	EXPECT_NE(r.out.find(std::string(kStatsCounters) + kShaperText + kStatsGates + kPoolStatsText),
+		  std::string::npos)
+		<< r.out;
+}
+
+// catchup in the options (kernels with the catch-up shaper dump it).
+TEST(TcPluginPrint, CatchupOption)
+{
+	struct {
+		uint32_t burst, catchup;
+		const char *text;
+	} cases[] = {
+		{125000, 1250000, "burst 125000b catchup 1250000b queues 8 "},
+		{64, 64, "burst 64b catchup 64b queues 8 "},
+		{65536, 4 << 20, "burst 64Kb catchup 4Mb queues 8 "},
+		{3028, 3 << 10, "burst 3028b catchup 3Kb queues 8 "},
+		{1u << 30, 1u << 30, "burst 1024Mb catchup 1024Mb queues 8 "},
+	};
+	for (const auto &c : cases) {
+		QdiscOpts o;
+		o.burst = c.burst;
+		o.catchup = c.catchup;
+		Result r = Show({"qdisc", "show", "dev", "lo"}, QdiscDump(o));
+		EXPECT_EQ(r.rc, 0) << r.err;
+		EXPECT_EQ(r.err, "");
+		EXPECT_NE(r.out.find(std::string("rate 10Gbit ") + c.text), std::string::npos)
+			<< c.catchup << ": " << r.out;
+	}
+	QdiscOpts o;
+	o.catchup = 1250000;
+	o.pool.emplace();
+	Result r = Show({"qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_EQ(r.out, std::string("qdisc lossless 1: root refcnt 2 rate 10Gbit burst 125000b catchup 1250000b "
+				     "queues 8 strict 2 quanta 1514 1514 1514 1514 1514 1514 1514 9000 "
+				     "priomap 0 1 2 3 4 5 6 7 0 0 0 0 0 0 0 0 limit 1000 ") +
+				 kPoolOptsText + "\n");
+	r = Show({"-j", "qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find("\"options\":{\"rate\":1250000000,\"burst\":125000,\"catchup\":1250000,\"queues\":8,"),
+		  std::string::npos)
+		<< r.out;
+	TempDir tmp;
+	WriteFile(tmp.File("j"), r.out);
+	Result py = RunCmd({"python3", "-c",
+			    "import json,sys; o=json.load(open(sys.argv[1]))[0]['options'];"
+			    " assert o['catchup'] == 1250000 and o['burst'] == 125000, o",
+			    tmp.File("j")},
+			   {});
+	if (py.rc != -1) {
+		EXPECT_EQ(py.rc, 0) << py.err << r.out;
+	}
+	// A kernel without it: no catchup, text or JSON (QdiscOptionsText).
+	r = Show({"-j", "qdisc", "show", "dev", "lo"}, QdiscDump({}));
+	EXPECT_EQ(r.out.find("catchup"), std::string::npos) << r.out;
+	// Too short an attribute is skipped.
+	Msg m(RTM_NEWQDISC, NLM_F_MULTI, QdiscTcm());
+	m.PutStr(TCA_KIND, "lossless");
+	size_t nest = m.Nest(TCA_OPTIONS);
+	m.PutT<uint32_t>(TCA_LOSSLESS_BURST_BYTES, 1514);
+	m.PutT<uint16_t>(TCA_LOSSLESS_CATCHUP_BYTES, 7);
+	m.End(nest);
+	r = Show({"qdisc", "show", "dev", "lo"}, m.Bytes());
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_EQ(r.out, "qdisc lossless 1: root refcnt 2 burst 1514b \n");
 }
 
 // ---- round trip: printed options parse back to the same attributes --------
@@ -1441,6 +1742,18 @@ TEST(TcPluginRoundTrip, PrintedOptionsParseBackIdentically)
 	variants[7].pool.emplace();
 	*variants[7].pool = {"p.1", 1536 + (5ULL << 30), 7u << 8 | 31, 1u << 8 | 5, 0x81, 1023, 1025,
 			     1234567, 999999999, 12345, 1, 2, 1};
+	// catchup as the kernel dumps it (at least burst), with and without a pool.
+	const std::pair<int, uint32_t> catchups[] = {
+		{0, 1250000},		// burst 125000
+		{1, 1073741824},	// burst 1gb too: "1024Mb"
+		{2, 64},		// burst 64
+		{3, 90003},		// burst 30001
+		{6, 64 << 10},		// in a pool, burst 64
+	};
+	for (const auto &[from, catchup] : catchups) {
+		variants.push_back(variants[from]);
+		variants.back().catchup = catchup;
+	}
 	for (const QdiscOpts &o : variants) {
 		std::string dump = QdiscDump(o);
 		Result shown = Show({"qdisc", "show", "dev", "lo"}, dump);

@@ -8,7 +8,8 @@ found the problem: `pool sw0 buffer B lossless-prios 3 sw-delay 60ms`, the
 shaper's burst and catch-up left at their defaults). For each incast
 (3:1 and 8:1) at each rate (20 and 100 Mbit/s), RUNS runs, each followed at
 once by its control: the same network with a tail-drop FIFO at the same
-rate on the switch (tbf, no PFC). Every run checks:
+rate on the switch (tbf, no PFC, its bucket as deep as the lossless port's
+catch-up). Every run checks:
 
   - zero lossless drops (receiver sequence numbers and the MMU's count);
   - the bottleneck held a backlog at every sample in the steady window;
@@ -34,6 +35,13 @@ MBITS = [int(x) for x in os.environ.get("LL_LINE_RATE_MBITS", "20 100").split()]
 FANIN = [int(x) for x in os.environ.get("LL_LINE_RATE_FANIN", "3 8").split()]
 SECONDS = float(os.environ.get("LL_LINE_RATE_SECONDS", "5"))
 UTIL_MIN = 0.97
+# 2 MB of socket buffer per sender (about 1 MB of packets in flight, a
+# packet's truesize being about twice its length) overloads the control's
+# 1 MB FIFO and keeps the lossless switch backlogged, while the drain after
+# each run stays short; the receiver stops 1 s after the drain.
+SNDBUF = 2 << 20
+CONTROL_LIMIT = 1 << 20
+IDLE_EXIT_S = 1
 CONTROL_RATIO_MIN = 0.98
 
 
@@ -47,6 +55,13 @@ def buffer_for(mbit, ports):
 def lossless_qdisc(mbit, ports):
     return (f"lossless rate {mbit}mbit pool sw0 buffer {buffer_for(mbit, ports)} "
             f"lossless-prios 3 alpha 1/8 sw-delay {SW_DELAY}")
+
+
+def control_qdisc(mbit, burst, limit):
+    """The no-PFC control: tail drop at the same rate, its bucket as deep as
+    the lossless port's catch-up, so both forgive the same timer lateness
+    (tbf with a 2-frame bucket loses rate under TCG as the old shaper did)."""
+    return f"tbf rate {mbit}mbit burst {burst} limit {limit}"
 
 
 def set_switch(sw, ports, qdisc):
@@ -75,7 +90,8 @@ def one_incast(c, t, mbit, fanin):
         tag = f"{fanin}:1 {mbit} Mbit/s run {run}"
         set_switch(sw, sw_ports, lossless_qdisc(mbit, ports))
         info = {}
-        sends, res, util = traffic(sw, r, r_ip, bottleneck, senders, SECONDS, mbit, info)
+        sends, res, util = traffic(sw, r, r_ip, bottleneck, senders, SECONDS, mbit, info,
+                                     SNDBUF, IDLE_EXIT_S)
         st = {p: qstats(sw, p) for p in sw_ports}
         sent = sum(s["sent"] for s in sends)
         got = sum(f["received"] for f in res["flows"].values())
@@ -84,9 +100,10 @@ def one_incast(c, t, mbit, fanin):
         peak_h = max(s["ingress"][3]["peak_headroom"] for s in st.values())
         size_h = min(s["ingress"][3]["headroom_size"] for s in st.values())
 
-        set_switch(sw, sw_ports, f"tbf rate {mbit}mbit burst 3028 limit {buffer_for(mbit, ports)}")
+        set_switch(sw, sw_ports, control_qdisc(mbit, bst["catchup"], CONTROL_LIMIT))
         cinfo = {}
-        csends, cres, cutil = traffic(sw, r, r_ip, bottleneck, senders, SECONDS, mbit, cinfo)
+        csends, cres, cutil = traffic(sw, r, r_ip, bottleneck, senders, SECONDS, mbit,
+                                        cinfo, SNDBUF, IDLE_EXIT_S)
         csent = sum(s["sent"] for s in csends)
         cgot = sum(f["received"] for f in cres["flows"].values())
 

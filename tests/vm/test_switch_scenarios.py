@@ -12,19 +12,27 @@ to spare (at full line rate its queue would random-walk and pause). Expected:
 Two hops: h0 and h1 hang off switch 1, which links to switch 2; h2 and h3
 hang off switch 2, and so does r. That is a 4:1 incast at switch 2's port
 to r. Switch 2 must pause switch 1 and its own hosts, and switch 1 must
-pass the pause on to h0 and h1, hop by hop, still with no loss.
+pass the pause on to h0 and h1, hop by hop, still with no loss, no port
+using more headroom than it has, and the last hop (switch 2's port to r)
+at line rate while it holds a backlog: >= 97 % of the rate and >= 0.98 x a
+no-PFC control (the same network with tail-drop FIFOs, tbf, at the same
+rate on every switch port), from the wire bytes r counted per 100 ms.
+The two hops run at LL_TWO_HOP_MBIT (20 Mbit/s).
 """
 
 import json
 import os
 import sys
 import time
-
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import Checks  # noqa: E402
+from incast import STEADY_SKIP_S, STEADY_TAIL_S, steady_util  # noqa: E402
 from topology import Paths, Topology, announce  # noqa: E402
 
 MBIT = int(os.environ.get("LL_INCAST_MBIT", "5"))
+TWO_HOP_MBIT = int(os.environ.get("LL_TWO_HOP_MBIT", "20"))
+UTIL_MIN = 0.97
+CONTROL_RATIO_MIN = 0.98
 SECONDS = float(os.environ.get("LL_SCENARIO_SECONDS", "8"))
 SNDBUF = 4 << 20
 POOL = f"pool sw0 buffer 2mb lossless-prios 3 alpha 1/8 sw-delay 60ms"
@@ -33,15 +41,19 @@ POOL = f"pool sw0 buffer 2mb lossless-prios 3 alpha 1/8 sw-delay 60ms"
 class Net:
     """Hosts on one /24 across switches; every switch port lossless."""
 
-    def __init__(self, t):
+    def __init__(self, t, mbit=MBIT, port_qdisc=None):
+        """port_qdisc: every switch port's root qdisc (default: lossless in
+        pool sw0 at mbit)."""
         self.t = t
         self.next_ip = 10
+        self.mbit = mbit
+        self.port_qdisc = port_qdisc or f"lossless rate {mbit}mbit {POOL}"
 
     def switch(self, name):
         return self.t.switch(name)
 
     def switch_port(self, sw, dev):
-        sw.run(f"tc qdisc add dev {dev} root handle 1: lossless rate {MBIT}mbit {POOL}")
+        sw.run(f"tc qdisc add dev {dev} root handle 1: {self.port_qdisc}")
         sw.run(f"{Paths.ingress} attach {dev} --pin-dir /sys/fs/bpf/ll-{sw.ns}")
 
     def trunk(self, sw_a, sw_b):
@@ -59,7 +71,7 @@ class Net:
         h.dev, h.mac, h.sw_port = dev, lk["a_mac"], lk["b_if"]
         h.run(f"ip addr flush dev {dev}")
         h.run(f"ip addr add {h.ip}/24 dev {dev}")
-        h.run(f"tc qdisc add dev {dev} root lossless rate {MBIT}mbit limit 20000")
+        h.run(f"tc qdisc add dev {dev} root lossless rate {self.mbit}mbit limit 20000")
         h.run(f"{Paths.ingress} attach {dev} --pin-dir /sys/fs/bpf/ll-{h.ns}")
         self.switch_port(sw, lk["b_if"])
         return h
@@ -77,10 +89,10 @@ def qstats(host, dev):
     return json.loads(host.run(f"tc -s -j qdisc show dev {dev}"))[0]
 
 
-def send(h, dst, port, flow, prio, dscp, rate_mbit=0):
+def send(h, dst, port, flow, prio, dscp, rate_mbit=0, seconds=SECONDS):
     pace = f" --rate-mbit {rate_mbit}" if rate_mbit else ""
     return h.popen(f"{Paths.traffic} send --dst {dst.ip} --port {port} --flow {flow} --prio {prio} "
-                   f"--dscp {dscp} --size 1000 --duration {SECONDS} --sndbuf {SNDBUF}{pace}")
+                   f"--dscp {dscp} --size 1000 --duration {seconds} --sndbuf {SNDBUF}{pace}")
 
 
 def finish(procs, receivers):
@@ -133,20 +145,44 @@ def isolation(c):
              f"{qstats(sw, h0.sw_port)['pfc_frames_tx']} frames")
 
 
+def two_hop_net(t, port_qdisc=None):
+    n = Net(t, TWO_HOP_MBIT, port_qdisc)
+    sw1, sw2 = n.switch("sw1"), n.switch("sw2")
+    trunk = n.trunk(sw1, sw2)
+    h0, h1 = n.host("h0", sw1), n.host("h1", sw1)
+    h2, h3, r = n.host("h2", sw2), n.host("h3", sw2), n.host("r", sw2)
+    Net.neighbours([h0, h1, h2, h3, r])
+    return sw1, sw2, trunk, [h0, h1, h2, h3], r
+
+
+def two_hop_traffic(sw2, senders, r):
+    """The 4:1 incast; returns (sends, receiver report, utilisation of the
+    last hop in the steady window, its backlog samples in bytes)."""
+    rx = r.popen(f"{Paths.traffic} recv --port 5000 --idle-exit 5 --duration {SECONDS * 10 + 60}"
+                 " --bucket-ms 100")
+    time.sleep(0.5)
+    start_ns = time.monotonic_ns()
+    procs = [send(h, r, 5000, i, 3, 24) for i, h in enumerate(senders)]
+    window = max(1.0, SECONDS - STEADY_SKIP_S - STEADY_TAIL_S)
+    time.sleep(STEADY_SKIP_S + 0.2)
+    backlog = []
+    for _ in range(3):
+        backlog.append(qstats(sw2, r.sw_port)["backlog"])
+        time.sleep(window / 4)
+    sends, (res,) = finish(procs, [rx])
+    lo = start_ns + int(STEADY_SKIP_S * 1e9)
+    util, buckets = steady_util(res, lo, lo + int(window * 1e9), TWO_HOP_MBIT)
+    print(f"  last hop: {util * 100:.1f}% of {TWO_HOP_MBIT} Mbit/s over {len(buckets)} buckets "
+          f"of 100 ms (min {min(buckets, default=0) * 100:.1f}%), backlog samples {backlog} B")
+    return sends, res, util, backlog
+
+
 def two_hops(c):
-    print("two hops:")
+    print(f"two hops at {TWO_HOP_MBIT} Mbit/s:")
     with Topology("hop") as t:
-        n = Net(t)
-        sw1, sw2 = n.switch("sw1"), n.switch("sw2")
-        trunk = n.trunk(sw1, sw2)
-        h0, h1 = n.host("h0", sw1), n.host("h1", sw1)
-        h2, h3, r = n.host("h2", sw2), n.host("h3", sw2), n.host("r", sw2)
-        Net.neighbours([h0, h1, h2, h3, r])
-        rx = r.popen(f"{Paths.traffic} recv --port 5000 --idle-exit 5 --duration {SECONDS * 10 + 60}")
-        time.sleep(0.5)
-        senders = [h0, h1, h2, h3]
-        procs = [send(h, r, 5000, i, 3, 24) for i, h in enumerate(senders)]
-        sends, (res,) = finish(procs, [rx])
+        sw1, sw2, trunk, senders, r = two_hop_net(t)
+        h0, h1 = senders[:2]
+        sends, res, util, backlog = two_hop_traffic(sw2, senders, r)
         total_sent = sum(s["sent"] for s in sends)
         total_got = sum(received(res, i) for i in range(4))
         print(f"  4:1 incast behind switch 2: sent {total_sent} received {total_got}")
@@ -163,6 +199,27 @@ def two_hops(c):
         for name, sw in (("switch 1", sw1), ("switch 2", sw2)):
             s = qstats(sw, trunk["a_if"] if sw is sw1 else trunk["b_if"])
             c.eq(s["pool_drops_lossless"], 0, f"{name}: no lossless drop")
+        ports = [(sw1, trunk["a_if"]), (sw2, trunk["b_if"])] + \
+            [(sw1 if h in (h0, h1) else sw2, h.sw_port) for h in senders + [r]]
+        for sw, dev in ports:
+            iq = qstats(sw, dev)["ingress"][3]
+            c.le(iq["peak_headroom"], iq["headroom_size"],
+                 f"{sw.name} {dev}: peak headroom <= its size", " B")
+        c.ok(min(backlog) > 0, "the last hop held a backlog while measured", f"min {min(backlog)} B")
+        c.ge(round(util, 4), UTIL_MIN, "last hop utilisation while backlogged")
+        catchup = qstats(sw2, r.sw_port)["catchup"]
+    # The control's bucket is as deep as the lossless port's catch-up: both
+    # forgive the same timer lateness.
+    with Topology("hop") as t:
+        _, sw2, _, senders, r = two_hop_net(
+            t, f"tbf rate {TWO_HOP_MBIT}mbit burst {catchup} limit 2mb")
+        csends, cres, cutil, _ = two_hop_traffic(sw2, senders, r)
+        csent = sum(s["sent"] for s in csends)
+        cgot = sum(received(cres, i) for i in range(4))
+        print(f"  control (tail-drop FIFOs): sent {csent} received {cgot}")
+        c.ok(cgot < csent, "control: the FIFO switches lose packets", f"{csent - cgot} lost")
+        ratio = util / cutil if cutil else 0.0
+        c.ge(round(ratio, 4), CONTROL_RATIO_MIN, "last hop utilisation vs the no-PFC control")
 
 
 def main():
