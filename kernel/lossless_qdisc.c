@@ -404,6 +404,16 @@ static u16 ll_frame_ethertype(const struct sk_buff *skb)
 	return p ? ntohs(*p) : 0;
 }
 
+/* In a pool, the MMU bounds a lossless priority in bytes and pauses its
+ * upstream before it fills: the packet limit must not drop what the MMU
+ * is keeping lossless. It still bounds lossy priorities and plain ports.
+ */
+static bool ll_limit_exempt(const struct ll_sched *q, const struct sk_buff *skb)
+{
+	return q->pool && (READ_ONCE(q->pool->mmu->cfg.lossless_mask) &
+			   BIT(skb->priority & (LL_PFC_PRIOS - 1)));
+}
+
 static int ll_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		      struct sk_buff **to_free)
 {
@@ -426,7 +436,7 @@ static int ll_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	}
 
 	cl = &q->queues[ll_classify(sch, skb)];
-	if (cl->skbs.qlen >= q->limit_pkts) {
+	if (cl->skbs.qlen >= q->limit_pkts && !ll_limit_exempt(q, skb)) {
 		cl->qstats.drops++;
 		return qdisc_drop(skb, sch, to_free);
 	}

@@ -29,6 +29,7 @@
 #include <tuple>
 #include <vector>
 
+#include "lateness.h"
 #include "ll_plane_map.h"
 #include "plane.h"
 
@@ -52,8 +53,11 @@ parameters from (tc qdisc ... lossless pool NAME plane auto).
 Commands:
   status [--json]       every pool's buffer occupancy, thresholds, PFC
                         sent and received, ECN marks and drops, per port
-                        and lossless priority. --json prints one object
-                        with every telemetry field.
+                        and lossless priority; per port its shaper's
+                        catch-up, the credit it cut while backlogged (ms),
+                        and how late its timed wake-ups ran (max, p99).
+                        --json prints one object with every telemetry
+                        field.
   set KEY VALUE [KEY VALUE ...]
                         change pool parameters at run time through the
                         plane, all or nothing, and wait for the datapath to
@@ -190,6 +194,10 @@ json tel_json(const std::string &path, const lossless_plane_tel &t)
     const auto &p = t.ports[i];
     if (!p.ifindex)
       continue;
+    // As tc -s -j: every bucket with its upper bound (0 for the last).
+    json late = json::array();
+    for (unsigned b = 0; b < lp::kLatenessBuckets; b++)
+      late.push_back({{"lt_ns", lp::lateness_upper_ns(b)}, {"count", p.wake_late[b]}});
     json prios = json::array();
     for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++) {
       json o = iq_json(p.iq[q]);
@@ -210,6 +218,10 @@ json tel_json(const std::string &path, const lossless_plane_tel &t)
                      {"ecn_marks", p.ecn_marks},
                      {"egress_bytes", p.egress_bytes},
                      {"headroom_bytes", p.headroom_bytes},
+                     {"catchup", p.catchup_bytes},
+                     {"shaper_lost", p.shaper_lost_ns},
+                     {"wake_late_max", p.wake_late_max_ns},
+                     {"wake_late", late},
                      {"prios", prios}});
   }
   return {{"plane", path},
@@ -239,6 +251,37 @@ json tel_json(const std::string &path, const lossless_plane_tel &t)
           {"drops_lossy", t.drops_lossy},
           {"paused_queues", t.paused_queues},
           {"ports", ports}};
+}
+
+// ns as milliseconds with 3 decimals.
+std::string ms_str(unsigned long long ns)
+{
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3f", ns / 1e6);
+  return buf;
+}
+
+// Per port: the shaper's catch-up, the credit it cut while backlogged, and
+// how late the timed wake-ups ran since the qdisc started: what catchup
+// and sw-delay must cover.
+void print_shaper_table(const lossless_plane_tel &t)
+{
+  std::printf("  %-12s %9s %13s %10s %12s %12s\n", "PORT", "CATCH-UP", "CREDIT-CUT-MS",
+              "WAKE-UPS", "LATE-MAX-MS", "LATE-P99-MS");
+  for (std::uint32_t i = 0; i < t.nr_ports && i < LOSSLESS_PLANE_PORTS; i++) {
+    const auto &p = t.ports[i];
+    if (!p.ifindex)
+      continue;
+    lp::Lateness l = lp::lateness_of(p.wake_late);
+    std::string p99 = !l.count     ? "-"
+                      : l.p99_open ? ">=" + ms_str(lp::lateness_lower_ns(lp::kLatenessBuckets - 1))
+                                   : "<" + ms_str(l.p99_below_ns);
+    std::printf("  %-12s %9s %13s %10llu %12s %12s\n", ifname(p.ifindex).c_str(),
+                bytes_str(p.catchup_bytes).c_str(), ms_str(p.shaper_lost_ns).c_str(),
+                static_cast<unsigned long long>(l.count),
+                l.count ? ms_str(p.wake_late_max_ns).c_str() : "-", p99.c_str());
+  }
+  std::printf("  (timed wake-ups since the qdisc started; p99: below the upper bound of its log2 bucket)\n");
 }
 
 void print_table(const std::string &path, const lossless_plane_tel &t)
@@ -298,6 +341,7 @@ void print_table(const std::string &path, const lossless_plane_tel &t)
                   p.pfc_frames_tx, p.pfc_frames_rx, p.ecn_marks, paused);
   }
   std::printf("  (* = upstream told XOFF now; PAUSED = gates closed by PFC received, bit p)\n");
+  print_shaper_table(t);
 }
 
 int cmd_status(const std::vector<std::string> &planes, bool as_json)

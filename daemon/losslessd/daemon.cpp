@@ -14,8 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
+#include <cstdint>
 #include <thread>
 #include <cstdio>
 #include <cstring>
@@ -247,15 +249,23 @@ void Daemon::start()
   start_control();
 }
 
-// The port's rate as its qdisc reports it in the last telemetry; 0 if none.
-static std::uint64_t telemetry_rate_bps(const Pool &pool, std::uint32_t ifindex)
+// The port as its qdisc reports it in the last telemetry; nullptr if none.
+static const lossless_plane_port *telemetry_port(const Pool &pool, std::uint32_t ifindex)
 {
   if (!pool.have_tel)
-    return 0;
+    return nullptr;
   for (std::uint32_t i = 0; i < pool.tel->nr_ports && i < LOSSLESS_PLANE_PORTS; i++)
     if (pool.tel->ports[i].ifindex == ifindex)
-      return pool.tel->ports[i].rate_bps;
-  return 0;
+      return &pool.tel->ports[i];
+  return nullptr;
+}
+
+// Its shaper's catch-up (headroom term 9) as a PortLink holds it; 0 if
+// not reported.
+static std::uint32_t link_catchup_bytes(const lossless_plane_port *tp)
+{
+  return tp ? static_cast<std::uint32_t>(std::min<std::uint64_t>(tp->catchup_bytes, UINT32_MAX))
+            : 0;
 }
 
 void Daemon::update_links(Pool &pool) const
@@ -270,39 +280,54 @@ void Daemon::update_links(Pool &pool) const
     l.ifindex = p.ifindex;
     l.dev = p.cfg.dev;
     l.up = p.up && p.state != "missing";
+    const lossless_plane_port *tp = telemetry_port(pool, l.ifindex);
     l.rate_bps = p.cfg.rate_bps.value_or(0);
     if (!p.cfg.rate_bps)
       pool.rate_from_tel.push_back(out.size());
-    if (!l.rate_bps)
-      l.rate_bps = telemetry_rate_bps(pool, l.ifindex);
+    if (!l.rate_bps && tp)
+      l.rate_bps = tp->rate_bps;
     l.cable_delay_ns = p.cfg.cable_delay_ns;
     l.mtu_bytes = p.cfg.mtu.value_or(p.mtu) + 14 + 4;  // L2 header + VLAN, as the pool
     l.headroom_bytes = p.cfg.headroom_bytes;
+    l.catchup_bytes = link_catchup_bytes(tp);
     out.push_back(l);
   }
   pool.links_stale = false;
 }
 
-// Whether the ports without a configured rate still have the one the
-// datapath reports (it is known only after the first telemetry, and tc can
-// change it).
-bool Daemon::rates_current(const Pool &pool)
+// Whether the ports still have what the datapath reports: the rate of
+// those without a configured one, and every port's catch-up (both known
+// only after the first telemetry, and tc can change them).
+bool Daemon::links_current(const Pool &pool)
 {
-  for (std::size_t i : pool.rate_from_tel) {
+  std::size_t next_rate = 0;
+  for (std::size_t i = 0; i < pool.inputs.ports.size(); i++) {
     const auto &l = pool.inputs.ports[i];
-    if (telemetry_rate_bps(pool, l.ifindex) != l.rate_bps)
+    const lossless_plane_port *tp = telemetry_port(pool, l.ifindex);
+    if (link_catchup_bytes(tp) != l.catchup_bytes)
       return false;
+    if (next_rate < pool.rate_from_tel.size() && pool.rate_from_tel[next_rate] == i) {
+      next_rate++;
+      if ((tp ? tp->rate_bps : 0) != l.rate_bps)
+        return false;
+    }
   }
   return true;
 }
 
 void Daemon::tick_pool(Pool &pool)
 {
-  if (pool.links_stale || (pool.have_tel && !rates_current(pool)))
+  if (pool.links_stale || (pool.have_tel && !links_current(pool)))
     update_links(pool);
-  std::string refused = pool.run_policy();
-  if (!refused.empty())
-    log("%s", refused.c_str());
+  // One line per event: a refused decision, a port's timer lateness.
+  std::string notes = pool.run_policy();
+  for (std::size_t at = 0; at < notes.size();) {
+    std::size_t end = notes.find('\n', at);
+    if (end == std::string::npos)
+      end = notes.size();
+    log("%.*s", static_cast<int>(end - at), notes.data() + at);
+    at = end + 1;
+  }
 }
 
 void Daemon::on_tick()

@@ -89,7 +89,7 @@ class Daemon {
   void on_tick();
   void update_links(Pool &pool) const;
   void tick_pool(Pool &pool);
-  static bool rates_current(const Pool &pool);
+  static bool links_current(const Pool &pool);
   void refresh_links();
   void arm_link_watch();
   void arm_tick();

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "lateness.h"
+
 namespace lossless::daemon {
 
 namespace metrics {
@@ -57,6 +59,10 @@ enum Fam {
   kPortEgressBytes,
   kPortHeadroom,
   kPortPausedByPeer,
+  kPortShaperCatchup,
+  kPortShaperLost,
+  kPortWakeLateness,
+  kPortWakeLatenessMax,
   // ingress (port, priority)
   kIqBytes,
   kIqPeakBytes,
@@ -133,6 +139,15 @@ constexpr FamilyDef kDefs[kFamilies] = {
     {"lossless_port_paused_by_peer", "gauge",
      "1 while the port's transmit gate is closed by PFC (prio 0-7) or PAUSE (prio=\"all\") "
      "received."},
+    {"lossless_port_shaper_catchup_bytes", "gauge",
+     "Most the port's shaper sends back to back to catch up after a late wake-up: "
+     "max(burst, catchup), headroom term 9."},
+    {"lossless_port_shaper_lost_seconds_total", "counter",
+     "Shaper credit cut while backlogged: wake-ups later than the catch-up covers."},
+    {"lossless_port_wake_lateness_seconds", "histogram",
+     "How late the qdisc's timed wake-ups ran (log2 buckets; no _sum: the datapath keeps none)."},
+    {"lossless_port_wake_lateness_max_seconds", "gauge",
+     "Largest lateness of the port qdisc's timed wake-ups."},
     {"lossless_ingress_bytes", "gauge",
      "Bytes queued anywhere in the pool that entered on this port and priority."},
     {"lossless_ingress_peak_bytes", "gauge", "Highest lossless_ingress_bytes seen."},
@@ -205,10 +220,13 @@ std::string alpha(std::uint32_t encoded)
 
 class Writer {
  public:
-  void add(Fam f, std::initializer_list<Label> labels, const std::string &value)
+  // suffix: a histogram's "_bucket" or "_count".
+  void add(Fam f, std::initializer_list<Label> labels, const std::string &value,
+           const char *suffix = "")
   {
     std::string &s = samples_[f];
     s += kDefs[f].name;
+    s += suffix;
     if (labels.size()) {
       s += '{';
       bool first = true;
@@ -324,6 +342,21 @@ std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
       for (unsigned g = 0; g < LOSSLESS_GATES; g++)
         w.add(kPortPausedByPeer, {{"pool", pv}, {"dev", dv}, {"prio", kGate[g]}},
               (p.paused_mask >> g) & 1 ? "1" : "0");
+      w.add(kPortShaperCatchup, {{"pool", pv}, {"dev", dv}}, u64(p.catchup_bytes));
+      w.add(kPortShaperLost, {{"pool", pv}, {"dev", dv}}, seconds(p.shaper_lost_ns));
+      // Cumulative buckets up to each bucket's upper bound (a wake-up in
+      // bucket i is below it, so at most it); the last bucket has none and
+      // counts in +Inf only.
+      std::uint64_t cum = 0;
+      for (unsigned b = 0; b < plane::kLatenessBuckets; b++) {
+        cum += p.wake_late[b];
+        if (std::uint64_t le_ns = plane::lateness_upper_ns(b))
+          w.add(kPortWakeLateness, {{"pool", pv}, {"dev", dv}, {"le", seconds(le_ns)}}, u64(cum),
+                "_bucket");
+      }
+      w.add(kPortWakeLateness, {{"pool", pv}, {"dev", dv}, {"le", "+Inf"}}, u64(cum), "_bucket");
+      w.add(kPortWakeLateness, {{"pool", pv}, {"dev", dv}}, u64(cum), "_count");
+      w.add(kPortWakeLatenessMax, {{"pool", pv}, {"dev", dv}}, seconds(p.wake_late_max_ns));
 
       for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++) {
         const tc_lossless_iq_stats &s = p.iq[q];

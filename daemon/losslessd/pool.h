@@ -8,6 +8,7 @@
 #include "plane.h"
 #include "policy.h"
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -15,7 +16,39 @@
 #include <string>
 #include <vector>
 
+#include "lateness.h"
+
 namespace lossless::daemon {
+
+// How late the pool's ports' timed wake-ups run, against the software
+// delay the policy sizes each port's headroom with (headroom.h term 7):
+// judged once per window of telemetry time from the growth of each port's
+// lateness histogram (plane/lateness.h) over the window. A port whose
+// wake-ups ran later than that is reported once, and once more when a
+// window shows them back within it; a window without wake-ups changes
+// nothing. Ports the daemon does not configure, or whose headroom is
+// configured, are not judged: the policy's delay does not size them.
+class LatenessWatch {
+ public:
+  static constexpr std::uint64_t kWindowNs = 1000000000ULL;
+
+  // With every new snapshot t of the pool: lines to log ('\n' between
+  // them), or "". links and policy are the pool's (Pool::inputs.ports,
+  // Pool::policy).
+  std::string update(const lossless_plane_tel &t, const std::vector<policy::PortLink> &links,
+                     const policy::Policy &policy);
+
+ private:
+  struct Port {
+    std::uint32_t ifindex = 0;  // 0: nothing recorded in this plane slot
+    __u64 base[plane::kLatenessBuckets] = {};  // histogram at the window start
+    __u64 base_max_ns = 0;                     // wake_late_max_ns then
+    bool warned = false;
+  };
+  std::array<Port, LOSSLESS_PLANE_PORTS> ports_{};  // by plane slot
+  std::uint64_t window_start_ns_ = 0;
+  bool started_ = false;
+};
 
 struct Pool {
   using Clock = std::chrono::steady_clock;
@@ -39,10 +72,14 @@ struct Pool {
   policy::Inputs inputs;
   bool links_stale = true;
   std::vector<std::size_t> rate_from_tel;  // inputs.ports with no configured rate
+  LatenessWatch lateness;
+  bool version_said = false;  // the plane's other layout version, logged once
 
   // One period: one telemetry read attempt, settle the decision in flight,
-  // ask the policy and submit what it decides. Returns a line to log when
-  // the datapath refused a decision, else "".
+  // ask the policy and submit what it decides. Returns lines to log ('\n'
+  // between them): the datapath refused a decision, a port's wake-ups ran
+  // later than its software delay (or are back within it), the plane has
+  // another layout version; else "".
   std::string run_policy();
 };
 

@@ -69,6 +69,18 @@ static int ll_check_layout(int fd, const char *path, char *errmsg,
 	if (ll_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
 		return ll_err(errmsg, errlen, "%s: cannot inspect the map: %s",
 			      path, strerror(errno));
+	if (info.type == BPF_MAP_TYPE_ARRAY && info.key_size == 4 &&
+	    info.max_entries >= LOSSLESS_PLANE_ENTRIES &&
+	    info.value_size < sizeof(struct lossless_plane_tel)) {
+		/* The layout only grows (LOSSLESS_PLANE_VERSION): a smaller
+		 * value is a plane pinned by an older version.
+		 */
+		errno = EINVAL;
+		return ll_err(errmsg, errlen,
+			      "%s is a lossless plane map of an older layout (values of %u bytes; plane version %u needs %zu): remove the pin to have a new plane made",
+			      path, info.value_size, LOSSLESS_PLANE_VERSION,
+			      sizeof(struct lossless_plane_tel));
+	}
 	if (info.type != BPF_MAP_TYPE_ARRAY || info.key_size != 4 ||
 	    info.value_size < sizeof(struct lossless_plane_tel) ||
 	    info.max_entries < LOSSLESS_PLANE_ENTRIES) {

@@ -166,7 +166,19 @@ Plane::Read Plane::try_read_telemetry(lossless_plane_tel &t) const
     if ((t.seq & 1) || again->seq != t.seq)
       return Read::Busy;
   }
-  return t.magic == LOSSLESS_PLANE_MAGIC ? Read::Ok : Read::NoTelemetry;
+  if (t.magic != LOSSLESS_PLANE_MAGIC)
+    return Read::NoTelemetry;
+  // Another layout (LOSSLESS_PLANE_VERSION): its ports have another size,
+  // nothing past the header reads right.
+  return t.version == LOSSLESS_PLANE_VERSION ? Read::Ok : Read::OtherVersion;
+}
+
+std::string Plane::version_error(const lossless_plane_tel &t) const
+{
+  return path_ + ": the datapath writes plane version " + std::to_string(t.version) +
+         ", this program reads version " + std::to_string(LOSSLESS_PLANE_VERSION) +
+         " (sch_lossless and the userspace tools are of different versions: load the "
+         "matching module)";
 }
 
 bool Plane::read_telemetry(lossless_plane_tel &t, std::chrono::milliseconds timeout) const
@@ -178,6 +190,8 @@ bool Plane::read_telemetry(lossless_plane_tel &t, std::chrono::milliseconds time
       return true;
     case Read::NoTelemetry:
       return false;
+    case Read::OtherVersion:
+      throw Error(version_error(t));
     case Read::Busy:
       break;
     }

@@ -66,7 +66,9 @@ class Plane {
 
   // A consistent telemetry snapshot, or nullopt if no pool has written one
   // yet (the map is not given to a pool, or not yet ticked). Throws if the
-  // writer never finishes within timeout (a stuck writer: a bug).
+  // writer never finishes within timeout (a stuck writer: a bug), or if
+  // the snapshot has another layout version than LOSSLESS_PLANE_VERSION
+  // (a datapath module of another version).
   std::optional<lossless_plane_tel> telemetry(
       std::chrono::milliseconds timeout = std::chrono::milliseconds(100)) const;
 
@@ -80,8 +82,15 @@ class Plane {
   // snapshot right now (t is then partly overwritten: read into a scratch
   // buffer). For a periodic reader that would rather use its last good
   // snapshot than spin against a writer ticking at the same period.
-  enum class Read { Ok, NoTelemetry, Busy };
+  // OtherVersion: a datapath wrote it with another layout version
+  // (t.version says which); only the header fields up to version are
+  // meaningful, and the datapath refuses this version's control entries.
+  enum class Read { Ok, NoTelemetry, Busy, OtherVersion };
   Read try_read_telemetry(lossless_plane_tel &t) const;
+
+  // "PATH: the datapath writes plane version N, this program reads
+  // version M: ..." for a snapshot t of another version.
+  std::string version_error(const lossless_plane_tel &t) const;
 
   lossless_plane_ctl control() const;
 

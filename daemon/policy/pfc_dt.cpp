@@ -49,6 +49,7 @@ std::uint64_t PfcDt::headroom_bytes(const PortLink &port, std::uint64_t sw_ns)
   p.cable_delay_ns = port.cable_delay_ns;
   p.sw_response_ns = std::min(sw_ns, kMaxDelayNs);
   p.mtu_bytes = port.mtu_bytes;
+  p.shaper_burst_bytes = port.catchup_bytes;  // (9)
   return ll_headroom_bytes(&p);
 }
 
@@ -80,7 +81,9 @@ std::optional<plane::Params> PfcDt::decide(const Inputs &in)
       const auto &tp = t.ports[i];
       auto link = std::find_if(in.ports.begin(), in.ports.end(),
                                [&](const PortLink &l) { return l.ifindex == tp.ifindex; });
-      if (!tp.ifindex || link == in.ports.end())
+      // Without the port's catch-up the fixed terms are unknown: a peak
+      // would pass for software delay, kept for good.
+      if (!tp.ifindex || link == in.ports.end() || !link->catchup_bytes)
         continue;
       std::uint64_t peak = 0;
       for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++)
@@ -106,6 +109,8 @@ std::optional<plane::Params> PfcDt::decide(const Inputs &in)
   for (const auto &port : in.ports) {
     if (!port.ifindex || !port.up || !port.rate_bps)
       continue;  // a port down keeps what it has
+    if (!port.headroom_bytes && !port.catchup_bytes)
+      continue;  // so does one whose catch-up (term 9) is not known yet
     std::uint64_t h = port.headroom_bytes ? port.headroom_bytes
                                           : headroom_bytes(port, sw_delay_ns(port.ifindex));
     if (!h || h > UINT32_MAX || p.headroom.size() >= LOSSLESS_PLANE_PORTS)

@@ -10,7 +10,12 @@
 //     configured sw_delay and the one measured on the datapath: the bytes
 //     a paused port's upstream still sent after the pause (its peak
 //     headroom use) beyond the non-software terms, at the port's rate,
-//     plus 25 % margin. A port with a configured headroom keeps it.
+//     plus 25 % margin. A port with a configured headroom keeps it;
+//   - headroom term (9), the upstream's shaper burst: the port's own
+//     catch-up as its qdisc reports it (the kernel takes the upstream to be
+//     like the port, and so does the policy). A port whose qdisc has not
+//     reported it yet gets no computed headroom from the policy: it keeps
+//     the one its qdisc computed, which counts it.
 #pragma once
 
 #include "policy.h"
@@ -27,12 +32,13 @@ class PfcDt final : public Policy {
   std::string set(const std::string &key, const std::string &value) override;
   std::vector<ParamInfo> params() const override;
 
-  // The headroom this policy gives a port with software delay sw_ns.
+  // The headroom this policy gives a port with software delay sw_ns
+  // (its catch-up included).
   static std::uint64_t headroom_bytes(const PortLink &port, std::uint64_t sw_ns);
   // Software delay implied by a peak headroom use on a port (0 if the
-  // peak is within the non-software terms).
+  // peak is within the non-software terms, the catch-up among them).
   static std::uint64_t measured_sw_delay_ns(const PortLink &port, std::uint64_t peak_bytes);
-  std::uint64_t sw_delay_ns(std::uint32_t ifindex) const;
+  std::uint64_t sw_delay_ns(std::uint32_t ifindex) const override;
 
  private:
   PoolSettings cfg_;

@@ -35,6 +35,10 @@ struct PortLink {
   std::uint64_t cable_delay_ns = 0;
   std::uint32_t mtu_bytes = 0;        // largest accounted frame (L2 + VLAN)
   std::uint32_t headroom_bytes = 0;   // configured override; 0 = computed
+  // The port's shaper catch-up, max(burst, catch-up), as its qdisc reports
+  // it in the telemetry: headroom term (9), the upstream's shaper taken to
+  // be like this port's, as the kernel does. 0: not reported yet.
+  std::uint32_t catchup_bytes = 0;
   bool operator==(const PortLink &) const = default;
 };
 
@@ -80,6 +84,10 @@ class Policy {
   // (empty on success); the next decide() pushes the change.
   virtual std::string set(const std::string &key, const std::string &value) = 0;
   virtual std::vector<ParamInfo> params() const = 0;
+
+  // The software delay (headroom.h term 7) this policy sizes port
+  // ifindex's headroom with now: the datapath's timers must run within it.
+  virtual std::uint64_t sw_delay_ns(std::uint32_t ifindex) const = 0;
 };
 
 std::unique_ptr<Policy> make(std::string_view name, const PoolSettings &pool);

@@ -71,10 +71,12 @@ class BenchPool {
       l.up = true;
       l.rate_bps = 1000000000;
       l.mtu_bytes = 1518;
+      l.catchup_bytes = 125000;  // 1 ms at 1 Gbit/s: the qdisc's default
       pool_.inputs.ports.push_back(l);
       auto &p = tel_->ports[i];
       p.ifindex = l.ifindex;
       p.rate_bps = l.rate_bps;
+      p.catchup_bytes = l.catchup_bytes;
       for (auto &iq : p.iq)
         iq.peak_headroom = 20000;
     }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 //
-// losslessctl watch, record and plot against a real plane map on a private
-// bpffs. The test plays the datapath (as plane_test.cpp does): it writes
-// telemetry snapshots into the map with plain map syscalls while the
-// losslessctl binary runs against it (--plane PATH), then checks the CSV
-// rows, the PNG that plot makes of them, and the frames watch prints.
+// losslessctl status, watch, record and plot against a real plane map on a
+// private bpffs. The test plays the datapath (as plane_test.cpp does): it
+// writes telemetry snapshots into the map with plain map syscalls while
+// the losslessctl binary runs against it (--plane PATH), then checks the
+// CSV rows, the PNG that plot makes of them, the frames watch prints and
+// what status prints.
 #include <bpf/bpf.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -132,6 +134,13 @@ class CtlTimeSeries : public ::testing::Test {
       p.tx_bytes = 1000000 * k + i;
       p.pfc_frames_tx = k;
       p.pfc_frames_rx = 2 * k;
+      // The shaper and its timer (status): port 0 woke up 100 times, one
+      // of them 3 ms late; port 1 never.
+      p.catchup_bytes = 125000;
+      p.shaper_lost_ns = i == 0 ? 2500000 : 0;
+      p.wake_late_max_ns = i == 0 ? 3000000 : 0;
+      p.wake_late[0] = i == 0 ? 99 : 0;
+      p.wake_late[12] = i == 0 ? 1 : 0;
       for (unsigned q : {3u, 4u}) {
         auto &s = p.iq[q];
         s.lossless = 1;
@@ -349,6 +358,32 @@ TEST_F(CtlTimeSeries, WatchIntoAPipeStopsAfterOneFrame)
   ASSERT_EQ(run({"--plane", path_, "watch", "--interval", "50"}, &out, &err), 0) << err;
   EXPECT_NE(out.find("pool sw0"), std::string::npos) << out;
   EXPECT_EQ(out.find("pool sw0"), out.rfind("pool sw0"));
+}
+
+// status: per port the shaper's catch-up, the credit it cut, and how late
+// its timed wake-ups ran; --json: the snapshot's fields as tc -s -j names them.
+TEST_F(CtlTimeSeries, StatusShowsTheShaperAndTimerPerPort)
+{
+  write_snapshot(1);
+  std::string out, err;
+  ASSERT_EQ(run({"--plane", path_, "status"}, &out, &err), 0) << err;
+  for (const char *l : {
+           "\n  PORT          CATCH-UP CREDIT-CUT-MS   WAKE-UPS  LATE-MAX-MS  LATE-P99-MS\n",
+           "\n  lo              122.1K         2.500        100        3.000       <0.001\n",
+           "\n  if4242          122.1K         0.000          0            -            -\n",
+       })
+    EXPECT_NE(out.find(l), std::string::npos) << l << "--- in ---\n" << out;
+  ASSERT_EQ(run({"--plane", path_, "status", "--json"}, &out, &err), 0) << err;
+  auto j = nlohmann::json::parse(out);
+  const auto &p = j["pools"][0]["ports"][0];
+  EXPECT_EQ(p["catchup"], 125000);
+  EXPECT_EQ(p["shaper_lost"], 2500000);
+  EXPECT_EQ(p["wake_late_max"], 3000000);
+  ASSERT_EQ(p["wake_late"].size(), unsigned(LOSSLESS_LATENESS_BUCKETS));
+  EXPECT_EQ(p["wake_late"][0], (nlohmann::json{{"lt_ns", 1024}, {"count", 99}}));
+  EXPECT_EQ(p["wake_late"][12], (nlohmann::json{{"lt_ns", 1ULL << 22}, {"count", 1}}));
+  EXPECT_EQ(p["wake_late"][LOSSLESS_LATENESS_BUCKETS - 1],
+            (nlohmann::json{{"lt_ns", 0}, {"count", 0}}));
 }
 
 TEST_F(CtlTimeSeries, PlotErrorsAreClear)

@@ -82,6 +82,13 @@ std::unique_ptr<lossless_plane_tel> sample_tel()
   q.lossless = 1;
   a.iq[0].bytes = 100;
   a.iq[0].drops = 17;
+  a.catchup_bytes = 12500;         // 1 ms at 100 Mbit/s
+  a.shaper_lost_ns = 2500000;      // 2.5 ms
+  a.wake_late_max_ns = 3000000;    // 3 ms
+  a.wake_late[0] = 900;            // < 1.024 us
+  a.wake_late[5] = 90;             // 16.384 .. 32.768 us
+  a.wake_late[12] = 9;             // 2.097152 .. 4.194304 ms
+  a.wake_late[LOSSLESS_LATENESS_BUCKETS - 1] = 1;  // >= 268.435456 ms
   auto &b = t->ports[2];
   b.ifindex = 9;  // not in the name map: "if9"
   b.rate_bps = 1000000000;
@@ -230,14 +237,73 @@ TEST_F(Render, IngressLines)
             std::string::npos);
 }
 
+TEST_F(Render, ShaperAndTimerLines)
+{
+  for (const char *l : {
+           "# TYPE lossless_port_shaper_catchup_bytes gauge",
+           "lossless_port_shaper_catchup_bytes{pool=\"sw0\",dev=\"swp1\"} 12500",
+           "lossless_port_shaper_catchup_bytes{pool=\"sw0\",dev=\"if9\"} 0",
+           "# TYPE lossless_port_shaper_lost_seconds_total counter",
+           "lossless_port_shaper_lost_seconds_total{pool=\"sw0\",dev=\"swp1\"} 0.0025",
+           "# TYPE lossless_port_wake_lateness_max_seconds gauge",
+           "lossless_port_wake_lateness_max_seconds{pool=\"sw0\",dev=\"swp1\"} 0.003",
+       })
+    EXPECT_TRUE(has(l)) << l << "\n--- in ---\n" << text_;
+}
+
+// The lateness histogram of a port, whole and in order: the buckets' upper
+// bounds in seconds, cumulative counts, +Inf (the last bucket has no upper
+// bound) and _count; no _sum, which the datapath does not keep.
+TEST_F(Render, WakeLatenessIsAPrometheusHistogram)
+{
+  std::vector<std::string> swp1;
+  for (const auto &l : lines_)
+    if (l.find("lossless_port_wake_lateness_seconds") != std::string::npos &&
+        (l[0] == '#' || l.find("dev=\"swp1\"") != std::string::npos))
+      swp1.push_back(l);
+  const std::string b = "lossless_port_wake_lateness_seconds_bucket{pool=\"sw0\",dev=\"swp1\",le=";
+  std::vector<std::string> want = {
+      "# HELP lossless_port_wake_lateness_seconds How late the qdisc's timed wake-ups ran (log2 "
+      "buckets; no _sum: the datapath keeps none).",
+      "# TYPE lossless_port_wake_lateness_seconds histogram",
+      b + "\"0.000001024\"} 900",
+      b + "\"0.000002048\"} 900",
+      b + "\"0.000004096\"} 900",
+      b + "\"0.000008192\"} 900",
+      b + "\"0.000016384\"} 900",
+      b + "\"0.000032768\"} 990",
+      b + "\"0.000065536\"} 990",
+      b + "\"0.000131072\"} 990",
+      b + "\"0.000262144\"} 990",
+      b + "\"0.000524288\"} 990",
+      b + "\"0.001048576\"} 990",
+      b + "\"0.002097152\"} 990",
+      b + "\"0.004194304\"} 999",
+      b + "\"0.008388608\"} 999",
+      b + "\"0.016777216\"} 999",
+      b + "\"0.033554432\"} 999",
+      b + "\"0.067108864\"} 999",
+      b + "\"0.134217728\"} 999",
+      b + "\"0.268435456\"} 999",
+      b + "\"+Inf\"} 1000",
+      "lossless_port_wake_lateness_seconds_count{pool=\"sw0\",dev=\"swp1\"} 1000",
+  };
+  EXPECT_EQ(swp1, want) << text_;
+  EXPECT_TRUE(has("lossless_port_wake_lateness_seconds_bucket{pool=\"sw0\",dev=\"if9\",le=\"+Inf\"} 0"));
+  EXPECT_TRUE(has("lossless_port_wake_lateness_seconds_count{pool=\"sw0\",dev=\"if9\"} 0"));
+  EXPECT_EQ(text_.find("lossless_port_wake_lateness_seconds_sum"), std::string::npos);
+}
+
 // The exposition format's structure: every family is one block, HELP then
 // TYPE then its samples, each family once; counters end in _total; every
-// sample line is NAME{LABELS} VALUE with a number.
+// sample line is NAME{LABELS} VALUE with a number, NAME the family's (a
+// histogram's with _bucket, whose le label comes last, or _count).
 TEST_F(Render, IsWellFormedExposition)
 {
   std::regex sample(R"(^([a-z_]+)(\{([a-z]+="[^"]*")(,[a-z]+="[^"]*")*\})? [0-9]+(\.[0-9]+)?$)");
   std::set<std::string> seen;
   std::string current;
+  bool histogram = false;
   for (std::size_t i = 0; i < lines_.size(); i++) {
     const std::string &l = lines_[i];
     if (l.rfind("# HELP ", 0) == 0) {
@@ -245,19 +311,28 @@ TEST_F(Render, IsWellFormedExposition)
       EXPECT_TRUE(seen.insert(name).second) << "family twice: " << name;
       ASSERT_LT(i + 1, lines_.size());
       std::string type = lines_[i + 1];
-      EXPECT_TRUE(type == "# TYPE " + name + " gauge" || type == "# TYPE " + name + " counter")
+      EXPECT_TRUE(type == "# TYPE " + name + " gauge" || type == "# TYPE " + name + " counter" ||
+                  type == "# TYPE " + name + " histogram")
           << type;
       bool counter = type.ends_with(" counter");
       EXPECT_EQ(counter, name.ends_with("_total")) << name;
+      histogram = type.ends_with(" histogram");
       current = name;
       i++;
       continue;
     }
     std::smatch m;
     ASSERT_TRUE(std::regex_match(l, m, sample)) << "line " << i << ": " << l;
-    EXPECT_EQ(m[1].str(), current) << "a sample outside its family block: " << l;
+    if (histogram) {
+      EXPECT_TRUE(m[1].str() == current + "_bucket" || m[1].str() == current + "_count")
+          << "a sample outside its family block: " << l;
+      if (m[1].str() == current + "_bucket")
+        EXPECT_NE(l.find(",le=\""), std::string::npos) << l;
+    } else {
+      EXPECT_EQ(m[1].str(), current) << "a sample outside its family block: " << l;
+    }
   }
-  EXPECT_GE(seen.size(), 45u);
+  EXPECT_GE(seen.size(), 49u);
 }
 
 TEST(RenderEdge, EscapesLabelValuesAndSkipsEmptyFamilies)

@@ -120,6 +120,11 @@ TEST_F(PlaneTest, ReadsWhatTheDatapathWrote)
   t->ports[1].ifindex = 7;
   t->ports[1].pfc_frames_tx = 99;
   t->ports[1].iq[3].peak_headroom = 4321;
+  t->ports[1].catchup_bytes = 125000;
+  t->ports[1].shaper_lost_ns = 777;
+  t->ports[1].wake_late_max_ns = 3000000;
+  t->ports[1].wake_late[0] = 5;
+  t->ports[1].wake_late[LOSSLESS_LATENESS_BUCKETS - 1] = 2;
   kernel_write_tel(p.fd(), *t);
   auto got = p.telemetry();
   ASSERT_TRUE(got.has_value());
@@ -129,6 +134,82 @@ TEST_F(PlaneTest, ReadsWhatTheDatapathWrote)
   EXPECT_EQ(got->ports[1].ifindex, 7u);
   EXPECT_EQ(got->ports[1].pfc_frames_tx, 99u);
   EXPECT_EQ(got->ports[1].iq[3].peak_headroom, 4321u);
+  EXPECT_EQ(got->ports[1].catchup_bytes, 125000u);
+  EXPECT_EQ(got->ports[1].shaper_lost_ns, 777u);
+  EXPECT_EQ(got->ports[1].wake_late_max_ns, 3000000u);
+  EXPECT_EQ(got->ports[1].wake_late[0], 5u);
+  EXPECT_EQ(got->ports[1].wake_late[LOSSLESS_LATENESS_BUCKETS - 1], 2u);
+}
+
+// Version 2 grew every port: the last field of the last slot still reads.
+TEST_F(PlaneTest, ReadsTheLastPortSlotWhole)
+{
+  auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
+  auto t = std::make_unique<lossless_plane_tel>();
+  t->magic = LOSSLESS_PLANE_MAGIC;
+  t->version = LOSSLESS_PLANE_VERSION;
+  t->nr_ports = LOSSLESS_PLANE_PORTS;
+  auto &last = t->ports[LOSSLESS_PLANE_PORTS - 1];
+  last.ifindex = 64;
+  last.catchup_bytes = 1;
+  last.wake_late[LOSSLESS_LATENESS_BUCKETS - 1] = 0x1122334455667788ULL;
+  kernel_write_tel(p.fd(), *t);
+  auto out = std::make_unique<lossless_plane_tel>();
+  ASSERT_EQ(p.try_read_telemetry(*out), lp::Plane::Read::Ok);
+  const auto &got = out->ports[LOSSLESS_PLANE_PORTS - 1];
+  EXPECT_EQ(got.ifindex, 64u);
+  EXPECT_EQ(got.catchup_bytes, 1u);
+  EXPECT_EQ(got.wake_late[LOSSLESS_LATENESS_BUCKETS - 1], 0x1122334455667788ULL);
+}
+
+TEST_F(PlaneTest, RefusesTelemetryOfAnotherLayoutVersion)
+{
+  auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
+  auto t = std::make_unique<lossless_plane_tel>();
+  t->magic = LOSSLESS_PLANE_MAGIC;
+  t->version = LOSSLESS_PLANE_VERSION - 1;  // an older module: ports of another size
+  t->nr_ports = 1;
+  t->ports[0].ifindex = 3;
+  kernel_write_tel(p.fd(), *t);
+  auto out = std::make_unique<lossless_plane_tel>();
+  EXPECT_EQ(p.try_read_telemetry(*out), lp::Plane::Read::OtherVersion);
+  EXPECT_EQ(out->version, unsigned(LOSSLESS_PLANE_VERSION - 1));
+  try {
+    p.telemetry();
+    FAIL() << "read telemetry of another layout";
+  } catch (const lp::Error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              path_ + ": the datapath writes plane version " +
+                  std::to_string(LOSSLESS_PLANE_VERSION - 1) + ", this program reads version " +
+                  std::to_string(LOSSLESS_PLANE_VERSION) +
+                  " (sch_lossless and the userspace tools are of different versions: load the "
+                  "matching module)");
+  }
+}
+
+// A plane pinned by an older version: an array of the right shape whose
+// values are smaller than this version's (the layout only grows).
+TEST_F(PlaneTest, RefusesAPlaneOfAnOlderLayoutAndSaysSo)
+{
+  std::uint32_t old_size = sizeof(lossless_plane_tel) -
+                           LOSSLESS_PLANE_PORTS * (3 + LOSSLESS_LATENESS_BUCKETS) * sizeof(__u64);
+  int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ll_plane", 4, old_size, LOSSLESS_PLANE_ENTRIES,
+                          nullptr);
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  std::string old = dir_ + "/old";
+  ASSERT_EQ(bpf_obj_pin(fd, old.c_str()), 0);
+  close(fd);
+  try {
+    lp::Plane::open(old, lp::Plane::Open::CreateIfMissing);
+    FAIL() << "accepted a plane of an older layout";
+  } catch (const lp::Error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              old + " is a lossless plane map of an older layout (values of " +
+                  std::to_string(old_size) + " bytes; plane version " +
+                  std::to_string(LOSSLESS_PLANE_VERSION) + " needs " +
+                  std::to_string(sizeof(lossless_plane_tel)) +
+                  "): remove the pin to have a new plane made");
+  }
 }
 
 TEST_F(PlaneTest, ReadTelemetryCopiesOnlyThePortsInUse)
@@ -136,6 +217,7 @@ TEST_F(PlaneTest, ReadTelemetryCopiesOnlyThePortsInUse)
   auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
   auto t = std::make_unique<lossless_plane_tel>();
   t->magic = LOSSLESS_PLANE_MAGIC;
+  t->version = LOSSLESS_PLANE_VERSION;
   t->seq = 8;
   t->nr_ports = 2;
   t->ports[1].ifindex = 7;
@@ -155,6 +237,7 @@ TEST_F(PlaneTest, NeverReturnsASnapshotBeingWritten)
   auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
   auto t = std::make_unique<lossless_plane_tel>();
   t->magic = LOSSLESS_PLANE_MAGIC;
+  t->version = LOSSLESS_PLANE_VERSION;
   t->seq = 43;  // odd: the writer is in the middle
   kernel_write_tel(p.fd(), *t);
   EXPECT_THROW(p.telemetry(std::chrono::milliseconds(20)), lp::Error);
@@ -170,6 +253,7 @@ TEST_F(PlaneTest, TryReadSaysBusyWithoutWaiting)
   auto out = std::make_unique<lossless_plane_tel>();
   EXPECT_EQ(p.try_read_telemetry(*out), lp::Plane::Read::NoTelemetry);
   t->magic = LOSSLESS_PLANE_MAGIC;
+  t->version = LOSSLESS_PLANE_VERSION;
   t->seq = 11;  // odd: being written
   kernel_write_tel(p.fd(), *t);
   auto t0 = std::chrono::steady_clock::now();
@@ -220,6 +304,7 @@ TEST_F(PlaneTest, WaitAppliedReportsTheDatapathsVerdict)
       << "nobody applied it yet";
   auto t = std::make_unique<lossless_plane_tel>();
   t->magic = LOSSLESS_PLANE_MAGIC;
+  t->version = LOSSLESS_PLANE_VERSION;
   t->applied_gen = gen;
   t->apply_error = -EBUSY;
   kernel_write_tel(p.fd(), *t);

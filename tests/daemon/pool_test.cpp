@@ -4,10 +4,13 @@
 // on a private bpffs, the datapath played with map syscalls: a decision
 // stays in flight until the datapath reports its generation, is counted
 // as pushed or refused then, and unchanged inputs decide nothing new.
+// And the watch on the ports' timer lateness (LatenessWatch), with
+// synthetic snapshots (no root).
 #include <bpf/bpf.h>
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstring>
 #include <memory>
 
 #include "../bpf/sandbox.h"
@@ -35,6 +38,7 @@ class PoolTest : public ::testing::Test {
       l.up = true;
       l.rate_bps = 1000000000;
       l.mtu_bytes = 1518;
+      l.catchup_bytes = 125000;  // as the datapath reports it: 1 ms at 1 Gbit/s
       pool_.inputs.ports.push_back(l);
     }
     tel_->magic = LOSSLESS_PLANE_MAGIC;
@@ -99,6 +103,25 @@ TEST_F(PoolTest, ARefusalIsCountedAndReportedOnce)
   EXPECT_EQ(pool_.refusals, 1u);
 }
 
+TEST_F(PoolTest, TelemetryOfAnotherVersionIsSaidOnceAndDecidesNothing)
+{
+  tel_->version = LOSSLESS_PLANE_VERSION + 1;
+  datapath_reports(0, 0);
+  std::string msg = pool_.run_policy();
+  EXPECT_NE(msg.find("pool sw0: " + dir_ + "/plane: the datapath writes plane version " +
+                     std::to_string(LOSSLESS_PLANE_VERSION + 1)),
+            std::string::npos)
+      << msg;
+  EXPECT_FALSE(pool_.pending) << "it would refuse what we push";
+  EXPECT_FALSE(pool_.have_tel);
+  EXPECT_EQ(pool_.run_policy(), "");  // not again
+  tel_->version = LOSSLESS_PLANE_VERSION;
+  datapath_reports(0, 0);
+  EXPECT_EQ(pool_.run_policy(), "");
+  EXPECT_TRUE(pool_.have_tel);
+  EXPECT_TRUE(pool_.pending);
+}
+
 TEST_F(PoolTest, ALinkChangeLeadsToANewDecision)
 {
   pool_.run_policy();
@@ -110,6 +133,125 @@ TEST_F(PoolTest, ALinkChangeLeadsToANewDecision)
   pool_.run_policy();
   ASSERT_TRUE(pool_.pending);
   EXPECT_GT(pool_.pending_gen, gen);
+}
+
+// ---------------------------------------------------------------------------
+// LatenessWatch: a port's wake-ups against its software delay (1 ms here).
+
+class Lateness : public ::testing::Test {
+ protected:
+  static constexpr std::uint64_t kSec = 1000000000ULL;
+  static constexpr unsigned kLast = LOSSLESS_LATENESS_BUCKETS - 1;
+
+  void SetUp() override
+  {
+    settings_.name = "sw0";
+    settings_.sw_delay_ns = 1000000;
+    policy_ = lossless::policy::make("pfc-dt", settings_);
+    lossless::policy::PortLink l;
+    l.ifindex = 4;
+    l.dev = "swp1";
+    l.up = true;
+    links_.push_back(l);
+    std::strcpy(tel_->pool, "sw0");
+    tel_->nr_ports = 1;
+    tel_->ports[0].ifindex = 4;
+  }
+  // A snapshot at time s (seconds) after n more wake-ups in bucket b.
+  std::string at(double s, unsigned b = 0, std::uint64_t n = 0, std::uint64_t max_ns = 0)
+  {
+    tel_->time_ns = static_cast<std::uint64_t>(s * kSec);
+    tel_->ports[0].wake_late[b] += n;
+    tel_->ports[0].wake_late_max_ns = std::max<std::uint64_t>(tel_->ports[0].wake_late_max_ns, max_ns);
+    return watch_.update(*tel_, links_, *policy_);
+  }
+
+  lossless::policy::PoolSettings settings_;
+  std::unique_ptr<lossless::policy::Policy> policy_;
+  std::vector<lossless::policy::PortLink> links_;
+  std::unique_ptr<lossless_plane_tel> tel_ = std::make_unique<lossless_plane_tel>();
+  ld::LatenessWatch watch_;
+};
+
+TEST_F(Lateness, WarnsOncePerPortUntilItClears)
+{
+  EXPECT_EQ(at(0), "") << "the first snapshot is the baseline";
+  EXPECT_EQ(at(0.5, 12, 1, 3000000), "") << "judged once per window, not every tick";
+  // The window: 99 wake-ups below 1 us, one 3 ms late (bucket 12: 2.1 .. 4.2 ms).
+  EXPECT_EQ(at(1.0, 0, 99),
+            "port swp1 (pool sw0): timer wake-ups ran up to 3 ms late (p99 below 0.001 ms, "
+            "100 wake-ups in the last 1.0 s), later than the 1 ms software delay its headroom "
+            "assumes: raise sw_delay to at least 3 ms (losslessctl --pool sw0 set sw-delay-us "
+            "3000, or sw_delay in the configuration)");
+  EXPECT_EQ(at(2.0, 12, 10), "") << "still late (at least 2.1 ms): said already";
+  EXPECT_EQ(at(3.0), "") << "no wake-ups: no news";
+  EXPECT_EQ(at(4.0, 5, 50),
+            "port swp1 (pool sw0): timer wake-ups back within the 1 ms software delay (the "
+            "latest below 0.033 ms late, 50 wake-ups in the last 1.0 s)");
+  EXPECT_EQ(at(5.0, 5, 50), "");
+  // Late again: said again, from the bucket when the maximum did not move.
+  EXPECT_EQ(at(6.0, 13, 1),
+            "port swp1 (pool sw0): timer wake-ups ran 4.194 ms or more late (p99 below 8.389 ms, "
+            "1 wake-ups in the last 1.0 s), later than the 1 ms software delay its headroom "
+            "assumes: raise sw_delay to at least 9 ms (losslessctl --pool sw0 set sw-delay-us "
+            "9000, or sw_delay in the configuration)");
+}
+
+TEST_F(Lateness, ABucketAcrossTheDelayIsNoAlarm)
+{
+  at(0, 12, 1, 3000000);  // an old maximum, before the window
+  // Bucket 10 is 0.52 .. 1.05 ms: maybe later than 1 ms, maybe not.
+  EXPECT_EQ(at(1.0, 10, 100), "");
+}
+
+TEST_F(Lateness, AnExactMaximumAboveTheDelayIs)
+{
+  at(0);
+  // The maximum rose in this window: exactly 1.02 ms, later than 1 ms.
+  std::string msg = at(1.0, 10, 1, 1020000);
+  EXPECT_NE(msg.find("ran up to 1.02 ms late (p99 below 1.049 ms, 1 wake-ups"), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("raise sw_delay to at least 2 ms"), std::string::npos) << msg;
+  // In the same bucket again, not surely within 1 ms: not cleared.
+  EXPECT_EQ(at(2.0, 10, 5), "");
+  EXPECT_NE(at(3.0, 9, 5).find("back within"), std::string::npos) << "surely within: cleared";
+}
+
+TEST_F(Lateness, TheLastBucketHasNoUpperBound)
+{
+  at(0);
+  std::string msg = at(1.0, kLast, 100, 300000000);  // 300 ms
+  EXPECT_NE(msg.find("ran up to 300 ms late (p99 268.435 ms or more, 100 wake-ups"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("set sw-delay-us 300000,"), std::string::npos) << msg;
+}
+
+TEST_F(Lateness, OnlyPortsWhoseHeadroomThePolicySizesAreJudged)
+{
+  tel_->nr_ports = 3;
+  tel_->ports[1].ifindex = 5;  // not configured: no link
+  tel_->ports[2].ifindex = 6;  // a configured headroom
+  lossless::policy::PortLink l = links_[0];
+  l.ifindex = 6;
+  l.dev = "swp3";
+  l.headroom_bytes = 100000;
+  links_.push_back(l);
+  at(0);
+  tel_->ports[1].wake_late[14] = 10;
+  tel_->ports[2].wake_late[14] = 10;
+  EXPECT_EQ(at(1.0), "");
+}
+
+TEST_F(Lateness, AQdiscStartedAgainCountsFromZero)
+{
+  at(0, 0, 1000, 5000000);
+  // Replaced: every counter from 0 again, and a maximum below the old one.
+  std::fill(std::begin(tel_->ports[0].wake_late), std::end(tel_->ports[0].wake_late), 0);
+  tel_->ports[0].wake_late_max_ns = 0;
+  std::string msg = at(1.0, 12, 1, 3000000);
+  EXPECT_NE(msg.find("ran up to 3 ms late (p99 below 4.194 ms, 1 wake-ups"), std::string::npos)
+      << msg;
 }
 
 }  // namespace

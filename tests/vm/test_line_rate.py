@@ -71,8 +71,7 @@ def set_switch(sw, ports, qdisc):
 
 
 def lateness(st):
-    """Non-empty lateness buckets as text, and the share of wake-ups later
-    than the catch-up covers at this port's rate."""
+    """Non-empty lateness buckets as text."""
     parts = []
     for b in st.get("wake_late", []):
         if b["count"]:
@@ -119,6 +118,7 @@ def one_incast(c, t, mbit, fanin):
               f"of {size_h} B", flush=True)
         c.eq(sent - got, 0, f"{tag}: every lossless packet arrived")
         c.eq(sum(s["pool_drops_lossless"] for s in st.values()), 0, f"{tag}: MMU: no lossless drop")
+        c.eq(sum(s["drops"] for s in st.values()), 0, f"{tag}: the switch qdiscs dropped nothing")
         c.ok(min(info["backlog_samples"]) > 0, f"{tag}: the bottleneck held a backlog throughout",
              f"min {min(info['backlog_samples'])} B")
         c.le(peak_h, size_h, f"{tag}: peak headroom <= headroom", " B")
