@@ -5,6 +5,9 @@
 #                   VM tests (the module runs under QEMU)
 #   make demo       build, then boot the VM and show a port pausing under PFC
 #   make bench      build, then run the benchmarks and print their numbers
+#   make line-rate  build, then the full line-rate matrix in the VM (3:1 and
+#                   8:1 incast at 20 and 100 Mbit/s, 5 runs each, each
+#                   next to a no-PFC control); make check runs 20 Mbit/s
 #   make checkpatch kernel style check of the module and the core
 #
 # The README's two commands run scripts/setup.sh first, which installs every
@@ -44,6 +47,10 @@ bench: all
 	$(RUN_VM) --timeout 900 -- tests/vm/bench-bridge.py
 	$(RUN_VM) --timeout 900 -- tests/vm/bench-daemon.py
 
+line-rate: all
+	LL_LINE_RATE_MBITS="20 100" $(RUN_VM) --timeout 3000 --fail-on-warn -- \
+		tests/vm/run-all.sh test_line_rate.py
+
 checkpatch:
 	$(MAKE) -C kernel checkpatch
 
@@ -51,4 +58,4 @@ clean:
 	rm -rf $(BUILD_DIR)
 	$(MAKE) -C kernel clean
 
-.PHONY: all userspace module check check-host check-vm demo bench checkpatch clean
+.PHONY: all userspace module check check-host check-vm demo bench line-rate checkpatch clean

@@ -18,8 +18,9 @@ catch-up). Every run checks:
   - the lateness of the bottleneck's timer and the credit its shaper had to
     cut (printed: what the catch-up covers).
 
-LL_LINE_RATE_RUNS, LL_LINE_RATE_MBITS ("20 100"), LL_LINE_RATE_FANIN ("3 8")
-and LL_LINE_RATE_SECONDS narrow or stretch it.
+LL_LINE_RATE_RUNS (5), LL_LINE_RATE_MBITS ("20"; `make line-rate` runs
+"20 100"), LL_LINE_RATE_FANIN ("3 8") and LL_LINE_RATE_SECONDS (5) narrow
+or stretch it.
 """
 
 import os
@@ -31,7 +32,10 @@ from incast import SW_DELAY, build, qstats, traffic  # noqa: E402
 from topology import Topology  # noqa: E402
 
 RUNS = int(os.environ.get("LL_LINE_RATE_RUNS", "5"))
-MBITS = [int(x) for x in os.environ.get("LL_LINE_RATE_MBITS", "20 100").split()]
+# make check runs 20 Mbit/s; `make line-rate` adds 100 Mbit/s, where TCG
+# is near what it sustains and a loaded host has shown losses before the
+# switch (see the closing notes of issue 14 / docs/MMU.md).
+MBITS = [int(x) for x in os.environ.get("LL_LINE_RATE_MBITS", "20").split()]
 FANIN = [int(x) for x in os.environ.get("LL_LINE_RATE_FANIN", "3 8").split()]
 SECONDS = float(os.environ.get("LL_LINE_RATE_SECONDS", "5"))
 UTIL_MIN = 0.97
@@ -70,6 +74,13 @@ def set_switch(sw, ports, qdisc):
         sw.run(f"tc qdisc add dev {p} root handle 1: {qdisc}")
 
 
+def backlog_drops():
+    """Packets the kernel dropped because a CPU's input backlog (where veth
+    delivers: netdev_max_backlog) was full, all CPUs: a loss no qdisc sees."""
+    with open("/proc/net/softnet_stat") as f:
+        return sum(int(line.split()[1], 16) for line in f)
+
+
 def lateness(st):
     """Non-empty lateness buckets as text."""
     parts = []
@@ -89,9 +100,11 @@ def one_incast(c, t, mbit, fanin):
         tag = f"{fanin}:1 {mbit} Mbit/s run {run}"
         set_switch(sw, sw_ports, lossless_qdisc(mbit, ports))
         info = {}
+        drops0 = backlog_drops()
         sends, res, util = traffic(sw, r, r_ip, bottleneck, senders, SECONDS, mbit, info,
                                      SNDBUF, IDLE_EXIT_S)
         st = {p: qstats(sw, p) for p in sw_ports}
+        cpu_drops = backlog_drops() - drops0
         sent = sum(s["sent"] for s in sends)
         got = sum(f["received"] for f in res["flows"].values())
         bst = st[bottleneck]
@@ -110,7 +123,7 @@ def one_incast(c, t, mbit, fanin):
         print(f"  {tag}: lossless util {util * 100:.1f}% (100 ms buckets min {min(b) * 100:.1f}% "
               f"max {max(b) * 100:.1f}%, n {len(b)}; qdisc count {info['util_qdisc'] * 100:.1f}%), "
               f"lost {sent - got}/{sent}, pfc_tx {pfc_tx}, backlog samples "
-              f"{info['backlog_samples']} B; no-PFC control util {cutil * 100:.1f}% "
+              f"{info['backlog_samples']} B, CPU backlog drops {cpu_drops}; no-PFC control util {cutil * 100:.1f}% "
               f"lost {csent - cgot}/{csent}", flush=True)
         print(f"    bottleneck shaper: catchup {bst['catchup']} B, credit cut "
               f"{bst['shaper_lost'] / 1e6:.2f} ms, wake-up lateness max "
