@@ -115,6 +115,14 @@ class Host:
         self.topo.procs.append(p)
         return p
 
+    def wait_udp(self, port, timeout=30.0):
+        """Wait until a UDP socket of this host is bound to port (a receiver
+        started with popen is ready): a fixed sleep is not enough on a busy
+        machine, and datagrams sent before the bind are lost."""
+        if not wait_for(lambda: self.run(f"ss -Hun state all sport = :{port}",
+                                         check=False).strip(), timeout, 0.05):
+            raise RuntimeError(f"{self.name}: nothing bound to UDP port {port} after {timeout} s")
+
     def __repr__(self):
         return f"Host({self.name})"
 

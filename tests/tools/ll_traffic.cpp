@@ -88,7 +88,9 @@ const char* kUsage =
     "  --gap-ms G        report arrival gaps longer than G ms per flow (default 5)\n"
     "  --bucket-ms B     also count the wire bytes of all flows (payload + UDP,\n"
     "                    IPv4 and Ethernet headers: what a shaper charges) per\n"
-    "                    B ms since the receiver started (default 100; 0 = off)\n"
+    "                    B ms since the receiver started (default 100; 0 = off),\n"
+    "                    by the kernel's receive time of each packet (a busy\n"
+    "                    receiver that reads late does not shift its bucket)\n"
     "Every flow reports how many of its packets arrived with each ECN codepoint\n"
     "(not_ect, ect0, ect1, ce; they add up to received). CE means that a queue on\n"
     "the way marked the packet (congestion experienced).\n"
@@ -245,6 +247,14 @@ int do_recv(const Args& a) {
     if (setsockopt(s.fd(), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
         setsockopt(s.fd(), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
     setsockopt(s.fd(), SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
+    // The kernel's receive time of each packet (CLOCK_REALTIME), for the
+    // buckets: mapped to CLOCK_MONOTONIC by the offset between the clocks.
+    if (bucket_ns && setsockopt(s.fd(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)))
+        die(std::string("SO_TIMESTAMPNS: ") + std::strerror(errno));
+    timespec rt{};
+    clock_gettime(CLOCK_REALTIME, &rt);
+    const int64_t real_minus_mono =
+        int64_t(rt.tv_sec) * 1000000000LL + rt.tv_nsec - int64_t(now_ns());
     // The TOS byte of every packet comes as an IP_TOS control message.
     if (setsockopt(s.fd(), IPPROTO_IP, IP_RECVTOS, &one, sizeof(one)))
         die(std::string("IP_RECVTOS: ") + std::strerror(errno));
@@ -261,7 +271,8 @@ int do_recv(const Args& a) {
     uint64_t start = now_ns(), last_any = 0, foreign = 0;
     uint32_t socket_drops = 0;
     std::vector<uint8_t> buf(65536);
-    alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(int))];
+    alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(int)) +
+                               CMSG_SPACE(sizeof(timespec))];
     for (;;) {
         uint64_t t = now_ns();
         if (t - start >= duration_ns) break;
@@ -280,7 +291,14 @@ int do_recv(const Args& a) {
         uint64_t at = now_ns();
         last_any = at;
         int tos = -1;
+        uint64_t rx_ns = at;  // the kernel's receive time if it gave one
         for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+                timespec ts;
+                std::memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+                int64_t mono = int64_t(ts.tv_sec) * 1000000000LL + ts.tv_nsec - real_minus_mono;
+                if (mono > int64_t(start) && uint64_t(mono) <= at) rx_ns = uint64_t(mono);
+            }
             if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL)
                 std::memcpy(&socket_drops, CMSG_DATA(c), sizeof(socket_drops));
             if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS) {
@@ -315,7 +333,7 @@ int do_recv(const Args& a) {
         f.received++;
         f.bytes += uint64_t(n);
         if (bucket_ns) {
-            size_t b = size_t((at - start) / bucket_ns);
+            size_t b = size_t((rx_ns - start) / bucket_ns);
             if (bucket_bytes.size() <= b) bucket_bytes.resize(b + 1, 0);
             bucket_bytes[b] += uint64_t(n) + kWireOverhead;
         }

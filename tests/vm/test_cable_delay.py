@@ -53,8 +53,11 @@ def headroom(rate_bps, cable_ns, sw_ns, mtu=MTU):
     rate table (1 up to 100 Mbit/s), no queued bytes, no rounding."""
     quanta = 1 if rate_bps <= 100_000_000 else None
     assert quanta, "extend the quanta table for this rate"
+    # (9): the shaper's catch-up, by default sw-delay at the rate, at least
+    # the burst (2 frames at these rates).
+    catchup = max(math.ceil(rate_bps * sw_ns / 8e9), 2 * (1500 + 14))
     return (3 * mtu + math.ceil(rate_bps * 2 * cable_ns / 8e9) + 64 + quanta * 64
-            + math.ceil(rate_bps * sw_ns / 8e9))
+            + math.ceil(rate_bps * sw_ns / 8e9) + catchup)
 
 
 def pfc_frame(sender, dev, src_mac):
@@ -104,7 +107,7 @@ def wire(c):
 
         # Data, classified priority 3 by DSCP 24.
         rx = b.popen(f"{Paths.traffic} recv --port 5000 --idle-exit 2 --duration 60")
-        time.sleep(0.5)
+        b.wait_udp(5000)
         sent = a.json(f"{Paths.traffic} send --dst {cable['b_ip']} --port 5000 --flow 1 --prio 3 "
                       f"--dscp 24 --count 200 --rate-mbit 2")
         res = json.loads(rx.communicate(timeout=60)[0])

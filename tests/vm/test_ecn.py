@@ -39,7 +39,7 @@ ECT_FLOWS, NOT_ECT_FLOW = (0, 1), 2
 def run(sw, r, r_ip, senders):
     """One incast: h0, h1 with --ecn, h2 without; returns sends, recv."""
     recv = r.popen(f"{Paths.traffic} recv --port {PORT} --idle-exit 5 --duration {SECONDS * 10 + 60}")
-    time.sleep(0.5)
+    r.wait_udp(PORT)
     procs = [h.popen(f"{Paths.traffic} send --dst {r_ip} --port {PORT} --flow {i} --prio 3 --dscp 24 "
                      f"--size {PAYLOAD} --duration {SECONDS} --sndbuf {SNDBUF}"
                      + (" --ecn" if i in ECT_FLOWS else ""))

@@ -100,7 +100,7 @@ def main():
             raise RuntimeError("scapy sender failed: " + pauser.communicate()[1])
 
         recv = b.popen(f"{Paths.traffic} recv --port {PORT} --gap-ms 3 --idle-exit 2 --duration 60")
-        time.sleep(0.5)
+        b.wait_udp(PORT)
         duration = plan[-1]["at"] + 2.5
         senders = [a.popen(f"{Paths.traffic} send --dst {link['b_ip']} --port {PORT} --prio {p} "
                            f"--size {PKT} --rate-mbit {FLOW_MBIT} --duration {duration}")

@@ -114,7 +114,8 @@ def isolation(c):
         Net.neighbours([h0, h1, h2, r, r2])
         rx = r.popen(f"{Paths.traffic} recv --port 5000 --idle-exit 5 --duration {SECONDS * 10 + 60}")
         rx2 = r2.popen(f"{Paths.traffic} recv --port 5000 --idle-exit 5 --duration {SECONDS * 10 + 60}")
-        time.sleep(0.5)
+        r.wait_udp(5000)
+        r2.wait_udp(5000)
         procs = [send(h0, r, 5000, 3, 3, 24), send(h0, r, 5000, 10, 0, 0),
                  send(h1, r, 5000, 13, 3, 24), send(h1, r, 5000, 11, 0, 0),
                  send(h2, r2, 5000, 23, 3, 24, MBIT / 2)]
@@ -160,7 +161,7 @@ def two_hop_traffic(sw2, senders, r):
     last hop in the steady window, its backlog samples in bytes)."""
     rx = r.popen(f"{Paths.traffic} recv --port 5000 --idle-exit 5 --duration {SECONDS * 10 + 60}"
                  " --bucket-ms 100")
-    time.sleep(0.5)
+    r.wait_udp(5000)
     start_ns = time.monotonic_ns()
     procs = [send(h, r, 5000, i, 3, 24) for i, h in enumerate(senders)]
     window = max(1.0, SECONDS - STEADY_SKIP_S - STEADY_TAIL_S)
