@@ -9,6 +9,16 @@
 #                   8:1 incast at 20 and 100 Mbit/s, 5 runs each, each
 #                   next to a no-PFC control); make check runs 20 Mbit/s
 #   make checkpatch kernel style check of the module and the core
+#   make install    build userspace, then install it under PREFIX (default
+#                   /usr/local; DESTDIR=DIR stages it there): losslessd,
+#                   losslessctl, lossless-ingress, the BPF object, the tc
+#                   plugin (in tc's own directory), the systemd unit, an
+#                   example configuration and the docs (README "Installing")
+#   make uninstall  remove what make install put there (same PREFIX, DESTDIR)
+#   make fuzz       build, then run every libFuzzer target (tests/fuzz, clang
+#                   with ASan+UBSan): 10^6 executions per frame parser and
+#                   the ingress program, 10^5 for config and request;
+#                   FUZZ_RUNS=N runs N each. make check runs 10^4 of each
 #
 # The README's two commands run scripts/setup.sh first, which installs every
 # Debian package these targets need.
@@ -17,6 +27,8 @@ BUILD_DIR ?= $(CURDIR)/build
 JOBS ?= $(shell nproc)
 RUN_VM := $(CURDIR)/vm-images/run-vm
 export LL_BUILD_DIR := $(BUILD_DIR)
+PREFIX ?= /usr/local
+DESTDIR ?=
 
 all: userspace module
 
@@ -30,6 +42,7 @@ module:
 check: all
 	scripts/checkpatch.sh
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	tests/fuzz/run-fuzz.sh --short
 	$(RUN_VM) --timeout 1800 --fail-on-warn -- tests/vm/run-all.sh
 
 check-host: all
@@ -54,8 +67,22 @@ line-rate: all
 checkpatch:
 	$(MAKE) -C kernel checkpatch
 
+fuzz: userspace
+	FUZZ_RUNS='$(FUZZ_RUNS)' tests/fuzz/run-fuzz.sh
+.PHONY: fuzz
+
+# cmake/install.cmake has the layout; the unit is written for PREFIX.
+# umask 022: CMake creates directories through the umask (files get their
+# modes from the install rules), and a root umask of 077 would hide them.
+install: userspace
+	umask 022 && DESTDIR='$(abspath $(DESTDIR))' cmake --install $(BUILD_DIR) --prefix '$(PREFIX)'
+
+uninstall:
+	scripts/uninstall.sh '$(abspath $(DESTDIR))' '$(PREFIX)'
+
 clean:
 	rm -rf $(BUILD_DIR)
 	$(MAKE) -C kernel clean
 
-.PHONY: all userspace module check check-host check-vm demo bench line-rate checkpatch clean
+.PHONY: all userspace module check check-host check-vm demo bench line-rate checkpatch clean \
+	install uninstall

@@ -4,7 +4,8 @@
  *
  * MAC control frames (EtherType 0x8808) are validated by the algorithm
  * core's parser (kernel/core/pfc.c, compiled for BPF and linked into this
- * object) and never go further up the stack:
+ * object; destination 01-80-C2-00-00-01 or the port's own address) and
+ * never go further up the stack:
  *   - valid PFC / PAUSE: counted, EtherType rewritten to
  *     LOSSLESS_CTRL_ETHERTYPE, skb->mark = LOSSLESS_CTRL_MARK, redirected to
  *     the egress of the same port, where the lossless qdisc consumes it;
@@ -20,6 +21,7 @@
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
+#include <linux/if_packet.h>	/* PACKET_HOST */
 #include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
@@ -96,6 +98,20 @@ static __always_inline struct ll_ingress_prio_stats *prio_stats(__u32 ifindex)
 }
 
 /*
+ * The port's own unicast address, for the parser, or NULL. The program
+ * cannot read the device's address, but the stack has compared it with the
+ * destination already: eth_type_trans() leaves skb->pkt_type PACKET_HOST
+ * only for a unicast destination equal to the device's address. Then that
+ * address is the frame's own first 6 octets. (The qdisc checks the
+ * destination again against the device's address itself.)
+ */
+static __always_inline const __u8 *port_addr(struct __sk_buff *skb,
+					     const __u8 *frame)
+{
+	return skb->pkt_type == PACKET_HOST ? frame : NULL;
+}
+
+/*
  * A frame whose EtherType (after any inline VLAN tags) is 0x8808. It is
  * consumed here in every case: redirected to the qdisc or dropped.
  * accel_tagged: the device stripped a VLAN tag into skb->vlan_tci.
@@ -127,7 +143,8 @@ static __noinline int handle_mac_ctrl(struct __sk_buff *skb,
 	    bpf_skb_load_bytes(skb, 0, frame, n))
 		res = LL_PARSE_TRUNCATED;
 	else
-		res = ll_mac_ctrl_parse(frame, len, &msg);
+		res = ll_mac_ctrl_parse(frame, len, port_addr(skb, frame),
+					&msg);
 	/*
 	 * With the tag stripped the bytes look untagged, but a MAC control
 	 * frame is never VLAN-tagged (the parser says so for inline tags).

@@ -42,6 +42,7 @@
 #include "core/headroom.h"
 #include "core/pause.h"
 #include "core/shaper.h"
+#include "core/watchdog.h"
 #include "lossless_pool.h"
 #include "uapi/lossless.h"
 
@@ -107,6 +108,14 @@ struct ll_sched {
 	u64 ecn_marks;
 	u64 unaccounted;
 
+	/* PFC watchdog: while off, both masks are 0 and the timer idle. */
+	struct ll_wd wd;
+	u64 wd_poll_ns;
+	u32 wd_ignore_mask;		/* gates not honoured (storm) */
+	u32 wd_drop_mask;		/* gates whose queues drop (storm) */
+	struct timer_list wd_timer;
+	struct Qdisc *sch;		/* for the timer */
+
 	struct ll_queue queues[LOSSLESS_MAX_QUEUES];
 };
 
@@ -126,10 +135,29 @@ static struct netlink_range_validation ll_limit_range = {
 	.max = LOSSLESS_LIMIT_MAX_PKTS,
 };
 
+static struct netlink_range_validation ll_wd_time_range = {
+	.min = LOSSLESS_WD_TIME_MIN_NS,
+	.max = LOSSLESS_WD_TIME_MAX_NS,
+};
+
+static struct netlink_range_validation ll_wd_alarm_range = {
+	.min = 0,
+	.max = LOSSLESS_WD_XOFF_ALARM_MAX_NS,
+};
+
+static const struct nla_policy ll_wd_policy[TCA_LOSSLESS_WD_MAX + 1] = {
+	[TCA_LOSSLESS_WD_ACTION] = NLA_POLICY_MAX(NLA_U8, LOSSLESS_WD_DROP),
+	[TCA_LOSSLESS_WD_DETECT_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &ll_wd_time_range),
+	[TCA_LOSSLESS_WD_RESTORE_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &ll_wd_time_range),
+	[TCA_LOSSLESS_WD_POLL_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &ll_wd_time_range),
+	[TCA_LOSSLESS_WD_XOFF_ALARM_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &ll_wd_alarm_range),
+};
+
 static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
 	[TCA_LOSSLESS_RATE_BPS] = NLA_POLICY_FULL_RANGE(NLA_U64, &ll_rate_range),
 	[TCA_LOSSLESS_BURST_BYTES] = NLA_POLICY_FULL_RANGE(NLA_U32, &ll_burst_range),
 	[TCA_LOSSLESS_CATCHUP_BYTES] = NLA_POLICY_FULL_RANGE(NLA_U32, &ll_burst_range),
+	[TCA_LOSSLESS_WATCHDOG] = NLA_POLICY_NESTED(ll_wd_policy),
 	[TCA_LOSSLESS_QUEUES] = NLA_POLICY_RANGE(NLA_U8, 1, LOSSLESS_MAX_QUEUES),
 	[TCA_LOSSLESS_STRICT] = NLA_POLICY_MAX(NLA_U8, LOSSLESS_MAX_QUEUES),
 	[TCA_LOSSLESS_PRIOMAP] = NLA_POLICY_EXACT_LEN(LOSSLESS_PRIOMAP_LEN),
@@ -271,7 +299,8 @@ static u32 ll_gates_closed(struct ll_sched *q, u64 now)
 		ll_port_pause_expire(&q->pause, now);
 		ll_gates_refresh(q);
 	}
-	return q->closed_mask;
+	/* A priority in PFC storm under forward or drop is not honoured. */
+	return q->closed_mask & ~q->wd_ignore_mask;
 }
 
 /* Apply a MAC control frame redirected to us by the ingress program. It is
@@ -283,6 +312,7 @@ static void ll_apply_ctrl(struct Qdisc *sch, struct sk_buff *skb)
 	u8 frame[LL_MAC_CTRL_FRAME_MAX_BYTES];
 	struct ll_mac_ctrl m;
 	u32 len = min_t(u32, skb->len, sizeof(frame));
+	u64 now;
 
 	if (skb->len > sizeof(frame) || skb_copy_bits(skb, 0, frame, len)) {
 		q->ctrl_invalid++;
@@ -290,7 +320,9 @@ static void ll_apply_ctrl(struct Qdisc *sch, struct sk_buff *skb)
 	}
 	frame[12] = LL_ETH_P_MAC_CONTROL >> 8;
 	frame[13] = LL_ETH_P_MAC_CONTROL & 0xff;
-	if (ll_mac_ctrl_parse(frame, len, &m) != LL_PARSE_OK) {
+	/* To 01-80-C2-00-00-01 or to this port's own address (802.3 31B). */
+	if (ll_mac_ctrl_parse(frame, len, qdisc_dev(sch)->dev_addr, &m) !=
+	    LL_PARSE_OK) {
 		q->ctrl_invalid++;
 		return;
 	}
@@ -298,8 +330,17 @@ static void ll_apply_ctrl(struct Qdisc *sch, struct sk_buff *skb)
 		q->pfc_frames_rx++;
 	else
 		q->pause_frames_rx++;
-	ll_port_pause_rx(&q->pause, ll_now_ns(), &m, READ_ONCE(q->rate_bps));
+	now = ll_now_ns();
+	ll_port_pause_rx(&q->pause, now, &m, READ_ONCE(q->rate_bps));
 	ll_gates_refresh(q);
+	if (m.kind == LL_MAC_CTRL_PFC && ll_wd_enabled(&q->wd.cfg)) {
+		u32 p, xoff = 0;
+
+		for (p = 0; p < LL_PFC_PRIOS; p++)
+			if ((m.enable_vector & BIT(p)) && m.quanta[p])
+				xoff |= BIT(p);
+		ll_wd_xoff_rx(&q->wd, xoff, now);
+	}
 	/* Whatever changed, the dequeue that follows this enqueue (or the
 	 * watchdog) re-evaluates the gates; a closed gate just stops its
 	 * queues, an opened one lets them go at once.
@@ -436,6 +477,12 @@ static int ll_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	}
 
 	cl = &q->queues[ll_classify(sch, skb)];
+	if (unlikely(cl->gate_mask & q->wd_drop_mask)) {
+		/* PFC storm, action drop: not a lossless drop of the MMU. */
+		q->wd.prio[__ffs(cl->gate_mask & q->wd_drop_mask)].dropped++;
+		cl->qstats.drops++;
+		return qdisc_drop(skb, sch, to_free);
+	}
 	if (cl->skbs.qlen >= q->limit_pkts && !ll_limit_exempt(q, skb)) {
 		cl->qstats.drops++;
 		return qdisc_drop(skb, sch, to_free);
@@ -593,7 +640,11 @@ idle:
 	return NULL;
 }
 
-static void ll_purge_queue(struct Qdisc *sch, struct ll_queue *cl)
+/* Empty a queue, releasing its MMU charges. Under RTNL (tc change) the
+ * packets are freed after the lock, as qdiscs do; from the watchdog timer
+ * (softirq) they are dropped at once and counted as drops.
+ */
+static void ll_purge_queue(struct Qdisc *sch, struct ll_queue *cl, bool rtnl)
 {
 	unsigned int pkts = cl->skbs.qlen, bytes = cl->qstats.backlog;
 
@@ -602,7 +653,13 @@ static void ll_purge_queue(struct Qdisc *sch, struct ll_queue *cl)
 	if (!list_empty(&cl->alist))
 		list_del_init(&cl->alist);
 	ll_release_list(qdisc_priv(sch), cl->skbs.head);
-	rtnl_kfree_skbs(cl->skbs.head, cl->skbs.tail);
+	if (rtnl) {
+		rtnl_kfree_skbs(cl->skbs.head, cl->skbs.tail);
+	} else {
+		kfree_skb_list(cl->skbs.head);
+		cl->qstats.drops += pkts;
+		sch->qstats.drops += pkts;
+	}
 	ll_skb_head_init(&cl->skbs);
 	cl->qstats.backlog = 0;
 	sch->q.qlen -= pkts;
@@ -611,6 +668,228 @@ static void ll_purge_queue(struct Qdisc *sch, struct ll_queue *cl)
 	if (!sch->q.qlen)
 		ll_shaper_idle(&((struct ll_sched *)qdisc_priv(sch))->shaper,
 			       ll_now_ns());
+}
+
+/* ---------------------------------------------------------- PFC watchdog */
+
+static const char *const ll_wd_action_names[] = {
+	[LL_WD_OFF] = "off",
+	[LL_WD_ALERT] = "alert",
+	[LL_WD_FORWARD] = "forward",
+	[LL_WD_DROP] = "drop",
+};
+
+static void ll_wd_masks(struct ll_sched *q)
+{
+	q->wd_ignore_mask = ll_wd_ignore_mask(&q->wd);
+	q->wd_drop_mask = ll_wd_drop_mask(&q->wd);
+}
+
+/* Priorities whose upstream this port's MMU has told XOFF. */
+static u32 ll_wd_told_xoff(struct ll_sched *q, u64 now)
+{
+	struct ll_kpool *kp = q->pool;
+	struct ll_mmu_iq_stats is;
+	u32 p, mask = 0;
+
+	spin_lock(&kp->lock);
+	for (p = 0; p < LL_PFC_PRIOS; p++)
+		if (!ll_mmu_get_iq_stats(kp->mmu, q->pool_port, p, now, &is) &&
+		    is.told_xoff)
+			mask |= BIT(p);
+	spin_unlock(&kp->lock);
+	return mask;
+}
+
+static void ll_wd_report(struct Qdisc *sch, const struct ll_wd_change *ch)
+{
+	struct ll_sched *q = qdisc_priv(sch);
+	struct net_device *dev = qdisc_dev(sch);
+	u32 p;
+
+	for (p = 0; p < LL_PFC_PRIOS; p++) {
+		if (ch->stormed & BIT(p))
+			netdev_warn(dev, "PFC storm on priority %u: paused with packets waiting for %llu ms; action %s\n",
+				    p, div_u64(q->wd.cfg.detect_ns, NSEC_PER_MSEC),
+				    ll_wd_action_names[q->wd.cfg.action]);
+		if (ch->restored & BIT(p))
+			netdev_info(dev, "PFC storm on priority %u ended: no XOFF for %llu ms, pause honoured again\n",
+				    p, div_u64(q->wd.cfg.restore_ns, NSEC_PER_MSEC));
+		if (ch->alarmed & BIT(p))
+			netdev_warn(dev, "priority %u: XOFF sent upstream for over %llu ms (a PFC deadlock?)\n",
+				    p, div_u64(q->wd.cfg.xoff_alarm_ns, NSEC_PER_MSEC));
+	}
+}
+
+/* One watchdog poll, under the qdisc lock. */
+static void ll_wd_tick(struct Qdisc *sch, u64 now)
+{
+	struct ll_sched *q = qdisc_priv(sch);
+	u32 prios = BIT(LL_PFC_PRIOS) - 1, old_ignore = q->wd_ignore_mask;
+	struct ll_wd_view v = {};
+	struct ll_wd_change ch;
+	u32 i, p;
+
+	ll_gates_closed(q, now);	/* expire what is due */
+	v.paused_mask = q->closed_mask & prios;
+	for (p = 0; p < LL_PFC_PRIOS; p++)
+		if (v.paused_mask & BIT(p))
+			v.closed_since_ns[p] = q->pause.gates[p].closed_since_ns;
+	for (i = 0; i < q->nqueues; i++)
+		if (q->queues[i].skbs.qlen)
+			v.backlog_mask |= q->queues[i].gate_mask & prios;
+	if (q->pool && q->wd.cfg.xoff_alarm_ns)
+		v.told_xoff_mask = ll_wd_told_xoff(q, now);
+	ch = ll_wd_poll(&q->wd, &v, now);
+	/* Restored: the peer has sent no XOFF for restore-time; a pause it
+	 * sent before (up to 65535 quanta, 1.7 s at 20 Mbit/s) is void, or the
+	 * priority would be found paused again and storm anew.
+	 */
+	for (p = 0; p < LL_PFC_PRIOS; p++) {
+		struct ll_pause_gate *g = &q->pause.gates[p];
+
+		if ((ch.restored & BIT(p)) && g->closed) {
+			g->until_ns = min(g->until_ns, now);
+			ll_gate_expire(g, now);
+		}
+	}
+	if (ch.restored)
+		ll_gates_refresh(q);
+	ll_wd_masks(q);
+	ll_wd_report(sch, &ch);
+	for (i = 0; i < q->nqueues && (ch.stormed & q->wd_drop_mask); i++) {
+		struct ll_queue *cl = &q->queues[i];
+		u32 hit = cl->gate_mask & ch.stormed & q->wd_drop_mask;
+
+		if (hit && cl->skbs.qlen) {
+			q->wd.prio[__ffs(hit)].dropped += cl->skbs.qlen;
+			ll_purge_queue(sch, cl, false);
+		}
+	}
+	if (q->wd_ignore_mask != old_ignore || ch.restored)
+		__netif_schedule(qdisc_root(sch));
+}
+
+static unsigned long ll_wd_period(const struct ll_sched *q)
+{
+	return max(1UL, nsecs_to_jiffies(q->wd_poll_ns));
+}
+
+static void ll_wd_timer(struct timer_list *t)
+{
+	struct ll_sched *q = from_timer(q, t, wd_timer);
+	struct Qdisc *sch = q->sch;
+	spinlock_t *root_lock;	/* the qdisc tree's, as sch_pie's timer */
+
+	rcu_read_lock();
+	root_lock = qdisc_lock(qdisc_root_sleeping(sch));
+	spin_lock(root_lock);
+	if (ll_wd_enabled(&q->wd.cfg)) {
+		ll_wd_tick(sch, ll_now_ns());
+		mod_timer(&q->wd_timer, jiffies + ll_wd_period(q));
+	}
+	spin_unlock(root_lock);
+	rcu_read_unlock();
+}
+
+/* The watchdog options over the current ones; nothing applied yet. */
+static int ll_wd_parse(struct ll_sched *q, struct nlattr *opt,
+		       struct ll_wd_config *cfg, u64 *poll_ns,
+		       struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[TCA_LOSSLESS_WD_MAX + 1];
+	int err;
+
+	*cfg = q->wd.cfg;
+	*poll_ns = q->wd_poll_ns;
+	err = nla_parse_nested(tb, TCA_LOSSLESS_WD_MAX, opt, ll_wd_policy,
+			       extack);
+	if (err < 0)
+		return err;
+	if (tb[TCA_LOSSLESS_WD_ACTION])
+		cfg->action = nla_get_u8(tb[TCA_LOSSLESS_WD_ACTION]);
+	if (tb[TCA_LOSSLESS_WD_DETECT_NS])
+		cfg->detect_ns = nla_get_u64(tb[TCA_LOSSLESS_WD_DETECT_NS]);
+	if (tb[TCA_LOSSLESS_WD_RESTORE_NS])
+		cfg->restore_ns = nla_get_u64(tb[TCA_LOSSLESS_WD_RESTORE_NS]);
+	if (tb[TCA_LOSSLESS_WD_POLL_NS])
+		*poll_ns = nla_get_u64(tb[TCA_LOSSLESS_WD_POLL_NS]);
+	if (tb[TCA_LOSSLESS_WD_XOFF_ALARM_NS])
+		cfg->xoff_alarm_ns = nla_get_u64(tb[TCA_LOSSLESS_WD_XOFF_ALARM_NS]);
+	if (*poll_ns > cfg->detect_ns || *poll_ns > cfg->restore_ns) {
+		NL_SET_ERR_MSG_ATTR(extack, opt,
+				    "watchdog poll must not exceed its detect and restore times");
+		return -EINVAL;
+	}
+	if (cfg->xoff_alarm_ns && cfg->xoff_alarm_ns < *poll_ns) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_LOSSLESS_WD_XOFF_ALARM_NS] ?: opt,
+				    "xoff-alarm must be at least the watchdog poll");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Under sch_tree_lock. */
+static void ll_wd_apply(struct ll_sched *q, const struct ll_wd_config *cfg,
+			u64 poll_ns)
+{
+	u32 old_ignore = q->wd_ignore_mask;
+
+	ll_wd_configure(&q->wd, cfg, ll_now_ns());
+	WRITE_ONCE(q->wd_poll_ns, poll_ns);
+	ll_wd_masks(q);
+	if (q->wd_ignore_mask != old_ignore)
+		__netif_schedule(qdisc_root(q->sch));
+	if (ll_wd_enabled(cfg))
+		mod_timer(&q->wd_timer, jiffies + ll_wd_period(q));
+	/* Off: the timer finds it off and stops by itself. */
+}
+
+static int ll_wd_dump(struct ll_sched *q, struct sk_buff *skb)
+{
+	struct ll_wd_config c = q->wd.cfg;
+	struct nlattr *nest;
+
+	if (!ll_wd_enabled(&c))
+		return 0;
+	nest = nla_nest_start_noflag(skb, TCA_LOSSLESS_WATCHDOG);
+	if (!nest ||
+	    nla_put_u8(skb, TCA_LOSSLESS_WD_ACTION, c.action) ||
+	    nla_put_u64_64bit(skb, TCA_LOSSLESS_WD_DETECT_NS, c.detect_ns,
+			      TCA_LOSSLESS_WD_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_LOSSLESS_WD_RESTORE_NS, c.restore_ns,
+			      TCA_LOSSLESS_WD_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_LOSSLESS_WD_POLL_NS,
+			      READ_ONCE(q->wd_poll_ns), TCA_LOSSLESS_WD_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_LOSSLESS_WD_XOFF_ALARM_NS,
+			      c.xoff_alarm_ns, TCA_LOSSLESS_WD_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* The watchdog's stats, for tc's xstats and the plane alike. */
+static void ll_wd_stats(struct ll_sched *q, u64 now, u32 *action,
+			u32 *storm_mask, u32 *alarm_mask,
+			struct tc_lossless_wd_stats *out)
+{
+	u32 p;
+
+	*action = READ_ONCE(q->wd.cfg.action);
+	*storm_mask = READ_ONCE(q->wd.storm_mask);
+	*alarm_mask = READ_ONCE(q->wd.alarm_mask);
+	for (p = 0; p < LL_PFC_PRIOS; p++) {
+		const struct ll_wd_prio *s = &q->wd.prio[p];
+
+		out[p].storm = READ_ONCE(s->in_storm);
+		out[p].xoff_alarm = READ_ONCE(s->xoff_alarm);
+		out[p].storms = READ_ONCE(s->storms);
+		out[p].restores = READ_ONCE(s->restores);
+		out[p].dropped = READ_ONCE(s->dropped);
+		out[p].storm_ns = ll_wd_storm_ns(s, now);
+		out[p].xoff_alarms = READ_ONCE(s->xoff_alarms);
+		out[p].xoff_ns = ll_wd_xoff_ns(s, now);
+	}
 }
 
 static void ll_reset(struct Qdisc *sch)
@@ -766,6 +1045,37 @@ static void ll_port_options(struct nlattr **tb, u64 rate, u32 shaper_burst,
 		pc->headroom_bytes = nla_get_u32(tb[TCA_LOSSLESS_HEADROOM_BYTES]);
 }
 
+/* The refusal of an option that needs a pool, naming it. 6.1 has no
+ * formatted extack messages (LL_ERR): one literal per attribute, set as
+ * the core sets an NLA_REJECT attribute's reject_message.
+ */
+#define LL_NEEDS_POOL(opt) KBUILD_MODNAME ": option \"" opt "\" needs \"pool NAME\""
+static const char * const ll_needs_pool_msg[TCA_LOSSLESS_MAX + 1] = {
+	[TCA_LOSSLESS_POOL_BYTES] = LL_NEEDS_POOL("buffer"),
+	[TCA_LOSSLESS_ALPHA] = LL_NEEDS_POOL("alpha"),
+	[TCA_LOSSLESS_EGRESS_ALPHA] = LL_NEEDS_POOL("egress-alpha"),
+	[TCA_LOSSLESS_LOSSLESS_PRIOS] = LL_NEEDS_POOL("lossless-prios"),
+	[TCA_LOSSLESS_RESERVED_BYTES] = LL_NEEDS_POOL("reserved"),
+	[TCA_LOSSLESS_XON_OFFSET_BYTES] = LL_NEEDS_POOL("xon-offset"),
+	[TCA_LOSSLESS_CABLE_DELAY_NS] = LL_NEEDS_POOL("cable-delay"),
+	[TCA_LOSSLESS_SW_DELAY_NS] = LL_NEEDS_POOL("sw-delay"),
+	[TCA_LOSSLESS_HEADROOM_BYTES] = LL_NEEDS_POOL("headroom"),
+	[TCA_LOSSLESS_ECN_KMIN_BYTES] = LL_NEEDS_POOL("ecn"),
+	[TCA_LOSSLESS_ECN_KMAX_BYTES] = LL_NEEDS_POOL("ecn"),
+	[TCA_LOSSLESS_ECN_PMAX] = LL_NEEDS_POOL("ecn"),
+	[TCA_LOSSLESS_PLANE_FD] = LL_NEEDS_POOL("plane"),
+};
+
+static void ll_err_needs_pool(struct netlink_ext_ack *extack,
+			      const struct nlattr *attr, u32 type)
+{
+	const char *msg = type <= TCA_LOSSLESS_MAX ? ll_needs_pool_msg[type] : NULL;
+
+	NL_SET_BAD_ATTR(extack, attr);
+	if (extack)
+		extack->_msg = msg ?: LL_NEEDS_POOL("this option");
+}
+
 /* Join a pool (init) or change the pool's and this port's parameters.
  * Either everything applies or nothing does.
  */
@@ -789,8 +1099,7 @@ static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
 
 			for (a = TCA_LOSSLESS_POOL_BYTES; a <= TCA_LOSSLESS_PLANE_ID; a++) {
 				if (tb[a]) {
-					NL_SET_ERR_MSG_ATTR(extack, tb[a],
-							    "buffer options need \"pool NAME\"");
+					ll_err_needs_pool(extack, tb[a], a);
 					return -EINVAL;
 				}
 			}
@@ -823,12 +1132,15 @@ static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
 		}
 		q->pool = kp;
 		q->port_cfg = pc;
-		if (plane)
-			ll_kpool_set_plane(kp, plane);
-		if (created || !pool_given)
+		if (created || !pool_given) {
+			if (plane)
+				ll_kpool_set_plane(kp, plane);
 			return 0;
+		}
 		/* Joining an existing pool with pool-wide options: apply them
-		 * to it as a change would (on failure ll_destroy leaves).
+		 * to the whole pool as a change would, all or nothing. On
+		 * failure ll_destroy leaves the pool, and the plane (given to
+		 * the pool only on success below) is not the pool's.
 		 */
 	}
 
@@ -842,14 +1154,14 @@ static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
 	cfg = kp->mmu->cfg;
 	spin_unlock_bh(&kp->lock);
 	err = ll_pool_options(tb, &cfg, &pool_given, extack);
-	if (err)
+	if (err) {
+		ll_kplane_free(plane);	/* a join's, if any */
 		return err;
+	}
 	if (tb[TCA_LOSSLESS_PLANE_FD] && !plane) {
 		plane = ll_kplane_get(nla_get_u32(tb[TCA_LOSSLESS_PLANE_FD]), extack);
 		if (IS_ERR(plane))
 			return PTR_ERR(plane);
-	} else {
-		plane = NULL;	/* already given to the pool at join */
 	}
 	spin_lock_bh(&kp->lock);
 	/* The plane may have changed the port's headroom: start from now. */
@@ -894,6 +1206,8 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 	u8 priomap[LOSSLESS_PRIOMAP_LEN];
 	u32 frame_bytes = dev->mtu + dev->hard_header_len;
 	u32 nquanta = 0, limit, burst, catchup, i;
+	struct ll_wd_config wd_cfg;
+	u64 wd_poll_ns = 0;
 	u8 nqueues, nstrict, old_nqueues;
 	u64 rate;
 	int err;
@@ -987,6 +1301,13 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 	/* Below the burst it would mean nothing: the bucket holds that. */
 	catchup = max(catchup, burst);
 
+	if (tb[TCA_LOSSLESS_WATCHDOG]) {
+		err = ll_wd_parse(q, tb[TCA_LOSSLESS_WATCHDOG], &wd_cfg,
+				  &wd_poll_ns, extack);
+		if (err)
+			return err;
+	}
+
 	err = ll_change_pool(sch, tb, rate, catchup, extack);
 	if (err)
 		return err;
@@ -994,7 +1315,7 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 	sch_tree_lock(sch);
 	old_nqueues = q->nqueues;
 	for (i = nqueues; i < old_nqueues; i++)
-		ll_purge_queue(sch, &q->queues[i]);
+		ll_purge_queue(sch, &q->queues[i], true);
 	/* Queues that change between strict and DWRR leave or join the active
 	 * list; rebuild it from the backlog.
 	 */
@@ -1023,6 +1344,8 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 	q->burst_explicit |= !!tb[TCA_LOSSLESS_BURST_BYTES];
 	q->catchup_explicit |= !!tb[TCA_LOSSLESS_CATCHUP_BYTES];
 	ll_shaper_config(&q->shaper, rate, burst, catchup);
+	if (tb[TCA_LOSSLESS_WATCHDOG])
+		ll_wd_apply(q, &wd_cfg, wd_poll_ns);
 	sch_tree_unlock(sch);
 	return 0;
 }
@@ -1043,6 +1366,11 @@ static int ll_init(struct Qdisc *sch, struct nlattr *opt,
 		gnet_stats_basic_sync_init(&q->queues[i].bstats);
 	}
 	q->limit_pkts = LL_DEFAULT_LIMIT_PKTS;
+	q->sch = sch;
+	timer_setup(&q->wd_timer, ll_wd_timer, 0);
+	q->wd.cfg.detect_ns = LOSSLESS_WD_DETECT_DEFAULT_NS;
+	q->wd.cfg.restore_ns = LOSSLESS_WD_RESTORE_DEFAULT_NS;
+	q->wd_poll_ns = LOSSLESS_WD_POLL_DEFAULT_NS;
 	q->port_cfg.sw_response_ns = LL_DEFAULT_SW_DELAY_NS;
 	for (i = 0; i < LOSSLESS_PRIOMAP_LEN; i++)
 		q->priomap[i] = i < LL_DEFAULT_QUEUES ? i : 0;
@@ -1057,6 +1385,11 @@ static int ll_init(struct Qdisc *sch, struct nlattr *opt,
 static void ll_destroy(struct Qdisc *sch)
 {
 	struct ll_sched *q = qdisc_priv(sch);
+
+	/* The timer re-arms only while enabled: turn it off, then wait. */
+	WRITE_ONCE(q->wd.cfg.action, LL_WD_OFF);
+	WRITE_ONCE(q->wd.cfg.xoff_alarm_ns, 0);
+	del_timer_sync(&q->wd_timer);
 
 	qdisc_watchdog_cancel(&q->watchdog);
 	local_bh_disable();	/* ll_reset() takes the pool lock without _bh */
@@ -1188,6 +1521,8 @@ void ll_qdisc_plane_port(struct Qdisc *sch, struct ll_kpool *kp, u32 port,
 	out->wake_late_max_ns = READ_ONCE(q->wake_late_max_ns);
 	for (i = 0; i < LOSSLESS_LATENESS_BUCKETS; i++)
 		out->wake_late[i] = READ_ONCE(q->wake_late[i]);
+	ll_wd_stats(q, now, &out->wd_action, &out->wd_storm_mask,
+		    &out->wd_alarm_mask, out->wd);
 	out->egress_bytes = mp->egress_bytes;
 	out->headroom_bytes = mp->headroom_bytes;
 	ll_iq_stats(kp, port, now, out->iq);
@@ -1232,6 +1567,8 @@ static int ll_dump(struct Qdisc *sch, struct sk_buff *skb)
 		goto nla_put_failure;
 	if (q->pool && ll_dump_pool(q, skb))
 		goto nla_put_failure;
+	if (ll_wd_dump(q, skb))
+		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
 nla_put_failure:
@@ -1240,28 +1577,34 @@ nla_put_failure:
 }
 
 /* Called with the qdisc root lock held (gnet_stats_start_copy). */
+/* Since 4.15 tc dumps stats without the qdisc lock: take it, as sch_fq
+ * does, for a consistent snapshot (the gates expire here too).
+ */
 static int ll_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct ll_sched *q = qdisc_priv(sch);
-	struct tc_lossless_xstats st = {
-		.type = TC_LOSSLESS_XSTATS_QDISC,
-		.pfc_frames_rx = q->pfc_frames_rx,
-		.pause_frames_rx = q->pause_frames_rx,
-		.ctrl_invalid = q->ctrl_invalid,
-		.throttled = q->throttled,
-		.pause_blocked = q->pause_blocked,
-		.rate_bps = q->rate_bps,
-		.catchup_bytes = q->catchup_bytes,
-		.shaper_lost_ns = q->shaper.lost_ns,
-		.wake_late_max_ns = q->wake_late_max_ns,
-	};
-	u64 now = ll_now_ns();
+	struct tc_lossless_xstats st = { .type = TC_LOSSLESS_XSTATS_QDISC };
+	u64 now;
 	u32 i;
 
+	sch_tree_lock(sch);
+	now = ll_now_ns();
+	st.pfc_frames_rx = q->pfc_frames_rx;
+	st.pause_frames_rx = q->pause_frames_rx;
+	st.ctrl_invalid = q->ctrl_invalid;
+	st.throttled = q->throttled;
+	st.pause_blocked = q->pause_blocked;
+	st.rate_bps = q->rate_bps;
+	st.catchup_bytes = q->catchup_bytes;
+	st.shaper_lost_ns = q->shaper.lost_ns;
+	st.wake_late_max_ns = q->wake_late_max_ns;
 	BUILD_BUG_ON(LOSSLESS_LATENESS_BUCKETS != LL_LATENESS_BUCKETS);
 	memcpy(st.wake_late, q->wake_late, sizeof(st.wake_late));
+	ll_wd_stats(q, now, &st.wd_action, &st.wd_storm_mask,
+		    &st.wd_alarm_mask, st.wd);
 	ll_port_pause_expire(&q->pause, now);
-	st.paused_mask = ll_port_pause_closed_mask(&q->pause);
+	ll_gates_refresh(q);
+	st.paused_mask = q->closed_mask;
 	for (i = 0; i < LL_GATES; i++) {
 		const struct ll_pause_gate *g = &q->pause.gates[i];
 
@@ -1271,6 +1614,7 @@ static int ll_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	}
 	if (q->pool)
 		ll_pool_stats(q, &st, now);
+	sch_tree_unlock(sch);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 

@@ -12,7 +12,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 PACKAGES=(
 	# toolchain
-	build-essential cmake pkg-config clang llvm lld dpkg-dev
+	build-essential cmake pkg-config clang llvm lld dpkg-dev libclang-rt-14-dev
 	# BPF
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	# the kernel the module is built for and booted under QEMU

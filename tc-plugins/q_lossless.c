@@ -20,6 +20,8 @@
  *            [ lossless-prios LIST ] [ reserved SIZE ] [ xon-offset SIZE ]
  *            [ cable-delay TIME ] [ sw-delay TIME ] [ headroom SIZE ]
  *            [ ecn { KMIN KMAX PMAX | off } ]
+ *            [ pfcwd { off | alert | forward | drop } ] [ pfcwd-detect TIME ]
+ *            [ pfcwd-restore TIME ] [ pfcwd-poll TIME ] [ xoff-alarm TIME ]
  * The second group configures the shared-buffer switch MMU (kernel/core/
  * mmu.h): every qdisc naming the same pool in a network namespace is one
  * port of a software switch sharing one buffer.
@@ -39,6 +41,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "utils.h"
 #include "tc_util.h"
@@ -75,7 +79,10 @@ static void usage_synopsis(void)
 		"                    [ egress-alpha ALPHA ] [ lossless-prios PRIOS ]\n"
 		"                    [ reserved SIZE ] [ xon-offset SIZE ] [ cable-delay TIME ]\n"
 		"                    [ sw-delay TIME ] [ headroom SIZE ]\n"
-		"                    [ ecn { KMIN KMAX PMAX | off } ] [ plane { auto | PATH } ]\n");
+		"                    [ ecn { KMIN KMAX PMAX | off } ] [ plane { auto | PATH } ]\n"
+		"                    [ pfcwd { off | alert | forward | drop } ]\n"
+		"                    [ pfcwd-detect TIME ] [ pfcwd-restore TIME ]\n"
+		"                    [ pfcwd-poll TIME ] [ xoff-alarm { TIME | off } ]\n");
 }
 
 static void explain(void)
@@ -161,9 +168,10 @@ static void explain(void)
 		"  egress-alpha ALPHA (pool) the same for lossy priorities, on the bytes of\n"
 		"                    their egress queue. Default 1.\n"
 		"  lossless-prios PRIOS (pool) the lossless priorities (PFC, headroom, no\n"
-		"                    drops): a comma list of 0 .. %u such as 3,4, or\n"
-		"                    none. The others are lossy. Default 3,4. Changes\n"
-		"                    only while the pool holds no packets.\n"
+		"                    drops): a comma list of 0 .. %u such as 3,4, each\n"
+		"                    at most once, or none. The others are lossy.\n"
+		"                    Default 3,4. Changes only while the pool holds no\n"
+		"                    packets.\n"
 		"  reserved SIZE     (pool) bytes reserved for each ingress (port, priority),\n"
 		"                    all %u priorities; 0 .. %u. Default: 1 MTU.\n"
 		"  xon-offset SIZE   (pool) PFC hysteresis: a paused priority resumes once\n"
@@ -195,7 +203,8 @@ static void explain(void)
 		"  ecn off           (pool) no ECN marking. Default.\n"
 		"  plane auto|PATH   (pool) give the pool its shared-state plane: the BPF\n"
 		"                    array map pinned at PATH (auto: " LL_PLANE_PIN_ROOT "/POOL/plane),\n"
-		"                    created and pinned if missing. The pool writes its\n"
+		"                    created and pinned if missing (and unpinned again\n"
+		"                    if the command is refused). The pool writes its\n"
 		"                    telemetry there every millisecond and applies the\n"
 		"                    parameters losslessd writes (kernel/uapi/lossless.h);\n"
 		"                    losslessctl status reads it.\n",
@@ -207,6 +216,30 @@ static void explain(void)
 		UINT32_MAX,
 		UINT32_MAX,
 		UINT32_MAX, LL_ECN_PMAX_ONE);
+	fprintf(stderr,
+		"\n"
+		"PFC watchdog, per PFC priority of this port, with SONiC's semantics\n"
+		"(docs/WATCHDOG.md). A priority that the peer keeps paused while its\n"
+		"packets wait for pfcwd-detect is in PFC storm; the action then applies\n"
+		"to it until no XOFF has arrived for it for pfcwd-restore. Frames are\n"
+		"still received and counted meanwhile.\n"
+		"\n"
+		"  pfcwd ACTION      off: no storm detection. alert: count and log the\n"
+		"                    storm, change nothing. forward: stop honouring the\n"
+		"                    peer's pause on the priority. drop: also drop what\n"
+		"                    is queued and what arrives for it. Default off.\n"
+		"  pfcwd-detect TIME paused with packets waiting this long is a storm;\n"
+		"                    time units ns, us, ms, s; 1ms .. 60s. Default 200ms.\n"
+		"  pfcwd-restore TIME a storm ends after no XOFF for this long;\n"
+		"                    1ms .. 60s. Default 200ms.\n"
+		"  pfcwd-poll TIME   how often the watchdog looks: detection is exact to\n"
+		"                    one poll; 1ms .. 60s, at most pfcwd-detect and\n"
+		"                    pfcwd-restore. Default 100ms.\n"
+		"  xoff-alarm TIME   the other direction: log an alarm when this port has\n"
+		"                    told its upstream XOFF on a priority for this long\n"
+		"                    (a PFC deadlock?); in a pool only. 0 or off: no\n"
+		"                    alarm; else 1ms .. 3600s, at least pfcwd-poll.\n"
+		"                    Default off.\n");
 	fprintf(stderr,
 		"\n"
 		"On \"tc qdisc change\", options left out keep their current value, except\n"
@@ -412,29 +445,26 @@ static int ll_parse_alpha(const char *opt, const char *arg, __u32 *out)
 	}
 }
 
-/* "3,4" -> bits 3 and 4; "none" -> 0. */
+/*
+ * "3,4" -> bits 3 and 4; "none" -> 0. The shared ll_units_prios(), so a
+ * priority listed twice is refused here as in losslessd's lossless_prios.
+ */
 static int ll_parse_prios(const char *opt, const char *arg, __u8 *mask)
 {
-	const char *p = arg;
-	__u8 m = 0;
+	long long bad = 0;
+	uint8_t m = 0;
 
-	if (strcmp(arg, "none") == 0) {
-		*mask = 0;
+	switch (ll_units_prios(arg, &m, &bad)) {
+	case LL_UNITS_PRIOS_OK:
+		*mask = m;
 		return 0;
+	case LL_UNITS_PRIOS_DUPLICATE:
+		return ll_fail("invalid %s \"%s\": priority %lld is listed twice",
+			       opt, arg, bad);
+	default:
+		return ll_fail("invalid %s \"%s\": must be a comma list of priorities 0 .. %u (e.g. 3,4) or none",
+			       opt, arg, LOSSLESS_PFC_PRIOS - 1);
 	}
-	for (;;) {
-		/* One digit 0..7, then ',' or the end. */
-		if (*p < '0' || *p >= '0' + LOSSLESS_PFC_PRIOS ||
-		    (p[1] != ',' && p[1] != '\0'))
-			return ll_fail("invalid %s \"%s\": must be a comma list of priorities 0 .. %u (e.g. 3,4) or none",
-				       opt, arg, LOSSLESS_PFC_PRIOS - 1);
-		m |= 1U << (*p - '0');
-		if (p[1] == '\0')
-			break;
-		p += 2;
-	}
-	*mask = m;
-	return 0;
 }
 
 static int ll_parse_pool_name(const char *arg, char *name)
@@ -474,6 +504,7 @@ struct ll_pool_opts {
 	bool has_ecn, has_plane;
 	char pool[LL_POOL_NAME_MAX + 1];
 	const char *plane;
+	const char *first_pool_only;	/* first option given that needs a pool */
 	__u64 buffer, cable_ns, sw_ns;
 	__u32 alpha, egress_alpha, reserved, xon_offset, headroom;
 	__u32 kmin, kmax, pmax;
@@ -535,6 +566,8 @@ static int ll_parse_pool_opt(const char *kw, int argc, char **argv,
 	const char *arg = argv[0];
 
 	*used = 1;
+	if (strcmp(kw, "pool") && !o->first_pool_only)
+		o->first_pool_only = kw;
 #define LL_ONCE(flag)							\
 	do {								\
 		if (o->flag)						\
@@ -585,14 +618,153 @@ static int ll_parse_pool_opt(const char *kw, int argc, char **argv,
 	return 1;
 }
 
+/*
+ * Plane maps this tc process created and pinned. tc sends the request that
+ * hands one to the kernel only after parsing; if the kernel refuses it (or
+ * tc stops before sending it), the pin must not stay behind. So each pin
+ * is settled afterwards, at exit or when "tc -batch" parses its next
+ * command: it stays if a lossless qdisc of this network namespace now has
+ * the map as its plane (the kernel dumps its id), or if that cannot be
+ * known (the dump failed); otherwise the pin and the directories made for
+ * it are removed. A map that was already pinned at PATH is never touched.
+ */
+#define LL_PLANE_PINS_MAX 16
+static struct ll_plane_pin {
+	char *path;
+	size_t made_from;	/* directories made: prefixes this long or more */
+	__u32 id;
+} ll_plane_pins[LL_PLANE_PINS_MAX];
+static unsigned int ll_plane_npins;
+
+/* The length of the shortest parent directory of path that does not exist
+ * (those ll_plane_map_open() will make), or 0 if they all do.
+ */
+static size_t ll_missing_dirs_from(const char *path)
+{
+	char dir[4096];
+	struct stat st;
+	size_t i, n = strlen(path);
+
+	if (n >= sizeof(dir))
+		return 0;
+	memcpy(dir, path, n + 1);
+	for (i = 1; i < n; i++) {
+		if (dir[i] != '/')
+			continue;
+		dir[i] = '\0';
+		if (stat(dir, &st))
+			return i;
+		dir[i] = '/';
+	}
+	return 0;
+}
+
+static int ll_plane_find_cb(struct nlmsghdr *n, void *arg)
+{
+	struct tcmsg *t = NLMSG_DATA(n);
+	struct rtattr *tb[TCA_MAX + 1], *o[TCA_LOSSLESS_MAX + 1];
+	int len = n->nlmsg_len - NLMSG_LENGTH(sizeof(*t));
+	__u32 *id = arg;
+
+	if (n->nlmsg_type != RTM_NEWQDISC || len < 0)
+		return 0;
+	parse_rtattr(tb, TCA_MAX, TCA_RTA(t), len);
+	if (!tb[TCA_KIND] || strcmp(rta_getattr_str(tb[TCA_KIND]), "lossless") ||
+	    !tb[TCA_OPTIONS])
+		return 0;
+	parse_rtattr_nested(o, TCA_LOSSLESS_MAX, tb[TCA_OPTIONS]);
+	if (o[TCA_LOSSLESS_PLANE_ID] &&
+	    RTA_PAYLOAD(o[TCA_LOSSLESS_PLANE_ID]) >= sizeof(__u32) &&
+	    rta_getattr_u32(o[TCA_LOSSLESS_PLANE_ID]) == *id)
+		*id = 0;	/* found */
+	return 0;
+}
+
+static int ll_ignore_cb(struct nlmsghdr *n, void *arg)
+{
+	(void)n;
+	(void)arg;
+	return 0;
+}
+
+/* Whether a lossless qdisc has map id as its plane; true if unknown. */
+static bool ll_plane_in_use(__u32 id)
+{
+	struct rtnl_handle rth = { .fd = -1 };
+	struct tcmsg t = { .tcm_family = AF_UNSPEC };
+	__u32 want = id;
+	bool known;
+
+	if (!id || rtnl_open(&rth, 0) < 0)
+		return true;
+	/*
+	 * A lossless qdisc's message (two copies of its xstats) is larger
+	 * than NLMSG_GOODSIZE. The kernel sizes a dump's buffers by the
+	 * largest read done on the socket so far, and on a fresh socket a
+	 * qdisc that does not fit is left out of the dump without an error.
+	 * A link dump first (read with tc's 32 KiB buffer) sizes them.
+	 */
+	known = rtnl_linkdump_req(&rth, AF_UNSPEC) >= 0 &&
+		rtnl_dump_filter(&rth, ll_ignore_cb, NULL) >= 0 &&
+		rtnl_dump_request(&rth, RTM_GETQDISC, &t, sizeof(t)) >= 0 &&
+		rtnl_dump_filter(&rth, ll_plane_find_cb, &want) >= 0;
+	rtnl_close(&rth);
+	return !known || !want;
+}
+
+static void ll_plane_settle(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ll_plane_npins; i++) {
+		struct ll_plane_pin *p = &ll_plane_pins[i];
+		char *slash;
+
+		if (!ll_plane_in_use(p->id) && !unlink(p->path)) {
+			/* The directories made for it, deepest first, while
+			 * empty (rmdir refuses others).
+			 */
+			while (p->made_from && (slash = strrchr(p->path, '/')) &&
+			       (size_t)(slash - p->path) >= p->made_from) {
+				*slash = '\0';
+				if (rmdir(p->path))
+					break;
+			}
+		}
+		free(p->path);
+	}
+	ll_plane_npins = 0;
+}
+
+/* Remember a plane this process created and pinned at path (fd open). */
+static void ll_plane_created(const char *path, size_t made_from, int fd)
+{
+	static bool registered;
+	struct ll_plane_pin *p;
+
+	if (ll_plane_npins == LL_PLANE_PINS_MAX)
+		return;	/* more in one batch than this: they stay */
+	p = &ll_plane_pins[ll_plane_npins];
+	p->path = strdup(path);
+	if (!p->path)
+		return;
+	p->made_from = made_from;
+	p->id = ll_plane_map_id(fd);
+	ll_plane_npins++;
+	if (!registered && !atexit(ll_plane_settle))
+		registered = true;
+}
+
 /* Open (or create and pin) the plane map; its fd goes to the kernel, which
  * takes its own reference. The fd stays open until tc exits: the request
- * is sent after parsing.
+ * is sent after parsing. A plane created here is settled later
+ * (ll_plane_settle).
  */
 static int ll_put_plane(struct nlmsghdr *n, const struct ll_pool_opts *o)
 {
 	char path[4096], err[512];
-	int fd;
+	size_t made_from;
+	int fd, created;
 
 	if (strcmp(o->plane, "auto") == 0) {
 		if (!o->has_pool)
@@ -605,9 +777,12 @@ static int ll_put_plane(struct nlmsghdr *n, const struct ll_pool_opts *o)
 	} else {
 		snprintf(path, sizeof(path), "%s", o->plane);
 	}
-	fd = ll_plane_map_open(path, LL_PLANE_CREATE, NULL, err, sizeof(err));
+	made_from = ll_missing_dirs_from(path);
+	fd = ll_plane_map_open(path, LL_PLANE_CREATE, &created, err, sizeof(err));
 	if (fd < 0)
 		return ll_fail("plane: %s", err);
+	if (created)
+		ll_plane_created(path, made_from, fd);
 	return addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_PLANE_FD, fd);
 }
 
@@ -661,6 +836,183 @@ static int ll_put_pool_opts(struct nlmsghdr *n, const struct ll_pool_opts *o)
 	return 0;
 }
 
+/* ------------------------------------------------------ PFC watchdog options */
+
+/* The nested TCA_LOSSLESS_WATCHDOG: only the fields given (the kernel keeps
+ * the others, defaults on a new qdisc).
+ */
+struct ll_wd_opts {
+	bool has_action, has_detect, has_restore, has_poll, has_alarm;
+	__u8 action;
+	__u64 detect_ns, restore_ns, poll_ns, alarm_ns;
+};
+
+static const char *const ll_wd_actions[] = {
+	[LOSSLESS_WD_OFF] = "off",
+	[LOSSLESS_WD_ALERT] = "alert",
+	[LOSSLESS_WD_FORWARD] = "forward",
+	[LOSSLESS_WD_DROP] = "drop",
+};
+
+static bool ll_is_wd_kw(const char *kw)
+{
+	return strcmp(kw, "pfcwd") == 0 || strcmp(kw, "pfcwd-detect") == 0 ||
+	       strcmp(kw, "pfcwd-restore") == 0 ||
+	       strcmp(kw, "pfcwd-poll") == 0 || strcmp(kw, "xoff-alarm") == 0;
+}
+
+/* Exact time text in the largest unit that divides it: "200ms", "60s". */
+static void ll_fmt_ns(char *buf, size_t len, __u64 ns)
+{
+	if (ns && ns % 1000000000ULL == 0)
+		snprintf(buf, len, "%llus", (unsigned long long)(ns / 1000000000ULL));
+	else if (ns && ns % 1000000ULL == 0)
+		snprintf(buf, len, "%llums", (unsigned long long)(ns / 1000000ULL));
+	else if (ns && ns % 1000ULL == 0)
+		snprintf(buf, len, "%lluus", (unsigned long long)(ns / 1000ULL));
+	else
+		snprintf(buf, len, "%lluns", (unsigned long long)ns);
+}
+
+/* A watchdog time: LOSSLESS_WD_TIME_MIN_NS .. max; xoff-alarm also takes
+ * "off" or 0 with or without a unit (no alarm).
+ */
+static int ll_parse_wd_time(const char *opt, const char *arg, bool alarm,
+			    __u64 *ns)
+{
+	__u64 max = alarm ? LOSSLESS_WD_XOFF_ALARM_MAX_NS : LOSSLESS_WD_TIME_MAX_NS;
+	char smin[32], smax[32];
+	uint64_t v;
+
+	if (alarm && (strcmp(arg, "off") == 0 || strcmp(arg, "0") == 0)) {
+		*ns = 0;
+		return 0;
+	}
+	if (ll_units_time(arg, max, &v) ||
+	    (v < LOSSLESS_WD_TIME_MIN_NS && !(alarm && !v))) {
+		ll_fmt_ns(smin, sizeof(smin), LOSSLESS_WD_TIME_MIN_NS);
+		ll_fmt_ns(smax, sizeof(smax), max);
+		return ll_fail("invalid %s \"%s\": must be %sa time %s .. %s with %s (%s)",
+			       opt, arg, alarm ? "off (or 0) or " : "", smin, smax,
+			       LL_UNITS_TIME_UNITS, LL_UNITS_TIME_EXAMPLES);
+	}
+	*ns = v;
+	return 0;
+}
+
+/* One watchdog option; argv[0] is its value. */
+static int ll_parse_wd_opt(const char *kw, const char *arg,
+			   struct ll_wd_opts *o)
+{
+	unsigned int i;
+
+	if (strcmp(kw, "pfcwd") == 0) {
+		if (o->has_action)
+			return ll_fail("duplicate \"pfcwd\"");
+		o->has_action = true;
+		for (i = 0; i < ARRAY_SIZE(ll_wd_actions); i++)
+			if (strcmp(arg, ll_wd_actions[i]) == 0) {
+				o->action = i;
+				return 0;
+			}
+		return ll_fail("invalid pfcwd \"%s\": must be off, alert, forward or drop",
+			       arg);
+	}
+	if (strcmp(kw, "pfcwd-detect") == 0) {
+		if (o->has_detect)
+			return ll_fail("duplicate \"%s\"", kw);
+		o->has_detect = true;
+		return ll_parse_wd_time(kw, arg, false, &o->detect_ns);
+	}
+	if (strcmp(kw, "pfcwd-restore") == 0) {
+		if (o->has_restore)
+			return ll_fail("duplicate \"%s\"", kw);
+		o->has_restore = true;
+		return ll_parse_wd_time(kw, arg, false, &o->restore_ns);
+	}
+	if (strcmp(kw, "pfcwd-poll") == 0) {
+		if (o->has_poll)
+			return ll_fail("duplicate \"%s\"", kw);
+		o->has_poll = true;
+		return ll_parse_wd_time(kw, arg, false, &o->poll_ns);
+	}
+	if (o->has_alarm)
+		return ll_fail("duplicate \"%s\"", kw);
+	o->has_alarm = true;
+	return ll_parse_wd_time(kw, arg, true, &o->alarm_ns);
+}
+
+/*
+ * The kernel's cross-checks, against the values on the line (a change
+ * keeps the qdisc's others, which only the kernel knows): the poll at most
+ * the detect and restore times, a raised xoff-alarm at least the poll.
+ */
+static int ll_check_wd_opts(const struct ll_wd_opts *o)
+{
+	char a[32], b[32], c[32], d[32];
+	const char *bound_kw = NULL;
+	__u64 bound = 0;
+
+	if (o->has_poll && o->has_detect && o->poll_ns > o->detect_ns) {
+		bound_kw = "pfcwd-detect";
+		bound = o->detect_ns;
+	}
+	if (o->has_poll && o->has_restore && o->poll_ns > o->restore_ns &&
+	    (!bound_kw || o->restore_ns < bound)) {
+		bound_kw = "pfcwd-restore";
+		bound = o->restore_ns;
+	}
+	if (bound_kw) {
+		ll_fmt_ns(a, sizeof(a), o->poll_ns);
+		ll_fmt_ns(b, sizeof(b), LOSSLESS_WD_TIME_MIN_NS);
+		ll_fmt_ns(c, sizeof(c), bound);
+		return ll_fail("invalid pfcwd-poll %s: must be %s .. %s (at most %s %s)",
+			       a, b, c, bound_kw, c);
+	}
+	if (o->has_alarm && o->alarm_ns && o->has_poll &&
+	    o->alarm_ns < o->poll_ns) {
+		ll_fmt_ns(a, sizeof(a), o->alarm_ns);
+		ll_fmt_ns(b, sizeof(b), o->poll_ns);
+		ll_fmt_ns(d, sizeof(d), LOSSLESS_WD_XOFF_ALARM_MAX_NS);
+		return ll_fail("invalid xoff-alarm %s: must be off or %s .. %s (at least pfcwd-poll %s)",
+			       a, b, d, b);
+	}
+	return 0;
+}
+
+static int ll_put_wd_opts(struct nlmsghdr *n, const struct ll_wd_opts *o)
+{
+	struct rtattr *nest;
+
+	if (!o->has_action && !o->has_detect && !o->has_restore &&
+	    !o->has_poll && !o->has_alarm)
+		return 0;
+	nest = addattr_nest(n, LL_NLMSG_MAX, TCA_LOSSLESS_WATCHDOG | NLA_F_NESTED);
+	if (!nest)
+		return -1;
+	if (o->has_action &&
+	    addattr8(n, LL_NLMSG_MAX, TCA_LOSSLESS_WD_ACTION, o->action))
+		return -1;
+	if (o->has_detect &&
+	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_WD_DETECT_NS, &o->detect_ns,
+		      sizeof(o->detect_ns)))
+		return -1;
+	if (o->has_restore &&
+	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_WD_RESTORE_NS,
+		      &o->restore_ns, sizeof(o->restore_ns)))
+		return -1;
+	if (o->has_poll &&
+	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_WD_POLL_NS, &o->poll_ns,
+		      sizeof(o->poll_ns)))
+		return -1;
+	if (o->has_alarm &&
+	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_WD_XOFF_ALARM_NS,
+		      &o->alarm_ns, sizeof(o->alarm_ns)))
+		return -1;
+	addattr_nest_end(n, nest);
+	return 0;
+}
+
 static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			      struct nlmsghdr *n, const char *dev)
 {
@@ -676,9 +1028,12 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	__u8 queues = 0, strict = 0;
 	__u64 rate_bps = 0, v;
 	struct ll_pool_opts po = {};
+	struct ll_wd_opts wo = {};
 	struct rtattr *tail;
 
 	(void)qu;
+	/* tc -batch: the previous command has had its answer. */
+	ll_plane_settle();
 
 	while (argc > 0) {
 		const char *kw = *argv;
@@ -719,7 +1074,8 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		    strcmp(kw, "catchup") &&
 		    strcmp(kw, "queues") && strcmp(kw, "strict") &&
 		    strcmp(kw, "limit") && strcmp(kw, "quanta") &&
-		    strcmp(kw, "priomap") && !ll_is_pool_kw(kw))
+		    strcmp(kw, "priomap") && !ll_is_pool_kw(kw) &&
+		    !ll_is_wd_kw(kw))
 			return ll_fail("unknown option \"%s\"", kw);
 		if (argc < 2)
 			return ll_fail("option \"%s\" needs a value", kw);
@@ -731,6 +1087,12 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			if (ll_parse_pool_opt(kw, argc, argv, &po, &used))
 				return -1;
 			argc -= used, argv += used;
+			continue;
+		}
+		if (ll_is_wd_kw(kw)) {
+			if (ll_parse_wd_opt(kw, *argv, &wo))
+				return -1;
+			argc--, argv++;
 			continue;
 		}
 		if (strcmp(kw, "rate") == 0) {
@@ -821,6 +1183,18 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	if (has_catchup && has_burst && catchup < burst)
 		return ll_fail("invalid catchup %u: must be %u .. %u bytes (at least burst %u)",
 			       catchup, burst, LOSSLESS_BURST_MAX_BYTES, burst);
+	if (ll_check_wd_opts(&wo))
+		return -1;
+
+	/*
+	 * "tc qdisc add" (NLM_F_EXCL) makes a new qdisc, which has a pool only
+	 * if "pool" is given: the kernel would refuse the pool's options
+	 * (and "plane" would have been pinned for nothing). A change or
+	 * replace may address a pool member, so there the kernel decides.
+	 */
+	if ((n->nlmsg_flags & NLM_F_EXCL) && !po.has_pool && po.first_pool_only)
+		return ll_fail("option \"%s\" needs \"pool NAME\"",
+			       po.first_pool_only);
 
 	tail = addattr_nest(n, LL_NLMSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
 	if (has_rate &&
@@ -857,6 +1231,8 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		      sizeof(limit)))
 		return -1;
 	if (ll_put_pool_opts(n, &po))
+		return -1;
+	if (ll_put_wd_opts(n, &wo))
 		return -1;
 	addattr_nest_end(n, tail);
 	return 0;
@@ -1102,6 +1478,47 @@ static void ll_print_pool_opts(struct rtattr **tb)
 	}
 }
 
+/* The watchdog nest, dumped while the watchdog is on: text as the options
+ * are written (so it pastes back), JSON in ns.
+ */
+static void ll_print_wd_opts(struct rtattr **tb)
+{
+	struct rtattr *w[TCA_LOSSLESS_WD_MAX + 1];
+	char buf[16];
+
+	if (!tb[TCA_LOSSLESS_WATCHDOG])
+		return;
+	parse_rtattr_nested(w, TCA_LOSSLESS_WD_MAX, tb[TCA_LOSSLESS_WATCHDOG]);
+	if (ll_attr_ok(w[TCA_LOSSLESS_WD_ACTION], sizeof(__u8))) {
+		__u8 a = rta_getattr_u8(w[TCA_LOSSLESS_WD_ACTION]);
+
+		if (a < ARRAY_SIZE(ll_wd_actions))
+			snprintf(buf, sizeof(buf), "%s", ll_wd_actions[a]);
+		else
+			snprintf(buf, sizeof(buf), "%u", a);
+		print_string(PRINT_ANY, "pfcwd", "pfcwd %s ", buf);
+	}
+	if (ll_attr_ok(w[TCA_LOSSLESS_WD_DETECT_NS], sizeof(__u64)))
+		ll_print_delay("pfcwd_detect", "pfcwd-detect %s ",
+			       rta_getattr_u64(w[TCA_LOSSLESS_WD_DETECT_NS]));
+	if (ll_attr_ok(w[TCA_LOSSLESS_WD_RESTORE_NS], sizeof(__u64)))
+		ll_print_delay("pfcwd_restore", "pfcwd-restore %s ",
+			       rta_getattr_u64(w[TCA_LOSSLESS_WD_RESTORE_NS]));
+	if (ll_attr_ok(w[TCA_LOSSLESS_WD_POLL_NS], sizeof(__u64)))
+		ll_print_delay("pfcwd_poll", "pfcwd-poll %s ",
+			       rta_getattr_u64(w[TCA_LOSSLESS_WD_POLL_NS]));
+	if (ll_attr_ok(w[TCA_LOSSLESS_WD_XOFF_ALARM_NS], sizeof(__u64))) {
+		__u64 ns = rta_getattr_u64(w[TCA_LOSSLESS_WD_XOFF_ALARM_NS]);
+
+		if (ns)
+			ll_print_delay("xoff_alarm", "xoff-alarm %s ", ns);
+		else {
+			print_u64(PRINT_JSON, "xoff_alarm", NULL, 0);
+			print_string(PRINT_FP, NULL, "xoff-alarm off ", NULL);
+		}
+	}
+}
+
 static int lossless_print_opt(struct qdisc_util *qu, FILE *f,
 			      struct rtattr *opt)
 {
@@ -1166,6 +1583,7 @@ static int lossless_print_opt(struct qdisc_util *qu, FILE *f,
 		print_uint(PRINT_ANY, "limit", "limit %u ",
 			   rta_getattr_u32(tb[TCA_LOSSLESS_LIMIT_PKTS]));
 	ll_print_pool_opts(tb);
+	ll_print_wd_opts(tb);
 	return 0;
 }
 
@@ -1417,6 +1835,90 @@ static void ll_print_pool_xstats(const struct tc_lossless_xstats *st,
 	close_json_array(PRINT_JSON, NULL);
 }
 
+/* Priorities of mask as " prio 3 5", or " none". */
+static void ll_print_prio_list(__u32 mask)
+{
+	unsigned int p;
+	bool any = false;
+
+	for (p = 0; p < LOSSLESS_PFC_PRIOS; p++) {
+		if (!(mask & (1U << p)))
+			continue;
+		if (!any)
+			print_string(PRINT_FP, NULL, " prio", NULL);
+		print_uint(PRINT_FP, NULL, " %u", p);
+		any = true;
+	}
+	if (!any)
+		print_string(PRINT_FP, NULL, " none", NULL);
+}
+
+static bool ll_wd_prio_active(const struct tc_lossless_wd_stats *w)
+{
+	return w->storm || w->xoff_alarm || w->storms || w->restores ||
+	       w->dropped || w->storm_ns || w->xoff_alarms || w->xoff_ns;
+}
+
+/*
+ * The PFC watchdog, when the kernel sent it (len). JSON: always, all eight
+ * priorities. Text: while it is on or has counted anything: a summary line
+ * (the action, the priorities in storm and with the XOFF alarm raised),
+ * then a line per priority with any non-zero counter (all with -d).
+ */
+static void ll_print_wd_xstats(const struct tc_lossless_xstats *st,
+			       unsigned int len)
+{
+	char action[16];
+	bool on = st->wd_action || st->wd_storm_mask || st->wd_alarm_mask;
+	unsigned int p;
+
+	if (len < offsetof(struct tc_lossless_xstats, wd) + sizeof(st->wd))
+		return;
+	for (p = 0; p < LOSSLESS_PFC_PRIOS; p++)
+		on |= ll_wd_prio_active(&st->wd[p]);
+	if (!is_json_context() && !on)
+		return;
+	if (st->wd_action < ARRAY_SIZE(ll_wd_actions))
+		snprintf(action, sizeof(action), "%s", ll_wd_actions[st->wd_action]);
+	else
+		snprintf(action, sizeof(action), "%u", st->wd_action);
+
+	print_nl();
+	open_json_object("pfcwd");
+	print_string(PRINT_ANY, "action", "  pfcwd %s", action);
+	print_uint(PRINT_JSON, "storm_mask", NULL, st->wd_storm_mask);
+	print_uint(PRINT_JSON, "alarm_mask", NULL, st->wd_alarm_mask);
+	print_string(PRINT_FP, NULL, " storm", NULL);
+	ll_print_prio_list(st->wd_storm_mask);
+	print_string(PRINT_FP, NULL, " xoff_alarm", NULL);
+	ll_print_prio_list(st->wd_alarm_mask);
+	open_json_array(PRINT_JSON, "prios");
+	for (p = 0; p < LOSSLESS_PFC_PRIOS; p++) {
+		const struct tc_lossless_wd_stats *w = &st->wd[p];
+
+		if (!is_json_context() && !show_details && !ll_wd_prio_active(w))
+			continue;
+		print_nl();
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "prio", "  pfcwd prio %u", p);
+		print_bool(PRINT_JSON, "storm", NULL, w->storm);
+		print_string(PRINT_FP, NULL, " storm %s", w->storm ? "yes" : "no");
+		print_u64(PRINT_ANY, "storms", " storms %llu", w->storms);
+		print_u64(PRINT_ANY, "restores", " restores %llu", w->restores);
+		print_u64(PRINT_ANY, "dropped", " dropped %llu", w->dropped);
+		ll_print_time("storm_time", " storm_time %s", w->storm_ns);
+		print_bool(PRINT_JSON, "xoff_alarm", NULL, w->xoff_alarm);
+		print_string(PRINT_FP, NULL, " xoff_alarm %s",
+			     w->xoff_alarm ? "yes" : "no");
+		print_u64(PRINT_ANY, "xoff_alarms", " xoff_alarms %llu",
+			  w->xoff_alarms);
+		ll_print_time("xoff_time", " xoff_time %s", w->xoff_ns);
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+	close_json_object();
+}
+
 static void ll_print_class_xstats(const struct tc_lossless_class_xstats *st)
 {
 	print_string(PRINT_ANY, "mode", "  mode %s",
@@ -1462,6 +1964,7 @@ static int lossless_print_xstats(struct qdisc_util *qu, FILE *f,
 		memcpy(&st, RTA_DATA(xstats), min(len, (unsigned int)sizeof(st)));
 		ll_print_qdisc_xstats(&st, len);
 		ll_print_pool_xstats(&st, len);
+		ll_print_wd_xstats(&st, len);
 	} else if (type == TC_LOSSLESS_XSTATS_CLASS) {
 		struct tc_lossless_class_xstats st;
 

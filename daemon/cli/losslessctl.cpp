@@ -58,6 +58,15 @@ Commands:
                         and how late its timed wake-ups ran (max, p99).
                         --json prints one object with every telemetry
                         field.
+  watchdog [--json]     the PFC watchdog of every port (tc ... pfcwd, or
+                        losslessd's [pool.watchdog]): its action, and per
+                        priority that it has counted anything on (with an
+                        action, every lossless priority): the state (ok,
+                        storm, alarm), storms detected and restored,
+                        packets it dropped, time in storm (ms), XOFF alarms
+                        raised and how long the XOFF upstream has lasted
+                        now (ms). --json: every priority, the fields named
+                        as tc -s -j names them.
   set KEY VALUE [KEY VALUE ...]
                         change pool parameters at run time through the
                         plane, all or nothing, and wait for the datapath to
@@ -119,8 +128,9 @@ Commands:
 Options:
   --pool NAME           the pool whose plane is /sys/fs/bpf/lossless/NAME/plane
   --plane PATH          a plane map pinned elsewhere
-                        (default for status, watch and record: every plane
-                        under /sys/fs/bpf/lossless; set needs one of the two)
+                        (default for status, watchdog, watch and record:
+                        every plane under /sys/fs/bpf/lossless; set needs
+                        one of the two)
   --socket PATH         losslessd's control socket
                         (default /run/lossless/losslessd.sock)
 
@@ -187,6 +197,44 @@ json iq_json(const tc_lossless_iq_stats &q)
           {"lossless", q.lossless != 0}};
 }
 
+const char *wd_action_name(std::uint32_t a)
+{
+  static const char *const names[] = {"off", "alert", "forward", "drop"};
+  return a < 4 ? names[a] : "?";
+}
+
+// "ok", "storm", "alarm" or "storm+alarm".
+std::string wd_state(const tc_lossless_wd_stats &w)
+{
+  if (w.storm && w.xoff_alarm)
+    return "storm+alarm";
+  return w.storm ? "storm" : w.xoff_alarm ? "alarm" : "ok";
+}
+
+// A port's PFC watchdog as tc -s -j has it: the action, the masks, and
+// every priority with its state.
+json wd_port_json(const lossless_plane_port &p)
+{
+  json prios = json::array();
+  for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++) {
+    const auto &w = p.wd[q];
+    prios.push_back({{"prio", q},
+                     {"state", wd_state(w)},
+                     {"storm", w.storm != 0},
+                     {"storms", w.storms},
+                     {"restores", w.restores},
+                     {"dropped", w.dropped},
+                     {"storm_time", w.storm_ns},
+                     {"xoff_alarm", w.xoff_alarm != 0},
+                     {"xoff_alarms", w.xoff_alarms},
+                     {"xoff_time", w.xoff_ns}});
+  }
+  return {{"action", wd_action_name(p.wd_action)},
+          {"storm_mask", p.wd_storm_mask},
+          {"alarm_mask", p.wd_alarm_mask},
+          {"prios", prios}};
+}
+
 json tel_json(const std::string &path, const lossless_plane_tel &t)
 {
   json ports = json::array();
@@ -222,6 +270,7 @@ json tel_json(const std::string &path, const lossless_plane_tel &t)
                      {"shaper_lost", p.shaper_lost_ns},
                      {"wake_late_max", p.wake_late_max_ns},
                      {"wake_late", late},
+                     {"pfcwd", wd_port_json(p)},
                      {"prios", prios}});
   }
   return {{"plane", path},
@@ -638,6 +687,105 @@ bool prio_lossless(const lossless_plane_tel &t, const lossless_plane_port &p, un
 std::uint32_t port_count(const lossless_plane_tel &t)
 {
   return std::min<std::uint32_t>(t.nr_ports, LOSSLESS_PLANE_PORTS);
+}
+
+// ---------------------------------------------------------------------------
+// watchdog: the PFC watchdog of every port, from the telemetry.
+
+bool wd_counted(const tc_lossless_wd_stats &w)
+{
+  return w.storm || w.xoff_alarm || w.storms || w.restores || w.dropped || w.storm_ns ||
+         w.xoff_alarms || w.xoff_ns;
+}
+
+// A priority worth a line: one the watchdog has counted anything on, and
+// with an action every lossless priority of the pool.
+bool wd_shown(const lossless_plane_tel &t, const lossless_plane_port &p, unsigned q)
+{
+  return wd_counted(p.wd[q]) || (p.wd_action && prio_lossless(t, p, q));
+}
+
+json wd_json(const std::string &path, const lossless_plane_tel &t)
+{
+  json ports = json::array();
+  for (std::uint32_t i = 0; i < port_count(t); i++) {
+    const auto &p = t.ports[i];
+    if (!p.ifindex)
+      continue;
+    json o = wd_port_json(p);
+    o["port"] = i;
+    o["ifindex"] = p.ifindex;
+    o["dev"] = ifname(p.ifindex);
+    ports.push_back(o);
+  }
+  return {{"plane", path}, {"pool", pool_name(t)}, {"ports", ports}};
+}
+
+void print_wd_table(const std::string &path, const lossless_plane_tel &t)
+{
+  std::printf("pool %s  (plane %s, snapshot #%llu)\n", pool_name(t).c_str(), path.c_str(),
+              static_cast<unsigned long long>(t.snapshots));
+  std::printf("  %-12s %-7s %4s %-11s %7s %8s %9s %11s %6s %10s\n", "PORT", "ACTION", "PRIO",
+              "STATE", "STORMS", "RESTORED", "DROPPED", "STORM-MS", "ALARMS", "XOFF-MS");
+  for (std::uint32_t i = 0; i < port_count(t); i++) {
+    const auto &p = t.ports[i];
+    if (!p.ifindex)
+      continue;
+    bool first = true;
+    for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++) {
+      if (!wd_shown(t, p, q))
+        continue;
+      const auto &w = p.wd[q];
+      std::printf("  %-12s %-7s %4u %-11s %7llu %8llu %9llu %11s %6llu %10s\n",
+                  first ? ifname(p.ifindex).c_str() : "", first ? wd_action_name(p.wd_action) : "",
+                  q, wd_state(w).c_str(), static_cast<unsigned long long>(w.storms),
+                  static_cast<unsigned long long>(w.restores),
+                  static_cast<unsigned long long>(w.dropped), ms_str(w.storm_ns).c_str(),
+                  static_cast<unsigned long long>(w.xoff_alarms), ms_str(w.xoff_ns).c_str());
+      first = false;
+    }
+    if (first)
+      std::printf("  %-12s %-7s %4s %s\n", ifname(p.ifindex).c_str(),
+                  wd_action_name(p.wd_action), "-", p.wd_action ? "ok" : "off");
+  }
+  std::printf("  (storm: paused by the peer with packets waiting past the detection time, until\n"
+              "  no XOFF for the restoration time; alarm: XOFF sent upstream for longer than\n"
+              "  xoff-alarm; XOFF-MS: how long the XOFF upstream has lasted now)\n");
+}
+
+int cmd_watchdog(const std::vector<std::string> &planes, bool as_json)
+{
+  json all = json::array();
+  int rc = kExitOk;
+  bool first = true;
+  for (const auto &path : planes) {
+    try {
+      auto plane = lp::Plane::open(path);
+      auto t = plane.telemetry();
+      if (!t) {
+        std::fprintf(stderr,
+                     "losslessctl: %s: no telemetry yet (the map is not given to a pool: "
+                     "tc qdisc ... lossless pool NAME plane %s)\n",
+                     path.c_str(), path.c_str());
+        rc = kExitError;
+        continue;
+      }
+      if (as_json) {
+        all.push_back(wd_json(path, *t));
+      } else {
+        if (!first)
+          std::printf("\n");
+        print_wd_table(path, *t);
+        first = false;
+      }
+    } catch (const lp::Error &e) {
+      std::fprintf(stderr, "losslessctl: %s\n", e.what());
+      rc = kExitError;
+    }
+  }
+  if (as_json)
+    std::printf("%s\n", json{{"pools", all}}.dump(2).c_str());
+  return rc;
 }
 
 // "--name VALUE" options of a subcommand. Unknown options and stray
@@ -1192,7 +1340,11 @@ int cmd_plot(const std::vector<std::string> &args)
             "set rmargin at screen 0.84\nset xrange [%.6f:%.6f]\nset xlabel 'time (s)'\n",
             t0, t1);
 
-  gp += "set title 'Buffer occupancy'\nset ylabel 'KiB'\nset yrange [0:*]\nplot ";
+  // The legend says how a queue's series is named ("swp1/3": port swp1,
+  // priority 3).
+  gp += "set title 'Buffer occupancy'\nset ylabel 'KiB'\nset yrange [0:*]\n"
+        "set key title " +
+        gp_str(one_pool ? "queues: port/priority" : "queues: pool:port/priority") + "\nplot ";
   bool first = true;
   for (const auto &[name, pts] : r.pools) {
     (void)pts;
@@ -1208,7 +1360,8 @@ int cmd_plot(const std::vector<std::string> &args)
           gp_str(qname(k));
   gp += "\n";
 
-  gp += "set title 'Paused: upstream told XOFF, one lane per port/priority'\nset ylabel ''\n";
+  gp += "set title 'Paused: upstream told XOFF, one lane per port/priority'\nset ylabel ''\n"
+        "set key title ''\n";
   if (lanes.empty()) {
     gp += "set yrange [0:1]\nset ytics ('' 0)\n"
           "set label 1 'no pauses recorded' at graph 0.5,0.5 center\nplot NaN notitle\n"
@@ -1229,7 +1382,7 @@ int cmd_plot(const std::vector<std::string> &args)
   if (xports.empty()) {
     gp += "set label 1 'no XOFF frames sent' at graph 0.5,0.5 center\nplot NaN notitle\n";
   } else {
-    gp += "plot ";
+    gp += "set key title " + gp_str(one_pool ? "port" : "pool:port") + "\nplot ";
     for (std::size_t i = 0; i < xports.size(); i++) {
       const auto &k = xports[i].second;
       gp += std::string(i ? ", \\\n     " : "") + block["port:" + k.first + "/" + k.second] +
@@ -1315,6 +1468,16 @@ int run(int argc, char **argv)
     }
     return cmd_status(planes, as_json);
   }
+  if (cmd == "watchdog") {
+    bool as_json = false;
+    for (const auto &a : rest) {
+      if (a == "--json")
+        as_json = true;
+      else
+        throw UsageError{"watchdog: unknown argument \"" + a + "\""};
+    }
+    return cmd_watchdog(planes_to_read(plane_path), as_json);
+  }
   if (cmd == "daemon") {
     bool as_json = rest.size() == 1 && rest[0] == "--json";
     if (!rest.empty() && !as_json)
@@ -1359,7 +1522,7 @@ int main(int argc, char **argv)
   try {
     return run(argc, argv);
   } catch (const UsageError &e) {
-    std::fprintf(stderr, "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|set|watch|record|plot|daemon|config|reload|help ...  (see --help)\n",
+    std::fprintf(stderr, "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|watchdog|set|watch|record|plot|daemon|config|reload|help ...  (see --help)\n",
                  e.msg.c_str());
     return kExitUsage;
   } catch (const std::exception &e) {

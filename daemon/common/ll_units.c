@@ -185,6 +185,44 @@ int ll_units_prob(const char *text, uint32_t *units)
 	return ll_units_prob_double(strtod(text, NULL), units);
 }
 
+int ll_units_prios_add(uint8_t *mask, long long prio)
+{
+	if (prio < 0 || prio > LL_UNITS_PRIOS_MAX)
+		return LL_UNITS_PRIOS_RANGE;
+	if (*mask & (1u << prio))
+		return LL_UNITS_PRIOS_DUPLICATE;
+	*mask |= (uint8_t)(1u << prio);
+	return LL_UNITS_PRIOS_OK;
+}
+
+int ll_units_prios(const char *text, uint8_t *mask, long long *bad)
+{
+	const char *p = text;
+	uint8_t m = 0;
+	int err;
+
+	if (strcmp(text, "none") == 0) {
+		*mask = 0;
+		return LL_UNITS_PRIOS_OK;
+	}
+	for (;;) {
+		/* One digit, then ',' or the end. */
+		if (*p < '0' || *p > '9' || (p[1] != ',' && p[1] != '\0'))
+			return LL_UNITS_PRIOS_SYNTAX;
+		err = ll_units_prios_add(&m, *p - '0');
+		if (err) {
+			if (bad)
+				*bad = *p - '0';
+			return err;
+		}
+		if (p[1] == '\0')
+			break;
+		p += 2;
+	}
+	*mask = m;
+	return LL_UNITS_PRIOS_OK;
+}
+
 int ll_units_pool_name(const char *name)
 {
 	size_t len = strlen(name), i;

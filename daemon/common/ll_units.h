@@ -78,6 +78,29 @@ int ll_units_prob(const char *text, uint32_t *units);
 int ll_units_prob_double(double p, uint32_t *units);
 
 /*
+ * Lossless priorities: a set of PFC priorities 0 .. 7 as a mask (bit p:
+ * priority p), each listed at most once: "3,3" is refused, not read as
+ * "3", in tc (ll_units_prios) and in losslessd's lossless_prios
+ * (ll_units_prios_add per array element) alike.
+ *
+ * ll_units_prios_add adds prio to *mask. ll_units_prios parses tc's text
+ * form: a comma list of single digits ("3,4", "3") or "none" (0). Both
+ * return LL_UNITS_PRIOS_OK; LL_UNITS_PRIOS_SYNTAX (text only: not such a
+ * list); LL_UNITS_PRIOS_RANGE (a priority above 7) or
+ * LL_UNITS_PRIOS_DUPLICATE (listed twice), with *bad (if not NULL) the
+ * priority at fault. *mask is unchanged on error.
+ */
+enum ll_units_prios_err {
+	LL_UNITS_PRIOS_OK = 0,
+	LL_UNITS_PRIOS_SYNTAX,
+	LL_UNITS_PRIOS_RANGE,
+	LL_UNITS_PRIOS_DUPLICATE,
+};
+#define LL_UNITS_PRIOS_MAX 7
+int ll_units_prios_add(uint8_t *mask, long long prio);
+int ll_units_prios(const char *text, uint8_t *mask, long long *bad);
+
+/*
  * A pool name: 1 .. LL_UNITS_POOL_NAME_MAX characters of
  * LL_UNITS_POOL_NAME_CHARS. Returns 0 if valid, -1 if the length is wrong,
  * or the 1-based position of the first character not allowed.

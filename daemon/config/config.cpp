@@ -73,6 +73,21 @@ std::string_view ingress_mode_name(IngressMode m)
   return "?";
 }
 
+std::string_view watchdog_action_name(WatchdogAction a)
+{
+  switch (a) {
+    case WatchdogAction::Off:
+      return "off";
+    case WatchdogAction::Alert:
+      return "alert";
+    case WatchdogAction::Forward:
+      return "forward";
+    case WatchdogAction::Drop:
+      return "drop";
+  }
+  return "?";
+}
+
 const Pool *Config::find_pool(std::string_view name) const
 {
   for (const auto &p : pools)
@@ -95,12 +110,32 @@ const std::vector<std::string_view> kSections = {"daemon", "pool", "port"};
 const std::vector<std::string_view> kDaemonKeys = {"pin_dir", "socket", "period", "prometheus"};
 const std::vector<std::string_view> kPoolKeys = {
     "name",     "buffer",     "lossless_prios", "policy",   "alpha",
-    "egress_alpha", "reserved", "xon_offset",   "sw_delay", "ecn"};
+    "egress_alpha", "reserved", "xon_offset",   "sw_delay", "ecn",
+    "watchdog"};
 const std::vector<std::string_view> kEcnKeys = {"kmin", "kmax", "pmax"};
 const std::vector<std::string_view> kPortKeys = {
     "dev", "pool",     "rate",    "cable_delay", "cable_length",
-    "mtu", "queues",   "headroom", "ingress",    "default_prio"};
+    "mtu", "queues",   "headroom", "ingress",    "default_prio", "watchdog"};
 const std::vector<std::string_view> kIngressModes = {"pcp-dscp", "pcp", "dscp"};
+const std::vector<std::string_view> kWatchdogKeys = {
+    "action", "detection_time_ms", "restoration_time_ms", "polling_interval_ms",
+    "xoff_alarm_ms"};
+const std::vector<std::string_view> kWatchdogActions = {"off", "alert", "forward", "drop"};
+
+// The time keys of a watchdog table, in this order, and their defaults (ms).
+enum { kWdDetect, kWdRestore, kWdPoll, kWdAlarm, kWdTimes };
+constexpr const char *kWdTimeKeys[kWdTimes] = {"detection_time_ms", "restoration_time_ms",
+                                                "polling_interval_ms", "xoff_alarm_ms"};
+constexpr std::uint64_t kWdDefaultMs[kWdTimes] = {200, 200, 100, 0};
+
+// The keys one watchdog table gives, each with its node (for messages).
+struct WatchdogKeys {
+  const toml::node *table = nullptr;
+  std::optional<WatchdogAction> action;
+  std::optional<std::uint64_t> ms[kWdTimes];
+  const toml::node *node[kWdTimes] = {};
+  bool ok = true;  // every key valid
+};
 
 constexpr std::uint32_t kU32Max = 0xffffffffu;
 constexpr unsigned kPrios = 8;
@@ -385,6 +420,10 @@ struct Parser {
   void port_section(const toml::table &t, std::size_t index, Port &p, bool &dev_given,
                     std::string &raw_dev, bool &pool_given, std::uint32_t &pool_line);
   std::optional<Ecn> ecn(const std::string &ctx, const toml::node &n);
+  std::optional<WatchdogKeys> watchdog_keys(const std::string &ctx, const toml::node &n,
+                                            const char *form);
+  std::optional<Watchdog> watchdog(const std::string &ctx, const WatchdogKeys &k,
+                                   const WatchdogKeys *pool_keys, const std::string &pool);
   std::optional<Endpoint> endpoint(const std::string &ctx, const toml::node &n);
   std::optional<std::uint64_t> rate(const std::string &ctx, const toml::node &n);
   std::optional<std::uint64_t> cable_length(const std::string &ctx, const toml::node &n);
@@ -531,20 +570,18 @@ std::optional<std::uint8_t> Parser::prios(const std::string &ctx, const toml::no
   }
   std::uint8_t mask = 0;
   bool ok = true;
+  // The same rule as tc's lossless-prios (ll_units_prios_add, shared).
   for (const toml::node &e : *a) {
     auto i = e.as_integer();
-    if (!i || i->get() < 0 || i->get() >= static_cast<std::int64_t>(kPrios)) {
+    int err = i ? ll_units_prios_add(&mask, i->get()) : LL_UNITS_PRIOS_RANGE;
+    if (err == LL_UNITS_PRIOS_RANGE) {
       bad(ctx, "lossless_prios", e,
           "must be a priority 0 .. 7" + (i ? std::string() : ", not " + type_phrase(e)));
       ok = false;
-      continue;
-    }
-    std::uint8_t bit = static_cast<std::uint8_t>(1u << i->get());
-    if (mask & bit) {
+    } else if (err == LL_UNITS_PRIOS_DUPLICATE) {
       bad(ctx, "lossless_prios", e, "listed twice");
       ok = false;
     }
-    mask |= bit;
   }
   if (!ok)
     return std::nullopt;
@@ -603,6 +640,122 @@ std::optional<Ecn> Parser::ecn(const std::string &ctx, const toml::node &n)
   e.kmin_bytes = static_cast<std::uint32_t>(*kmin);
   e.kmax_bytes = static_cast<std::uint32_t>(*kmax);
   return e;
+}
+
+// ------------------------------------------------------------ watchdog
+
+// A [pool.watchdog] or [port.watchdog] table: its keys, each checked alone.
+std::optional<WatchdogKeys> Parser::watchdog_keys(const std::string &ctx, const toml::node &n,
+                                                  const char *form)
+{
+  auto t = n.as_table();
+  if (!t) {
+    bad_type(ctx, "watchdog", n,
+             std::string("a table (") + form + ", or { action = \"drop\", ... })");
+    return std::nullopt;
+  }
+  check_keys(*t, kWatchdogKeys, ctx, "watchdog.");
+  WatchdogKeys k;
+  k.table = &n;
+  if (const toml::node *a = t->get("action")) {
+    if (auto v = a->as_string()) {
+      auto it = std::find(kWatchdogActions.begin(), kWatchdogActions.end(), v->get());
+      if (it == kWatchdogActions.end()) {
+        bad(ctx, "watchdog.action", *a,
+            "must be off, alert, forward or drop" + suggest(v->get(), kWatchdogActions));
+        k.ok = false;
+      } else {
+        k.action = static_cast<WatchdogAction>(it - kWatchdogActions.begin());
+      }
+    } else {
+      bad_type(ctx, "watchdog.action", *a, "a string: off, alert, forward or drop");
+      k.ok = false;
+    }
+  }
+  for (int i = 0; i < kWdTimes; i++) {
+    const toml::node *v = t->get(kWdTimeKeys[i]);
+    if (!v)
+      continue;
+    k.node[i] = v;
+    bool alarm = i == kWdAlarm;
+    auto ms = integer(ctx, std::string("watchdog.") + kWdTimeKeys[i], *v,
+                      alarm ? 0 : static_cast<std::int64_t>(kWatchdogTimeMinMs),
+                      static_cast<std::int64_t>(alarm ? kWatchdogXoffAlarmMaxMs
+                                                      : kWatchdogTimeMaxMs),
+                      alarm ? "ms (0: off)" : "ms");
+    if (ms)
+      k.ms[i] = static_cast<std::uint64_t>(*ms);
+    else
+      k.ok = false;
+  }
+  return k;
+}
+
+// The watchdog in force: the defaults, pool_keys (a port's pool's table,
+// or null) and k over them, checked together as the kernel does: the
+// polling interval at most the detection and restoration times, an XOFF
+// alarm at least the polling interval. A value the table does not give
+// is named with where it comes from.
+std::optional<Watchdog> Parser::watchdog(const std::string &ctx, const WatchdogKeys &k,
+                                         const WatchdogKeys *pool_keys, const std::string &pool)
+{
+  enum Source { kDefault, kPool, kHere };
+  Watchdog w;
+  std::uint64_t ms[kWdTimes];
+  Source src[kWdTimes];
+  for (int i = 0; i < kWdTimes; i++) {
+    ms[i] = kWdDefaultMs[i];
+    src[i] = kDefault;
+    if (pool_keys && pool_keys->ms[i]) {
+      ms[i] = *pool_keys->ms[i];
+      src[i] = kPool;
+    }
+    if (k.ms[i]) {
+      ms[i] = *k.ms[i];
+      src[i] = kHere;
+    }
+  }
+  if (pool_keys && pool_keys->action)
+    w.action = *pool_keys->action;
+  if (k.action)
+    w.action = *k.action;
+  auto named = [&](int i) {
+    std::string s = std::string(kWdTimeKeys[i]) + " " + std::to_string(ms[i]);
+    if (src[i] == kPool)
+      s += " (from pool " + quote(pool) + ")";
+    else if (src[i] == kDefault)
+      s += " (the default)";
+    return s;
+  };
+  // The line of the first of these keys the table gives, else the table's.
+  auto line = [&](std::initializer_list<int> keys) {
+    for (int i : keys)
+      if (k.node[i])
+        return line_of(k.node[i]->source());
+    return line_of(k.table->source());
+  };
+  bool ok = true;
+  bool over_detect = ms[kWdPoll] > ms[kWdDetect], over_restore = ms[kWdPoll] > ms[kWdRestore];
+  if (over_detect || over_restore) {
+    error(line({kWdPoll, kWdDetect, kWdRestore}),
+          ctx + ": watchdog: " + named(kWdPoll) + " must be at most " +
+              (over_detect ? named(kWdDetect) : std::string()) +
+              (over_detect && over_restore ? " and " : "") +
+              (over_restore ? named(kWdRestore) : std::string()));
+    ok = false;
+  }
+  if (ms[kWdAlarm] && ms[kWdAlarm] < ms[kWdPoll]) {
+    error(line({kWdAlarm, kWdPoll}), ctx + ": watchdog: " + named(kWdAlarm) +
+                                         " must be 0 (off) or at least " + named(kWdPoll));
+    ok = false;
+  }
+  if (!ok)
+    return std::nullopt;
+  w.detect_ns = ms[kWdDetect] * 1000000;
+  w.restore_ns = ms[kWdRestore] * 1000000;
+  w.poll_ns = ms[kWdPoll] * 1000000;
+  w.xoff_alarm_ns = ms[kWdAlarm] * 1000000;
+  return w;
 }
 
 void Parser::pool_section(const toml::table &t, std::size_t index, Pool &p, bool &name_given,
@@ -882,7 +1035,11 @@ Config parse_document(const toml::table &doc, std::string_view name)
   for (auto &&[k, v] : doc) {
     if (std::find(kSections.begin(), kSections.end(), k.str()) != kSections.end())
       continue;
-    if (v.is_table() || v.is_array_of_tables())
+    if (k.str() == "watchdog")
+      ps.error(Parser::line_of(k.source()),
+               "unknown section \"watchdog\": a watchdog belongs to the pools or the ports: "
+               "[pool.watchdog] after a [[pool]]'s keys, or [port.watchdog] after a [[port]]'s");
+    else if (v.is_table() || v.is_array_of_tables())
       ps.error(Parser::line_of(k.source()),
                "unknown section " + quote(k.str()) + suggest(k.str(), kSections));
     else
@@ -927,12 +1084,25 @@ Config parse_document(const toml::table &doc, std::string_view name)
   std::map<std::string, std::uint32_t> pool_lines;  // valid name -> line
   std::set<std::string> pool_names_given;
   std::vector<bool> pool_ok;
+  // Each pool's [pool.watchdog] keys, and whether the table (if any) is
+  // valid: its ports' tables go over it, and are not checked against a
+  // bad one (no cascade).
+  std::vector<std::optional<WatchdogKeys>> pool_wd(pool_tables.size());
+  std::vector<bool> pool_wd_ok(pool_tables.size(), true);
   for (std::size_t i = 0; i < pool_tables.size(); i++) {
     Pool p;
     bool given = false;
     std::string raw;
     std::size_t before = ps.errors.size();
     ps.pool_section(*pool_tables[i], i, p, given, raw);
+    if (const toml::node *n = pool_tables[i]->get("watchdog")) {
+      std::string wctx = p.name.empty() ? "pool #" + std::to_string(i + 1) : "pool " + quote(p.name);
+      std::size_t before_wd = ps.errors.size();
+      pool_wd[i] = ps.watchdog_keys(wctx, *n, "[pool.watchdog]");
+      if (pool_wd[i] && pool_wd[i]->ok)
+        p.watchdog = ps.watchdog(wctx, *pool_wd[i], nullptr, p.name);
+      pool_wd_ok[i] = ps.errors.size() == before_wd && p.watchdog;
+    }
     if (given)
       pool_names_given.insert(raw);
     if (!p.name.empty()) {
@@ -961,6 +1131,17 @@ Config parse_document(const toml::table &doc, std::string_view name)
     std::uint32_t pool_line = 0;
     ps.port_section(*port_tables[i], i, p, dev_given, raw_dev, pool_given, pool_line);
     std::string ctx = p.dev.empty() ? "port #" + std::to_string(i + 1) : "port " + quote(p.dev);
+    // The port's watchdog: its pool's, with its own table's keys over it.
+    const Pool *wd_pool = pool_given ? cfg.find_pool(p.pool) : nullptr;
+    std::size_t wd_at = wd_pool ? static_cast<std::size_t>(wd_pool - cfg.pools.data()) : 0;
+    if (const toml::node *n = port_tables[i]->get("watchdog")) {
+      auto keys = ps.watchdog_keys(ctx, *n, "[port.watchdog]");
+      if (keys && keys->ok && (!wd_pool || pool_wd_ok[wd_at]))
+        p.watchdog = ps.watchdog(ctx, *keys, wd_pool && pool_wd[wd_at] ? &*pool_wd[wd_at] : nullptr,
+                                 wd_pool ? wd_pool->name : std::string());
+    } else if (wd_pool) {
+      p.watchdog = wd_pool->watchdog;
+    }
     if (!p.dev.empty()) {
       auto [it, fresh] = dev_lines.emplace(p.dev, p.line);
       if (!fresh) {
@@ -1008,6 +1189,33 @@ Config parse_document(const toml::table &doc, std::string_view name)
   return cfg;
 }
 
+// Every name, unit and path is checked as a C string: a NUL inside a TOML
+// string ("4mb\u0000x", "sw0\u0000y") would pass as its prefix and keep the
+// rest. Refuse any string that holds one, keys included (found by
+// tests/fuzz/config_fuzz.cpp).
+void refuse_nul_strings(const toml::node &n, std::string_view name,
+                        std::vector<Diagnostic> &errors)
+{
+  auto at = [&](const toml::source_region &r, const std::string &what) {
+    errors.push_back({std::string(name), static_cast<std::uint32_t>(r.begin.line),
+                      static_cast<std::uint32_t>(r.begin.column),
+                      what + " holds a NUL character (\\u0000)"});
+  };
+  if (auto s = n.as_string()) {
+    if (s->get().find('\0') != std::string::npos)
+      at(n.source(), "a string");
+  } else if (auto t = n.as_table()) {
+    for (auto &&[k, v] : *t) {
+      if (k.str().find('\0') != std::string_view::npos)
+        at(v.source(), "a key");
+      refuse_nul_strings(v, name, errors);
+    }
+  } else if (auto a = n.as_array()) {
+    for (auto &&v : *a)
+      refuse_nul_strings(v, name, errors);
+  }
+}
+
 }  // namespace
 
 Config parse_string(std::string_view text, std::string_view name)
@@ -1021,6 +1229,10 @@ Config parse_string(std::string_view text, std::string_view name)
                         static_cast<std::uint32_t>(b.column),
                         "TOML syntax error: " + std::string(e.description())}});
   }
+  std::vector<Diagnostic> nul;
+  refuse_nul_strings(doc, name, nul);
+  if (!nul.empty())
+    throw ConfigError(std::move(nul));
   return parse_document(doc, name);
 }
 

@@ -81,6 +81,21 @@ struct Ecn {
   std::uint32_t pmax = 0;  // 1/65536 units: 0.2 -> 13107, 1 -> 65536
 };
 
+// The PFC watchdog of a port (tc's pfcwd options; docs/WATCHDOG.md): a
+// [pool.watchdog] table for the pool's ports, a [port.watchdog] table over
+// it for one port. The actions are the kernel's LOSSLESS_WD_* values.
+enum class WatchdogAction : std::uint8_t { Off = 0, Alert = 1, Forward = 2, Drop = 3 };
+std::string_view watchdog_action_name(WatchdogAction a);  // "off", "alert", "forward", "drop"
+
+struct Watchdog {
+  WatchdogAction action = WatchdogAction::Off;  // action
+  std::uint64_t detect_ns = 200000000;          // detection_time_ms
+  std::uint64_t restore_ns = 200000000;         // restoration_time_ms
+  std::uint64_t poll_ns = 100000000;            // polling_interval_ms
+  std::uint64_t xoff_alarm_ns = 0;              // xoff_alarm_ms; 0: no alarm
+  bool operator==(const Watchdog &) const = default;
+};
+
 struct Pool {
   std::string name;
   std::uint32_t line = 0;  // of its [[pool]] header
@@ -95,6 +110,8 @@ struct Pool {
   std::optional<std::uint32_t> xon_offset_bytes;
   std::uint64_t sw_delay_ns = 1000000;
   std::optional<Ecn> ecn;  // nullopt: off
+  // [pool.watchdog], its keys over the defaults; nullopt: no such table.
+  std::optional<Watchdog> watchdog;
 };
 
 struct Port {
@@ -108,6 +125,10 @@ struct Port {
   std::uint32_t headroom_bytes = 0;  // 0: computed
   IngressMode ingress = IngressMode::PcpDscp;
   std::uint8_t default_prio = 0;
+  // The port's watchdog: the defaults, the keys of its pool's
+  // [pool.watchdog], then those of its own [port.watchdog]. nullopt when
+  // neither table exists: the daemon leaves the qdisc's watchdog as it is.
+  std::optional<Watchdog> watchdog;
 };
 
 struct Config {
@@ -140,5 +161,10 @@ inline constexpr std::uint64_t kNsPerMeter = 5;             // cable_length
 inline constexpr std::uint32_t kMtuMin = 68, kMtuMax = 65536;
 inline constexpr unsigned kQueuesMax = 64;
 inline constexpr unsigned kPortsPerPoolMax = 64;
+// The watchdog's times (LOSSLESS_WD_TIME_MIN_NS .. _MAX_NS,
+// LOSSLESS_WD_XOFF_ALARM_MAX_NS), in the keys' milliseconds.
+inline constexpr std::uint64_t kWatchdogTimeMinMs = 1;
+inline constexpr std::uint64_t kWatchdogTimeMaxMs = 60000;        // 60 s
+inline constexpr std::uint64_t kWatchdogXoffAlarmMaxMs = 3600000;  // 1 h
 
 }  // namespace lossless::config

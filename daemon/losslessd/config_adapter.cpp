@@ -47,6 +47,7 @@ Config load_config(const std::string &path)
                                std::to_string(c.daemon.prometheus->port);
   for (const auto &p : c.pools) {
     PoolConfig pc;
+    pc.line = p.line;
     pc.policy = p.policy;
     pc.buffer_bytes = p.buffer_bytes;
     pc.settings.name = p.name;
@@ -74,6 +75,7 @@ Config load_config(const std::string &path)
   }
   for (const auto &p : c.ports) {
     PortConfig pc;
+    pc.line = p.line;
     pc.dev = p.dev;
     pc.pool = p.pool;
     pc.rate_bps = p.rate_bps;
@@ -83,6 +85,10 @@ Config load_config(const std::string &path)
     pc.headroom_bytes = p.headroom_bytes;
     pc.ingress.mode = static_cast<ingress::Mode>(p.ingress);
     pc.ingress.default_prio = p.default_prio;
+    if (p.watchdog)
+      pc.watchdog = WatchdogSpec{static_cast<std::uint8_t>(p.watchdog->action),
+                                 p.watchdog->detect_ns, p.watchdog->restore_ns,
+                                 p.watchdog->poll_ns, p.watchdog->xoff_alarm_ns};
     out.ports.push_back(pc);
   }
   return out;

@@ -3,13 +3,18 @@
 
 #include "metrics.h"
 #include "pool.h"
+#include "request.h"
 
 #include <bpf/bpf.h>
 #include <fcntl.h>
+#include <linux/ethtool.h>
 #include <linux/rtnetlink.h>
+#include <linux/sockios.h>
+#include <net/if.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -56,6 +61,53 @@ std::string plane_path(const Config &cfg, const std::string &pool)
   return cfg.pin_dir + "/" + pool + "/plane";
 }
 
+const char *watchdog_action(std::uint8_t a)
+{
+  static const char *const names[] = {"off", "alert", "forward", "drop"};
+  return a < 4 ? names[a] : "?";
+}
+
+// "drop, detect 200 ms, restore 200 ms, poll 100 ms, xoff alarm off"
+std::string describe_watchdog(const WatchdogSpec &w)
+{
+  auto ms = [](std::uint64_t ns) { return std::to_string(ns / 1000000) + " ms"; };
+  return std::string(watchdog_action(w.action)) + ", detect " + ms(w.detect_ns) + ", restore " +
+         ms(w.restore_ns) + ", poll " + ms(w.poll_ns) + ", xoff alarm " +
+         (w.xoff_alarm_ns ? ms(w.xoff_alarm_ns) : std::string("off"));
+}
+
+// The configuration's keys (docs/DAEMON.md), null when there is none.
+nlohmann::json watchdog_json(const std::optional<WatchdogSpec> &w)
+{
+  if (!w)
+    return nullptr;
+  return {{"action", watchdog_action(w->action)},
+          {"detection_time_ms", w->detect_ns / 1000000},
+          {"restoration_time_ms", w->restore_ns / 1000000},
+          {"polling_interval_ms", w->poll_ns / 1000000},
+          {"xoff_alarm_ms", w->xoff_alarm_ns / 1000000}};
+}
+
+// The link speed the device reports (ethtool), as the qdisc reads it when
+// no rate is given; 0 if it reports none.
+std::uint32_t device_speed_mbps(const std::string &dev)
+{
+  ethtool_cmd cmd{};
+  ifreq ifr{};
+  if (dev.size() >= IFNAMSIZ)
+    return 0;
+  std::memcpy(ifr.ifr_name, dev.c_str(), dev.size() + 1);
+  cmd.cmd = ETHTOOL_GSET;
+  ifr.ifr_data = reinterpret_cast<char *>(&cmd);
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return 0;
+  int rc = ioctl(fd, SIOCETHTOOL, &ifr);
+  close(fd);
+  std::uint32_t speed = ethtool_cmd_speed(&cmd);
+  return rc || speed == static_cast<std::uint32_t>(SPEED_UNKNOWN) ? 0 : speed;
+}
+
 }  // namespace
 
 struct Daemon::Port {
@@ -64,6 +116,9 @@ struct Daemon::Port {
   bool up = false;
   std::uint32_t mtu = 0;
   std::string state = "missing";  // installed, adopted, missing, failed: ...
+  // A reload dropped the port's watchdog table: turn off the watchdog
+  // this daemon gave it (once, at the next ensure_port).
+  bool wd_turn_off = false;
 };
 
 Daemon::Daemon(Config cfg, ConfigLoader loader)
@@ -112,15 +167,27 @@ void Daemon::check()
   std::string me = std::to_string(getpid()) + "\n";
   if (ftruncate(lock_fd_, 0) || pwrite(lock_fd_, me.data(), me.size(), 0) < 0)
     log("cannot write the pid to %s: %s", lock.c_str(), std::strerror(errno));
+  validate();
+}
 
+void Daemon::validate()
+{
+  std::error_code ec;
+  // "FILE:LINE: " of a pool's or port's table, as the configuration's
+  // own messages say it.
+  auto at = [this](std::uint32_t line) {
+    return line ? cfg_.source + ":" + std::to_string(line) + ": " : std::string();
+  };
+  pools_.clear();
+  ports_.clear();
   ingress::check_bpffs(cfg_.pin_dir);
   for (const auto &pc : cfg_.pools) {
     auto pool = std::make_unique<Pool>();
     pool->cfg = pc;
     pool->policy = policy::make(pc.policy, pc.settings);
     if (!pool->policy)
-      throw std::runtime_error("pool \"" + pc.settings.name + "\": unknown policy \"" +
-                               pc.policy + "\"");
+      throw std::runtime_error(at(pc.line) + "pool \"" + pc.settings.name +
+                               "\": unknown policy \"" + pc.policy + "\"");
     // A pinned plane of another layout is a stale pin directory: refuse
     // before touching anything.
     std::string path = plane_path(cfg_, pc.settings.name);
@@ -128,7 +195,8 @@ void Daemon::check()
       try {
         pool->plane.emplace(plane::Plane::open(path));
       } catch (const plane::Error &e) {
-        throw std::runtime_error(std::string(e.what()) + " (a stale pin directory? remove " +
+        throw std::runtime_error(at(pc.line) + "pool \"" + pc.settings.name + "\": " +
+                                 e.what() + " (a stale pin directory? remove " +
                                  fs::path(path).parent_path().string() + ")");
       }
     }
@@ -141,9 +209,17 @@ void Daemon::check()
     auto l = std::find_if(links.begin(), links.end(),
                           [&](const Link &x) { return x.name == pc.dev; });
     if (l == links.end())
-      throw std::runtime_error("port \"" + pc.dev + "\": no such network device");
+      throw std::runtime_error(at(pc.line) + "port \"" + pc.dev +
+                               "\": no such network device");
     if (!pool_named(pc.pool))
-      throw std::runtime_error("port \"" + pc.dev + "\": unknown pool \"" + pc.pool + "\"");
+      throw std::runtime_error(at(pc.line) + "port \"" + pc.dev + "\": unknown pool \"" +
+                               pc.pool + "\"");
+    // The kernel takes the device's link speed for a rate left out, and
+    // refuses the qdisc if there is none.
+    if (!pc.rate_bps && !device_speed_mbps(pc.dev))
+      throw std::runtime_error(at(pc.line) + "port \"" + pc.dev +
+                               "\": rate is required: the device reports no link speed "
+                               "(give rate, as for lo, dummy or a bridge)");
     p.ifindex = l->ifindex;
     p.up = l->up;
     p.mtu = l->mtu;
@@ -176,6 +252,7 @@ void Daemon::ensure_port(Port &p, bool first_run)
     spec.ecn_kmin_bytes = pool.cfg.ecn_kmin_bytes;
     spec.ecn_kmax_bytes = pool.cfg.ecn_kmax_bytes;
     spec.ecn_pmax = pool.cfg.ecn_pmax;
+    spec.watchdog = p.cfg.watchdog;
     rtnl_.add_lossless(p.ifindex, spec);
     p.state = "installed";
     cur = rtnl_.root_qdisc(p.ifindex);
@@ -187,6 +264,19 @@ void Daemon::ensure_port(Port &p, bool first_run)
     spec.plane_fd = pool.plane->fd();
     rtnl_.change_lossless(p.ifindex, spec);
   }
+  // The PFC watchdog as configured, when the qdisc has another (an adopted
+  // one keeps its own if the configuration has none). A reload that
+  // dropped the table turns off the watchdog this daemon gave.
+  std::optional<WatchdogSpec> wd = p.cfg.watchdog;
+  if (!wd && p.wd_turn_off)
+    wd = WatchdogSpec{};
+  if (wd && cur && !watchdog_in_force(cur->watchdog, *wd)) {
+    LosslessSpec spec;
+    spec.watchdog = *wd;
+    rtnl_.change_lossless(p.ifindex, spec);
+    log("port %s: PFC watchdog %s", p.cfg.dev.c_str(), describe_watchdog(*wd).c_str());
+  }
+  p.wd_turn_off = false;
   if (!ingress::attached_prog_id(p.ifindex)) {
     // An adopting daemon loaded the maps only; a new port needs the program.
     if (!program_ || program_->prog_fd() < 0)
@@ -478,13 +568,11 @@ void Daemon::accept_control()
 
 std::string Daemon::handle_request(const std::string &line)
 {
-  json req;
-  try {
-    req = json::parse(line);
-  } catch (const std::exception &e) {
-    return json{{"error", std::string("malformed request: ") + e.what()}}.dump();
-  }
-  std::string cmd = req.value("cmd", "");
+  std::string malformed;
+  std::optional<Request> req = parse_request(line, malformed);
+  if (!req)
+    return malformed;
+  const std::string &cmd = req->cmd;
   if (cmd == "status") {
     json pools = json::array(), ports = json::array();
     for (const auto &p : pools_) {
@@ -517,10 +605,10 @@ std::string Daemon::handle_request(const std::string &line)
         .dump();
   }
   if (cmd == "set") {
-    Pool *pool = pool_named(req.value("pool", ""));
+    Pool *pool = pool_named(req->pool);
     if (!pool)
-      return json{{"error", "no pool \"" + req.value("pool", "") + "\""}}.dump();
-    std::string key = req.value("key", ""), value = req.value("value", "");
+      return json{{"error", "no pool \"" + req->pool + "\""}}.dump();
+    std::string key = req->key, value = req->value;
     std::string old;
     for (const auto &pi : pool->policy->params())
       if (pi.name == key)
@@ -584,7 +672,8 @@ std::string Daemon::handle_request(const std::string &line)
                        {"pool", p.pool},
                        {"rate_bps", p.rate_bps.value_or(0)},
                        {"cable_delay_ns", p.cable_delay_ns},
-                       {"headroom_bytes", p.headroom_bytes}});
+                       {"headroom_bytes", p.headroom_bytes},
+                       {"watchdog", watchdog_json(p.watchdog)}});
     return json{{"source", cfg_.source},
                 {"pin_dir", cfg_.pin_dir},
                 {"socket", cfg_.socket},
@@ -617,6 +706,9 @@ void Daemon::reload()
   for (const auto &pc : next.ports) {
     Port p;
     p.cfg = pc;
+    for (const auto &old : ports_)
+      if (old.cfg.dev == pc.dev && old.cfg.watchdog && !pc.watchdog)
+        p.wd_turn_off = true;
     ports.push_back(p);
   }
   ports_ = std::move(ports);

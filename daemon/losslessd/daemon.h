@@ -30,6 +30,7 @@
 namespace lossless::daemon {
 
 struct PortConfig {
+  std::uint32_t line = 0;  // of its [[port]] in Config::source (0: unknown)
   std::string dev;
   std::string pool;
   std::optional<std::uint64_t> rate_bps;
@@ -38,9 +39,13 @@ struct PortConfig {
   std::optional<std::uint32_t> mtu;  // else the device's
   std::uint32_t headroom_bytes = 0;  // 0: the policy's
   ingress::PortConfig ingress;
+  // The PFC watchdog to give the qdisc (installed, or adopted with
+  // another); nullopt: the configuration has none, the qdisc keeps its own.
+  std::optional<WatchdogSpec> watchdog;
 };
 
 struct PoolConfig {
+  std::uint32_t line = 0;  // of its [[pool]] in Config::source (0: unknown)
   policy::PoolSettings settings;
   std::string policy = "pfc-dt";
   std::uint64_t buffer_bytes = 4 << 20;
@@ -71,6 +76,11 @@ class Daemon {
   // anything if a check fails, and undoes this run's changes if an
   // install step fails.
   void start();
+  // The checks of start() that need no lock and change nothing (losslessd
+  // --check): the pin directory, the pools' pinned planes, and every
+  // port's device as start() would use it. Throws at the first failure,
+  // "FILE:LINE: port "DEV": ..." with the line of its table.
+  void validate();
   // Serve until SIGTERM/SIGINT. The datapath stays as it is.
   void run();
   // Remove what a configuration installs: qdiscs, filters, pins.

@@ -36,8 +36,12 @@ re-creating a qdisc or resetting a counter.
 Options:
   -c, --config FILE  configuration file (default /etc/lossless/losslessd.toml;
                      the format is in docs/DAEMON.md)
-      --check        validate the configuration and the ports it names,
-                     print the result, change nothing
+      --check        validate the configuration and what start checks
+                     before it changes anything: the pin directory is on
+                     bpffs, a pool's pinned plane has the plane layout,
+                     every port's device exists and, without rate,
+                     reports a link speed. Prints the result, or the
+                     first failure with its file and line; changes nothing
       --cleanup      remove what the configuration installs (qdiscs of its
                      ports, their ingress filters, the pools' planes and the
                      ingress maps) and exit
@@ -100,8 +104,11 @@ int main(int argc, char **argv)
       return kExitOk;
     }
     if (check) {
-      std::printf("%s: valid (%zu pools, %zu ports)\n", config.c_str(), cfg.pools.size(),
-                  cfg.ports.size());
+      // The file, then what start() checks before it changes anything:
+      // the pin directory, the pools' planes, the ports' devices.
+      std::size_t pools = cfg.pools.size(), ports = cfg.ports.size();
+      lossless::daemon::Daemon(std::move(cfg), lossless::daemon::load_config).validate();
+      std::printf("%s: valid (%zu pools, %zu ports)\n", config.c_str(), pools, ports);
       return kExitOk;
     }
     lossless::daemon::Daemon d(std::move(cfg), lossless::daemon::load_config);

@@ -75,6 +75,14 @@ enum Fam {
   kIqPausedSeconds,
   kIqDrops,
   kIqPaused,
+  // PFC watchdog (port, priority)
+  kWdStorm,
+  kWdStorms,
+  kWdRestores,
+  kWdDropped,
+  kWdStormSeconds,
+  kWdXoffAlarm,
+  kWdXoffAlarms,
   kFamilies
 };
 
@@ -161,6 +169,18 @@ constexpr FamilyDef kDefs[kFamilies] = {
      "Time the upstream was told XOFF, including now."},
     {"lossless_ingress_drops_total", "counter", "Packets dropped at admission."},
     {"lossless_ingress_paused", "gauge", "1 while the upstream is told XOFF."},
+    {"lossless_pfcwd_storm", "gauge",
+     "1 while the PFC watchdog holds the priority in storm: paused by the peer with packets "
+     "waiting for the detection time, until no XOFF came for the restoration time."},
+    {"lossless_pfcwd_storms_total", "counter", "PFC storms the watchdog detected."},
+    {"lossless_pfcwd_restores_total", "counter",
+     "PFC storms that ended: no XOFF for the restoration time."},
+    {"lossless_pfcwd_dropped_packets_total", "counter",
+     "Packets the watchdog dropped in storm (action drop); not lossless drops of the buffer."},
+    {"lossless_pfcwd_storm_seconds_total", "counter", "Time in PFC storm, including now."},
+    {"lossless_pfcwd_xoff_alarm", "gauge",
+     "1 while the port has told its upstream XOFF on the priority for longer than xoff-alarm."},
+    {"lossless_pfcwd_xoff_alarms_total", "counter", "XOFF alarms the watchdog raised."},
 };
 
 // Label values: backslash, double quote and line feed escaped (0.0.4).
@@ -374,6 +394,26 @@ std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
         w.add(kIqXon, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.xon_frames));
         w.add(kIqPausedSeconds, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, seconds(s.paused_ns));
         w.add(kIqPaused, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, s.paused ? "1" : "0");
+      }
+
+      // The PFC watchdog: with an action, every lossless priority; any
+      // priority once it has counted something (an XOFF alarm alone, or
+      // counters kept after the watchdog was turned off).
+      for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++) {
+        const tc_lossless_wd_stats &s = p.wd[q];
+        bool lossless = p.iq[q].lossless || (t.lossless_mask & (1u << q));
+        bool counted = s.storm || s.xoff_alarm || s.storms || s.restores || s.dropped ||
+                       s.storm_ns || s.xoff_alarms || s.xoff_ns;
+        if (!counted && !(p.wd_action && lossless))
+          continue;
+        const std::string_view qv = kGate[q];
+        w.add(kWdStorm, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, s.storm ? "1" : "0");
+        w.add(kWdStorms, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.storms));
+        w.add(kWdRestores, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.restores));
+        w.add(kWdDropped, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.dropped));
+        w.add(kWdStormSeconds, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, seconds(s.storm_ns));
+        w.add(kWdXoffAlarm, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, s.xoff_alarm ? "1" : "0");
+        w.add(kWdXoffAlarms, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.xoff_alarms));
       }
     }
   }

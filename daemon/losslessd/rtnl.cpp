@@ -78,6 +78,27 @@ void parse_link(nlmsghdr *nlh, Reply *r)
   r->links->push_back(l);
 }
 
+// The watchdog nest as the kernel dumps it; a field it lacks keeps its
+// default.
+WatchdogSpec parse_watchdog(nlattr *nest)
+{
+  WatchdogSpec w;
+  nlattr *a[TCA_LOSSLESS_WD_MAX + 1];
+  if (nla_parse_nested(a, TCA_LOSSLESS_WD_MAX, nest, nullptr) < 0)
+    return w;
+  auto u64 = [&](int type, std::uint64_t &out) {
+    if (a[type] && nla_len(a[type]) >= 8)
+      out = nla_get_u64(a[type]);
+  };
+  if (a[TCA_LOSSLESS_WD_ACTION] && nla_len(a[TCA_LOSSLESS_WD_ACTION]) >= 1)
+    w.action = nla_get_u8(a[TCA_LOSSLESS_WD_ACTION]);
+  u64(TCA_LOSSLESS_WD_DETECT_NS, w.detect_ns);
+  u64(TCA_LOSSLESS_WD_RESTORE_NS, w.restore_ns);
+  u64(TCA_LOSSLESS_WD_POLL_NS, w.poll_ns);
+  u64(TCA_LOSSLESS_WD_XOFF_ALARM_NS, w.xoff_alarm_ns);
+  return w;
+}
+
 void parse_qdisc(nlmsghdr *nlh, Reply *r)
 {
   auto *tcm = static_cast<tcmsg *>(nlmsg_data(nlh));
@@ -98,6 +119,8 @@ void parse_qdisc(nlmsghdr *nlh, Reply *r)
         q.plane_id = nla_get_u32(o[TCA_LOSSLESS_PLANE_ID]);
       if (o[TCA_LOSSLESS_RATE_BPS])
         q.rate_bps = nla_get_u64(o[TCA_LOSSLESS_RATE_BPS]);
+      if (o[TCA_LOSSLESS_WATCHDOG])
+        q.watchdog = parse_watchdog(o[TCA_LOSSLESS_WATCHDOG]);
     }
   }
   r->qdiscs->push_back(q);
@@ -153,6 +176,16 @@ void put_options(nl_msg *m, const LosslessSpec &s)
   }
   if (s.plane_fd)
     nla_put_u32(m, TCA_LOSSLESS_PLANE_FD, static_cast<std::uint32_t>(*s.plane_fd));
+  if (s.watchdog) {
+    // The kernel parses the nest strictly: NLA_F_NESTED is required.
+    nlattr *wd = nla_nest_start(m, TCA_LOSSLESS_WATCHDOG | NLA_F_NESTED);
+    nla_put_u8(m, TCA_LOSSLESS_WD_ACTION, s.watchdog->action);
+    nla_put_u64(m, TCA_LOSSLESS_WD_DETECT_NS, s.watchdog->detect_ns);
+    nla_put_u64(m, TCA_LOSSLESS_WD_RESTORE_NS, s.watchdog->restore_ns);
+    nla_put_u64(m, TCA_LOSSLESS_WD_POLL_NS, s.watchdog->poll_ns);
+    nla_put_u64(m, TCA_LOSSLESS_WD_XOFF_ALARM_NS, s.watchdog->xoff_alarm_ns);
+    nla_nest_end(m, wd);
+  }
   nla_nest_end(m, opts);
 }
 
@@ -231,7 +264,10 @@ void Rtnl::send_qdisc(int type, int flags, int ifindex, const LosslessSpec *spec
   tcmsg tcm{};
   tcm.tcm_family = AF_UNSPEC;
   tcm.tcm_ifindex = ifindex;
-  tcm.tcm_handle = type == RTM_DELQDISC ? 0 : kHandle;
+  // A new qdisc gets 1:. A change (or a delete) names no handle, so it
+  // addresses the root qdisc whatever its handle: one that was adopted
+  // may have another, and handle 1: would then ask for a replace.
+  tcm.tcm_handle = type == RTM_NEWQDISC && (flags & NLM_F_CREATE) ? kHandle : 0;
   tcm.tcm_parent = TC_H_ROOT;
   Msg m(nlmsg_alloc_simple(type, NLM_F_REQUEST | NLM_F_ACK | flags));
   nlmsg_append(m.get(), &tcm, sizeof(tcm), NLMSG_ALIGNTO);

@@ -33,6 +33,27 @@ struct Link {
   std::uint32_t hard_header_len = 14;
 };
 
+// A port's PFC watchdog (TCA_LOSSLESS_WATCHDOG, docs/WATCHDOG.md), every
+// field: losslessd always sends them all. action is LOSSLESS_WD_*.
+struct WatchdogSpec {
+  std::uint8_t action = 0;               // off
+  std::uint64_t detect_ns = 200000000;   // the kernel's defaults
+  std::uint64_t restore_ns = 200000000;
+  std::uint64_t poll_ns = 100000000;
+  std::uint64_t xoff_alarm_ns = 0;       // no alarm
+  // Whether the kernel runs it (and dumps it): a storm action or an alarm.
+  bool enabled() const { return action != 0 || xoff_alarm_ns != 0; }
+  bool operator==(const WatchdogSpec &) const = default;
+};
+
+// Whether a qdisc that dumped `dumped` (nullopt: no watchdog nest, so off)
+// already has `want`: the same fields, or both off (times do not matter
+// while it is off).
+inline bool watchdog_in_force(const std::optional<WatchdogSpec> &dumped, const WatchdogSpec &want)
+{
+  return want.enabled() ? dumped && *dumped == want : !dumped || !dumped->enabled();
+}
+
 struct RootQdisc {
   int ifindex = 0;
   std::string kind;
@@ -41,6 +62,7 @@ struct RootQdisc {
   std::string pool;
   std::uint32_t plane_id = 0;
   std::uint64_t rate_bps = 0;
+  std::optional<WatchdogSpec> watchdog;  // dumped only while it is on
 };
 
 // The options losslessd gives a port's lossless qdisc.
@@ -55,6 +77,7 @@ struct LosslessSpec {
   std::optional<std::uint32_t> headroom_bytes;
   std::optional<std::uint32_t> ecn_kmin_bytes, ecn_kmax_bytes, ecn_pmax;
   std::optional<int> plane_fd;
+  std::optional<WatchdogSpec> watchdog;  // the nest, every field
 };
 
 class Rtnl {
@@ -67,8 +90,9 @@ class Rtnl {
   std::vector<Link> links();
   std::optional<RootQdisc> root_qdisc(int ifindex);
 
-  // Add (replacing any root qdisc) or change the port's lossless qdisc,
-  // handle 1:. Throws NetlinkError with the kernel's message.
+  // Add (replacing any root qdisc, handle 1:) or change the port's root
+  // lossless qdisc (whatever its handle: an adopted one may have another).
+  // Throws NetlinkError with the kernel's message.
   void add_lossless(int ifindex, const LosslessSpec &spec);
   void change_lossless(int ifindex, const LosslessSpec &spec);
   void delete_root(int ifindex);

@@ -149,6 +149,19 @@ int ll_plane_map_open(const char *path, int flags, int *created,
 	return fd;
 }
 
+unsigned int ll_plane_map_id(int fd)
+{
+	struct bpf_map_info info;
+	union bpf_attr attr;
+
+	memset(&info, 0, sizeof(info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (unsigned long)&info;
+	return ll_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) ? 0 : info.id;
+}
+
 int ll_plane_default_path(const char *pool, char *buf, unsigned int len)
 {
 	int n = snprintf(buf, len, "%s/%s/plane", LL_PLANE_PIN_ROOT, pool);

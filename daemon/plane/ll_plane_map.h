@@ -29,6 +29,9 @@ enum ll_plane_open_flags {
 int ll_plane_map_open(const char *path, int flags, int *created,
 		      char *errmsg, unsigned int errlen);
 
+/* The id of the map behind fd (what tc shows as "plane id"), or 0. */
+unsigned int ll_plane_map_id(int fd);
+
 /* The default pin path of pool NAME: LL_PLANE_PIN_ROOT/NAME/plane. */
 int ll_plane_default_path(const char *pool, char *buf, unsigned int len);
 

@@ -15,7 +15,22 @@ static void put_be16(ll_u8 *p, ll_u16 v)
 	p[1] = (ll_u8)v;
 }
 
+/* DA is 01-80-C2-00-00-01, or port_addr when that is a unicast address. */
+static int ll_mac_ctrl_da_ok(const ll_u8 *da, const ll_u8 *port_addr)
+{
+	int i, group = 1, port = port_addr && !(port_addr[0] & 1);
+
+	for (i = 0; i < LL_ETH_ALEN; i++) {
+		if (da[i] != ll_mac_ctrl_da[i])
+			group = 0;
+		if (port && da[i] != port_addr[i])
+			port = 0;
+	}
+	return group || port;
+}
+
 enum ll_parse_result ll_mac_ctrl_parse(const ll_u8 *frame, ll_u32 len,
+				       const ll_u8 *port_addr,
 				       struct ll_mac_ctrl *out)
 {
 	ll_u16 opcode;
@@ -29,9 +44,8 @@ enum ll_parse_result ll_mac_ctrl_parse(const ll_u8 *frame, ll_u32 len,
 		return LL_PARSE_TRUNCATED;
 	if (len > LL_MAC_CTRL_FRAME_MAX_BYTES)
 		return LL_PARSE_OVERSIZE;
-	for (i = 0; i < LL_ETH_ALEN; i++)
-		if (frame[i] != ll_mac_ctrl_da[i])
-			return LL_PARSE_BAD_DA;
+	if (!ll_mac_ctrl_da_ok(frame, port_addr))
+		return LL_PARSE_BAD_DA;
 
 	opcode = get_be16(frame + 14);
 	for (i = 0; i < LL_ETH_ALEN; i++)
@@ -108,12 +122,21 @@ const char *ll_parse_result_name(enum ll_parse_result r)
 
 ll_u64 ll_quanta_to_ns(ll_u32 quanta, ll_u64 rate_bps)
 {
-	ll_u64 bits = (ll_u64)quanta * LL_PAUSE_QUANTUM_BITS;
+	ll_u64 bits_x1e9, ns;
 
 	if (!rate_bps)
 		return 0;
-	/* bits <= 2^25 and 1e9 < 2^30: the product fits in 64 bits. */
-	return ll_div_u64(bits * LL_NSEC_PER_SEC + rate_bps - 1, rate_bps);
+	/* No frame carries more than 0xFFFF quanta: saturate there, so that
+	 * bits <= 2^25 and bits * 1e9 < 2^55 fits in 64 bits.
+	 */
+	if (quanta > LL_PAUSE_QUANTA_MAX)
+		quanta = LL_PAUSE_QUANTA_MAX;
+	bits_x1e9 = (ll_u64)quanta * LL_PAUSE_QUANTUM_BITS * LL_NSEC_PER_SEC;
+	/* Round up without adding rate_bps - 1, which wraps for rates
+	 * near 2^64.
+	 */
+	ns = ll_div_u64(bits_x1e9, rate_bps);
+	return ns * rate_bps < bits_x1e9 ? ns + 1 : ns;
 }
 
 ll_u32 ll_ns_to_quanta(ll_u64 ns, ll_u64 rate_bps)

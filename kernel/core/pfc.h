@@ -3,7 +3,8 @@
  * IEEE 802.3x PAUSE and 802.1Qbb PFC (MAC control) frames: build, strict
  * parse, and pause quanta <-> nanoseconds at a port rate.
  *
- * Frame layout (no FCS), both kinds to DA 01-80-C2-00-00-01:
+ * Frame layout (no FCS), both kinds to DA 01-80-C2-00-00-01 or to the
+ * receiving port's own unicast address (IEEE 802.3 Annex 31B):
  *   0  DA[6]  6 SA[6]  12 EtherType 0x8808  14 opcode
  *   PAUSE (0x0001): 16 pause_time (quanta)
  *   PFC   (0x0101): 16 class-enable vector: reserved octet (must be 0), then
@@ -56,7 +57,7 @@ enum ll_parse_result {
 	LL_PARSE_TRUNCATED,	/* shorter than the opcode needs */
 	LL_PARSE_OVERSIZE,	/* longer than a MAC control frame */
 	LL_PARSE_NOT_MAC_CTRL,	/* EtherType is not 0x8808 */
-	LL_PARSE_BAD_DA,	/* not 01-80-C2-00-00-01 */
+	LL_PARSE_BAD_DA,	/* not 01-80-C2-00-00-01 nor the port's address */
 	LL_PARSE_BAD_OPCODE,	/* a MAC control opcode we do not act on */
 	LL_PARSE_RESERVED_SET,	/* PFC reserved vector octet is not zero */
 	LL_PARSE_RESULT_COUNT,
@@ -68,8 +69,17 @@ extern const ll_u8 ll_mac_ctrl_da[LL_ETH_ALEN];
  * Parse a frame that starts at its destination address. len is the frame
  * length without FCS. Only untagged frames are MAC control frames: a VLAN
  * tag in front of 0x8808 yields LL_PARSE_NOT_MAC_CTRL.
+ *
+ * The destination must be 01-80-C2-00-00-01 or, if port_addr is not NULL,
+ * the receiving port's own unicast address port_addr (6 octets). NULL
+ * accepts the reserved multicast address only.
+ *
+ * A frame shorter than the 60-octet minimum is accepted when it holds the
+ * whole PDU (18 octets for PAUSE, 34 for PFC): software links (veth,
+ * AF_PACKET senders) do not pad.
  */
 enum ll_parse_result ll_mac_ctrl_parse(const ll_u8 *frame, ll_u32 len,
+				       const ll_u8 *port_addr,
 				       struct ll_mac_ctrl *out);
 
 /*
@@ -82,7 +92,9 @@ ll_u32 ll_mac_ctrl_build(ll_u8 *buf, ll_u32 buf_len,
 /* Printable name of a parse result (for logs and stats). */
 const char *ll_parse_result_name(enum ll_parse_result r);
 
-/* Pause duration of quanta at rate_bps, rounded up; 0 if rate_bps is 0. */
+/* Pause duration of quanta at rate_bps, rounded up; 0 if rate_bps is 0.
+ * Quanta above 0xFFFF (no frame carries them) count as 0xFFFF.
+ */
 ll_u64 ll_quanta_to_ns(ll_u32 quanta, ll_u64 rate_bps);
 
 /* Fewest quanta that cover ns at rate_bps, capped at 0xFFFF; at least 1

@@ -51,10 +51,51 @@ enum {
 	TCA_LOSSLESS_PLANE_FD,		/* u32: fd of the pool's plane map (set) */
 	TCA_LOSSLESS_PLANE_ID,		/* u32: id of the plane map (dump only) */
 	TCA_LOSSLESS_CATCHUP_BYTES,	/* u32: shaper catch-up bound */
+	TCA_LOSSLESS_WATCHDOG,		/* nested TCA_LOSSLESS_WD_*: PFC watchdog */
 	__TCA_LOSSLESS_MAX
 };
 
 #define TCA_LOSSLESS_MAX (__TCA_LOSSLESS_MAX - 1)
+
+/* PFC watchdog (nested in TCA_LOSSLESS_WATCHDOG); see docs/WATCHDOG.md. */
+enum {
+	LOSSLESS_WD_OFF = 0,
+	LOSSLESS_WD_ALERT,
+	LOSSLESS_WD_FORWARD,
+	LOSSLESS_WD_DROP,
+};
+
+#define LOSSLESS_WD_TIME_MIN_NS 1000000ULL		/* 1 ms */
+#define LOSSLESS_WD_TIME_MAX_NS 60000000000ULL	/* 60 s */
+#define LOSSLESS_WD_DETECT_DEFAULT_NS 200000000ULL	/* SONiC's defaults */
+#define LOSSLESS_WD_RESTORE_DEFAULT_NS 200000000ULL
+#define LOSSLESS_WD_POLL_DEFAULT_NS 100000000ULL
+#define LOSSLESS_WD_XOFF_ALARM_MAX_NS 3600000000000ULL	/* 1 h; 0 = off */
+
+enum {
+	TCA_LOSSLESS_WD_UNSPEC,
+	TCA_LOSSLESS_WD_ACTION,		/* u8: LOSSLESS_WD_* */
+	TCA_LOSSLESS_WD_DETECT_NS,	/* u64: paused with a backlog this long */
+	TCA_LOSSLESS_WD_RESTORE_NS,	/* u64: no XOFF for this long */
+	TCA_LOSSLESS_WD_POLL_NS,	/* u64: timer period, <= detect, restore */
+	TCA_LOSSLESS_WD_XOFF_ALARM_NS,	/* u64: our XOFF this long; 0 = off */
+	TCA_LOSSLESS_WD_PAD,
+	__TCA_LOSSLESS_WD_MAX
+};
+
+#define TCA_LOSSLESS_WD_MAX (__TCA_LOSSLESS_WD_MAX - 1)
+
+/* Per PFC priority of a port. */
+struct tc_lossless_wd_stats {
+	__u32 storm;		/* 1 while in storm */
+	__u32 xoff_alarm;	/* 1 while our XOFF has lasted past xoff-alarm */
+	__u64 storms;		/* storms detected */
+	__u64 restores;		/* storms ended */
+	__u64 dropped;		/* packets dropped by the watchdog */
+	__u64 storm_ns;		/* time in storm, including now */
+	__u64 xoff_alarms;	/* XOFF alarms raised */
+	__u64 xoff_ns;		/* our XOFF upstream lasting now, 0 if none */
+};
 
 enum {
 	TC_LOSSLESS_XSTATS_QDISC = 1,
@@ -123,6 +164,12 @@ struct tc_lossless_xstats {
 	 * [2^(9+i), 2^(10+i)) ns, the last one >= 2^28 ns.
 	 */
 	__u64 wake_late[LOSSLESS_LATENESS_BUCKETS];
+	/* PFC watchdog (appended); all zero while it is off. */
+	__u32 wd_action;	/* LOSSLESS_WD_* */
+	__u32 wd_storm_mask;	/* priorities in storm now */
+	__u32 wd_alarm_mask;	/* priorities with the XOFF alarm raised */
+	__u32 wd_pad;
+	struct tc_lossless_wd_stats wd[LOSSLESS_PFC_PRIOS];
 };
 
 struct tc_lossless_class_xstats {
@@ -158,7 +205,7 @@ struct tc_lossless_class_xstats {
 #define LOSSLESS_PLANE_TEL 1
 #define LOSSLESS_PLANE_ENTRIES 2
 #define LOSSLESS_PLANE_MAGIC 0x4c4c504eU	/* "LLPN" */
-#define LOSSLESS_PLANE_VERSION 2
+#define LOSSLESS_PLANE_VERSION 3
 #define LOSSLESS_PLANE_PORTS 64
 #define LOSSLESS_PLANE_INTERVAL_MIN_US 100U
 #define LOSSLESS_PLANE_INTERVAL_MAX_US 1000000U
@@ -209,6 +256,12 @@ struct lossless_plane_port {
 	__u64 shaper_lost_ns;
 	__u64 wake_late_max_ns;
 	__u64 wake_late[LOSSLESS_LATENESS_BUCKETS];
+	/* PFC watchdog, as in tc_lossless_xstats. */
+	__u32 wd_action;
+	__u32 wd_storm_mask;
+	__u32 wd_alarm_mask;
+	__u32 wd_pad;
+	struct tc_lossless_wd_stats wd[LOSSLESS_PFC_PRIOS];
 };
 
 struct lossless_plane_tel {

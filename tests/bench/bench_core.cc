@@ -52,11 +52,11 @@ void ParseOne(benchmark::State &state, const ll_u8 *frame, ll_parse_result want)
 	ll_mac_ctrl out;
 	for (auto _ : state) {
 		benchmark::DoNotOptimize(frame);
-		ll_parse_result r = ll_mac_ctrl_parse(frame, LL_MAC_CTRL_FRAME_BYTES, &out);
+		ll_parse_result r = ll_mac_ctrl_parse(frame, LL_MAC_CTRL_FRAME_BYTES, nullptr, &out);
 		benchmark::DoNotOptimize(r);
 		benchmark::DoNotOptimize(out);
 	}
-	if (ll_mac_ctrl_parse(frame, LL_MAC_CTRL_FRAME_BYTES, &out) != want)
+	if (ll_mac_ctrl_parse(frame, LL_MAC_CTRL_FRAME_BYTES, nullptr, &out) != want)
 		state.SkipWithError("unexpected parse result");
 }
 

@@ -13,11 +13,16 @@
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
 #include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 
+#include <array>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 
 #include "frames.h"
 #include "ingress.h"
@@ -301,6 +306,66 @@ TEST_F(IngressProg, ControlCountersArePerPort)
   EXPECT_EQ(prog_->maps().ports(), (std::vector<std::uint32_t>{
                                        std::min(port_a_, port_b_),
                                        std::max(port_a_, port_b_)}));
+}
+
+// The device's own address (ifindex in this test's network namespace).
+std::array<std::uint8_t, 6> hw_addr(const char *dev)
+{
+  ifreq ifr{};
+  std::strncpy(ifr.ifr_name, dev, IFNAMSIZ - 1);
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr)) {
+    if (fd >= 0)
+      close(fd);
+    throw std::runtime_error(std::string("SIOCGIFHWADDR ") + dev);
+  }
+  close(fd);
+  std::array<std::uint8_t, 6> a;
+  std::memcpy(a.data(), ifr.ifr_hwaddr.sa_data, 6);
+  return a;
+}
+
+Frame to(Frame f, const std::array<std::uint8_t, 6> &da)
+{
+  std::copy(da.begin(), da.end(), f.begin());
+  return f;
+}
+
+// IEEE 802.3 Annex 31B: MAC control frames to the receiving port's own
+// unicast address are valid too. BPF_PROG_TEST_RUN runs eth_type_trans()
+// against the ctx's ifindex, as a real receive does, so skb->pkt_type says
+// whether the destination is the device's address.
+TEST_F(IngressProg, ControlFramesToThePortsOwnAddressAreRedirected)
+{
+  auto own = hw_addr("lla");
+  Frame pfc = to(lltest::pfc_xoff_prio3(), own);
+  RunResult r = run(pfc, port_a_);
+  EXPECT_EQ(r.verdict, TC_ACT_REDIRECT);
+  EXPECT_EQ(r.ctx.mark, LOSSLESS_CTRL_MARK);
+  expect_redirected_copy(pfc, r.data);
+  Frame pause = to(lltest::pause(0x100), own);
+  r = run(pause, port_a_);
+  EXPECT_EQ(r.verdict, TC_ACT_REDIRECT);
+  expect_redirected_copy(pause, r.data);
+  // Unpadded (34 octets), as a software link delivers it.
+  Frame short_pfc = pfc;
+  short_pfc.resize(LL_PFC_FRAME_MIN_BYTES);
+  EXPECT_EQ(run(short_pfc, port_a_).verdict, TC_ACT_REDIRECT);
+  auto c = ctrl(port_a_);
+  EXPECT_EQ(c.pfc, 2u);
+  EXPECT_EQ(c.pause, 1u);
+  EXPECT_EQ(c.dropped(), 0u);
+}
+
+TEST_F(IngressProg, ControlFramesToAnotherPortsAddressAreDropped)
+{
+  // llc's address arriving on lla: a unicast, but not lla's own.
+  auto other = hw_addr("llc");
+  ASSERT_NE(other, hw_addr("lla"));
+  expect_dropped(to(lltest::pfc_xoff_prio3(), other), LL_PARSE_BAD_DA, port_a_);
+  expect_dropped(to(lltest::pause(1), other), LL_PARSE_BAD_DA, port_a_);
+  EXPECT_EQ(ctrl(port_a_).parse_error[LL_PARSE_BAD_DA], 2u);
+  EXPECT_EQ(ctrl(port_a_).pfc + ctrl(port_a_).pause, 0u);
 }
 
 // ---------------------------------------------------------------- data frames

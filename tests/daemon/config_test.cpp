@@ -247,6 +247,10 @@ TEST(Config, TheExamplesOfTheDocumentationParse)
   EXPECT_EQ(a.headroom_bytes, 0u);
   EXPECT_EQ(a.ingress, IngressMode::PcpDscp);
   EXPECT_EQ(a.default_prio, 0);
+  ASSERT_TRUE(p.watchdog);
+  EXPECT_EQ(*p.watchdog, (Watchdog{WatchdogAction::Drop, 200000000, 200000000, 100000000, 2000000000}));
+  ASSERT_TRUE(a.watchdog);
+  EXPECT_EQ(*a.watchdog, (Watchdog{WatchdogAction::Alert, 200000000, 200000000, 100000000, 2000000000}));
   EXPECT_TRUE(c.warnings.empty());
   Config m = parse_string(blocks[1], "DAEMON.md");
   EXPECT_EQ(m.pools.size(), 1u);
@@ -487,6 +491,8 @@ INSTANTIATE_TEST_SUITE_P(
                 {"t.toml:4: pool \"sw0\": lossless_prios 8: must be a priority 0 .. 7"}},
         BadCase{"PrioTwice", in_pool("lossless_prios = [3, 3]"),
                 {"t.toml:4: pool \"sw0\": lossless_prios 3: listed twice"}},
+        BadCase{"PrioTwiceApart", in_pool("lossless_prios = [4, 3, 4]"),
+                {"t.toml:4: pool \"sw0\": lossless_prios 4: listed twice"}},
         BadCase{"EcnKminNotBelowKmax", in_pool("ecn = { kmin = \"100kb\", kmax = \"30kb\", pmax = 0.2 }"),
                 {"t.toml:4: pool \"sw0\": ecn: kmin (102400 bytes) must be below kmax (30720 bytes)"}},
         BadCase{"EcnKmaxAboveU32", in_pool("ecn = { kmin = 0, kmax = \"4gb\", pmax = 0.2 }"),
@@ -585,6 +591,152 @@ INSTANTIATE_TEST_SUITE_P(
                  "t.toml:12: port \"swp1\": pool \"sw1\": no [[pool]] has this name (did you mean \"sw0\"?)",
                  "t.toml:13: port \"swp1\": rate \"10gbps\": \"gbps\" is ambiguous: write gbit for bits/s or gBps for bytes/s",
                  "t.toml:14: port \"swp1\": queues 99: must be an integer 1 .. 64"}}),
+    [](const testing::TestParamInfo<BadCase> &i) { return std::string(i.param.name); });
+
+// ---------------------------------------------------------------- watchdog
+
+constexpr const char *kWatchdogFile = R"([[pool]]
+name = "sw0"
+policy = "pfc-dt"
+[pool.watchdog]
+action = "drop"
+detection_time_ms = 400
+polling_interval_ms = 50
+
+[[pool]]
+name = "sw1"
+policy = "pfc-dt"
+
+[[port]]
+dev = "swp1"
+pool = "sw0"
+
+[[port]]
+dev = "swp2"
+pool = "sw0"
+[port.watchdog]
+action = "alert"
+xoff_alarm_ms = 1000
+
+[[port]]
+dev = "swp3"
+pool = "sw1"
+
+[[port]]
+dev = "swp4"
+pool = "sw1"
+watchdog = { xoff_alarm_ms = 5000, restoration_time_ms = 60000 }
+)";
+
+TEST(Config, WatchdogPerPoolWithPortOverrides)
+{
+  Config c = parse_string(kWatchdogFile, "wd.toml");
+  ASSERT_EQ(c.pools.size(), 2u);
+  ASSERT_TRUE(c.pools[0].watchdog);
+  EXPECT_EQ(*c.pools[0].watchdog, (Watchdog{WatchdogAction::Drop, 400000000, 200000000, 50000000, 0}));
+  EXPECT_FALSE(c.pools[1].watchdog) << "no table: the qdiscs keep theirs";
+  ASSERT_EQ(c.ports.size(), 4u);
+  EXPECT_EQ(c.ports[0].watchdog, c.pools[0].watchdog) << "the pool's";
+  ASSERT_TRUE(c.ports[1].watchdog);
+  EXPECT_EQ(*c.ports[1].watchdog,
+            (Watchdog{WatchdogAction::Alert, 400000000, 200000000, 50000000, 1000000000}))
+      << "its keys over the pool's";
+  EXPECT_FALSE(c.ports[2].watchdog);
+  ASSERT_TRUE(c.ports[3].watchdog);
+  EXPECT_EQ(*c.ports[3].watchdog,
+            (Watchdog{WatchdogAction::Off, 200000000, 60000000000, 100000000, 5000000000}))
+      << "over the defaults: the pool has no table";
+  EXPECT_EQ(watchdog_action_name(WatchdogAction::Off), "off");
+  EXPECT_EQ(watchdog_action_name(WatchdogAction::Alert), "alert");
+  EXPECT_EQ(watchdog_action_name(WatchdogAction::Forward), "forward");
+  EXPECT_EQ(watchdog_action_name(WatchdogAction::Drop), "drop");
+}
+
+TEST(Config, WatchdogDefaultsAndLimits)
+{
+  // An empty table: the defaults (off, 200, 200, 100, no alarm), in force.
+  Config c = parse_string(in_pool("[pool.watchdog]"), "t.toml");
+  ASSERT_TRUE(c.pools[0].watchdog);
+  EXPECT_EQ(*c.pools[0].watchdog, Watchdog{});
+  EXPECT_EQ(Watchdog{}, (Watchdog{WatchdogAction::Off, 200000000, 200000000, 100000000, 0}));
+  EXPECT_EQ(c.ports[0].watchdog, Watchdog{});
+  // The extremes.
+  c = parse_string(in_pool("[pool.watchdog]\naction = \"forward\"\ndetection_time_ms = 60000\n"
+                           "restoration_time_ms = 1\npolling_interval_ms = 1\nxoff_alarm_ms = 3600000"),
+                   "t.toml");
+  EXPECT_EQ(*c.pools[0].watchdog,
+            (Watchdog{WatchdogAction::Forward, 60000000000, 1000000, 1000000, 3600000000000}));
+  // Equal times are fine (poll = detect = restore = alarm).
+  c = parse_string(in_port("watchdog = { detection_time_ms = 7, restoration_time_ms = 7, "
+                           "polling_interval_ms = 7, xoff_alarm_ms = 7 }"),
+                   "t.toml");
+  EXPECT_EQ(*c.ports[0].watchdog, (Watchdog{WatchdogAction::Off, 7000000, 7000000, 7000000, 7000000}));
+  EXPECT_FALSE(c.pools[0].watchdog);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Watchdog, Invalid,
+    testing::Values(
+        BadCase{"ActionUnknownSuggested", in_pool("[pool.watchdog]\naction = \"dorp\""),
+                {"t.toml:5: pool \"sw0\": watchdog.action \"dorp\": must be off, alert, forward or drop (did you mean \"drop\"?)"}},
+        BadCase{"ActionUpperCase", in_pool("[pool.watchdog]\naction = \"DROP\""),
+                {"t.toml:5: pool \"sw0\": watchdog.action \"DROP\": must be off, alert, forward or drop"}},
+        BadCase{"ActionInteger", in_pool("[pool.watchdog]\naction = 3"),
+                {"t.toml:5: pool \"sw0\": watchdog.action 3: must be a string: off, alert, forward or drop, not an integer"}},
+        BadCase{"ActionBoolean", in_port("watchdog = { action = false }"),
+                {"t.toml:8: port \"swp1\": watchdog.action false: must be a string: off, alert, forward or drop, not a boolean"}},
+        BadCase{"DetectZero", in_pool("[pool.watchdog]\ndetection_time_ms = 0"),
+                {"t.toml:5: pool \"sw0\": watchdog.detection_time_ms 0: must be an integer 1 .. 60000 ms"}},
+        BadCase{"DetectWithUnit", in_pool("[pool.watchdog]\ndetection_time_ms = \"200ms\""),
+                {"t.toml:5: pool \"sw0\": watchdog.detection_time_ms \"200ms\": must be an integer 1 .. 60000 ms, not a string"}},
+        BadCase{"RestoreAboveMax", in_pool("[pool.watchdog]\nrestoration_time_ms = 60001"),
+                {"t.toml:5: pool \"sw0\": watchdog.restoration_time_ms 60001: must be an integer 1 .. 60000 ms"}},
+        BadCase{"PollFloat", in_pool("[pool.watchdog]\npolling_interval_ms = 1.5"),
+                {"t.toml:5: pool \"sw0\": watchdog.polling_interval_ms 1.5: must be an integer 1 .. 60000 ms, not a floating-point number"}},
+        BadCase{"AlarmAboveMax", in_pool("[pool.watchdog]\nxoff_alarm_ms = 3600001"),
+                {"t.toml:5: pool \"sw0\": watchdog.xoff_alarm_ms 3600001: must be an integer 0 .. 3600000 ms (0: off)"}},
+        BadCase{"AlarmNegative", in_port("[port.watchdog]\nxoff_alarm_ms = -1"),
+                {"t.toml:9: port \"swp1\": watchdog.xoff_alarm_ms -1: must be an integer 0 .. 3600000 ms (0: off)"}},
+        BadCase{"UnknownKeySuggested", in_pool("[pool.watchdog]\ndetection_tme_ms = 200"),
+                {"t.toml:5: pool \"sw0\": unknown key \"watchdog.detection_tme_ms\" (did you mean \"watchdog.detection_time_ms\"?)"}},
+        BadCase{"SonicSpelling", in_pool("[pool.watchdog]\ndetection_time = 200"),
+                {"t.toml:5: pool \"sw0\": unknown key \"watchdog.detection_time\""}},
+        BadCase{"NotATable", in_pool("watchdog = \"drop\""),
+                {"t.toml:4: pool \"sw0\": watchdog \"drop\": must be a table ([pool.watchdog], or { action = \"drop\", ... }), not a string"}},
+        BadCase{"PortNotATable", in_port("watchdog = true"),
+                {"t.toml:8: port \"swp1\": watchdog true: must be a table ([port.watchdog], or { action = \"drop\", ... }), not a boolean"}},
+        BadCase{"TopLevelSection", "[watchdog]\naction = \"drop\"\n" + in_pool(""),
+                {"t.toml:1: unknown section \"watchdog\": a watchdog belongs to the pools or the ports: [pool.watchdog] after a [[pool]]'s keys, or [port.watchdog] after a [[port]]'s"}},
+        // The kernel's cross-checks, on the values in force.
+        BadCase{"PollAboveDefaultDetect", in_pool("[pool.watchdog]\npolling_interval_ms = 250\nrestoration_time_ms = 300"),
+                {"t.toml:5: pool \"sw0\": watchdog: polling_interval_ms 250 must be at most detection_time_ms 200 (the default)"}},
+        BadCase{"DefaultPollAboveDetect", in_pool("[pool.watchdog]\naction = \"drop\"\ndetection_time_ms = 50"),
+                {"t.toml:6: pool \"sw0\": watchdog: polling_interval_ms 100 (the default) must be at most detection_time_ms 50"}},
+        BadCase{"PollAboveBoth", in_pool("[pool.watchdog]\npolling_interval_ms = 300"),
+                {"t.toml:5: pool \"sw0\": watchdog: polling_interval_ms 300 must be at most detection_time_ms 200 (the default) and restoration_time_ms 200 (the default)"}},
+        BadCase{"AlarmBelowPoll", in_pool("[pool.watchdog]\nxoff_alarm_ms = 50"),
+                {"t.toml:5: pool \"sw0\": watchdog: xoff_alarm_ms 50 must be 0 (off) or at least polling_interval_ms 100 (the default)"}},
+        BadCase{"BothChecks", in_pool("[pool.watchdog]\nxoff_alarm_ms = 500\npolling_interval_ms = 1000"),
+                {"t.toml:5: pool \"sw0\": watchdog: xoff_alarm_ms 500 must be 0 (off) or at least polling_interval_ms 1000",
+                 "t.toml:6: pool \"sw0\": watchdog: polling_interval_ms 1000 must be at most detection_time_ms 200 (the default) and restoration_time_ms 200 (the default)"}},
+        BadCase{"PortAgainstItsPool",
+                "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n[pool.watchdog]\npolling_interval_ms = 100\n"
+                "[[port]]\ndev = \"swp1\"\npool = \"sw0\"\n[port.watchdog]\ndetection_time_ms = 50\n",
+                {"t.toml:10: port \"swp1\": watchdog: polling_interval_ms 100 (from pool \"sw0\") must be at most detection_time_ms 50"}},
+        BadCase{"PortAlarmAgainstItsPool",
+                "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n[pool.watchdog]\npolling_interval_ms = 150\n"
+                "[[port]]\ndev = \"swp1\"\npool = \"sw0\"\nwatchdog = { xoff_alarm_ms = 100 }\n",
+                {"t.toml:9: port \"swp1\": watchdog: xoff_alarm_ms 100 must be 0 (off) or at least polling_interval_ms 150 (from pool \"sw0\")"}},
+        // A port over a pool's invalid table: no second error.
+        BadCase{"PortOfBadPoolWatchdogHasNoSecondError",
+                "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n[pool.watchdog]\npolling_interval_ms = 300\n"
+                "[[port]]\ndev = \"swp1\"\npool = \"sw0\"\n[port.watchdog]\naction = \"drop\"\n",
+                {"t.toml:5: pool \"sw0\": watchdog: polling_interval_ms 300 must be at most detection_time_ms 200 (the default) and restoration_time_ms 200 (the default)"}},
+        BadCase{"PoolWithoutNameStillChecked",
+                "[[pool]]\npolicy = \"pfc-dt\"\nwatchdog = { action = \"stop\" }\n" + std::string(kPorts),
+                {"t.toml:1: pool #1: missing required key \"name\"",
+                 "t.toml:3: pool #1: watchdog.action \"stop\": must be off, alert, forward or drop (did you mean \"drop\"?)",
+                 "t.toml:7: port \"swp1\": pool \"sw0\": no [[pool]] has this name"}}),
     [](const testing::TestParamInfo<BadCase> &i) { return std::string(i.param.name); });
 
 TEST(Config, ErrorExposesTheListAndWhatHasOneLineEach)
@@ -700,4 +852,51 @@ TEST(SharedUnits, ParseAndRangeCheck)
   EXPECT_EQ(ll_units_pool_name("sw 0"), 3);
 }
 
+// Lossless priorities: one rule for tc's lossless-prios (text) and this
+// file's lossless_prios (array): 0 .. 7, each listed at most once.
+TEST(SharedUnits, LosslessPriorities)
+{
+  std::uint8_t mask = 0;
+  long long bad = -1;
+  EXPECT_EQ(ll_units_prios("3,4", &mask, &bad), LL_UNITS_PRIOS_OK);
+  EXPECT_EQ(mask, 0x18u);
+  EXPECT_EQ(ll_units_prios("none", &mask, &bad), LL_UNITS_PRIOS_OK);
+  EXPECT_EQ(mask, 0u);
+  EXPECT_EQ(ll_units_prios("7,6,5,4,3,2,1,0", &mask, &bad), LL_UNITS_PRIOS_OK);
+  EXPECT_EQ(mask, 0xffu);
+  mask = 0x42;
+  EXPECT_EQ(ll_units_prios("3,3", &mask, &bad), LL_UNITS_PRIOS_DUPLICATE);
+  EXPECT_EQ(bad, 3);
+  EXPECT_EQ(mask, 0x42u) << "unchanged on error";
+  EXPECT_EQ(ll_units_prios("1,2,1", &mask, &bad), LL_UNITS_PRIOS_DUPLICATE);
+  EXPECT_EQ(bad, 1);
+  EXPECT_EQ(ll_units_prios("3,8", &mask, &bad), LL_UNITS_PRIOS_RANGE);
+  EXPECT_EQ(bad, 8);
+  for (const char *t : {"", "3,", ",3", "3,,4", "03", "-1", "3 4", "a", "None"})
+    EXPECT_EQ(ll_units_prios(t, &mask, &bad), LL_UNITS_PRIOS_SYNTAX) << "\"" << t << "\"";
+
+  mask = 0;
+  EXPECT_EQ(ll_units_prios_add(&mask, 3), LL_UNITS_PRIOS_OK);
+  EXPECT_EQ(ll_units_prios_add(&mask, 3), LL_UNITS_PRIOS_DUPLICATE);
+  EXPECT_EQ(ll_units_prios_add(&mask, 8), LL_UNITS_PRIOS_RANGE);
+  EXPECT_EQ(ll_units_prios_add(&mask, -1), LL_UNITS_PRIOS_RANGE);
+  EXPECT_EQ(mask, 0x08u);
+}
+
 }  // namespace
+
+// A NUL inside a string would pass every C-string check as its prefix
+// (found by tests/fuzz/config_fuzz.cpp): refused wherever it is, with its line.
+TEST(Config, NulInsideAStringIsRefused)
+{
+  std::string nul_unit = "[[pool]]\nname = \"sw0\"\nbuffer = \"4mb\\u0000 nonsense\"\n";
+  auto e = errors_of(nul_unit);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0], "t.toml:3:10: a string holds a NUL character (\\u0000)");
+  auto name = errors_of("[[pool]]\nname = \"sw0\\u0000evil\"\n");
+  ASSERT_EQ(name.size(), 1u);
+  EXPECT_EQ(name[0], "t.toml:2:8: a string holds a NUL character (\\u0000)");
+  auto key = errors_of("[[pool]]\nname = \"sw0\"\n\"x\\u0000y\" = 1\n");
+  ASSERT_FALSE(key.empty());
+  EXPECT_NE(key[0].find("a key holds a NUL character"), std::string::npos) << key[0];
+}

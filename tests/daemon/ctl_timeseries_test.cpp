@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -386,6 +387,88 @@ TEST_F(CtlTimeSeries, StatusShowsTheShaperAndTimerPerPort)
             (nlohmann::json{{"lt_ns", 0}, {"count", 0}}));
 }
 
+// watchdog: per port and priority what the PFC watchdog did; --json every
+// priority, the fields named as tc -s -j names them.
+TEST_F(CtlTimeSeries, WatchdogShowsStormsAndAlarmsPerPortAndPriority)
+{
+  auto t = std::make_unique<lossless_plane_tel>();
+  t->magic = LOSSLESS_PLANE_MAGIC;
+  t->version = LOSSLESS_PLANE_VERSION;
+  std::strcpy(t->pool, "sw0");
+  t->time_ns = mono_ns();
+  t->snapshots = 7;
+  t->nr_ports = 3;
+  t->lossless_mask = (1u << 3) | (1u << 4);
+  // lo: drop, priority 3 in storm (4 lossless, nothing yet).
+  auto &a = t->ports[0];
+  a.ifindex = 1;
+  a.wd_action = LOSSLESS_WD_DROP;
+  a.wd_storm_mask = 1u << 3;
+  a.wd[3] = {1, 0, 2, 1, 120, 1500000000, 0, 0};
+  // if4242: no action, an XOFF alarm on 4 (and both on 6, a lossy one).
+  auto &b = t->ports[1];
+  b.ifindex = kOther;
+  b.wd_alarm_mask = (1u << 4) | (1u << 6);
+  b.wd_storm_mask = 1u << 6;
+  b.wd[4] = {0, 1, 0, 0, 0, 0, 1, 2500000000ULL};
+  b.wd[6] = {1, 1, 1, 0, 0, 1000, 2, 3000000};
+  // if4243: off, nothing counted.
+  t->ports[2].ifindex = kOther + 1;
+  std::uint32_t key = LOSSLESS_PLANE_TEL;
+  t->seq = 2;
+  ASSERT_EQ(bpf_map_update_elem(plane_->fd(), &key, t.get(), BPF_ANY), 0);
+
+  std::string out, err;
+  ASSERT_EQ(run({"--plane", path_, "watchdog"}, &out, &err), 0) << err;
+  EXPECT_EQ(out,
+            "pool sw0  (plane " + path_ + ", snapshot #7)\n"
+            "  PORT         ACTION  PRIO STATE        STORMS RESTORED   DROPPED    STORM-MS ALARMS    XOFF-MS\n"
+            "  lo           drop       3 storm             2        1       120    1500.000      0      0.000\n"
+            "                          4 ok                0        0         0       0.000      0      0.000\n"
+            "  if4242       off        4 alarm             0        0         0       0.000      1   2500.000\n"
+            "                          6 storm+alarm       1        0         0       0.001      2      3.000\n"
+            "  if4243       off        - off\n"
+            "  (storm: paused by the peer with packets waiting past the detection time, until\n"
+            "  no XOFF for the restoration time; alarm: XOFF sent upstream for longer than\n"
+            "  xoff-alarm; XOFF-MS: how long the XOFF upstream has lasted now)\n");
+
+  ASSERT_EQ(run({"--plane", path_, "watchdog", "--json"}, &out, &err), 0) << err;
+  auto j = nlohmann::json::parse(out);
+  ASSERT_EQ(j["pools"].size(), 1u);
+  const auto &pool = j["pools"][0];
+  EXPECT_EQ(pool["pool"], "sw0");
+  EXPECT_EQ(pool["plane"], path_);
+  ASSERT_EQ(pool["ports"].size(), 3u);
+  const auto &lo = pool["ports"][0];
+  EXPECT_EQ(lo["dev"], "lo");
+  EXPECT_EQ(lo["action"], "drop");
+  EXPECT_EQ(lo["storm_mask"], 8);
+  EXPECT_EQ(lo["alarm_mask"], 0);
+  ASSERT_EQ(lo["prios"].size(), 8u);
+  EXPECT_EQ(lo["prios"][3], (nlohmann::json{{"prio", 3}, {"state", "storm"}, {"storm", true},
+                                            {"storms", 2}, {"restores", 1}, {"dropped", 120},
+                                            {"storm_time", 1500000000}, {"xoff_alarm", false},
+                                            {"xoff_alarms", 0}, {"xoff_time", 0}}));
+  EXPECT_EQ(lo["prios"][0]["state"], "ok");
+  const auto &other = pool["ports"][1];
+  EXPECT_EQ(other["action"], "off");
+  EXPECT_EQ(other["alarm_mask"], 0x50);
+  EXPECT_EQ(other["prios"][4]["state"], "alarm");
+  EXPECT_EQ(other["prios"][4]["xoff_time"], 2500000000ULL);
+  EXPECT_EQ(other["prios"][6]["state"], "storm+alarm");
+  // status --json has it too, per port.
+  ASSERT_EQ(run({"--plane", path_, "status", "--json"}, &out, &err), 0) << err;
+  auto st = nlohmann::json::parse(out);
+  EXPECT_EQ(st["pools"][0]["ports"][0]["pfcwd"],
+            (nlohmann::json{{"action", "drop"}, {"storm_mask", 8}, {"alarm_mask", 0},
+                            {"prios", lo["prios"]}}));
+
+  EXPECT_EQ(run({"--plane", path_, "watchdog", "--bogus"}, &out, &err), 2);
+  EXPECT_NE(err.find("watchdog: unknown argument \"--bogus\""), std::string::npos) << err;
+  ASSERT_EQ(run({"--help"}, &out, &err), 0);
+  EXPECT_NE(out.find("  watchdog [--json]     the PFC watchdog of every port"), std::string::npos) << out;
+}
+
 TEST_F(CtlTimeSeries, PlotErrorsAreClear)
 {
   std::string csv = tmp_ + "/x.csv", png = tmp_ + "/x.png", out, err;
@@ -427,6 +510,43 @@ TEST_F(CtlTimeSeries, PlotErrorsAreClear)
   }
   EXPECT_EQ(run({"plot", csv, tmp_ + "/no/such/dir/x.png"}, &out, &err), 1);
   EXPECT_NE(err.find("x.png"), std::string::npos) << err;
+}
+
+// The legends say what a series' name means: "lo/3" is port lo, priority 3.
+// A gnuplot stand-in keeps the script losslessctl hands it.
+TEST_F(CtlTimeSeries, PlotLegendSaysPortAndPriority)
+{
+  std::string csv = tmp_ + "/l.csv", png = tmp_ + "/l.png", out, err;
+  {
+    std::ofstream f(csv);
+    f << kHeader << "\n"
+      << "0.1,sw0,lo,3,1000,2000,0,4000,5,1,0,800,0,9,1,1\n"
+      << "0.2,sw0,lo,3,1000,2000,0,4000,5,2,0,900,0,9,0,2\n";
+  }
+  std::string bin = tmp_ + "/bin";
+  ASSERT_EQ(mkdir(bin.c_str(), 0755), 0);
+  {
+    std::ofstream f(bin + "/gnuplot");
+    f << "#!/bin/sh\ncp \"$1\" " << tmp_ << "/plot.gp\nprintf '\\211PNG\\r\\n\\032\\n' > "
+      << png << "\n";
+  }
+  ASSERT_EQ(chmod((bin + "/gnuplot").c_str(), 0755), 0);
+  ASSERT_EQ(run({"plot", csv, png}, &out, &err, {"PATH=" + bin + ":/usr/bin:/bin"}), 0) << err;
+  std::string gp = slurp(tmp_ + "/plot.gp");
+  // Occupancy: the queue series "lo/3" under a key titled port/priority.
+  std::size_t occ = gp.find("set title 'Buffer occupancy'");
+  std::size_t key = gp.find("set key title 'queues: port/priority'", occ);
+  std::size_t plot = gp.find("\nplot ", occ);
+  ASSERT_NE(occ, std::string::npos) << gp;
+  ASSERT_NE(key, std::string::npos) << gp;
+  EXPECT_LT(key, plot) << gp;
+  EXPECT_NE(gp.find("title 'lo/3'", plot), std::string::npos) << gp;
+  // Paused lanes: the panel's title says it; the XOFF panel's key: port.
+  EXPECT_NE(gp.find("one lane per port/priority"), std::string::npos) << gp;
+  std::size_t xoff = gp.find("set title 'PFC XOFF frames sent");
+  ASSERT_NE(xoff, std::string::npos) << gp;
+  EXPECT_NE(gp.find("set key title 'port'", xoff), std::string::npos) << gp;
+  EXPECT_NE(gp.find("title 'lo'", xoff), std::string::npos) << gp;
 }
 
 TEST_F(CtlTimeSeries, UsageErrors)

@@ -326,13 +326,90 @@ TEST_F(Render, IsWellFormedExposition)
     if (histogram) {
       EXPECT_TRUE(m[1].str() == current + "_bucket" || m[1].str() == current + "_count")
           << "a sample outside its family block: " << l;
-      if (m[1].str() == current + "_bucket")
+      if (m[1].str() == current + "_bucket") {
         EXPECT_NE(l.find(",le=\""), std::string::npos) << l;
+      }
     } else {
       EXPECT_EQ(m[1].str(), current) << "a sample outside its family block: " << l;
     }
   }
   EXPECT_GE(seen.size(), 49u);
+}
+
+// The PFC watchdog, per port and priority: with an action, every lossless
+// priority (zeros included, so increase() has a start); without, only a
+// priority that has counted something.
+TEST(RenderWatchdog, PerPortAndPriority)
+{
+  auto t = sample_tel();
+  auto &a = t->ports[0];  // swp1: action drop, lossless priority 3 in storm
+  a.wd_action = LOSSLESS_WD_DROP;
+  a.wd_storm_mask = 1u << 3;
+  a.wd[3] = {1, 0, 2, 1, 120, 1500000000, 0, 0};
+  auto &b = t->ports[2];  // if9: no action; an XOFF alarm on priority 5
+  b.wd_alarm_mask = 1u << 5;
+  b.wd[5] = {0, 1, 0, 0, 0, 0, 3, 2000000001};
+  std::string text = lm::render({{t.get(), std::nullopt}}, {{5, "swp1"}});
+  std::vector<std::string> lines = lines_of(text);
+  auto has = [&](const std::string &l) {
+    return std::find(lines.begin(), lines.end(), l) != lines.end();
+  };
+  for (const char *l : {
+           "# HELP lossless_pfcwd_storm 1 while the PFC watchdog holds the priority in storm: paused "
+           "by the peer with packets waiting for the detection time, until no XOFF came for the "
+           "restoration time.",
+           "# TYPE lossless_pfcwd_storm gauge",
+           "lossless_pfcwd_storm{pool=\"sw0\",dev=\"swp1\",prio=\"3\"} 1",
+           "# TYPE lossless_pfcwd_storms_total counter",
+           "lossless_pfcwd_storms_total{pool=\"sw0\",dev=\"swp1\",prio=\"3\"} 2",
+           "# TYPE lossless_pfcwd_restores_total counter",
+           "lossless_pfcwd_restores_total{pool=\"sw0\",dev=\"swp1\",prio=\"3\"} 1",
+           "# TYPE lossless_pfcwd_dropped_packets_total counter",
+           "lossless_pfcwd_dropped_packets_total{pool=\"sw0\",dev=\"swp1\",prio=\"3\"} 120",
+           "# TYPE lossless_pfcwd_storm_seconds_total counter",
+           "lossless_pfcwd_storm_seconds_total{pool=\"sw0\",dev=\"swp1\",prio=\"3\"} 1.5",
+           "# TYPE lossless_pfcwd_xoff_alarm gauge",
+           "lossless_pfcwd_xoff_alarm{pool=\"sw0\",dev=\"swp1\",prio=\"3\"} 0",
+           "# TYPE lossless_pfcwd_xoff_alarms_total counter",
+           "lossless_pfcwd_xoff_alarms_total{pool=\"sw0\",dev=\"swp1\",prio=\"3\"} 0",
+           "lossless_pfcwd_storm{pool=\"sw0\",dev=\"if9\",prio=\"5\"} 0",
+           "lossless_pfcwd_storm_seconds_total{pool=\"sw0\",dev=\"if9\",prio=\"5\"} 0",
+           "lossless_pfcwd_xoff_alarm{pool=\"sw0\",dev=\"if9\",prio=\"5\"} 1",
+           "lossless_pfcwd_xoff_alarms_total{pool=\"sw0\",dev=\"if9\",prio=\"5\"} 3",
+       })
+    EXPECT_TRUE(has(l)) << l << "\n--- in ---\n" << text;
+  // swp1's lossy priorities, if9's lossless 3 (no action, nothing counted).
+  EXPECT_EQ(text.find("lossless_pfcwd_storm{pool=\"sw0\",dev=\"swp1\",prio=\"0\"}"), std::string::npos);
+  EXPECT_EQ(text.find("lossless_pfcwd_storm{pool=\"sw0\",dev=\"if9\",prio=\"3\"}"), std::string::npos);
+  std::size_t n = 0;
+  for (const auto &l : lines)
+    n += l.rfind("lossless_pfcwd_", 0) == 0;
+  EXPECT_EQ(n, 14u) << "7 families x (swp1/3, if9/5)\n" << text;
+  // The families come last, in the documented order.
+  std::vector<std::string> order;
+  for (const auto &l : lines)
+    if (l.rfind("# TYPE lossless_", 0) == 0)
+      order.push_back(l.substr(7, l.find(' ', 7) - 7));
+  ASSERT_GE(order.size(), 7u);
+  EXPECT_EQ(std::vector<std::string>(order.end() - 7, order.end()),
+            (std::vector<std::string>{"lossless_pfcwd_storm", "lossless_pfcwd_storms_total",
+                                      "lossless_pfcwd_restores_total",
+                                      "lossless_pfcwd_dropped_packets_total",
+                                      "lossless_pfcwd_storm_seconds_total", "lossless_pfcwd_xoff_alarm",
+                                      "lossless_pfcwd_xoff_alarms_total"}));
+}
+
+// Off and never counted (every port of sample_tel()): no family at all.
+TEST(RenderWatchdog, NothingWhileOffAndUncounted)
+{
+  auto t = sample_tel();
+  EXPECT_EQ(lm::render({{t.get(), std::nullopt}}, {}).find("pfcwd"), std::string::npos);
+  // An action on a port whose pool has no lossless priority: nothing yet.
+  t->lossless_mask = 0;
+  for (auto &q : t->ports[0].iq)
+    q.lossless = 0;
+  t->ports[0].wd_action = LOSSLESS_WD_ALERT;
+  EXPECT_EQ(lm::render({{t.get(), std::nullopt}}, {}).find("pfcwd"), std::string::npos);
 }
 
 TEST(RenderEdge, EscapesLabelValuesAndSkipsEmptyFamilies)

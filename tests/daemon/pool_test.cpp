@@ -13,8 +13,12 @@
 #include <cstring>
 #include <memory>
 
+#include <unistd.h>
+
 #include "../bpf/sandbox.h"
+#include "config_adapter.h"
 #include "pool.h"
+#include "rtnl.h"
 
 namespace {
 
@@ -255,3 +259,56 @@ TEST_F(Lateness, AQdiscStartedAgainCountsFromZero)
 }
 
 }  // namespace
+
+// ---- the PFC watchdog: the configuration as losslessd gives it to a port
+
+namespace watchdog {
+
+// A port's qdisc gets the watchdog only when it has another: the same
+// fields, or both off (its times do not matter then).
+TEST(Watchdog, InForceComparesWhatTheKernelRuns)
+{
+  ld::WatchdogSpec off, drop{3, 200000000, 200000000, 100000000, 0};
+  EXPECT_FALSE(off.enabled());
+  EXPECT_TRUE(drop.enabled());
+  EXPECT_TRUE((ld::WatchdogSpec{0, 1000000, 1000000, 1000000, 5000000}).enabled()) << "an alarm alone";
+  EXPECT_TRUE(ld::watchdog_in_force(std::nullopt, off)) << "no nest: off";
+  EXPECT_TRUE(ld::watchdog_in_force(std::nullopt, ld::WatchdogSpec{0, 5000000, 5000000, 1000000, 0}));
+  EXPECT_FALSE(ld::watchdog_in_force(std::nullopt, drop));
+  EXPECT_TRUE(ld::watchdog_in_force(drop, drop));
+  auto other = drop;
+  other.poll_ns = 50000000;
+  EXPECT_FALSE(ld::watchdog_in_force(other, drop));
+  other = drop;
+  other.action = 2;
+  EXPECT_FALSE(ld::watchdog_in_force(other, drop));
+  EXPECT_FALSE(ld::watchdog_in_force(drop, off)) << "on, to be turned off";
+}
+
+TEST(Watchdog, TheConfigurationReachesThePorts)
+{
+  char path[] = "/tmp/ll-wd-config-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const std::string text =
+      "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n"
+      "[pool.watchdog]\naction = \"forward\"\ndetection_time_ms = 300\nxoff_alarm_ms = 2000\n"
+      "[[pool]]\nname = \"sw1\"\npolicy = \"pfc-dt\"\n"
+      "[[port]]\ndev = \"swp1\"\npool = \"sw0\"\n"
+      "[[port]]\ndev = \"swp2\"\npool = \"sw0\"\nwatchdog = { action = \"off\", xoff_alarm_ms = 0 }\n"
+      "[[port]]\ndev = \"swp3\"\npool = \"sw1\"\n";
+  ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  close(fd);
+  ld::Config c = ld::load_config(path);
+  unlink(path);
+  ASSERT_EQ(c.ports.size(), 3u);
+  ASSERT_TRUE(c.ports[0].watchdog);
+  EXPECT_EQ(*c.ports[0].watchdog,
+            (ld::WatchdogSpec{LOSSLESS_WD_FORWARD, 300000000, 200000000, 100000000, 2000000000}));
+  ASSERT_TRUE(c.ports[1].watchdog) << "off, said so: turned off on an adopted qdisc";
+  EXPECT_FALSE(c.ports[1].watchdog->enabled());
+  EXPECT_EQ(c.ports[1].watchdog->detect_ns, 300000000u) << "the pool's times stay";
+  EXPECT_FALSE(c.ports[2].watchdog) << "none: an adopted qdisc keeps its own";
+}
+
+}  // namespace watchdog

@@ -24,7 +24,7 @@
 static void print_frame(unsigned long index, const ll_u8 *frame, ll_u32 len)
 {
 	struct ll_mac_ctrl m;
-	enum ll_parse_result r = ll_mac_ctrl_parse(frame, len, &m);
+	enum ll_parse_result r = ll_mac_ctrl_parse(frame, len, NULL, &m);
 	int i;
 
 	printf("{\"index\": %lu, \"length\": %u, \"result\": \"%s\"", index,

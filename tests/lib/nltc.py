@@ -22,7 +22,10 @@ TC_H_ROOT = 0xFFFFFFFF
 # kernel/uapi/lossless.h
 TCA_LOSSLESS = {
     "rate": 1, "burst": 2, "queues": 3, "strict": 4, "priomap": 5,
-    "quanta": 6, "limit": 7, "pool": 9, "plane_fd": 22, "plane_id": 23,
+    "quanta": 6, "limit": 7, "pool": 9, "buffer": 10, "alpha": 11,
+    "egress_alpha": 12, "lossless_prios": 13, "reserved": 14, "xon_offset": 15,
+    "cable_delay": 16, "sw_delay": 17, "headroom": 18, "ecn_kmin": 19,
+    "ecn_kmax": 20, "ecn_pmax": 21, "plane_fd": 22, "plane_id": 23,
 }
 
 

@@ -5,7 +5,9 @@ independent of ours), for the VM tests and the demo.
 usage: pause_sender.py IFACE SRC_MAC PLAN_JSON
 PLAN_JSON is a list of steps, each {"at": seconds, "name": str, "kind": "pfc",
 "vector": int, "times": [8 quanta]} or {"at", "name", "kind": "pause",
-"quanta": int} or {"at", "name", "kind": "raw", "hex": str}. Frames are built first (scapy is slow under TCG); the script
+"quanta": int} or {"at", "name", "kind": "raw", "hex": str}. A pfc or pause step
+may name its destination ("dst": a MAC address; default 01:80:c2:00:00:01).
+Frames are built first (scapy is slow under TCG); the script
 prints "ready", waits for a line on stdin, sends each frame at its time and
 prints a JSON list of {"name", "sent_ns"} (CLOCK_MONOTONIC).
 """
@@ -21,9 +23,9 @@ for step in plan:  # build everything first: scapy is slow under TCG
         vec, times = step["vector"], step["times"]
         kw = {f"c{i}_enabled": (vec >> i) & 1 for i in range(8)}
         kw.update({f"c{i}_pause_time": times[i] for i in range(8)})
-        f = Ether(dst=DA, src=src) / MACControlClassBasedFlowControl(**kw)
+        f = Ether(dst=step.get("dst", DA), src=src) / MACControlClassBasedFlowControl(**kw)
     elif step["kind"] == "pause":
-        f = Ether(dst=DA, src=src) / MACControlPause(pause_time=step["quanta"])
+        f = Ether(dst=step.get("dst", DA), src=src) / MACControlPause(pause_time=step["quanta"])
     else:  # "raw": bytes given as hex, sent as they are (malformed frames)
         frames.append(bytes.fromhex(step["hex"]))
         continue

@@ -120,7 +120,7 @@ class Host:
         started with popen is ready): a fixed sleep is not enough on a busy
         machine, and datagrams sent before the bind are lost."""
         if not wait_for(lambda: self.run(f"ss -Hun state all sport = :{port}",
-                                         check=False).strip(), timeout, 0.05):
+                                         check=False).stdout.strip(), timeout, 0.05):
             raise RuntimeError(f"{self.name}: nothing bound to UDP port {port} after {timeout} s")
 
     def __repr__(self):

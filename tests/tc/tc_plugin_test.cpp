@@ -272,6 +272,14 @@ struct QdiscOpts {
 		uint32_t ecn_kmin = 30 << 10, ecn_kmax = 100 << 10, ecn_pmax = 13107;
 	};
 	std::optional<Pool> pool;	// dumped when the qdisc is in a pool
+	// The PFC watchdog nest, dumped while the watchdog is on (no
+	// NLA_F_NESTED, as the kernel's nla_nest_start_noflag).
+	struct Watchdog {
+		uint8_t action = LOSSLESS_WD_DROP;
+		uint64_t detect_ns = 200000000, restore_ns = 200000000;
+		uint64_t poll_ns = 100000000, xoff_alarm_ns = 0;
+	};
+	std::optional<Watchdog> wd;
 };
 
 void PutOptions(Msg &m, const QdiscOpts &o)
@@ -301,6 +309,15 @@ void PutOptions(Msg &m, const QdiscOpts &o)
 		m.PutT<uint32_t>(TCA_LOSSLESS_ECN_KMIN_BYTES, p.ecn_kmin);
 		m.PutT<uint32_t>(TCA_LOSSLESS_ECN_KMAX_BYTES, p.ecn_kmax);
 		m.PutT<uint32_t>(TCA_LOSSLESS_ECN_PMAX, p.ecn_pmax);
+	}
+	if (o.wd) {
+		size_t wd = m.Nest(TCA_LOSSLESS_WATCHDOG);
+		m.PutT<uint8_t>(TCA_LOSSLESS_WD_ACTION, o.wd->action);
+		m.PutT<uint64_t>(TCA_LOSSLESS_WD_DETECT_NS, o.wd->detect_ns);
+		m.PutT<uint64_t>(TCA_LOSSLESS_WD_RESTORE_NS, o.wd->restore_ns);
+		m.PutT<uint64_t>(TCA_LOSSLESS_WD_POLL_NS, o.wd->poll_ns);
+		m.PutT<uint64_t>(TCA_LOSSLESS_WD_XOFF_ALARM_NS, o.wd->xoff_alarm_ns);
+		m.End(wd);
 	}
 	m.End(nest);
 }
@@ -424,6 +441,39 @@ tc_lossless_xstats SamplePoolXstats()
 	return st;
 }
 
+// The watchdog nest as "wd{action=3 detect=... xoff_alarm=0}", its
+// attributes in order (NLA_F_NESTED or not: the kernel dumps it without).
+std::string DecodeWatchdog(const rtattr *nest)
+{
+	static const std::map<int, const char *> names = {
+		{TCA_LOSSLESS_WD_DETECT_NS, "detect"},
+		{TCA_LOSSLESS_WD_RESTORE_NS, "restore"},
+		{TCA_LOSSLESS_WD_POLL_NS, "poll"},
+		{TCA_LOSSLESS_WD_XOFF_ALARM_NS, "xoff_alarm"},
+	};
+	std::ostringstream os;
+	int len = RTA_PAYLOAD(nest);
+	const char *sep = "";
+	os << "wd{";
+	for (const rtattr *a = static_cast<const rtattr *>(RTA_DATA(nest)); RTA_OK(a, len);
+	     a = RTA_NEXT(a, len), sep = " ") {
+		const auto *p = static_cast<const uint8_t *>(RTA_DATA(a));
+		size_t n = RTA_PAYLOAD(a);
+		os << sep;
+		if (a->rta_type == TCA_LOSSLESS_WD_ACTION) {
+			os << "action=" << unsigned(n ? p[0] : 0) << (n == 1 ? "" : "(bad len)");
+		} else if (names.count(a->rta_type)) {
+			uint64_t v = 0;
+			memcpy(&v, p, n == 8 ? 8 : 0);
+			os << names.at(a->rta_type) << "=" << v << (n == 8 ? "" : "(bad len)");
+		} else {
+			os << "attr" << a->rta_type << "(len " << n << ")";
+		}
+	}
+	os << "}";
+	return os.str();
+}
+
 // Decode the captured RTM_NEWQDISC requests' options as one line each:
 // "rate=... burst=... queues=... strict=... priomap=a,b,.. quanta=a,b,.. limit=...".
 std::vector<std::string> DecodeCapture(const std::string &data, std::string *kinds = nullptr)
@@ -459,7 +509,10 @@ std::vector<std::string> DecodeCapture(const std::string &data, std::string *kin
 					memcpy(&v, p + 4 * i, 4);
 					return v;
 				};
-				switch (o->rta_type) {
+				switch (o->rta_type & NLA_TYPE_MASK) {
+				case TCA_LOSSLESS_WATCHDOG:
+					os << " " << DecodeWatchdog(o);
+					break;
 				case TCA_LOSSLESS_RATE_BPS: {
 					uint64_t v = 0;
 					memcpy(&v, p, n == 8 ? 8 : 0);
@@ -576,6 +629,7 @@ struct RejectCase {
 	const char *name;
 	const char *args;
 	const char *message;	// expected on stderr after "lossless: "
+	const char *verb = "add";	// tc qdisc VERB dev lo root lossless ARGS
 };
 
 void PrintTo(const RejectCase &c, std::ostream *os) { *os << "\"" << c.args << "\""; }
@@ -586,7 +640,7 @@ TEST_P(ParseReject, FailsInPluginWithMessageAndUsage)
 {
 	const RejectCase &c = GetParam();
 	TempDir tmp;
-	Args args = {"qdisc", "add", "dev", "lo", "root", "lossless"};
+	Args args = {"qdisc", c.verb, "dev", "lo", "root", "lossless"};
 	for (auto &a : Split(c.args))
 		args.push_back(a);
 	Result r = Tc(args, Capture(tmp.File("cap")));
@@ -755,7 +809,30 @@ const RejectCase kRejects[] = {
 	{"EcnOffIsOneValue", "ecn off 0.2", "unknown option \"0.2\""},
 	{"EcnDuplicate", "ecn off ecn 1kb 2kb 1", "duplicate \"ecn\""},
 	{"PoolKeywordsAreCaseSensitive", "Pool sw0", "unknown option \"Pool\""},
-	{"PlaneAutoNeedsPool", "plane auto", "\"plane auto\" needs \"pool NAME\""},
+	// A change or replace may address a pool member: there only "plane
+	// auto" needs the pool's name.
+	{"PlaneAutoNeedsPool", "plane auto", "\"plane auto\" needs \"pool NAME\" to name the path", "replace"},
+	{"PlaneAutoNeedsPoolOnAdd", "plane auto", "option \"plane\" needs \"pool NAME\""},
+	// "add" makes a new qdisc, in a pool only with "pool": every option
+	// that needs one is refused without it, by name, before anything is
+	// pinned or sent.
+	{"BufferNeedsPool", "rate 1gbit buffer 4mb", "option \"buffer\" needs \"pool NAME\""},
+	{"AlphaNeedsPool", "alpha 1/8", "option \"alpha\" needs \"pool NAME\""},
+	{"EgressAlphaNeedsPool", "egress-alpha 1", "option \"egress-alpha\" needs \"pool NAME\""},
+	{"LosslessPriosNeedsPool", "lossless-prios 3", "option \"lossless-prios\" needs \"pool NAME\""},
+	{"ReservedNeedsPool", "reserved 1514", "option \"reserved\" needs \"pool NAME\""},
+	{"XonOffsetNeedsPool", "xon-offset 3kb", "option \"xon-offset\" needs \"pool NAME\""},
+	{"CableDelayNeedsPool", "cable-delay 1us", "option \"cable-delay\" needs \"pool NAME\""},
+	{"SwDelayNeedsPool", "sw-delay 1ms", "option \"sw-delay\" needs \"pool NAME\""},
+	{"HeadroomNeedsPool", "headroom 96kb", "option \"headroom\" needs \"pool NAME\""},
+	{"EcnNeedsPool", "ecn 30kb 100kb 0.2", "option \"ecn\" needs \"pool NAME\""},
+	{"EcnOffNeedsPool", "ecn off", "option \"ecn\" needs \"pool NAME\""},
+	{"PlanePathNeedsPool", "plane /sys/fs/bpf/ll-tc-test/plane", "option \"plane\" needs \"pool NAME\""},
+	{"NeedsPoolNamesTheFirst", "limit 5 sw-delay 1ms buffer 4mb", "option \"sw-delay\" needs \"pool NAME\""},
+	// One rule with losslessd's lossless_prios: each priority once.
+	{"LosslessPriosRepeated", "pool p lossless-prios 3,3", "invalid lossless-prios \"3,3\": priority 3 is listed twice"},
+	{"LosslessPriosRepeatedApart", "pool p lossless-prios 3,4,3", "invalid lossless-prios \"3,4,3\": priority 3 is listed twice"},
+	{"LosslessPriosRepeatedOnChange", "lossless-prios 0,0", "invalid lossless-prios \"0,0\": priority 0 is listed twice", "change"},
 	{"PlaneRelativePath", "pool p plane x/y", "invalid plane \"x/y\": must be auto or an absolute path on bpffs"},
 	{"PlaneMissing", "pool p plane", "option \"plane\" needs a value"},
 	{"PlaneDuplicate", "pool p plane /a plane /b", "duplicate \"plane\""},
@@ -771,6 +848,9 @@ struct AcceptCase {
 	const char *name;
 	const char *args;
 	const char *attrs;	// DecodeCapture() of the request, after "lossless:"
+	// tc qdisc VERB: options that need a pool, given without "pool", are
+	// for a pool member (change or replace); "add" refuses them.
+	const char *verb = "add";
 };
 
 void PrintTo(const AcceptCase &c, std::ostream *os) { *os << "\"" << c.args << "\""; }
@@ -781,7 +861,7 @@ TEST_P(ParseAccept, ReachesKernelWithAttributes)
 {
 	const AcceptCase &c = GetParam();
 	TempDir tmp;
-	Args args = {"qdisc", "add", "dev", "lo", "root", "lossless"};
+	Args args = {"qdisc", c.verb, "dev", "lo", "root", "lossless"};
 	for (auto &a : Split(c.args))
 		args.push_back(a);
 	Result r = Tc(args, Capture(tmp.File("cap")));
@@ -857,53 +937,52 @@ const AcceptCase kAccepts[] = {
 	{"Pool", "pool sw0", "pool=sw0"},
 	{"PoolNameMax", "pool Ab-9_.xxxxxxxxx", "pool=Ab-9_.xxxxxxxxx"},
 	{"PoolNameOneChar", "pool -", "pool=-"},
-	{"Buffer", "buffer 4mb", "buffer=4194304"},
-	{"BufferMin", "buffer 1", "buffer=1"},
-	{"BufferMax", "buffer 1024gb", "buffer=1099511627776"},
-	{"BufferMaxBytes", "buffer 1099511627776b", "buffer=1099511627776"},
-	{"BufferAbove4G", "buffer 5G", "buffer=5368709120"},
-	{"BufferKbit", "buffer 8kbit", "buffer=1024"},
-	{"BufferFraction", "buffer 1.5mb", "buffer=1572864"},
-	{"AlphaEighth", "alpha 1/8", "alpha=1/2^3"},
-	{"AlphaSixteenth", "alpha 1/16", "alpha=1/2^4"},
-	{"AlphaTwo", "alpha 2", "alpha=2/2^0"},
-	{"AlphaThreeQuarters", "alpha 3/4", "alpha=3/2^2"},
-	{"AlphaOne", "alpha 1", "alpha=1/2^0"},
-	{"AlphaOneOverOne", "alpha 1/1", "alpha=1/2^0"},
-	{"AlphaNotReduced", "alpha 2/4", "alpha=2/2^2"},
-	{"AlphaExtremes", "alpha 65535/4294967296", "alpha=65535/2^32"},
-	{"EgressAlpha", "egress-alpha 1/2", "egress_alpha=1/2^1"},
-	{"LosslessPrios", "lossless-prios 3,4", "lossless_prios=0x18"},
-	{"LosslessPriosOne", "lossless-prios 0", "lossless_prios=0x01"},
-	{"LosslessPriosAll", "lossless-prios 7,6,5,4,3,2,1,0", "lossless_prios=0xff"},
-	{"LosslessPriosRepeated", "lossless-prios 3,3", "lossless_prios=0x08"},
-	{"LosslessPriosNone", "lossless-prios none", "lossless_prios=0x00"},
-	{"Reserved", "reserved 1514", "reserved=1514"},
-	{"ReservedZero", "reserved 0", "reserved=0"},
-	{"ReservedMax", "reserved 4294967295", "reserved=4294967295"},
-	{"XonOffset", "xon-offset 3kb", "xon_offset=3072"},
-	{"CableDelay", "cable-delay 5us", "cable_delay=5000"},
-	{"CableDelayMax", "cable-delay 1s", "cable_delay=1000000000"},
-	{"CableDelayZero", "cable-delay 0ns", "cable_delay=0"},
-	{"CableDelayLongUnits", "cable-delay 2usecs", "cable_delay=2000"},
+	{"Buffer", "buffer 4mb", "buffer=4194304", "replace"},
+	{"BufferMin", "buffer 1", "buffer=1", "replace"},
+	{"BufferMax", "buffer 1024gb", "buffer=1099511627776", "replace"},
+	{"BufferMaxBytes", "buffer 1099511627776b", "buffer=1099511627776", "replace"},
+	{"BufferAbove4G", "buffer 5G", "buffer=5368709120", "replace"},
+	{"BufferKbit", "buffer 8kbit", "buffer=1024", "replace"},
+	{"BufferFraction", "buffer 1.5mb", "buffer=1572864", "replace"},
+	{"AlphaEighth", "alpha 1/8", "alpha=1/2^3", "replace"},
+	{"AlphaSixteenth", "alpha 1/16", "alpha=1/2^4", "replace"},
+	{"AlphaTwo", "alpha 2", "alpha=2/2^0", "replace"},
+	{"AlphaThreeQuarters", "alpha 3/4", "alpha=3/2^2", "replace"},
+	{"AlphaOne", "alpha 1", "alpha=1/2^0", "replace"},
+	{"AlphaOneOverOne", "alpha 1/1", "alpha=1/2^0", "replace"},
+	{"AlphaNotReduced", "alpha 2/4", "alpha=2/2^2", "replace"},
+	{"AlphaExtremes", "alpha 65535/4294967296", "alpha=65535/2^32", "replace"},
+	{"EgressAlpha", "egress-alpha 1/2", "egress_alpha=1/2^1", "replace"},
+	{"LosslessPrios", "lossless-prios 3,4", "lossless_prios=0x18", "replace"},
+	{"LosslessPriosOne", "lossless-prios 0", "lossless_prios=0x01", "replace"},
+	{"LosslessPriosAll", "lossless-prios 7,6,5,4,3,2,1,0", "lossless_prios=0xff", "replace"},
+	{"LosslessPriosNone", "lossless-prios none", "lossless_prios=0x00", "replace"},
+	{"Reserved", "reserved 1514", "reserved=1514", "replace"},
+	{"ReservedZero", "reserved 0", "reserved=0", "replace"},
+	{"ReservedMax", "reserved 4294967295", "reserved=4294967295", "replace"},
+	{"XonOffset", "xon-offset 3kb", "xon_offset=3072", "replace"},
+	{"CableDelay", "cable-delay 5us", "cable_delay=5000", "replace"},
+	{"CableDelayMax", "cable-delay 1s", "cable_delay=1000000000", "replace"},
+	{"CableDelayZero", "cable-delay 0ns", "cable_delay=0", "replace"},
+	{"CableDelayLongUnits", "cable-delay 2usecs", "cable_delay=2000", "replace"},
 	// Rounded to the nearest ns (get_time64 would truncate to 2299999).
-	{"SwDelayFractionRounded", "sw-delay 2.3ms", "sw_delay=2300000"},
-	{"SwDelayMs", "sw-delay 1ms", "sw_delay=1000000"},
-	{"SwDelaySeconds", "sw-delay 0.5sec", "sw_delay=500000000"},
-	{"Headroom", "headroom 96kb", "headroom=98304"},
-	{"HeadroomZeroIsComputed", "headroom 0", "headroom=0"},
-	{"Ecn", "ecn 30kb 100kb 0.2", "ecn_kmin=30720 ecn_kmax=102400 ecn_pmax=13107"},
-	{"EcnPmaxOne", "ecn 1 2 1", "ecn_kmin=1 ecn_kmax=2 ecn_pmax=65536"},
-	{"EcnPmaxOnePointZero", "ecn 1 2 1.000", "ecn_kmin=1 ecn_kmax=2 ecn_pmax=65536"},
-	{"EcnPmaxZero", "ecn 1kb 2kb 0", "ecn_kmin=1024 ecn_kmax=2048 ecn_pmax=0"},
+	{"SwDelayFractionRounded", "sw-delay 2.3ms", "sw_delay=2300000", "replace"},
+	{"SwDelayMs", "sw-delay 1ms", "sw_delay=1000000", "replace"},
+	{"SwDelaySeconds", "sw-delay 0.5sec", "sw_delay=500000000", "replace"},
+	{"Headroom", "headroom 96kb", "headroom=98304", "replace"},
+	{"HeadroomZeroIsComputed", "headroom 0", "headroom=0", "replace"},
+	{"Ecn", "ecn 30kb 100kb 0.2", "ecn_kmin=30720 ecn_kmax=102400 ecn_pmax=13107", "replace"},
+	{"EcnPmaxOne", "ecn 1 2 1", "ecn_kmin=1 ecn_kmax=2 ecn_pmax=65536", "replace"},
+	{"EcnPmaxOnePointZero", "ecn 1 2 1.000", "ecn_kmin=1 ecn_kmax=2 ecn_pmax=65536", "replace"},
+	{"EcnPmaxZero", "ecn 1kb 2kb 0", "ecn_kmin=1024 ecn_kmax=2048 ecn_pmax=0", "replace"},
 	// KMIN 0: marks every non-empty queue with a probability (the kernel
 	// enables marking when KMAX or PMAX is non-zero).
-	{"EcnKminZero", "ecn 0 30kb 0.2", "ecn_kmin=0 ecn_kmax=30720 ecn_pmax=13107"},
-	{"EcnPmaxHalf", "ecn 1kb 2kb .5", "ecn_kmin=1024 ecn_kmax=2048 ecn_pmax=32768"},
-	{"EcnPmaxRounded", "ecn 1kb 2kb 0.00001", "ecn_kmin=1024 ecn_kmax=2048 ecn_pmax=1"},
-	{"EcnKmaxMax", "ecn 4294967294 4294967295 0.1", "ecn_kmin=4294967294 ecn_kmax=4294967295 ecn_pmax=6554"},
-	{"EcnOff", "ecn off", "ecn_kmin=0 ecn_kmax=0 ecn_pmax=0"},
-	{"EcnOffThenKeyword", "ecn off limit 5", "limit=5 ecn_kmin=0 ecn_kmax=0 ecn_pmax=0"},
+	{"EcnKminZero", "ecn 0 30kb 0.2", "ecn_kmin=0 ecn_kmax=30720 ecn_pmax=13107", "replace"},
+	{"EcnPmaxHalf", "ecn 1kb 2kb .5", "ecn_kmin=1024 ecn_kmax=2048 ecn_pmax=32768", "replace"},
+	{"EcnPmaxRounded", "ecn 1kb 2kb 0.00001", "ecn_kmin=1024 ecn_kmax=2048 ecn_pmax=1", "replace"},
+	{"EcnKmaxMax", "ecn 4294967294 4294967295 0.1", "ecn_kmin=4294967294 ecn_kmax=4294967295 ecn_pmax=6554", "replace"},
+	{"EcnOff", "ecn off", "ecn_kmin=0 ecn_kmax=0 ecn_pmax=0", "replace"},
+	{"EcnOffThenKeyword", "ecn off limit 5", "limit=5 ecn_kmin=0 ecn_kmax=0 ecn_pmax=0", "replace"},
 	{"AllPool",
 	 "rate 10gbit pool sw0 buffer 4mb alpha 1/8 egress-alpha 2 lossless-prios 3,4 reserved 1514 "
 	 "xon-offset 3028 cable-delay 1us sw-delay 200us headroom 96kb ecn 30kb 100kb 0.2",
@@ -917,7 +996,7 @@ const AcceptCase kAccepts[] = {
 	 "alpha=1/2^3 egress_alpha=2/2^0 lossless_prios=0x18 reserved=1514 xon_offset=3028 "
 	 "cable_delay=1000 sw_delay=200000 headroom=98304 ecn_kmin=30720 ecn_kmax=102400 ecn_pmax=13107"},
 	// "change" of an existing pool member: pool options without "pool".
-	{"PoolOptionsWithoutPool", "alpha 1/4 ecn off", "alpha=1/2^2 ecn_kmin=0 ecn_kmax=0 ecn_pmax=0"},
+	{"PoolOptionsWithoutPool", "alpha 1/4 ecn off", "alpha=1/2^2 ecn_kmin=0 ecn_kmax=0 ecn_pmax=0", "replace"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Tc, ParseAccept, ::testing::ValuesIn(kAccepts),
@@ -1440,8 +1519,8 @@ TEST(TcPluginPrint, PoolXstatsJson)
 		  std::string::npos)
 		<< r.out;
 	EXPECT_NE(r.out.find("{\"prio\":7,\"lossless\":false,"), std::string::npos) << r.out;
-	size_t n = 0;
-	for (size_t p = 0; (p = r.out.find("{\"prio\":", p)) != std::string::npos; p++)
+	size_t n = 0;	// the ingress objects (pfcwd's have a "prio" too)
+	for (size_t p = 0; (p = r.out.find(",\"lossless\":", p)) != std::string::npos; p++)
 		n++;
 	EXPECT_EQ(n, 8u);
 	TempDir tmp;
@@ -1613,7 +1692,7 @@ TEST(TcPluginPrint, ShaperXstatsNeedTheWholeBlock)
 	for (size_t len : {offsetof(tc_lossless_xstats, catchup_bytes),
 			   offsetof(tc_lossless_xstats, wake_late),
 			   offsetof(tc_lossless_xstats, wake_late[LOSSLESS_LATENESS_BUCKETS - 1]),
-			   sizeof(st) - 1}) {
+			   offsetof(tc_lossless_xstats, wake_late) + sizeof(st.wake_late) - 1}) {
 		Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump(o, &st, len));
 		EXPECT_EQ(r.rc, 0) << r.err;
 		EXPECT_EQ(r.out.find("  catchup "), std::string::npos) << len << ": " << r.out;
@@ -1773,6 +1852,430 @@ TEST(TcPluginRoundTrip, PrintedOptionsParseBackIdentically)
 		ASSERT_EQ(want.size(), 1u);
 		EXPECT_EQ(sent[0], want[0]) << "printed: " << opts;
 	}
+}
+
+// ---- PFC watchdog: options, printing, xstats ------------------------------
+
+const RejectCase kWdRejects[] = {
+	{"PfcwdBadAction", "pfcwd drp", "invalid pfcwd \"drp\": must be off, alert, forward or drop"},
+	{"PfcwdActionIsCaseSensitive", "pfcwd DROP", "invalid pfcwd \"DROP\": must be off, alert, forward or drop"},
+	{"PfcwdActionNumber", "pfcwd 3", "invalid pfcwd \"3\": must be off, alert, forward or drop"},
+	{"PfcwdMissing", "pfcwd", "option \"pfcwd\" needs a value"},
+	{"PfcwdDuplicate", "pfcwd drop pfcwd alert", "duplicate \"pfcwd\""},
+	{"PfcwdKeywordIsCaseSensitive", "PFCWD drop", "unknown option \"PFCWD\""},
+	{"PfcwdDetectSpelledOut", "pfcwd-detection 200ms", "unknown option \"pfcwd-detection\""},
+	{"DetectBelowMin", "pfcwd-detect 999us",
+	 "invalid pfcwd-detect \"999us\": must be a time 1ms .. 60s with a unit ns, us, ms or s (5us, 1ms)"},
+	{"DetectZero", "pfcwd-detect 0ms", "invalid pfcwd-detect \"0ms\": must be a time 1ms .. 60s"},
+	{"DetectOff", "pfcwd-detect off", "invalid pfcwd-detect \"off\": must be a time 1ms .. 60s"},
+	{"DetectAboveMax", "pfcwd-detect 61s", "invalid pfcwd-detect \"61s\": must be a time 1ms .. 60s"},
+	{"DetectAboveMaxByOneNs", "pfcwd-detect 60000000001ns", "invalid pfcwd-detect \"60000000001ns\": must be a time 1ms .. 60s"},
+	{"DetectNoUnit", "pfcwd-detect 200", "invalid pfcwd-detect \"200\": must be a time 1ms .. 60s with a unit ns, us, ms or s (5us, 1ms)"},
+	{"DetectNegative", "pfcwd-detect -200ms", "invalid pfcwd-detect \"-200ms\": must be a time"},
+	{"DetectMissing", "pfcwd-detect", "option \"pfcwd-detect\" needs a value"},
+	{"DetectDuplicate", "pfcwd-detect 1s pfcwd-detect 1s", "duplicate \"pfcwd-detect\""},
+	{"RestoreAboveMax", "pfcwd-restore 60001ms", "invalid pfcwd-restore \"60001ms\": must be a time 1ms .. 60s"},
+	{"RestoreBelowMin", "pfcwd-restore 500us", "invalid pfcwd-restore \"500us\": must be a time 1ms .. 60s"},
+	{"RestoreDuplicate", "pfcwd-restore 1s pfcwd-restore 2s", "duplicate \"pfcwd-restore\""},
+	{"PollBelowMin", "pfcwd-poll 100us", "invalid pfcwd-poll \"100us\": must be a time 1ms .. 60s"},
+	{"PollZero", "pfcwd-poll 0", "invalid pfcwd-poll \"0\": must be a time 1ms .. 60s"},
+	{"PollDuplicate", "pfcwd-poll 1ms pfcwd-poll 1ms", "duplicate \"pfcwd-poll\""},
+	// The cross-checks, between values on the same line.
+	{"PollAboveDetect", "pfcwd-detect 200ms pfcwd-poll 300ms",
+	 "invalid pfcwd-poll 300ms: must be 1ms .. 200ms (at most pfcwd-detect 200ms)"},
+	{"PollAboveRestoreBefore", "pfcwd-poll 150ms pfcwd-restore 100ms",
+	 "invalid pfcwd-poll 150ms: must be 1ms .. 100ms (at most pfcwd-restore 100ms)"},
+	{"PollAboveBothNamesTheSmaller", "pfcwd-poll 1s pfcwd-detect 500ms pfcwd-restore 300ms",
+	 "invalid pfcwd-poll 1s: must be 1ms .. 300ms (at most pfcwd-restore 300ms)"},
+	{"PollAboveBothEqual", "pfcwd-poll 2s pfcwd-detect 1500ms pfcwd-restore 1500ms",
+	 "invalid pfcwd-poll 2s: must be 1ms .. 1500ms (at most pfcwd-detect 1500ms)"},
+	{"PollAboveDetectOnly", "pfcwd-poll 250ms pfcwd-detect 200ms pfcwd-restore 300ms",
+	 "invalid pfcwd-poll 250ms: must be 1ms .. 200ms (at most pfcwd-detect 200ms)"},
+	{"XoffAlarmBelowPoll", "pfcwd-poll 100ms xoff-alarm 50ms",
+	 "invalid xoff-alarm 50ms: must be off or 100ms .. 3600s (at least pfcwd-poll 100ms)"},
+	{"XoffAlarmBelowPollBefore", "xoff-alarm 1500us pfcwd-poll 2ms",
+	 "invalid xoff-alarm 1500us: must be off or 2ms .. 3600s (at least pfcwd-poll 2ms)"},
+	{"XoffAlarmBelowMin", "xoff-alarm 500us",
+	 "invalid xoff-alarm \"500us\": must be off (or 0) or a time 1ms .. 3600s with a unit ns, us, ms or s (5us, 1ms)"},
+	{"XoffAlarmAboveMax", "xoff-alarm 3601s", "invalid xoff-alarm \"3601s\": must be off (or 0) or a time 1ms .. 3600s"},
+	{"XoffAlarmOn", "xoff-alarm on", "invalid xoff-alarm \"on\": must be off (or 0) or a time"},
+	{"XoffAlarmNoUnit", "xoff-alarm 5", "invalid xoff-alarm \"5\": must be off (or 0) or a time"},
+	{"XoffAlarmNegative", "xoff-alarm -1ms", "invalid xoff-alarm \"-1ms\": must be off (or 0) or a time"},
+	{"XoffAlarmMissing", "pfcwd drop xoff-alarm", "option \"xoff-alarm\" needs a value"},
+	{"XoffAlarmDuplicate", "xoff-alarm off xoff-alarm 1s", "duplicate \"xoff-alarm\""},
+	// On a change too (the plugin cannot know the qdisc's other values).
+	{"PollAboveDetectOnChange", "pfcwd-detect 1ms pfcwd-poll 2ms",
+	 "invalid pfcwd-poll 2ms: must be 1ms .. 1ms (at most pfcwd-detect 1ms)", "change"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Watchdog, ParseReject, ::testing::ValuesIn(kWdRejects),
+			 [](const auto &info) { return std::string(info.param.name); });
+
+const AcceptCase kWdAccepts[] = {
+	{"PfcwdOff", "pfcwd off", "wd{action=0}"},
+	{"PfcwdAlert", "pfcwd alert", "wd{action=1}"},
+	{"PfcwdForward", "pfcwd forward", "wd{action=2}"},
+	{"PfcwdDrop", "pfcwd drop", "wd{action=3}"},
+	// Only the fields given: the kernel keeps the others.
+	{"DetectOnly", "pfcwd-detect 400ms", "wd{detect=400000000}"},
+	{"RestoreOnly", "pfcwd-restore 1s", "wd{restore=1000000000}"},
+	{"PollOnly", "pfcwd-poll 50ms", "wd{poll=50000000}"},
+	// Against the qdisc's detect time (200ms on a new one) the kernel checks.
+	{"PollWithoutDetectLeftToKernel", "pfcwd-poll 300ms", "wd{poll=300000000}"},
+	{"TimesMin", "pfcwd-detect 1ms pfcwd-restore 1000us pfcwd-poll 1000000ns",
+	 "wd{detect=1000000 restore=1000000 poll=1000000}"},
+	{"TimesMax", "pfcwd-detect 60s pfcwd-restore 60000ms pfcwd-poll 60sec",
+	 "wd{detect=60000000000 restore=60000000000 poll=60000000000}"},
+	{"TimesRoundedToNs", "pfcwd-detect 1.0000004ms", "wd{detect=1000000}"},
+	{"PollEqualsDetectAndRestore", "pfcwd-detect 100ms pfcwd-poll 100ms pfcwd-restore 100ms",
+	 "wd{detect=100000000 restore=100000000 poll=100000000}"},
+	{"XoffAlarm", "xoff-alarm 2s", "wd{xoff_alarm=2000000000}"},
+	{"XoffAlarmOff", "xoff-alarm off", "wd{xoff_alarm=0}"},
+	{"XoffAlarmZero", "xoff-alarm 0", "wd{xoff_alarm=0}"},
+	{"XoffAlarmZeroWithUnit", "xoff-alarm 0ms", "wd{xoff_alarm=0}"},
+	{"XoffAlarmMin", "xoff-alarm 1ms", "wd{xoff_alarm=1000000}"},
+	{"XoffAlarmMax", "xoff-alarm 3600s", "wd{xoff_alarm=3600000000000}"},
+	{"XoffAlarmEqualsPoll", "xoff-alarm 100ms pfcwd-poll 100ms", "wd{poll=100000000 xoff_alarm=100000000}"},
+	{"XoffAlarmOffWithLongPoll", "pfcwd-poll 1s xoff-alarm off", "wd{poll=1000000000 xoff_alarm=0}"},
+	{"All", "pfcwd forward pfcwd-detect 400ms pfcwd-restore 1s pfcwd-poll 50ms xoff-alarm 2s",
+	 "wd{action=2 detect=400000000 restore=1000000000 poll=50000000 xoff_alarm=2000000000}"},
+	{"AllReordered", "xoff-alarm 2s pfcwd-poll 50ms pfcwd-restore 1s pfcwd-detect 400ms pfcwd forward",
+	 "wd{action=2 detect=400000000 restore=1000000000 poll=50000000 xoff_alarm=2000000000}"},
+	// Not a pool option: "add" takes it without "pool".
+	{"WithOtherOptions", "pfcwd drop rate 10gbit quanta 1514 limit 5 pool sw0 sw-delay 1ms",
+	 "rate=10000000000 quanta=1514 limit=5 pool=sw0 sw_delay=1000000 wd{action=3}"},
+	{"OnReplace", "pfcwd off xoff-alarm off", "wd{action=0 xoff_alarm=0}", "replace"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Watchdog, ParseAccept, ::testing::ValuesIn(kWdAccepts),
+			 [](const auto &info) { return std::string(info.param.name); });
+
+// The kernel parses TCA_OPTIONS strictly: the nest must carry NLA_F_NESTED.
+TEST(TcPluginWatchdog, NestCarriesNlaFNested)
+{
+	TempDir tmp;
+	Tc({"qdisc", "add", "dev", "lo", "root", "lossless", "pfcwd", "alert"}, Capture(tmp.File("cap")));
+	std::string data = ReadFile(tmp.File("cap"));
+	ASSERT_GE(data.size(), NLMSG_LENGTH(sizeof(tcmsg)));
+	const auto *h = reinterpret_cast<const nlmsghdr *>(data.data());
+	ASSERT_EQ(h->nlmsg_type, RTM_NEWQDISC);
+	int len = h->nlmsg_len - NLMSG_LENGTH(sizeof(tcmsg));
+	const auto *t = static_cast<const tcmsg *>(NLMSG_DATA(h));
+	int found = 0;
+	for (const rtattr *a = TCA_RTA(t); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		if ((a->rta_type & NLA_TYPE_MASK) != TCA_OPTIONS)
+			continue;
+		int olen = RTA_PAYLOAD(a);
+		for (const rtattr *o = static_cast<const rtattr *>(RTA_DATA(a)); RTA_OK(o, olen);
+		     o = RTA_NEXT(o, olen)) {
+			if ((o->rta_type & NLA_TYPE_MASK) != TCA_LOSSLESS_WATCHDOG)
+				continue;
+			found++;
+			EXPECT_TRUE(o->rta_type & NLA_F_NESTED);
+			EXPECT_EQ(DecodeWatchdog(o), "wd{action=1}");
+		}
+	}
+	EXPECT_EQ(found, 1);
+}
+
+TEST(TcPluginWatchdog, HelpDocumentsTheOptions)
+{
+	Result r = Tc({"qdisc", "add", "dev", "lo", "root", "lossless", "help"});
+	EXPECT_EQ(r.rc, 1);
+	for (const char *s : {
+		     "[ pfcwd { off | alert | forward | drop } ]",
+		     "[ pfcwd-detect TIME ] [ pfcwd-restore TIME ]",
+		     "[ pfcwd-poll TIME ] [ xoff-alarm { TIME | off } ]",
+		     "PFC watchdog", "docs/WATCHDOG.md", "PFC storm",
+		     "  pfcwd ACTION ", "alert: count and log", "forward: stop honouring",
+		     "drop: also drop what", "is queued and what arrives for it. Default off.",
+		     "  pfcwd-detect TIME ", "1ms .. 60s. Default 200ms.",
+		     "  pfcwd-restore TIME ", "no XOFF for this long",
+		     "  pfcwd-poll TIME ", "at most pfcwd-detect and", "pfcwd-restore. Default 100ms.",
+		     "  xoff-alarm TIME ", "told its upstream XOFF", "0 or off: no",
+		     "1ms .. 3600s, at least pfcwd-poll.", "Default off.",
+	     })
+		EXPECT_NE(r.err.find(s), std::string::npos) << "missing \"" << s << "\" in:\n" << r.err;
+	std::istringstream usage(r.err.substr(0, r.err.find("\n\n")));
+	for (std::string line; std::getline(usage, line);)
+		EXPECT_LE(line.size(), 80u) << line;
+}
+
+const char *kWdOptsText = "pfcwd drop pfcwd-detect 200ms pfcwd-restore 200ms pfcwd-poll 100ms xoff-alarm off ";
+
+TEST(TcPluginWatchdog, OptionsText)
+{
+	QdiscOpts o;
+	o.wd.emplace();
+	Result r = Show({"qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_EQ(r.err, "");
+	EXPECT_EQ(r.out, std::string("qdisc lossless 1: root refcnt 2 ") + kDefaultOptsText + kWdOptsText + "\n");
+	// After the pool's options.
+	o.pool.emplace();
+	r = Show({"qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_EQ(r.out, std::string("qdisc lossless 1: root refcnt 2 ") + kDefaultOptsText + kPoolOptsText +
+				 kWdOptsText + "\n");
+	// Without the nest (the watchdog is off): nothing.
+	r = Show({"qdisc", "show", "dev", "lo"}, QdiscDump({}));
+	EXPECT_EQ(r.out.find("pfcwd"), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("xoff-alarm"), std::string::npos) << r.out;
+}
+
+TEST(TcPluginWatchdog, OptionForms)
+{
+	struct {
+		QdiscOpts::Watchdog wd;
+		const char *text;
+	} cases[] = {
+		{{LOSSLESS_WD_OFF, 200000000, 200000000, 100000000, 2000000000},
+		 "pfcwd off pfcwd-detect 200ms pfcwd-restore 200ms pfcwd-poll 100ms xoff-alarm 2s "},
+		{{LOSSLESS_WD_ALERT, 1000000, 60000000000ULL, 1000000, 3600000000000ULL},
+		 "pfcwd alert pfcwd-detect 1ms pfcwd-restore 60s pfcwd-poll 1ms xoff-alarm 3600s "},
+		{{LOSSLESS_WD_FORWARD, 1500000, 2500000000ULL, 1250000, 2000001},
+		 "pfcwd forward pfcwd-detect 1500us pfcwd-restore 2500ms pfcwd-poll 1250us xoff-alarm 2000001ns "},
+		{{9, 200000000, 200000000, 100000000, 0},
+		 "pfcwd 9 pfcwd-detect 200ms pfcwd-restore 200ms pfcwd-poll 100ms xoff-alarm off "},
+	};
+	for (const auto &c : cases) {
+		QdiscOpts o;
+		o.wd = c.wd;
+		Result r = Show({"qdisc", "show", "dev", "lo"}, QdiscDump(o));
+		EXPECT_EQ(r.rc, 0) << r.err;
+		EXPECT_NE(r.out.find(std::string("limit 1000 ") + c.text + "\n"), std::string::npos) << r.out;
+	}
+}
+
+TEST(TcPluginWatchdog, OptionsJson)
+{
+	QdiscOpts o;
+	o.wd.emplace();
+	o.wd->xoff_alarm_ns = 5000000000ULL;
+	Result r = Show({"-j", "qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find("\"limit\":1000,\"pfcwd\":\"drop\",\"pfcwd_detect\":200000000,"
+			     "\"pfcwd_restore\":200000000,\"pfcwd_poll\":100000000,\"xoff_alarm\":5000000000}}]\n"),
+		  std::string::npos)
+		<< r.out;
+	o.wd->xoff_alarm_ns = 0;
+	r = Show({"-j", "qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_NE(r.out.find("\"pfcwd_poll\":100000000,\"xoff_alarm\":0}}]\n"), std::string::npos) << r.out;
+	TempDir tmp;
+	WriteFile(tmp.File("j"), r.out);
+	Result py = RunCmd({"python3", "-c",
+			    "import json,sys; o=json.load(open(sys.argv[1]))[0]['options'];"
+			    " assert (o['pfcwd'], o['pfcwd_detect'], o['xoff_alarm']) == ('drop', 200000000, 0), o",
+			    tmp.File("j")},
+			   {});
+	if (py.rc != -1) {
+		EXPECT_EQ(py.rc, 0) << py.err << r.out;
+	}
+}
+
+// Attributes that are missing or too short are left out, the rest prints.
+TEST(TcPluginWatchdog, PartialNest)
+{
+	Msg m(RTM_NEWQDISC, NLM_F_MULTI, QdiscTcm());
+	m.PutStr(TCA_KIND, "lossless");
+	size_t nest = m.Nest(TCA_OPTIONS);
+	m.PutT<uint8_t>(TCA_LOSSLESS_QUEUES, 3);
+	size_t wd = m.Nest(TCA_LOSSLESS_WATCHDOG);
+	m.PutT<uint8_t>(TCA_LOSSLESS_WD_ACTION, LOSSLESS_WD_ALERT);
+	m.PutT<uint32_t>(TCA_LOSSLESS_WD_DETECT_NS, 7);		// too short: skipped
+	m.PutT<uint64_t>(TCA_LOSSLESS_WD_POLL_NS, 5000000);
+	m.PutT<uint64_t>(TCA_LOSSLESS_WD_MAX + 3, 1);		// unknown: ignored
+	m.End(wd);
+	m.End(nest);
+	Result r = Show({"qdisc", "show", "dev", "lo"}, m.Bytes());
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_EQ(r.out, "qdisc lossless 1: root refcnt 2 queues 3 pfcwd alert pfcwd-poll 5ms \n");
+}
+
+TEST(TcPluginWatchdog, PrintedOptionsParseBackIdentically)
+{
+	std::vector<QdiscOpts> variants(6);
+	variants[0].wd.emplace();
+	variants[1].wd = QdiscOpts::Watchdog{LOSSLESS_WD_OFF, 1000000, 60000000000ULL, 1000000, 3600000000000ULL};
+	variants[2].wd = QdiscOpts::Watchdog{LOSSLESS_WD_ALERT, 1500000, 2500000000ULL, 1250000, 2000001};
+	variants[3].wd = QdiscOpts::Watchdog{LOSSLESS_WD_FORWARD, 333333333, 444444444, 3000000, 0};
+	variants[4].pool.emplace();
+	variants[4].wd = QdiscOpts::Watchdog{LOSSLESS_WD_DROP, 200000000, 200000000, 100000000, 1000000000};
+	variants[5].catchup = 1250000;
+	variants[5].pool.emplace();
+	variants[5].wd.emplace();
+	for (const QdiscOpts &o : variants) {
+		std::string dump = QdiscDump(o);
+		Result shown = Show({"qdisc", "show", "dev", "lo"}, dump);
+		ASSERT_EQ(shown.rc, 0) << shown.err;
+		std::string opts = OptionsOf(shown.out);
+		ASSERT_NE(opts.find("pfcwd"), std::string::npos) << shown.out;
+
+		TempDir tmp;
+		Args args = {"qdisc", "add", "dev", "lo", "root", "lossless"};
+		for (auto &a : Split(opts))
+			args.push_back(a);
+		Result added = Tc(args, Capture(tmp.File("cap")));
+		EXPECT_EQ(added.err.find("lossless: "), std::string::npos) << opts << "\n" << added.err;
+		std::vector<std::string> sent = DecodeCapture(ReadFile(tmp.File("cap")));
+		std::vector<std::string> want = DecodeCapture(dump);
+		ASSERT_EQ(sent.size(), 1u) << added.err;
+		ASSERT_EQ(want.size(), 1u);
+		EXPECT_EQ(sent[0], want[0]) << "printed: " << opts;
+	}
+}
+
+// Storms on 3 (now, dropping) and 5 (over), the XOFF alarm raised on 4.
+tc_lossless_xstats SampleWdXstats()
+{
+	tc_lossless_xstats st = SampleQdiscXstats();
+	st.wd_action = LOSSLESS_WD_DROP;
+	st.wd_storm_mask = 1u << 3;
+	st.wd_alarm_mask = 1u << 4;
+	st.wd[3] = {1, 0, 2, 1, 120, 1500000000, 0, 0};
+	st.wd[4] = {0, 1, 0, 0, 0, 0, 1, 2500000000ULL};
+	st.wd[5] = {0, 0, 1, 1, 0, 200000000, 0, 0};
+	return st;
+}
+
+const char *kWdStatsText =
+	"  pfcwd drop storm prio 3 xoff_alarm prio 4\n"
+	"  pfcwd prio 3 storm yes storms 2 restores 1 dropped 120 storm_time 1.5s xoff_alarm no xoff_alarms 0 xoff_time 0ns\n"
+	"  pfcwd prio 4 storm no storms 0 restores 0 dropped 0 storm_time 0ns xoff_alarm yes xoff_alarms 1 xoff_time 2.5s\n"
+	"  pfcwd prio 5 storm no storms 1 restores 1 dropped 0 storm_time 200ms xoff_alarm no xoff_alarms 0 xoff_time 0ns\n";
+
+TEST(TcPluginWatchdog, XstatsText)
+{
+	tc_lossless_xstats st = SampleWdXstats();
+	Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, sizeof(st)));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_EQ(r.out, std::string("qdisc lossless 1: root refcnt 2 ") + kDefaultOptsText + "\n" + kStatsHead +
+				 kWdStatsText);
+	// In a pool: after the ingress priorities.
+	QdiscOpts o;
+	o.pool.emplace();
+	tc_lossless_xstats ps = SamplePoolXstats();
+	std::memcpy(&ps.wd_action, &st.wd_action,
+		    sizeof(st) - offsetof(tc_lossless_xstats, wd_action));
+	r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump(o, &ps, sizeof(ps)));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find("  ingress prio 6 lossy bytes 1b peak 0b headroom 0b/0b peak 0b threshold 512Kb "
+			     "xoff 0 xon 0 paused_time 0ns drops 0\n" +
+			     std::string(kWdStatsText)),
+		  std::string::npos)
+		<< r.out;
+	EXPECT_EQ(r.out.substr(r.out.size() - std::strlen(kWdStatsText)), kWdStatsText);
+}
+
+TEST(TcPluginWatchdog, XstatsTextNoneInStorm)
+{
+	tc_lossless_xstats st = SampleQdiscXstats();
+	st.wd_action = LOSSLESS_WD_ALERT;
+	Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, sizeof(st)));
+	EXPECT_EQ(r.out, std::string("qdisc lossless 1: root refcnt 2 ") + kDefaultOptsText + "\n" + kStatsHead +
+				 "  pfcwd alert storm none xoff_alarm none\n");
+	// Turned off with counters left: still shown, with its action.
+	st.wd_action = LOSSLESS_WD_OFF;
+	st.wd[7].storms = 1;
+	st.wd[7].restores = 1;
+	st.wd[7].storm_ns = 1000;
+	r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, sizeof(st)));
+	EXPECT_EQ(r.out, std::string("qdisc lossless 1: root refcnt 2 ") + kDefaultOptsText + "\n" + kStatsHead +
+				 "  pfcwd off storm none xoff_alarm none\n"
+				 "  pfcwd prio 7 storm no storms 1 restores 1 dropped 0 storm_time 1us xoff_alarm no "
+				 "xoff_alarms 0 xoff_time 0ns\n");
+	// Several priorities in storm, an unknown action.
+	st.wd_action = 7;
+	st.wd_storm_mask = 0x81;
+	st.wd_alarm_mask = 0x06;
+	r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, sizeof(st)));
+	EXPECT_NE(r.out.find("\n  pfcwd 7 storm prio 0 7 xoff_alarm prio 1 2\n"), std::string::npos) << r.out;
+}
+
+// Off and never counted (or turned off, counters zero): no text at all.
+TEST(TcPluginWatchdog, XstatsTextNothingWhileOff)
+{
+	tc_lossless_xstats st = SampleQdiscXstats();
+	Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, sizeof(st)));
+	EXPECT_EQ(r.out, std::string("qdisc lossless 1: root refcnt 2 ") + kDefaultOptsText + "\n" + kStatsHead);
+}
+
+TEST(TcPluginWatchdog, XstatsAllPrioritiesWithDetails)
+{
+	tc_lossless_xstats st = SampleWdXstats();
+	Result r = Show({"-s", "-d", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, sizeof(st)));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	for (unsigned p = 0; p < 8; p++)
+		EXPECT_NE(r.out.find("\n  pfcwd prio " + std::to_string(p) + " storm "), std::string::npos)
+			<< p << ": " << r.out;
+	EXPECT_NE(r.out.find("\n  pfcwd prio 0 storm no storms 0 restores 0 dropped 0 storm_time 0ns "
+			     "xoff_alarm no xoff_alarms 0 xoff_time 0ns\n"),
+		  std::string::npos)
+		<< r.out;
+}
+
+TEST(TcPluginWatchdog, XstatsJson)
+{
+	tc_lossless_xstats st = SampleWdXstats();
+	Result r = Show({"-s", "-j", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, sizeof(st)));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find("\"paused_time\":3360000000,\"paused\":false}],"
+			     "\"pfcwd\":{\"action\":\"drop\",\"storm_mask\":8,\"alarm_mask\":16,\"prios\":["
+			     "{\"prio\":0,\"storm\":false,\"storms\":0,\"restores\":0,\"dropped\":0,\"storm_time\":0,"
+			     "\"xoff_alarm\":false,\"xoff_alarms\":0,\"xoff_time\":0},"),
+		  std::string::npos)
+		<< r.out;
+	EXPECT_NE(r.out.find("{\"prio\":3,\"storm\":true,\"storms\":2,\"restores\":1,\"dropped\":120,"
+			     "\"storm_time\":1500000000,\"xoff_alarm\":false,\"xoff_alarms\":0,\"xoff_time\":0},"
+			     "{\"prio\":4,\"storm\":false,\"storms\":0,\"restores\":0,\"dropped\":0,\"storm_time\":0,"
+			     "\"xoff_alarm\":true,\"xoff_alarms\":1,\"xoff_time\":2500000000},"),
+		  std::string::npos)
+		<< r.out;
+	TempDir tmp;
+	WriteFile(tmp.File("j"), r.out);
+	Result py = RunCmd({"python3", "-c",
+			    "import json,sys; q=json.load(open(sys.argv[1]))[0]; w=q['pfcwd'];"
+			    " assert w['action'] == 'drop' and w['storm_mask'] == 8 and w['alarm_mask'] == 16, w;"
+			    " assert [p['prio'] for p in w['prios']] == list(range(8)), w;"
+			    " assert all(len(p) == 9 for p in w['prios']), w;"
+			    " assert w['prios'][5]['storm_time'] == 200000000, w",
+			    tmp.File("j")},
+			   {});
+	if (py.rc != -1) {
+		EXPECT_EQ(py.rc, 0) << py.err << r.out;
+	}
+	// Off and zero: in JSON all the same, all eight priorities.
+	tc_lossless_xstats off = SampleQdiscXstats();
+	r = Show({"-s", "-j", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &off, sizeof(off)));
+	EXPECT_NE(r.out.find("\"pfcwd\":{\"action\":\"off\",\"storm_mask\":0,\"alarm_mask\":0,\"prios\":[{\"prio\":0,"),
+		  std::string::npos)
+		<< r.out;
+	size_t n = 0;
+	for (size_t p = 0; (p = r.out.find("\"xoff_alarms\":", p)) != std::string::npos; p++)
+		n++;
+	EXPECT_EQ(n, 8u) << r.out;
+}
+
+// A kernel before the watchdog (or a cut inside it): nothing, text or JSON.
+TEST(TcPluginWatchdog, XstatsNeedTheWholeBlock)
+{
+	tc_lossless_xstats st = SampleWdXstats();
+	for (size_t len : {offsetof(tc_lossless_xstats, wd_action), offsetof(tc_lossless_xstats, wd),
+			   offsetof(tc_lossless_xstats, wd[7]), sizeof(st) - 1}) {
+		Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, len));
+		EXPECT_EQ(r.rc, 0) << r.err;
+		EXPECT_EQ(r.out, std::string("qdisc lossless 1: root refcnt 2 ") + kDefaultOptsText + "\n" + kStatsHead)
+			<< len;
+		r = Show({"-s", "-j", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, len));
+		EXPECT_EQ(r.rc, 0) << r.err;
+		EXPECT_EQ(r.out.find("pfcwd"), std::string::npos) << len << ": " << r.out;
+		EXPECT_NE(r.out.find("\"wake_late\":["), std::string::npos) << len << ": " << r.out;
+	}
+	// A newer kernel's longer blob: printed as usual.
+	std::string big(sizeof(st) + 32, '\x7f');
+	memcpy(big.data(), &st, sizeof(st));
+	Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump({}, big.data(), big.size()));
+	EXPECT_EQ(r.out, std::string("qdisc lossless 1: root refcnt 2 ") + kDefaultOptsText + "\n" + kStatsHead +
+				 kWdStatsText);
 }
 
 }  // namespace

@@ -60,10 +60,21 @@ ll_mac_ctrl Junk()
 	return m;
 }
 
+// Parse as a port without a unicast address of its own (nullptr): only
+// 01-80-C2-00-00-01 is a valid destination.
 ll_parse_result Parse(const Frame &f, ll_u32 len, ll_mac_ctrl *out = nullptr)
 {
 	ll_mac_ctrl tmp = Junk();
-	return ll_mac_ctrl_parse(f.data(), len, out ? out : &tmp);
+	return ll_mac_ctrl_parse(f.data(), len, nullptr, out ? out : &tmp);
+}
+
+// Parse as the port whose own address is port_addr.
+ll_parse_result ParseAt(const Frame &f, const ll_u8 *port_addr,
+			ll_mac_ctrl *out = nullptr)
+{
+	ll_mac_ctrl tmp = Junk();
+	return ll_mac_ctrl_parse(f.data(), f.size(), port_addr,
+				 out ? out : &tmp);
 }
 
 ll_parse_result Parse(const Frame &f, ll_mac_ctrl *out = nullptr)
@@ -227,7 +238,7 @@ void ExpectPfcRoundTrip(ll_u8 vector, std::array<ll_u16, 8> t)
 	ll_mac_ctrl in = MakePfc(vector, t, src);
 	Frame f = Build(in);
 	ll_mac_ctrl out = Junk();
-	ASSERT_EQ(ll_mac_ctrl_parse(f.data(), f.size(), &out), LL_PARSE_OK);
+	ASSERT_EQ(ll_mac_ctrl_parse(f.data(), f.size(), nullptr, &out), LL_PARSE_OK);
 	EXPECT_EQ(out.kind, LL_MAC_CTRL_PFC);
 	EXPECT_EQ(out.enable_vector, vector);
 	EXPECT_EQ(0, std::memcmp(out.src, src, 6));
@@ -483,6 +494,95 @@ TEST(CodecReject, WrongDestination)
 	Frame p = Build(MakePause(1));
 	p[5] = 0x02;
 	EXPECT_EQ(Parse(p), LL_PARSE_BAD_DA);
+}
+
+// IEEE 802.3 Annex 31B: a MAC control frame may also be addressed to the
+// receiving port's own unicast address.
+const ll_u8 kPortAddr[6] = {0x02, 0xAA, 0xBB, 0xCC, 0xDD, 0x01};
+
+TEST(CodecParse, AcceptsThePortsOwnUnicastAddress)
+{
+	Frame pfc = Build(MakePfc(0x08, {0, 0, 0, 0xFFFF, 0, 0, 0, 0}));
+	std::copy(kPortAddr, kPortAddr + 6, pfc.begin());
+	ll_mac_ctrl out = Junk();
+	ASSERT_EQ(ParseAt(pfc, kPortAddr, &out), LL_PARSE_OK);
+	EXPECT_EQ(out.kind, LL_MAC_CTRL_PFC);
+	EXPECT_EQ(out.enable_vector, 0x08);
+	EXPECT_EQ(out.quanta[3], 0xFFFF);
+	EXPECT_EQ(0, std::memcmp(out.src, kSrc, 6));
+
+	Frame pause = Build(MakePause(0x1234));
+	std::copy(kPortAddr, kPortAddr + 6, pause.begin());
+	out = Junk();
+	ASSERT_EQ(ParseAt(pause, kPortAddr, &out), LL_PARSE_OK);
+	EXPECT_EQ(out.kind, LL_MAC_CTRL_PAUSE);
+	EXPECT_EQ(out.quanta[0], 0x1234);
+
+	// Unpadded, as software links send it.
+	Frame short_pfc(pfc.begin(), pfc.begin() + LL_PFC_FRAME_MIN_BYTES);
+	EXPECT_EQ(ParseAt(short_pfc, kPortAddr), LL_PARSE_OK);
+	// Without an address of its own, the port refuses it.
+	EXPECT_EQ(Parse(pfc), LL_PARSE_BAD_DA);
+	EXPECT_EQ(Parse(pause), LL_PARSE_BAD_DA);
+}
+
+TEST(CodecParse, ThePortsAddressKeepsTheReservedMulticast)
+{
+	Frame f = Build(MakePfc(0x01, {1, 0, 0, 0, 0, 0, 0, 0}));
+	EXPECT_EQ(ParseAt(f, kPortAddr), LL_PARSE_OK);
+	Frame p = Build(MakePause(1));
+	EXPECT_EQ(ParseAt(p, kPortAddr), LL_PARSE_OK);
+}
+
+TEST(CodecReject, AnotherUnicastThanThePortsAddress)
+{
+	Frame base = Build(MakePfc(0x01, {1, 0, 0, 0, 0, 0, 0, 0}));
+	std::copy(kPortAddr, kPortAddr + 6, base.begin());
+	// Every single flipped bit of the port's address.
+	for (int octet = 0; octet < 6; octet++)
+		for (int bit = 0; bit < 8; bit++) {
+			Frame f = base;
+			f[octet] ^= (ll_u8)(1u << bit);
+			EXPECT_EQ(ParseAt(f, kPortAddr), LL_PARSE_BAD_DA)
+				<< "octet " << octet << " bit " << bit;
+		}
+	// Broadcast and other group addresses are not the port's address.
+	Frame bcast = base;
+	std::fill(bcast.begin(), bcast.begin() + 6, 0xFF);
+	EXPECT_EQ(ParseAt(bcast, kPortAddr), LL_PARSE_BAD_DA);
+}
+
+TEST(CodecReject, AGroupAddressIsNeverThePortsOwn)
+{
+	// Only a unicast port address widens the check: given a group address
+	// (no real port has one), the frame to it is still refused.
+	const ll_u8 group[6] = {0x03, 0xAA, 0xBB, 0xCC, 0xDD, 0x01};
+	Frame f = Build(MakePfc(0x01, {1, 0, 0, 0, 0, 0, 0, 0}));
+	std::copy(group, group + 6, f.begin());
+	EXPECT_EQ(ParseAt(f, group), LL_PARSE_BAD_DA);
+	Frame bcast = f;
+	std::fill(bcast.begin(), bcast.begin() + 6, 0xFF);
+	const ll_u8 all_ones[6] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+	EXPECT_EQ(ParseAt(bcast, all_ones), LL_PARSE_BAD_DA);
+}
+
+TEST(CodecReject, ThePortsAddressChangesNoOtherRule)
+{
+	// Short, oversize, reserved octet and opcode rules apply as for the
+	// multicast destination.
+	Frame f = Build(MakePfc(0x01, {1, 0, 0, 0, 0, 0, 0, 0}));
+	std::copy(kPortAddr, kPortAddr + 6, f.begin());
+	Frame truncated(f.begin(), f.begin() + LL_PFC_FRAME_MIN_BYTES - 1);
+	EXPECT_EQ(ParseAt(truncated, kPortAddr), LL_PARSE_TRUNCATED);
+	Frame oversize = f;
+	oversize.resize(LL_MAC_CTRL_FRAME_MAX_BYTES + 1);
+	EXPECT_EQ(ParseAt(oversize, kPortAddr), LL_PARSE_OVERSIZE);
+	Frame reserved = f;
+	reserved[16] = 1;
+	EXPECT_EQ(ParseAt(reserved, kPortAddr), LL_PARSE_RESERVED_SET);
+	Frame opcode = f;
+	opcode[15] = 0x02;
+	EXPECT_EQ(ParseAt(opcode, kPortAddr), LL_PARSE_BAD_OPCODE);
 }
 
 TEST(CodecReject, UnknownOpcodes)

@@ -336,4 +336,27 @@ TEST(QuantaRoundTrip, MonotoneInNs)
 	}
 }
 
+// Found by tests/fuzz (fuzz_frame_*): rounding up by adding rate - 1 wrapped
+// for rates near 2^64, and quanta above 0xFFFF overflowed the product.
+TEST(QuantaToNs, RatesNearTheTopOfU64)
+{
+	EXPECT_EQ(ll_quanta_to_ns(1, UINT64_MAX), 1u);
+	EXPECT_EQ(ll_quanta_to_ns(0xFFFF, UINT64_MAX), 1u);
+	for (ll_u64 r : {ll_u64(UINT64_MAX), ll_u64(UINT64_MAX - 1), ll_u64(1) << 63,
+			 (ll_u64(1) << 63) + 12345})
+		for (ll_u32 q : {1u, 2u, 100u, 0xFFFFu})
+			EXPECT_EQ(ll_quanta_to_ns(q, r), RefQuantaToNs(q, r)) << q << " @ " << r;
+	EXPECT_EQ(ll_ns_to_quanta(1, UINT64_MAX), 0xFFFFu);
+}
+
+TEST(QuantaToNs, MoreThanAFrameCarriesSaturates)
+{
+	for (ll_u64 r : {ll_u64(1), ll_u64(8000), 10 * G, 1600 * G, UINT64_MAX}) {
+		ll_u64 max = ll_quanta_to_ns(0xFFFF, r);
+		EXPECT_EQ(ll_quanta_to_ns(0x10000, r), max) << r;
+		EXPECT_EQ(ll_quanta_to_ns(0x10000000, r), max) << r;
+		EXPECT_EQ(ll_quanta_to_ns(UINT32_MAX, r), max) << r;
+	}
+}
+
 } // namespace

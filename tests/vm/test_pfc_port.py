@@ -193,7 +193,39 @@ def main():
         c.eq(ing["pause"], 1, "ingress program counted the PAUSE frame")
         for k in bad:
             c.eq(ing["errors"][k], 1, f"malformed frame ({k}) counted and dropped at ingress")
+
+        own_address(c, a, b, link, xs, ing)
     c.finish()
+
+
+def own_address(c, a, b, link, xs, ing):
+    """IEEE 802.3 Annex 31B: a MAC control frame to the receiving port's
+    own unicast address is valid. A PFC XOFF for priority 5 to A's own
+    address pauses gate 5 until the XON (also to A's address) 200 ms
+    later; the same frame to another unicast address is dropped at
+    ingress as bad-destination and touches no gate."""
+    plan = [dict(pfc(0.0, "own-xoff", 5, 65535), dst=link["a_mac"]),
+            dict(pfc(0.05, "other-xoff", 6, 65535), dst="02:00:00:4c:4c:99"),
+            dict(pfc(0.2, "own-xon", 5, 0), dst=link["a_mac"])]
+    pauser = b.popen(f"{Paths.python} {Paths.pause_sender} if0 {link['b_mac']} '{json.dumps(plan)}'",
+                     stdin=subprocess.PIPE)
+    if pauser.stdout.readline().strip() != "ready":
+        raise RuntimeError("scapy sender failed: " + pauser.communicate()[1])
+    pauser.communicate("go\n", timeout=60)
+    time.sleep(0.5)
+    now = tc_json(a, "qdisc show dev if0")[0]
+    g5, g6 = now["gates"][5], now["gates"][6]
+    c.eq((g5["xoff_frames"], g5["xon_frames"]), (1, 1),
+         "PFC to the port's own address: gate 5 took the XOFF and the XON")
+    c.ok(0 < g5["paused_time"] <= 65535 * QUANTUM_NS + 1, "and was paused in between",
+         f"paused_time {g5['paused_time'] / 1e6:.1f} ms")
+    c.eq(g6["xoff_frames"], xs["gates"][6]["xoff_frames"], "PFC to another unicast address: no gate touched")
+    c.eq(now["pfc_frames_rx"] - xs["pfc_frames_rx"], 2, "the qdisc counted the two frames to its address")
+    c.eq(now["ctrl_invalid"], 0, "and found none invalid")
+    after = a.json(f"{Paths.ingress} show if0 --json")["ports"][0]["control"]
+    c.eq(after["pfc"] - ing["pfc"], 2, "the ingress program delivered the two frames to A's address")
+    c.eq(after["errors"]["bad-destination"] - ing["errors"]["bad-destination"], 1,
+         "and dropped the one to another address as bad-destination")
 
 
 if __name__ == "__main__":

@@ -182,6 +182,65 @@ def bad_options(c, t):
         os.unlink("/sys/fs/bpf/ll-test-notplane")
 
 
+def plane_pins(c, t):
+    """tc creates and pins a missing plane map while it parses, before the
+    kernel answers: a refused command must leave nothing pinned that tc
+    made; an accepted one keeps its pin; a map pinned before is never
+    removed (docs/CONFIGURATION.md, plane)."""
+    h = t.host("pins")
+    t.link(h, t.host("pins2"))
+    root = "/sys/fs/bpf/ll-test-pins"
+    subprocess.run(f"rm -rf {root}", shell=True, check=True)
+
+    def add(args):
+        return h.run(f"tc qdisc add dev if0 root lossless rate 5mbit pool pp {args}", check=False)
+
+    def first_line(r):
+        return r.stderr.strip().splitlines()[0] if r.stderr.strip() else "no message"
+
+    try:
+        # headroom 10: tc takes it (0 .. 2^32-1), the kernel refuses it (< 2 MTU).
+        new = f"{root}/new/plane"
+        r = add(f"headroom 10 plane {new}")
+        c.ok(r.returncode != 0 and "headroom" in r.stderr, "the kernel refuses an add with a new plane",
+             first_line(r))
+        c.ok(not os.path.exists(new), "the refused add leaves no pin", new)
+        c.ok(not os.path.exists(root), "nor the directories tc made for it", root)
+
+        subprocess.run(f"mkdir -p {root}/dir", shell=True, check=True)
+        r = add(f"headroom 10 plane {root}/dir/plane")
+        c.ok(r.returncode != 0 and not os.path.exists(f"{root}/dir/plane") and os.path.isdir(f"{root}/dir"),
+             "a directory that existed before stays; only the pin goes", first_line(r))
+
+        kept = f"{root}/kept/plane"
+        r = add(f"plane {kept}")
+        c.ok(r.returncode == 0 and os.path.exists(kept), "an accepted add keeps its pin", first_line(r))
+        kept_id = options(h, "if0").get("plane_id")
+        h.run("tc qdisc del dev if0 root")
+        r = add(f"headroom 10 plane {kept}")
+        c.ok(r.returncode != 0 and os.path.exists(kept),
+             "a map pinned before is never removed, even by a refused add", first_line(r))
+        r = add(f"plane {kept}")
+        c.eq((r.returncode, options(h, "if0").get("plane_id")), (0, kept_id),
+             "and it is the same map afterwards")
+        h.run("tc qdisc del dev if0 root")
+
+        # tc -force -batch: each command's pin is settled before the next.
+        batch = "/tmp/ll-test-pins.batch"
+        with open(batch, "w") as f:
+            f.write(f"qdisc add dev if0 root lossless rate 5mbit pool pp headroom 10 plane {root}/b1/plane\n"
+                    f"qdisc add dev if0 root lossless rate 5mbit pool pp plane {root}/b2/plane\n"
+                    f"qdisc change dev if0 root lossless alpha 0/8 plane {root}/b3/plane\n")
+        r = h.run(f"tc -force -batch {batch}", check=False)
+        got = [os.path.exists(f"{root}/b{i}/plane") for i in (1, 2, 3)]
+        c.eq(got, [False, True, False],
+             "tc -batch: refused, accepted, refused by tc -> pins of the accepted command only")
+        os.unlink(batch)
+        h.run("tc qdisc del dev if0 root", check=False)
+    finally:
+        subprocess.run(f"rm -rf {root}", shell=True, check=True)
+
+
 def map_released(c, map_id):
     subprocess.run(f"rm -rf {PIN_DIR} /sys/fs/bpf/lossless/idle", shell=True, check=True)
     deadline = time.monotonic() + 5
@@ -220,6 +279,7 @@ def main():
     map_released(c, map_id)
     with Topology("plb") as t:
         bad_options(c, t)
+        plane_pins(c, t)
     c.finish()
 
 

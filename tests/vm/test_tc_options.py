@@ -8,6 +8,7 @@ and extack messages are what answers) and tc with the q_lossless.so plugin.
 
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -69,7 +70,8 @@ def pool_options(c, t, a, b):
     all or nothing on change."""
     t.link(a, b)  # a second port on host a: if1
     r = a.run("tc qdisc add dev if1 root lossless rate 10mbit reserved 2000", check=False)
-    c.ok(r.returncode != 0 and "pool" in r.stderr, "pool options without a pool are refused",
+    c.ok(r.returncode != 0 and 'option "reserved" needs "pool NAME"' in r.stderr,
+         "pool options without a pool are refused by tc, naming the option",
          r.stderr.strip().splitlines()[0] if r.stderr.strip() else "no message")
     a.run("tc qdisc add dev if1 root lossless rate 10mbit pool p0 alpha 1/8")
     c.eq(json.loads(a.run("tc -j qdisc show dev if1"))[0]["options"].get("alpha"), "1/8",
@@ -87,6 +89,77 @@ def pool_options(c, t, a, b):
     a.run("tc qdisc del dev if0 root")
     a.run("tc qdisc del dev if1 root")
     a.run(f"tc qdisc add dev if0 root handle 1: lossless {GOOD}")
+
+
+def needs_pool_messages(c, a):
+    """On a qdisc without a pool (if0), every option that needs one is
+    refused by the kernel with a message naming it: raw netlink, and tc
+    change (which passes them on: it may address a pool member)."""
+    idx = a.link_info("if0")["ifindex"]
+    cases = [("buffer", [attr(A["buffer"], u64(2 << 20))]),
+             ("alpha", [attr(A["alpha"], u32(1 << 8 | 3))]),
+             ("egress-alpha", [attr(A["egress_alpha"], u32(1 << 8))]),
+             ("lossless-prios", [attr(A["lossless_prios"], u8(0x08))]),
+             ("reserved", [attr(A["reserved"], u32(2000))]),
+             ("xon-offset", [attr(A["xon_offset"], u32(3036))]),
+             ("cable-delay", [attr(A["cable_delay"], u64(1000))]),
+             ("sw-delay", [attr(A["sw_delay"], u64(10**6))]),
+             ("headroom", [attr(A["headroom"], u32(50000))]),
+             ("ecn", [attr(A["ecn_kmin"], u32(1000)), attr(A["ecn_kmax"], u32(2000)),
+                      attr(A["ecn_pmax"], u32(100))]),
+             ("plane", [attr(A["plane_fd"], u32(0))])]
+    for name, opts in cases:
+        err, msg = qdisc_request(idx, "lossless", opts, change=True, ns=a.ns)
+        c.ok(err == EINVAL and msg == f'sch_lossless: option "{name}" needs "pool NAME"',
+             f"kernel refuses {name} without a pool, naming it", f"errno {err}: '{msg}'")
+    r = a.run("tc qdisc change dev if0 root lossless sw-delay 2ms", check=False)
+    c.ok(r.returncode != 0 and 'option "sw-delay" needs "pool NAME"' in r.stderr,
+         "tc change without a pool: the kernel's message names the option",
+         r.stderr.strip().splitlines()[0] if r.stderr.strip() else "no message")
+
+
+def pool_join(c, t, a, b):
+    """A qdisc joining a pool with pool-wide options applies them to the
+    whole pool, all or nothing (docs/CONFIGURATION.md, Scope)."""
+    t.link(a, b)  # if2
+    t.link(a, b)  # if3
+    ports = ["if1", "if2", "if3"]
+
+    def opts(dev):
+        return json.loads(a.run(f"tc -j qdisc show dev {dev}"))[0]["options"]
+
+    def totals(devs):
+        return {d: json.loads(a.run(f"tc -s -j qdisc show dev {d}"))[0].get("pool_total_bytes")
+                for d in devs}
+
+    for d in ports[:2]:
+        a.run(f"tc qdisc add dev {d} root lossless rate 10mbit pool pj buffer 2mb")
+    c.eq({d: opts(d).get("buffer") for d in ports[:2]}, {d: 2 << 20 for d in ports[:2]},
+         "two ports join pool pj with buffer 2mb")
+    a.run("tc qdisc add dev if3 root lossless rate 10mbit pool pj buffer 3mb")
+    c.eq({d: opts(d).get("buffer") for d in ports}, {d: 3 << 20 for d in ports},
+         "a third port joining with buffer 3mb moves the whole pool to 3 MiB (tc qdisc show)")
+    c.eq(totals(ports), {d: 3 << 20 for d in ports}, "tc -s: the pool's buffer is 3 MiB on every port")
+
+    # A join whose pool options the pool cannot take: refused, nothing
+    # changed, not even the plane it brings (nor its pin, made by tc).
+    a.run("tc qdisc del dev if3 root")
+    before = {d: opts(d) for d in ports[:2]}
+    pin = "/sys/fs/bpf/ll-test-join/plane"
+    subprocess.run("rm -rf /sys/fs/bpf/ll-test-join", shell=True, check=True)
+    r = a.run(f"tc qdisc add dev if3 root lossless rate 10mbit pool pj buffer 64kb alpha 1/2 "
+              f"plane {pin}", check=False)
+    c.ok(r.returncode != 0, "a join whose buffer cannot hold the pool's partition is refused",
+         r.stderr.strip().splitlines()[0] if r.stderr.strip() else "no message")
+    after = {d: opts(d) for d in ports[:2]}
+    c.ok(after == before, "and leaves the pool as it was on every port (buffer, alpha, no plane)",
+         "; ".join(f"{d}: buffer {o.get('buffer')} alpha {o.get('alpha')} plane id {o.get('plane_id')}"
+                   for d, o in after.items()))
+    c.ok("lossless" not in a.run("tc qdisc show dev if3"), "and installs nothing on the new port")
+    c.ok(not os.path.exists(pin) and not os.path.exists(os.path.dirname(pin)),
+         "and leaves no plane pinned", pin)
+    for d in ports[:2]:
+        a.run(f"tc qdisc del dev {d} root")
 
 
 def main():
@@ -114,6 +187,8 @@ def main():
         traffic_ok(c, a, b, link, "after bad options")
 
         pool_options(c, t, a, b)
+        needs_pool_messages(c, a)
+        pool_join(c, t, a, b)
 
         # A valid change still works after all that.
         a.run("tc qdisc change dev if0 root lossless limit 800")

@@ -1,0 +1,81 @@
+# `make install`: what goes where (README.md "Installing"). Included last
+# by the top-level CMakeLists.txt: the manifest rule at the end must run
+# after every other install rule.
+#
+# The prefix is the one given at install time (`make install PREFIX=P`
+# runs `cmake --install BUILD --prefix P`; default /usr/local), and
+# $DESTDIR is prepended to everything. Under the prefix:
+#
+#   sbin/losslessd, sbin/losslessctl,    daemon/CMakeLists.txt
+#   sbin/lossless-ingress
+#   lib/lossless/lossless_ingress.bpf.o  the linked ingress program, for
+#                                        bpftool or `tc filter ... bpf obj`;
+#                                        losslessd and lossless-ingress do
+#                                        not read it (their libbpf skeleton
+#                                        carries the same object)
+#   lib/systemd/system/losslessd.service from daemon/systemd/losslessd.service.in,
+#                                        with this prefix's paths
+#   share/doc/lossless/                  README.md, docs/*.md and
+#                                        examples/losslessd.toml
+#   share/lossless/install_manifest.txt  every file this install wrote;
+#                                        `make uninstall` removes them
+#
+# And outside it, where Debian's tc looks for plugins whatever the prefix:
+#
+#   TC_PLUGIN_INSTALL_DIR/q_lossless.so  tc-plugins/CMakeLists.txt
+#
+# A relative directory below is taken under the install prefix, an
+# absolute one as it is.
+
+set(LL_INSTALL_BPFDIR lib/lossless CACHE STRING
+    "Where make install puts the BPF object (relative: under the prefix)")
+set(LL_INSTALL_UNITDIR lib/systemd/system CACHE STRING
+    "Where make install puts losslessd.service (relative: under the prefix; systemd reads /usr/lib/systemd/system, /usr/local/lib/systemd/system and /etc/systemd/system)")
+set(LL_INSTALL_DOCDIR share/doc/lossless CACHE STRING
+    "Where make install puts the documentation and the example configuration (relative: under the prefix)")
+set(LL_CONFIG_FILE /etc/lossless/losslessd.toml CACHE FILEPATH
+    "The configuration file the installed systemd unit passes to losslessd")
+
+# The BPF object.
+get_property(_ll_bpf_obj GLOBAL PROPERTY LL_INGRESS_BPF_OBJECT)
+install(FILES ${_ll_bpf_obj} DESTINATION ${LL_INSTALL_BPFDIR}
+        PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+
+# The documentation and the example configuration.
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${LL_INSTALL_DOCDIR}
+        PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${LL_INSTALL_DOCDIR}
+        FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ
+        FILES_MATCHING PATTERN "*.md" PATTERN "examples" EXCLUDE)
+install(FILES ${PROJECT_SOURCE_DIR}/docs/examples/losslessd.toml
+        DESTINATION ${LL_INSTALL_DOCDIR}/examples
+        PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+
+# The systemd unit, written at install time: its paths are the prefix's,
+# and `cmake --install --prefix` chooses the prefix after configuring.
+# What the install-time scripts need from this configuration:
+install(CODE "
+  set(LL_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")
+  set(LL_INSTALL_GEN_DIR \"${CMAKE_BINARY_DIR}/install-gen\")
+  set(LL_INSTALL_UNITDIR \"${LL_INSTALL_UNITDIR}\")
+  set(LL_INSTALL_DOCDIR \"${LL_INSTALL_DOCDIR}\")
+  set(LL_CONFIG_FILE \"${LL_CONFIG_FILE}\")
+")
+install(SCRIPT ${CMAKE_CURRENT_LIST_DIR}/install-unit.cmake)
+
+# tc finds plugins only in its compiled-in directory (or $TC_LIB_DIR):
+# say so at configure time if TC_PLUGIN_INSTALL_DIR is not it.
+file(STRINGS ${TC_EXECUTABLE} _ll_tc_dirs REGEX "^/.*/tc/?$")
+list(TRANSFORM _ll_tc_dirs REPLACE "/$" "")
+if(NOT TC_PLUGIN_INSTALL_DIR IN_LIST _ll_tc_dirs)
+  message(WARNING "TC_PLUGIN_INSTALL_DIR=${TC_PLUGIN_INSTALL_DIR} is not the plugin "
+                  "directory compiled into ${TC_EXECUTABLE} (${_ll_tc_dirs}): tc will not "
+                  "find the installed q_lossless.so without TC_LIB_DIR")
+endif()
+
+# Last: the manifest of this install, from the files the rules above (and
+# those of every subdirectory) installed. It lives in the installed tree,
+# so each PREFIX/DESTDIR has its own and `make uninstall` removes what was
+# installed there (the build directory's install_manifest.txt only knows
+# the last install).
+install(SCRIPT ${CMAKE_CURRENT_LIST_DIR}/install-manifest.cmake)

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+//
+// The control socket's request parser (daemon/losslessd/request.cpp): the
+// requests of docs/DAEMON.md, and malformed lines, which get an error reply
+// instead of an exception (each of these used to escape
+// Daemon::handle_request() and stop losslessd). tests/fuzz/request_fuzz.cpp
+// fuzzes the same function.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "request.h"
+
+namespace {
+
+using lossless::daemon::parse_request;
+using lossless::daemon::Request;
+using nlohmann::json;
+
+// The "error" text of a refused line (the reply must be valid JSON).
+std::string refusal(const std::string &line)
+{
+  std::string reply;
+  auto r = parse_request(line, reply);
+  EXPECT_FALSE(r.has_value()) << line;
+  json j = json::parse(reply);  // throws if not JSON
+  EXPECT_EQ(j.size(), 1u);
+  return j.at("error").get<std::string>();
+}
+
+TEST(Request, Commands)
+{
+  std::string reply;
+  for (const char *cmd : {"status", "config", "reload", "anything"}) {
+    auto r = parse_request(std::string("{\"cmd\":\"") + cmd + "\"}\n", reply);
+    ASSERT_TRUE(r.has_value()) << cmd;
+    EXPECT_EQ(r->cmd, cmd);
+    EXPECT_EQ(r->pool, "");
+  }
+  auto r = parse_request(R"({"cmd":"set","pool":"sw0","key":"alpha","value":"1/4","x":[1]})",
+                         reply);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->cmd, "set");
+  EXPECT_EQ(r->pool, "sw0");
+  EXPECT_EQ(r->key, "alpha");
+  EXPECT_EQ(r->value, "1/4");
+}
+
+TEST(Request, AbsentMembersAreEmpty)
+{
+  std::string reply;
+  auto r = parse_request("{}", reply);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->cmd, "");
+  r = parse_request(R"({"cmd":"set"})", reply);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->pool, "");
+  EXPECT_EQ(r->key, "");
+  EXPECT_EQ(r->value, "");
+}
+
+TEST(Request, MembersACommandDoesNotReadAreIgnored)
+{
+  std::string reply;
+  auto r = parse_request(R"({"cmd":"status","pool":5,"value":null})", reply);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->cmd, "status");
+}
+
+TEST(Request, NotJson)
+{
+  EXPECT_EQ(refusal("{\"cmd\":\"sta").rfind("malformed request: ", 0), 0u);
+  EXPECT_EQ(refusal("").rfind("malformed request: ", 0), 0u);
+}
+
+TEST(Request, NotAnObject)
+{
+  EXPECT_EQ(refusal("[]"), "malformed request: a request is a JSON object, not array");
+  EXPECT_EQ(refusal("5"), "malformed request: a request is a JSON object, not number");
+  EXPECT_EQ(refusal("\"status\""), "malformed request: a request is a JSON object, not string");
+}
+
+TEST(Request, MemberNotAString)
+{
+  EXPECT_EQ(refusal(R"({"cmd":1})"), "malformed request: \"cmd\" must be a string, not number");
+  EXPECT_EQ(refusal(R"({"cmd":"set","pool":null})"),
+            "malformed request: \"pool\" must be a string, not null");
+  EXPECT_EQ(refusal(R"({"cmd":"set","pool":"a","key":["k"]})"),
+            "malformed request: \"key\" must be a string, not array");
+  EXPECT_EQ(refusal(R"({"cmd":"set","pool":"a","key":"k","value":1.5})"),
+            "malformed request: \"value\" must be a string, not number");
+}
+
+TEST(Request, InvalidUtf8GetsAValidReply)
+{
+  // The parse error quotes the bytes; the reply replaces what is not UTF-8.
+  std::string e = refusal("\"\xff\xfe");
+  EXPECT_EQ(e.rfind("malformed request: ", 0), 0u);
+  refusal("{\"cmd\":\"\xc3\"}");
+  refusal("\xc0\x80");
+}
+
+}  // namespace

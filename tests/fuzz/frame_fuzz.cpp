@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+//
+// libFuzzer harness of the core's frame codec (kernel/core/pfc.c), one
+// binary per frame type: fuzz_frame_<name>, built with
+// -DLL_FUZZ_FRAME=\"<name>\" (tests/fuzz/CMakeLists.txt, LL_FUZZ_FRAMES).
+// Every frame type is one entry of kFrameTypes below; the checks are the
+// same for all of them.
+//
+// Each input is used four ways:
+//   1. raw:     the bytes as a frame, in a buffer of exactly min(len, 64)
+//               bytes with the true length (the BPF program's contract: the
+//               parser never reads past the first 64 bytes), with no port
+//               address, with the frame's own destination as the port's
+//               address (what the BPF program passes for PACKET_HOST) and
+//               with its source octets as the port's address;
+//   2. long:    the first 64 bytes with a claimed length above 64;
+//   3. typed:   the bytes with this type's header (DA, EtherType, opcode)
+//               written over the first 16, so the body of this type is
+//               explored whatever the seeds;
+//   4. meaning: a frame of this type built from the bytes (source, enable
+//               vector, quanta), parsed back, plus the quanta <-> time
+//               conversions at a rate taken from the bytes.
+// Checks on every parse:
+//   - the result is a known code with a name;
+//   - accepted iff the frame is valid by the spec in pfc.h (independent
+//     predicate below, driven by the table; the destination is
+//     01-80-C2-00-00-01 or the port's unicast address), and a rejection
+//     names a reason that holds for the frame;
+//   - an accepted frame's fields are its bytes (the type's field check);
+//   - round trip: ll_mac_ctrl_build() of the meaning gives a 60-octet
+//     frame to 01-80-C2-00-00-01 that parses to the same meaning, with the
+//     same bytes as the original from the source address up to the type's
+//     minimum length (times of disabled PFC priorities go out as 0),
+//     padded with zeros;
+//   - conversions: ll_quanta_to_ns() and ll_ns_to_quanta() equal exact
+//     128-bit references for any 64-bit rate and time (no overflow; quanta
+//     above 0xFFFF saturate), and ns_to_quanta(quanta_to_ns(q)) is q, or
+//     q + 1 when the time was rounded up.
+// A failed check prints what and aborts (libFuzzer reports a crash).
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+extern "C" {
+#include "pfc.h"
+}
+
+#ifndef LL_FUZZ_FRAME
+#error "build with -DLL_FUZZ_FRAME=\"pfc\" (a name of kFrameTypes)"
+#endif
+
+namespace {
+
+using u128 = unsigned __int128;
+
+#define CHECK(cond, ...)                                                   \
+  do {                                                                     \
+    if (!(cond)) {                                                         \
+      std::fprintf(stderr, "fuzz_frame_%s: check failed: %s\n  ",         \
+                   LL_FUZZ_FRAME, #cond);                                  \
+      std::fprintf(stderr, __VA_ARGS__);                                   \
+      std::fputc('\n', stderr);                                            \
+      std::abort();                                                        \
+    }                                                                      \
+  } while (0)
+
+unsigned be16(const std::uint8_t *p)
+{
+  return (p[0] << 8) | p[1];
+}
+
+std::uint64_t le64(const std::uint8_t *p)
+{
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; i--)
+    v = (v << 8) | p[i];
+  return v;
+}
+
+// ------------------------------------------------------------ the table
+
+// One MAC control frame type of the core. To add one: an entry here, its
+// name in LL_FUZZ_FRAMES (CMakeLists.txt), seeds in corpus/frame_<name>/.
+struct FrameType {
+  const char *name;   // fuzz_frame_<name>
+  ll_u8 kind;         // enum ll_mac_ctrl_kind the parser reports
+  ll_u16 opcode;      // at octet 14
+  ll_u32 min_len;     // shortest valid frame (no padding)
+  // Beyond header and length: LL_PARSE_OK if the body is valid, else the
+  // rejection it deserves (e.g. PFC's reserved octet).
+  ll_parse_result (*body)(const std::uint8_t *f);
+  // An accepted frame's fields against its bytes (f has min_len bytes).
+  void (*fields)(const std::uint8_t *f, const ll_mac_ctrl &m);
+  // A meaning of this type from arbitrary bytes (d has 32 bytes).
+  void (*make)(const std::uint8_t *d, ll_mac_ctrl &m);
+  // What a frame of this type conveys of m: the meaning a re-parse gives.
+  void (*canon)(ll_mac_ctrl &m);
+  // m's enabled times (quanta), for the conversions.
+  unsigned (*times)(const ll_mac_ctrl &m, ll_u16 *out);
+};
+
+ll_parse_result body_ok(const std::uint8_t *)
+{
+  return LL_PARSE_OK;
+}
+
+// ---- 802.3x PAUSE: 16 pause_time
+void pause_fields(const std::uint8_t *f, const ll_mac_ctrl &m)
+{
+  CHECK(m.enable_vector == 0, "PAUSE enable_vector %u", m.enable_vector);
+  CHECK(m.quanta[0] == be16(f + 16), "PAUSE time %u, bytes %u", m.quanta[0], be16(f + 16));
+  for (int i = 1; i < LL_PFC_PRIOS; i++)
+    CHECK(m.quanta[i] == 0, "PAUSE quanta[%d] = %u", i, m.quanta[i]);
+}
+
+void pause_make(const std::uint8_t *d, ll_mac_ctrl &m)
+{
+  std::memset(&m, 0, sizeof(m));
+  m.kind = LL_MAC_CTRL_PAUSE;
+  std::memcpy(m.src, d, LL_ETH_ALEN);
+  m.quanta[0] = static_cast<ll_u16>(be16(d + 6));
+  // Garbage where a PAUSE has nothing: build must ignore it.
+  m.enable_vector = d[8];
+  for (int i = 1; i < LL_PFC_PRIOS; i++)
+    m.quanta[i] = static_cast<ll_u16>(be16(d + 8 + 2 * i));
+}
+
+void pause_canon(ll_mac_ctrl &m)
+{
+  m.enable_vector = 0;
+  for (int i = 1; i < LL_PFC_PRIOS; i++)
+    m.quanta[i] = 0;
+}
+
+unsigned pause_times(const ll_mac_ctrl &m, ll_u16 *out)
+{
+  out[0] = m.quanta[0];
+  return 1;
+}
+
+// ---- 802.1Qbb PFC: 16 reserved octet, 17 e7..e0, 18 time[0..7]
+ll_parse_result pfc_body(const std::uint8_t *f)
+{
+  return f[16] ? LL_PARSE_RESERVED_SET : LL_PARSE_OK;
+}
+
+void pfc_fields(const std::uint8_t *f, const ll_mac_ctrl &m)
+{
+  CHECK(m.enable_vector == f[17], "PFC vector %#x, byte %#x", m.enable_vector, f[17]);
+  for (int i = 0; i < LL_PFC_PRIOS; i++)
+    CHECK(m.quanta[i] == be16(f + 18 + 2 * i), "PFC time[%d] %u, bytes %u", i, m.quanta[i],
+          be16(f + 18 + 2 * i));
+}
+
+void pfc_make(const std::uint8_t *d, ll_mac_ctrl &m)
+{
+  std::memset(&m, 0, sizeof(m));
+  m.kind = LL_MAC_CTRL_PFC;
+  std::memcpy(m.src, d, LL_ETH_ALEN);
+  m.enable_vector = d[6];
+  for (int i = 0; i < LL_PFC_PRIOS; i++)
+    m.quanta[i] = static_cast<ll_u16>(be16(d + 7 + 2 * i));
+}
+
+void pfc_canon(ll_mac_ctrl &m)
+{
+  for (int i = 0; i < LL_PFC_PRIOS; i++)
+    if (!(m.enable_vector & (1u << i)))
+      m.quanta[i] = 0;
+}
+
+unsigned pfc_times(const ll_mac_ctrl &m, ll_u16 *out)
+{
+  unsigned n = 0;
+  for (int i = 0; i < LL_PFC_PRIOS; i++)
+    if (m.enable_vector & (1u << i))
+      out[n++] = m.quanta[i];
+  return n;
+}
+
+const FrameType kFrameTypes[] = {
+    {"pause", LL_MAC_CTRL_PAUSE, LL_MAC_CTRL_OP_PAUSE, LL_PAUSE_FRAME_MIN_BYTES, body_ok,
+     pause_fields, pause_make, pause_canon, pause_times},
+    {"pfc", LL_MAC_CTRL_PFC, LL_MAC_CTRL_OP_PFC, LL_PFC_FRAME_MIN_BYTES, pfc_body, pfc_fields,
+     pfc_make, pfc_canon, pfc_times},
+};
+
+const FrameType *type_by_opcode(unsigned op)
+{
+  for (const auto &t : kFrameTypes)
+    if (t.opcode == op)
+      return &t;
+  return nullptr;
+}
+
+const FrameType *type_by_kind(unsigned kind)
+{
+  for (const auto &t : kFrameTypes)
+    if (t.kind == kind)
+      return &t;
+  return nullptr;
+}
+
+const FrameType &this_type()
+{
+  static const FrameType *t = [] {
+    for (const auto &e : kFrameTypes)
+      if (!std::strcmp(e.name, LL_FUZZ_FRAME))
+        return &e;
+    std::fprintf(stderr, "fuzz_frame: no frame type \"%s\" in kFrameTypes\n", LL_FUZZ_FRAME);
+    std::abort();
+  }();
+  return *t;
+}
+
+// ------------------------------------------------------------ checks
+
+// 01-80-C2-00-00-01, or port (if not NULL) when that is unicast.
+bool da_ok(const std::uint8_t *f, const std::uint8_t *port)
+{
+  if (!std::memcmp(f, ll_mac_ctrl_da, LL_ETH_ALEN))
+    return true;
+  return port && !(port[0] & 1) && !std::memcmp(f, port, LL_ETH_ALEN);
+}
+
+// The spec's verdict on a frame of len octets whose first min(len, 64)
+// are f, received by a port with address port (or NULL): valid or not.
+// Written from pfc.h, not from pfc.c.
+bool spec_valid(const std::uint8_t *f, ll_u32 len, const std::uint8_t *port)
+{
+  if (len < LL_ETH_HLEN + 2 || len > LL_MAC_CTRL_FRAME_MAX_BYTES)
+    return false;
+  if (!da_ok(f, port) || be16(f + 12) != LL_ETH_P_MAC_CONTROL)
+    return false;
+  const FrameType *t = type_by_opcode(be16(f + 14));
+  return t && len >= t->min_len && t->body(f) == LL_PARSE_OK;
+}
+
+// Does the rejection r hold for the frame?
+bool reason_holds(ll_parse_result r, const std::uint8_t *f, ll_u32 len,
+                  const std::uint8_t *port)
+{
+  const FrameType *t;
+
+  switch (r) {
+    case LL_PARSE_TRUNCATED:
+      if (len < LL_ETH_HLEN + 2)
+        return true;
+      t = type_by_opcode(be16(f + 14));
+      return t && len < t->min_len;
+    case LL_PARSE_OVERSIZE:
+      return len > LL_MAC_CTRL_FRAME_MAX_BYTES;
+    case LL_PARSE_NOT_MAC_CTRL:
+      return len >= LL_ETH_HLEN && be16(f + 12) != LL_ETH_P_MAC_CONTROL;
+    case LL_PARSE_BAD_DA:
+      return len >= LL_ETH_ALEN && !da_ok(f, port);
+    case LL_PARSE_BAD_OPCODE:
+      return len >= LL_ETH_HLEN + 2 && !type_by_opcode(be16(f + 14));
+    case LL_PARSE_RESERVED_SET:
+      t = len >= LL_ETH_HLEN + 2 ? type_by_opcode(be16(f + 14)) : nullptr;
+      return t && len >= t->min_len && t->body(f) == LL_PARSE_RESERVED_SET;
+    default:
+      return false;
+  }
+}
+
+// Meaning equality (kind, source, vector, quanta).
+bool same_meaning(const ll_mac_ctrl &a, const ll_mac_ctrl &b)
+{
+  return a.kind == b.kind && !std::memcmp(a.src, b.src, LL_ETH_ALEN) &&
+         a.enable_vector == b.enable_vector && !std::memcmp(a.quanta, b.quanta, sizeof(a.quanta));
+}
+
+// Exact references (128-bit), as tests/unit/quanta_test.cc.
+constexpr std::uint64_t kBitsX1e9 = 512ull * 1000000000ull;
+
+std::uint64_t ref_quanta_to_ns(std::uint64_t q, std::uint64_t r)
+{
+  if (!r)
+    return 0;
+  u128 num = static_cast<u128>(q) * kBitsX1e9;
+  return static_cast<std::uint64_t>((num + r - 1) / r);
+}
+
+std::uint32_t ref_ns_to_quanta(std::uint64_t ns, std::uint64_t r)
+{
+  if (!ns)
+    return 0;
+  if (!r)
+    return LL_PAUSE_QUANTA_MAX;
+  u128 q = (static_cast<u128>(ns) * r + kBitsX1e9 - 1) / kBitsX1e9;
+  return q > LL_PAUSE_QUANTA_MAX ? LL_PAUSE_QUANTA_MAX : static_cast<std::uint32_t>(q);
+}
+
+// Conversions of q quanta and of ns at rate r.
+void check_times(ll_u16 q, std::uint64_t ns, std::uint64_t r)
+{
+  std::uint64_t t = ll_quanta_to_ns(q, r);
+  CHECK(t == ref_quanta_to_ns(q, r), "quanta_to_ns(%u, %llu) = %llu, exact %llu", q,
+        (unsigned long long)r, (unsigned long long)t,
+        (unsigned long long)ref_quanta_to_ns(q, r));
+  std::uint32_t back = ll_ns_to_quanta(t, r);
+  if (r && q) {
+    // Back to quanta: the fewest that cover the rounded-up time. That is q
+    // when the time was exact, else q + 1 (or a few more when a quantum
+    // is shorter than the 1 ns the time was rounded up by).
+    bool exact = static_cast<u128>(t) * r == static_cast<u128>(q) * kBitsX1e9;
+    CHECK(back == ref_ns_to_quanta(t, r) && back >= q && (!exact || back == q) &&
+              (r > kBitsX1e9 || back <= q + 1u),
+          "ns_to_quanta(quanta_to_ns(%u) = %llu, %llu) = %u", q, (unsigned long long)t,
+          (unsigned long long)r, back);
+  }
+  std::uint32_t nq = ll_ns_to_quanta(ns, r);
+  CHECK(nq == ref_ns_to_quanta(ns, r), "ns_to_quanta(%llu, %llu) = %u, exact %u",
+        (unsigned long long)ns, (unsigned long long)r, nq, ref_ns_to_quanta(ns, r));
+  // quanta is u32: more than a frame carries saturates at 0xFFFF.
+  std::uint32_t big = LL_PAUSE_QUANTA_MAX + 1u + (static_cast<std::uint32_t>(ns) >> 8);
+  CHECK(ll_quanta_to_ns(big, r) == ref_quanta_to_ns(LL_PAUSE_QUANTA_MAX, r),
+        "quanta_to_ns(%u, %llu) = %llu, not the 0xFFFF saturation %llu", big,
+        (unsigned long long)r, (unsigned long long)ll_quanta_to_ns(big, r),
+        (unsigned long long)ref_quanta_to_ns(LL_PAUSE_QUANTA_MAX, r));
+}
+
+// How the port's address is given to the parser.
+enum class Port { None, OwnDa, Other };
+
+// Parse len octets of which bytes holds the first min(len, 64), copied to
+// a heap block of exactly that size (ASan: no read past it), and check
+// everything. port_at: None, or the port's address is the frame's own
+// first 6 octets (a pointer into the frame, as the BPF program passes it),
+// or octets 6..11. Returns the result.
+ll_parse_result parse_and_check(const std::uint8_t *bytes, std::size_t have, ll_u32 len,
+                                Port port_at = Port::None)
+{
+  std::size_t n = have < LL_MAC_CTRL_FRAME_MAX_BYTES ? have : LL_MAC_CTRL_FRAME_MAX_BYTES;
+  std::vector<std::uint8_t> buf(bytes, bytes + n);
+  // Zero-extended view for the predicates (they read at most 64 octets
+  // and only where len says there are bytes).
+  std::uint8_t f[LL_MAC_CTRL_FRAME_MAX_BYTES] = {};
+  if (n)
+    std::memcpy(f, bytes, n);
+
+  std::uint8_t other[LL_ETH_ALEN];
+  std::memcpy(other, f + LL_ETH_ALEN, LL_ETH_ALEN);
+  const std::uint8_t *port = nullptr;
+  if (port_at == Port::OwnDa && n >= LL_ETH_ALEN)
+    port = buf.data();
+  else if (port_at == Port::Other)
+    port = other;
+
+  ll_mac_ctrl m;
+  std::memset(&m, 0xa5, sizeof(m));
+  ll_parse_result r = ll_mac_ctrl_parse(n ? buf.data() : nullptr, len, port, &m);
+  CHECK(r >= LL_PARSE_OK && r < LL_PARSE_RESULT_COUNT, "result %d out of range", (int)r);
+  CHECK(std::strcmp(ll_parse_result_name(r), "invalid-result") != 0, "result %d has no name",
+        (int)r);
+  bool valid = spec_valid(f, len, port);
+  CHECK((r == LL_PARSE_OK) == valid, "len %u: parser says %s, spec says %s", len,
+        ll_parse_result_name(r), valid ? "valid" : "invalid");
+  if (r != LL_PARSE_OK) {
+    CHECK(reason_holds(r, f, len, port), "len %u rejected as %s, which does not hold", len,
+          ll_parse_result_name(r));
+    return r;
+  }
+
+  // Accepted: fields are the bytes.
+  const FrameType *t = type_by_opcode(be16(f + 14));
+  CHECK(m.kind == t->kind, "opcode %#x parsed as kind %u", t->opcode, m.kind);
+  CHECK(!std::memcmp(m.src, f + LL_ETH_ALEN, LL_ETH_ALEN), "source address differs");
+  t->fields(f, m);
+
+  // Same answer twice (no hidden state).
+  ll_mac_ctrl again;
+  CHECK(ll_mac_ctrl_parse(buf.data(), len, port, &again) == LL_PARSE_OK &&
+            same_meaning(m, again),
+        "a second parse differs");
+
+  // Round trip: build the meaning, parse it back.
+  std::uint8_t out[LL_MAC_CTRL_FRAME_BYTES];
+  CHECK(ll_mac_ctrl_build(out, sizeof(out), &m) == LL_MAC_CTRL_FRAME_BYTES, "build failed");
+  ll_mac_ctrl back, want = m;
+  t->canon(want);
+  CHECK(ll_mac_ctrl_parse(out, LL_MAC_CTRL_FRAME_BYTES, nullptr, &back) == LL_PARSE_OK,
+        "the rebuilt frame is rejected");
+  CHECK(same_meaning(back, want), "the rebuilt frame means something else");
+  // To the group address, then byte for byte from the source address up
+  // to min_len (disabled PFC times zeroed), then zeros.
+  std::uint8_t canon_bytes[LL_MAC_CTRL_FRAME_BYTES] = {};
+  std::memcpy(canon_bytes, f, t->min_len);
+  std::memcpy(canon_bytes, ll_mac_ctrl_da, LL_ETH_ALEN);
+  if (t->kind == LL_MAC_CTRL_PFC)
+    for (int i = 0; i < LL_PFC_PRIOS; i++)
+      if (!(m.enable_vector & (1u << i)))
+        canon_bytes[18 + 2 * i] = canon_bytes[19 + 2 * i] = 0;
+  CHECK(!std::memcmp(out, canon_bytes, sizeof(out)), "rebuilt bytes differ from the original");
+  return r;
+}
+
+// Build m (of this type, garbage where the type has nothing), then check.
+void build_and_check(const FrameType &t, const std::uint8_t *d)
+{
+  ll_mac_ctrl m;
+  t.make(d, m);
+
+  // Too small a buffer: 0, and nothing written past it (ASan).
+  std::vector<std::uint8_t> small(LL_MAC_CTRL_FRAME_BYTES - 1 - (d[31] % 8));
+  CHECK(ll_mac_ctrl_build(small.data(), static_cast<ll_u32>(small.size()), &m) == 0,
+        "build into %zu bytes", small.size());
+  // A kind that is no frame type: 0.
+  ll_mac_ctrl bad = m;
+  bad.kind = d[30];
+  std::uint8_t out[LL_MAC_CTRL_FRAME_MAX_BYTES];
+  if (!type_by_kind(bad.kind))
+    CHECK(ll_mac_ctrl_build(out, sizeof(out), &bad) == 0, "built kind %u", bad.kind);
+
+  std::vector<std::uint8_t> exact(LL_MAC_CTRL_FRAME_BYTES);
+  CHECK(ll_mac_ctrl_build(exact.data(), LL_MAC_CTRL_FRAME_BYTES, &m) == LL_MAC_CTRL_FRAME_BYTES,
+        "build of a %s failed", t.name);
+  for (std::size_t i = t.min_len; i < exact.size(); i++)
+    CHECK(exact[i] == 0, "padding octet %zu is %#x", i, exact[i]);
+  ll_mac_ctrl back, want = m;
+  t.canon(want);
+  ll_parse_result r = ll_mac_ctrl_parse(exact.data(), LL_MAC_CTRL_FRAME_BYTES, nullptr, &back);
+  CHECK(r == LL_PARSE_OK, "a built %s is rejected: %s", t.name, ll_parse_result_name(r));
+  CHECK(same_meaning(back, want), "a built %s means something else", t.name);
+  // And through the full checker, at every length from its minimum.
+  ll_u32 len = t.min_len + d[29] % (LL_MAC_CTRL_FRAME_BYTES - t.min_len + 1);
+  parse_and_check(exact.data(), len, len);
+
+  // Conversions of each time the frame conveys, at a rate from the bytes:
+  // any 64-bit value, or a port rate in the qdisc's range.
+  std::uint64_t raw_rate = le64(d + 16), ns = le64(d + 24) >> (d[28] % 64);
+  std::uint64_t port_rate = 8000 + raw_rate % (1600000000000ull - 8000 + 1);
+  ll_u16 q[LL_PFC_PRIOS];
+  unsigned nq = t.times(want, q);
+  for (unsigned i = 0; i < nq; i++) {
+    check_times(q[i], ns, raw_rate);
+    check_times(q[i], ns, port_rate);
+  }
+  check_times(LL_PAUSE_QUANTA_MAX, ns, raw_rate);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
+{
+  static const std::uint8_t kEmpty[1] = {};
+  const FrameType &t = this_type();
+  if (size > 4096)
+    return 0;
+  if (!size)
+    data = kEmpty;  // libFuzzer may pass NULL; memcpy must not get it
+
+  // 1. raw bytes, true length; no port address, the frame's own DA, or
+  //    another.
+  for (Port p : {Port::None, Port::OwnDa, Port::Other})
+    parse_and_check(data, size, static_cast<ll_u32>(size), p);
+
+  // 2. a claimed length above 64 over the first 64 bytes (BPF passes
+  //    skb->len with at most 64 bytes loaded).
+  if (size >= 2) {
+    ll_u32 claimed = LL_MAC_CTRL_FRAME_MAX_BYTES + 1 + be16(data) % 9000;
+    std::uint8_t first[LL_MAC_CTRL_FRAME_MAX_BYTES] = {};
+    std::memcpy(first, data, size < sizeof(first) ? size : sizeof(first));
+    ll_parse_result r = parse_and_check(first, sizeof(first), claimed, Port::OwnDa);
+    CHECK(r == LL_PARSE_OVERSIZE || r == LL_PARSE_NOT_MAC_CTRL, "claimed len %u: %s", claimed,
+          ll_parse_result_name(r));
+  }
+
+  // 3. this type's header over the first 16 bytes.
+  std::vector<std::uint8_t> typed(data, data + size);
+  std::uint8_t hdr[LL_ETH_HLEN + 2];
+  std::memcpy(hdr, ll_mac_ctrl_da, LL_ETH_ALEN);
+  std::memcpy(hdr + LL_ETH_ALEN, size >= 12 ? data + 6 : hdr, LL_ETH_ALEN);
+  hdr[12] = LL_ETH_P_MAC_CONTROL >> 8;
+  hdr[13] = LL_ETH_P_MAC_CONTROL & 0xff;
+  hdr[14] = static_cast<std::uint8_t>(t.opcode >> 8);
+  hdr[15] = static_cast<std::uint8_t>(t.opcode);
+  if (size)
+    std::memcpy(typed.data(), hdr, size < sizeof(hdr) ? size : sizeof(hdr));
+  ll_parse_result r = parse_and_check(typed.data(), typed.size(), static_cast<ll_u32>(size));
+  if (size >= t.min_len && size <= LL_MAC_CTRL_FRAME_MAX_BYTES)
+    CHECK(r == LL_PARSE_OK || r == t.body(typed.data()), "a %zu-octet %s: %s", size, t.name,
+          ll_parse_result_name(r));
+
+  // 4. a meaning of this type from the bytes, built and parsed back.
+  std::uint8_t d[32] = {};
+  std::memcpy(d, data, size < sizeof(d) ? size : sizeof(d));
+  build_and_check(t, d);
+  return 0;
+}

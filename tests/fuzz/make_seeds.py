@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+"""Writes the seed corpora of the fuzz targets: tests/fuzz/corpus/<target>/.
+
+The seeds are small files in the tree; this script is how they were made
+(run it again after changing it: it rewrites every seed it knows and leaves
+other files alone). Frames are built here by hand from the layouts in
+kernel/core/pfc.h, independently of the core's builder.
+"""
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(HERE, "corpus")
+
+GROUP = bytes.fromhex("0180c2000001")
+SRC = bytes.fromhex("02004c4c0001")
+PORT = bytes.fromhex("02004c4c0002")   # a unicast port address
+ZERO = bytes(6)                        # lo's address (BPF_PROG_TEST_RUN's device)
+
+
+def pause(quanta, da=GROUP, pad=60):
+    f = da + SRC + struct.pack(">HHH", 0x8808, 0x0001, quanta)
+    return f + bytes(max(0, pad - len(f)))
+
+
+def pfc(vector, times, da=GROUP, reserved=0, pad=60):
+    t = list(times) + [0] * (8 - len(times))
+    f = da + SRC + struct.pack(">HHBB8H", 0x8808, 0x0101, reserved, vector, *t)
+    return f + bytes(max(0, pad - len(f)))
+
+
+def vlan(frame, pcp, tpid=0x8100, vid=10):
+    return frame[:12] + struct.pack(">HH", tpid, (pcp << 13) | vid) + frame[12:]
+
+
+def ipv4(dscp, da=PORT):
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, dscp << 2, 28, 0, 0, 64, 17, 0,
+                     bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    udp = struct.pack(">HHHH", 1234, 5000, 8, 0)
+    return da + SRC + struct.pack(">H", 0x0800) + ip + udp + bytes(18)
+
+
+def ipv6(dscp, da=PORT):
+    word = (6 << 28) | (dscp << 22)
+    ip = struct.pack(">IHBB16s16s", word, 8, 17, 64, bytes(15) + b"\x01", bytes(15) + b"\x02")
+    return da + SRC + struct.pack(">H", 0x86DD) + ip + struct.pack(">HHHH", 1, 2, 8, 0)
+
+
+def arp():
+    return b"\xff" * 6 + SRC + struct.pack(">H", 0x0806) + bytes(28) + bytes(18)
+
+
+def frame_seeds(kind):
+    if kind == "pfc":
+        s = {
+            "xoff-prio3": pfc(0x08, [0, 0, 0, 0xFFFF]),
+            "xon-all": pfc(0xFF, []),
+            "mixed": pfc(0xA5, [1, 2, 3, 4, 5, 6, 7, 0xFFFF]),
+            "disabled-times-set": pfc(0x01, [7, 0x1234, 0x5678, 9, 9, 9, 9, 9]),
+            "min-34": pfc(0x08, [0, 0, 0, 100], pad=34),
+            "short-33": pfc(0x08, [0, 0, 0, 100], pad=34)[:33],
+            "with-fcs-64": pfc(0x08, [0, 0, 0, 100]) + b"\xde\xad\xbe\xef",
+            "oversize-65": pfc(0x08, [0, 0, 0, 100], pad=65),
+            "reserved-set": pfc(0x08, [0, 0, 0, 100], reserved=1),
+            "unicast-da": pfc(0x08, [0, 0, 0, 100], da=PORT),
+            "bad-da": pfc(0x08, [0, 0, 0, 100], da=bytes.fromhex("0180c2000002")),
+            "vlan-tagged": vlan(pfc(0x08, [0, 0, 0, 100]), 3),
+        }
+    else:
+        s = {
+            "xoff": pause(0xFFFF),
+            "xon": pause(0),
+            "min-18": pause(7, pad=18),
+            "short-17": pause(7, pad=18)[:17],
+            "with-fcs-64": pause(300) + b"\xde\xad\xbe\xef",
+            "oversize-100": pause(300, pad=100),
+            "unicast-da": pause(300, da=PORT),
+            "bad-da": pause(300, da=b"\xff" * 6),
+            "bad-opcode": GROUP + SRC + struct.pack(">HHH", 0x8808, 0x0002, 1) + bytes(42),
+            "no-opcode-15": pause(1)[:15],
+            "vlan-tagged": vlan(pause(300), 0),
+        }
+    return {k + ".bin": v for k, v in s.items()}
+
+
+def bpf_seeds():
+    def cfg(mode=0, prio=0):
+        return bytes([mode, prio])
+    s = {
+        "pfc": cfg() + pfc(0x08, [0, 0, 0, 0xFFFF]),
+        "pfc-to-own-address": cfg() + pfc(0x08, [0, 0, 0, 5], da=ZERO),
+        "pause": cfg() + pause(0xFFFF),
+        "pause-short": cfg() + pause(1, pad=18)[:17],
+        "pause-oversize": cfg() + pause(1, pad=200),
+        "pfc-reserved": cfg() + pfc(0x01, [9], reserved=0x80),
+        "pfc-unicast-other": cfg() + pfc(0x01, [9], da=PORT),
+        "pfc-vlan": cfg() + vlan(pfc(0x08, [0, 0, 0, 1]), 3),
+        "pfc-qinq": cfg() + vlan(vlan(pfc(0x08, [0, 0, 0, 1]), 3), 5, tpid=0x88A8),
+        "ipv4-ef": cfg() + ipv4(46),
+        "ipv6-af31": cfg() + ipv6(26),
+        "vlan-ipv4": cfg() + vlan(ipv4(10), 5),
+        "qinq-ipv4": cfg() + vlan(vlan(ipv4(10), 2), 6, tpid=0x88A8),
+        "vlan-short": cfg() + PORT + SRC + struct.pack(">HH", 0x8100, 0xA000),
+        "arp": cfg() + arp(),
+        "mode-dscp-vlan": cfg(2, 1) + vlan(ipv4(8), 7),
+        "mode-pcp-ipv4": cfg(1, 9) + ipv4(46),
+        "mode-unknown": cfg(200, 40) + ipv6(63),
+    }
+    return {k + ".bin": v for k, v in s.items()}
+
+
+FULL_TOML = """\
+[daemon]
+pin_dir = "/sys/fs/bpf/lossless"
+socket = "/run/lossless/losslessd.sock"
+period = "1ms"
+prometheus = "127.0.0.1:9464"
+
+[[pool]]
+name = "sw0"
+buffer = "2mb"
+lossless_prios = [3]
+policy = "pfc-dt"
+alpha = "1/8"
+egress_alpha = "1"
+reserved = "1518b"
+xon_offset = "3036b"
+sw_delay = "1ms"
+ecn = { kmin = "30kb", kmax = "100kb", pmax = 0.2 }
+
+[[port]]
+dev = "swp1"
+pool = "sw0"
+rate = "10gbit"
+cable_delay = "500ns"
+mtu = 1500
+queues = 8
+headroom = "0b"
+ingress = "pcp-dscp"
+default_prio = 0
+"""
+
+
+def config_seeds():
+    s = {
+        "full": FULL_TOML,
+        "minimal": '[[pool]]\nname = "sw0"\npolicy = "pfc-dt"\n\n[[port]]\ndev = "swp1"\npool = "sw0"\n',
+        "two-pools": (
+            '[daemon]\nperiod = "500us"\nprometheus = "[::1]:9464"\n\n'
+            '[[pool]]\nname = "a"\npolicy = "pfc-dt"\nbuffer = 1048576\nlossless_prios = []\n\n'
+            '[[pool]]\nname = "b.1"\npolicy = "pfc-dt"\nalpha = "3/16"\nsw_delay = "20us"\n\n'
+            '[[port]]\ndev = "eth0"\npool = "a"\nrate = "auto"\ncable_length = "100m"\n\n'
+            '[[port]]\ndev = "eth1"\npool = "b.1"\nrate = "25gbit"\nqueues = 64\n'
+            'ingress = "dscp"\ndefault_prio = 7\n\n'
+            '[[port]]\ndev = "eth2"\npool = "b.1"\nrate = 100000000\nmtu = 9000\n'),
+        "errors": (
+            'bogus = 1\n[daemon]\nsocket = "relative"\nperiod = "5s"\n\n'
+            '[[pool]]\nname = "bad name"\npolicy = "pfc-dtt"\nbuffer = "2zb"\nalpah = "1/3"\n'
+            'ecn = { kmin = "100kb", kmax = "30kb" }\n\n'
+            '[[port]]\ndev = "a/b"\npool = "nope"\nrate = "10gbps"\nqueues = 0\n'
+            'cable_delay = "1ns"\ncable_length = "1m"\n'),
+        "syntax-error": '[[pool]\nname = "sw0"\n',
+    }
+    return {k + ".toml": v.encode() for k, v in s.items()}
+
+
+def request_seeds():
+    s = {
+        "status": '{"cmd":"status"}\n',
+        "config": '{"cmd":"config"}\n',
+        "reload": '{"cmd":"reload"}\n',
+        "set": '{"cmd":"set","pool":"sw0","key":"alpha","value":"1/4"}\n',
+        "set-unicode": '{"cmd":"set","pool":"sw\\u00e9","key":"sw-delay-us","value":"5","x":[1,{"y":null}]}\n',
+        "unknown": '{"cmd":"stop"}\n',
+        "empty-object": '{}\n',
+        "array": '[{"cmd":"status"}]\n',
+        "number-cmd": '{"cmd":1}\n',
+        "null-pool": '{"cmd":"set","pool":null}\n',
+        "truncated": '{"cmd":"sta',
+    }
+    return {k + ".json": v.encode() for k, v in s.items()}
+
+
+def main():
+    sets = {
+        "frame_pfc": frame_seeds("pfc"),
+        "frame_pause": frame_seeds("pause"),
+        "bpf_ingress": bpf_seeds(),
+        "config": config_seeds(),
+        "request": request_seeds(),
+    }
+    for target, files in sets.items():
+        d = os.path.join(CORPUS, target)
+        os.makedirs(d, exist_ok=True)
+        for name, data in files.items():
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+        print(f"{target}: {len(files)} seeds")
+
+
+if __name__ == "__main__":
+    main()
