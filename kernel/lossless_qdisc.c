@@ -1577,6 +1577,20 @@ nla_put_failure:
 }
 
 /* Called with the qdisc root lock held (gnet_stats_start_copy). */
+/* The watchdog's part of the stats is worth sending: on, or counted. */
+static bool ll_wd_reported(const struct ll_sched *q,
+			   const struct tc_lossless_xstats *st)
+{
+	u32 p;
+
+	if (ll_wd_enabled(&q->wd.cfg) || st->wd_storm_mask || st->wd_alarm_mask)
+		return true;
+	for (p = 0; p < LL_PFC_PRIOS; p++)
+		if (st->wd[p].storms || st->wd[p].xoff_alarms || st->wd[p].dropped)
+			return true;
+	return false;
+}
+
 /* Since 4.15 tc dumps stats without the qdisc lock: take it, as sch_fq
  * does, for a consistent snapshot (the gates expire here too).
  */
@@ -1615,6 +1629,12 @@ static int ll_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	if (q->pool)
 		ll_pool_stats(q, &st, now);
 	sch_tree_unlock(sch);
+	/* The dump carries the struct twice and must fit NLMSG_GOODSIZE
+	 * (3776 with 4 KiB pages) with the options: keep it well below.
+	 */
+	BUILD_BUG_ON(2 * sizeof(st) > 3400);
+	if (!ll_wd_reported(q, &st))
+		return gnet_stats_copy_app(d, &st, offsetof(typeof(st), wd_action));
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 

@@ -85,15 +85,19 @@ enum {
 
 #define TCA_LOSSLESS_WD_MAX (__TCA_LOSSLESS_WD_MAX - 1)
 
-/* Per PFC priority of a port. */
+/* Per PFC priority of a port. Compact: a qdisc's dump message carries
+ * tc_lossless_xstats twice (TCA_STATS2 and TCA_XSTATS) and must fit one
+ * NLMSG_GOODSIZE dump skb, or a reader on a fresh socket misses the qdisc.
+ */
 struct tc_lossless_wd_stats {
-	__u32 storm;		/* 1 while in storm */
-	__u32 xoff_alarm;	/* 1 while our XOFF has lasted past xoff-alarm */
-	__u64 storms;		/* storms detected */
-	__u64 restores;		/* storms ended */
+	__u8 storm;		/* 1 while in storm */
+	__u8 xoff_alarm;	/* 1 while our XOFF has lasted past xoff-alarm */
+	__u16 pad;
+	__u32 storms;		/* storms detected */
+	__u32 restores;		/* storms ended */
+	__u32 xoff_alarms;	/* XOFF alarms raised */
 	__u64 dropped;		/* packets dropped by the watchdog */
 	__u64 storm_ns;		/* time in storm, including now */
-	__u64 xoff_alarms;	/* XOFF alarms raised */
 	__u64 xoff_ns;		/* our XOFF upstream lasting now, 0 if none */
 };
 
@@ -164,7 +168,10 @@ struct tc_lossless_xstats {
 	 * [2^(9+i), 2^(10+i)) ns, the last one >= 2^28 ns.
 	 */
 	__u64 wake_late[LOSSLESS_LATENESS_BUCKETS];
-	/* PFC watchdog (appended); all zero while it is off. */
+	/* PFC watchdog (appended). Sent only while the watchdog is on or has
+	 * counted something; without it the struct ends here (sizes of
+	 * older kernels are handled the same way).
+	 */
 	__u32 wd_action;	/* LOSSLESS_WD_* */
 	__u32 wd_storm_mask;	/* priorities in storm now */
 	__u32 wd_alarm_mask;	/* priorities with the XOFF alarm raised */

@@ -404,14 +404,14 @@ TEST_F(CtlTimeSeries, WatchdogShowsStormsAndAlarmsPerPortAndPriority)
   a.ifindex = 1;
   a.wd_action = LOSSLESS_WD_DROP;
   a.wd_storm_mask = 1u << 3;
-  a.wd[3] = {1, 0, 2, 1, 120, 1500000000, 0, 0};
+  a.wd[3] = {.storm = 1, .xoff_alarm = 0, .pad = 0, .storms = 2, .restores = 1, .xoff_alarms = 0, .dropped = 120, .storm_ns = 1500000000, .xoff_ns = 0};
   // if4242: no action, an XOFF alarm on 4 (and both on 6, a lossy one).
   auto &b = t->ports[1];
   b.ifindex = kOther;
   b.wd_alarm_mask = (1u << 4) | (1u << 6);
   b.wd_storm_mask = 1u << 6;
-  b.wd[4] = {0, 1, 0, 0, 0, 0, 1, 2500000000ULL};
-  b.wd[6] = {1, 1, 1, 0, 0, 1000, 2, 3000000};
+  b.wd[4] = {.storm = 0, .xoff_alarm = 1, .pad = 0, .storms = 0, .restores = 0, .xoff_alarms = 1, .dropped = 0, .storm_ns = 0, .xoff_ns = 2500000000ULL};
+  b.wd[6] = {.storm = 1, .xoff_alarm = 1, .pad = 0, .storms = 1, .restores = 0, .xoff_alarms = 2, .dropped = 0, .storm_ns = 1000, .xoff_ns = 3000000};
   // if4243: off, nothing counted.
   t->ports[2].ifindex = kOther + 1;
   std::uint32_t key = LOSSLESS_PLANE_TEL;

@@ -345,10 +345,10 @@ TEST(RenderWatchdog, PerPortAndPriority)
   auto &a = t->ports[0];  // swp1: action drop, lossless priority 3 in storm
   a.wd_action = LOSSLESS_WD_DROP;
   a.wd_storm_mask = 1u << 3;
-  a.wd[3] = {1, 0, 2, 1, 120, 1500000000, 0, 0};
+  a.wd[3] = {.storm = 1, .xoff_alarm = 0, .pad = 0, .storms = 2, .restores = 1, .xoff_alarms = 0, .dropped = 120, .storm_ns = 1500000000, .xoff_ns = 0};
   auto &b = t->ports[2];  // if9: no action; an XOFF alarm on priority 5
   b.wd_alarm_mask = 1u << 5;
-  b.wd[5] = {0, 1, 0, 0, 0, 0, 3, 2000000001};
+  b.wd[5] = {.storm = 0, .xoff_alarm = 1, .pad = 0, .storms = 0, .restores = 0, .xoff_alarms = 3, .dropped = 0, .storm_ns = 0, .xoff_ns = 2000000001};
   std::string text = lm::render({{t.get(), std::nullopt}}, {{5, "swp1"}});
   std::vector<std::string> lines = lines_of(text);
   auto has = [&](const std::string &l) {

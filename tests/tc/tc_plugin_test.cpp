@@ -2131,9 +2131,9 @@ tc_lossless_xstats SampleWdXstats()
 	st.wd_action = LOSSLESS_WD_DROP;
 	st.wd_storm_mask = 1u << 3;
 	st.wd_alarm_mask = 1u << 4;
-	st.wd[3] = {1, 0, 2, 1, 120, 1500000000, 0, 0};
-	st.wd[4] = {0, 1, 0, 0, 0, 0, 1, 2500000000ULL};
-	st.wd[5] = {0, 0, 1, 1, 0, 200000000, 0, 0};
+	st.wd[3] = {.storm = 1, .xoff_alarm = 0, .pad = 0, .storms = 2, .restores = 1, .xoff_alarms = 0, .dropped = 120, .storm_ns = 1500000000, .xoff_ns = 0};
+	st.wd[4] = {.storm = 0, .xoff_alarm = 1, .pad = 0, .storms = 0, .restores = 0, .xoff_alarms = 1, .dropped = 0, .storm_ns = 0, .xoff_ns = 2500000000ULL};
+	st.wd[5] = {.storm = 0, .xoff_alarm = 0, .pad = 0, .storms = 1, .restores = 1, .xoff_alarms = 0, .dropped = 0, .storm_ns = 200000000, .xoff_ns = 0};
 	return st;
 }
 
