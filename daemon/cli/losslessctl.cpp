@@ -393,7 +393,10 @@ void print_table(const std::string &path, const lossless_plane_tel &t)
   print_shaper_table(t);
 }
 
-int cmd_status(const std::vector<std::string> &planes, bool as_json)
+// One view of every plane: its JSON object, or its text table.
+int each_plane(const std::vector<std::string> &planes, bool as_json,
+               json (*to_json)(const std::string &, const lossless_plane_tel &),
+               void (*print)(const std::string &, const lossless_plane_tel &))
 {
   json all = json::array();
   int rc = kExitOk;
@@ -411,11 +414,11 @@ int cmd_status(const std::vector<std::string> &planes, bool as_json)
         continue;
       }
       if (as_json) {
-        all.push_back(tel_json(path, *t));
+        all.push_back(to_json(path, *t));
       } else {
         if (!first)
           std::printf("\n");
-        print_table(path, *t);
+        print(path, *t);
         first = false;
       }
     } catch (const lp::Error &e) {
@@ -426,6 +429,11 @@ int cmd_status(const std::vector<std::string> &planes, bool as_json)
   if (as_json)
     std::printf("%s\n", json{{"pools", all}}.dump(2).c_str());
   return rc;
+}
+
+int cmd_status(const std::vector<std::string> &planes, bool as_json)
+{
+  return each_plane(planes, as_json, tel_json, print_table);
 }
 
 std::uint32_t parse_u32(const std::string &key, const std::string &v, std::uint64_t max)
@@ -755,37 +763,7 @@ void print_wd_table(const std::string &path, const lossless_plane_tel &t)
 
 int cmd_watchdog(const std::vector<std::string> &planes, bool as_json)
 {
-  json all = json::array();
-  int rc = kExitOk;
-  bool first = true;
-  for (const auto &path : planes) {
-    try {
-      auto plane = lp::Plane::open(path);
-      auto t = plane.telemetry();
-      if (!t) {
-        std::fprintf(stderr,
-                     "losslessctl: %s: no telemetry yet (the map is not given to a pool: "
-                     "tc qdisc ... lossless pool NAME plane %s)\n",
-                     path.c_str(), path.c_str());
-        rc = kExitError;
-        continue;
-      }
-      if (as_json) {
-        all.push_back(wd_json(path, *t));
-      } else {
-        if (!first)
-          std::printf("\n");
-        print_wd_table(path, *t);
-        first = false;
-      }
-    } catch (const lp::Error &e) {
-      std::fprintf(stderr, "losslessctl: %s\n", e.what());
-      rc = kExitError;
-    }
-  }
-  if (as_json)
-    std::printf("%s\n", json{{"pools", all}}.dump(2).c_str());
-  return rc;
+  return each_plane(planes, as_json, wd_json, print_wd_table);
 }
 
 // "--name VALUE" options of a subcommand. Unknown options and stray

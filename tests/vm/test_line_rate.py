@@ -16,7 +16,11 @@ catch-up). Every run checks:
   - its utilisation in that window, from the wire bytes the receiver
     counted per 100 ms, is >= 97 % of line rate and >= 0.98 x the control's;
   - the lateness of the bottleneck's timer and the credit its shaper had to
-    cut (printed: what the catch-up covers).
+    cut (printed: what the catch-up covers). A run in which the VM stalled
+    the port's timer for longer than its catch-up (sw-delay, 60 ms), which
+    loses rate by design and is reported, or whose senders could not
+    overload the bottleneck, measures neither claim: it is run again (at
+    most ATTEMPTS times, every attempt printed; the checks run on the last).
 
 LL_LINE_RATE_RUNS (5), LL_LINE_RATE_MBITS ("20"; `make line-rate` runs
 "20 100"), LL_LINE_RATE_FANIN ("3 8") and LL_LINE_RATE_SECONDS (5) narrow
@@ -28,7 +32,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import Checks  # noqa: E402
-from incast import ATTEMPTS, SW_DELAY, build, overloaded, qstats, traffic  # noqa: E402
+from incast import ATTEMPTS, SW_DELAY, build, overloaded, qstats, traffic, within_catchup  # noqa: E402
 from topology import Topology  # noqa: E402
 
 RUNS = int(os.environ.get("LL_LINE_RATE_RUNS", "5"))
@@ -104,9 +108,10 @@ def one_incast(c, t, mbit, fanin):
             drops0 = backlog_drops()
             sends, res, util = traffic(sw, r, r_ip, bottleneck, senders, SECONDS, mbit, info,
                                        SNDBUF, IDLE_EXIT_S)
-            if overloaded(info, f"{tag} attempt {attempt}"):
+            st = {p: qstats(sw, p) for p in sw_ports}
+            if overloaded(info, f"{tag} attempt {attempt}") and \
+                    within_catchup(st[bottleneck], f"{tag} attempt {attempt}"):
                 break
-        st = {p: qstats(sw, p) for p in sw_ports}
         cpu_drops = backlog_drops() - drops0
         sent = sum(s["sent"] for s in sends)
         got = sum(f["received"] for f in res["flows"].values())
@@ -131,13 +136,15 @@ def one_incast(c, t, mbit, fanin):
         print(f"  {tag}: lossless util {util * 100:.1f}% (100 ms buckets min {min(b) * 100:.1f}% "
               f"max {max(b) * 100:.1f}%, n {len(b)}; qdisc count {info['util_qdisc'] * 100:.1f}%), "
               f"lost {sent - got}/{sent}, pfc_tx {pfc_tx}, backlog samples "
-              f"{info['backlog_samples']} B, CPU backlog drops {cpu_drops}; no-PFC control util {cutil * 100:.1f}% "
+              f"{info['backlog_samples']} B, CPU backlog drops {cpu_drops}, receiver socket "
+              f"drops {res['socket_drops']}; no-PFC control util {cutil * 100:.1f}% "
               f"lost {csent - cgot}/{csent}", flush=True)
         print(f"    bottleneck shaper: catchup {bst['catchup']} B, credit cut "
               f"{bst['shaper_lost'] / 1e6:.2f} ms, wake-up lateness max "
               f"{bst['wake_late_max'] / 1e6:.2f} ms [{lateness(bst)}]; peak headroom {peak_h} B "
               f"of {size_h} B", flush=True)
         c.eq(sent - got, 0, f"{tag}: every lossless packet arrived")
+        c.eq(res["socket_drops"], 0, f"{tag}: the receiver's socket dropped nothing")
         c.eq(sum(s["pool_drops_lossless"] for s in st.values()), 0, f"{tag}: MMU: no lossless drop")
         c.eq(sum(s["drops"] for s in st.values()), 0, f"{tag}: the switch qdiscs dropped nothing")
         c.ok(min(info["backlog_samples"]) > 0, f"{tag}: the bottleneck held a backlog throughout",

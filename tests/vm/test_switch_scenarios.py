@@ -26,7 +26,8 @@ import sys
 import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import Checks  # noqa: E402
-from incast import STEADY_SKIP_S, STEADY_TAIL_S, steady_util  # noqa: E402
+from incast import (ATTEMPTS, STEADY_SKIP_S, STEADY_TAIL_S, overloaded,  # noqa: E402
+                    steady_util, within_catchup)
 from topology import Paths, Topology, announce  # noqa: E402
 
 MBIT = int(os.environ.get("LL_INCAST_MBIT", "5"))
@@ -178,37 +179,47 @@ def two_hop_traffic(sw2, senders, r):
     return sends, res, util, backlog
 
 
+def two_hop_checks(c, sw1, sw2, trunk, senders, r, sends, res, util, backlog):
+    h0, h1 = senders[:2]
+    total_sent = sum(s["sent"] for s in sends)
+    total_got = sum(received(res, i) for i in range(4))
+    print(f"  4:1 incast behind switch 2: sent {total_sent} received {total_got}")
+    for i, s in enumerate(sends):
+        c.eq(received(res, i), s["sent"], f"sender h{i}: received == sent")
+    sw2_trunk = qstats(sw2, trunk["b_if"])
+    sw1_trunk = qstats(sw1, trunk["a_if"])
+    c.ok(sw2_trunk["pfc_frames_tx"] > 0, "switch 2 paused switch 1",
+         f"{sw2_trunk['pfc_frames_tx']} frames")
+    c.ok(sw1_trunk["pfc_frames_rx"] > 0, "switch 1's trunk port honoured it",
+         f"{sw1_trunk['pfc_frames_rx']} frames")
+    hop1 = sum(qstats(sw1, h.sw_port)["pfc_frames_tx"] for h in (h0, h1))
+    c.ok(hop1 > 0, "switch 1 passed the pause on to its hosts", f"{hop1} frames")
+    for name, sw in (("switch 1", sw1), ("switch 2", sw2)):
+        s = qstats(sw, trunk["a_if"] if sw is sw1 else trunk["b_if"])
+        c.eq(s["pool_drops_lossless"], 0, f"{name}: no lossless drop")
+    ports = [(sw1, trunk["a_if"]), (sw2, trunk["b_if"])] + \
+        [(sw1 if h in (h0, h1) else sw2, h.sw_port) for h in senders + [r]]
+    for sw, dev in ports:
+        iq = qstats(sw, dev)["ingress"][3]
+        c.le(iq["peak_headroom"], iq["headroom_size"],
+             f"{sw.name} {dev}: peak headroom <= its size", " B")
+    c.ok(min(backlog) > 0, "the last hop held a backlog while measured", f"min {min(backlog)} B")
+    c.ge(round(util, 4), UTIL_MIN, "last hop utilisation while backlogged")
+
+
 def two_hops(c):
     print(f"two hops at {TWO_HOP_MBIT} Mbit/s:")
-    with Topology("hop") as t:
-        sw1, sw2, trunk, senders, r = two_hop_net(t)
-        h0, h1 = senders[:2]
-        sends, res, util, backlog = two_hop_traffic(sw2, senders, r)
-        total_sent = sum(s["sent"] for s in sends)
-        total_got = sum(received(res, i) for i in range(4))
-        print(f"  4:1 incast behind switch 2: sent {total_sent} received {total_got}")
-        for i, s in enumerate(sends):
-            c.eq(received(res, i), s["sent"], f"sender h{i}: received == sent")
-        sw2_trunk = qstats(sw2, trunk["b_if"])
-        sw1_trunk = qstats(sw1, trunk["a_if"])
-        c.ok(sw2_trunk["pfc_frames_tx"] > 0, "switch 2 paused switch 1",
-             f"{sw2_trunk['pfc_frames_tx']} frames")
-        c.ok(sw1_trunk["pfc_frames_rx"] > 0, "switch 1's trunk port honoured it",
-             f"{sw1_trunk['pfc_frames_rx']} frames")
-        hop1 = sum(qstats(sw1, h.sw_port)["pfc_frames_tx"] for h in (h0, h1))
-        c.ok(hop1 > 0, "switch 1 passed the pause on to its hosts", f"{hop1} frames")
-        for name, sw in (("switch 1", sw1), ("switch 2", sw2)):
-            s = qstats(sw, trunk["a_if"] if sw is sw1 else trunk["b_if"])
-            c.eq(s["pool_drops_lossless"], 0, f"{name}: no lossless drop")
-        ports = [(sw1, trunk["a_if"]), (sw2, trunk["b_if"])] + \
-            [(sw1 if h in (h0, h1) else sw2, h.sw_port) for h in senders + [r]]
-        for sw, dev in ports:
-            iq = qstats(sw, dev)["ingress"][3]
-            c.le(iq["peak_headroom"], iq["headroom_size"],
-                 f"{sw.name} {dev}: peak headroom <= its size", " B")
-        c.ok(min(backlog) > 0, "the last hop held a backlog while measured", f"min {min(backlog)} B")
-        c.ge(round(util, 4), UTIL_MIN, "last hop utilisation while backlogged")
-        catchup = qstats(sw2, r.sw_port)["catchup"]
+    for attempt in range(1, ATTEMPTS + 1):
+        with Topology("hop") as t:
+            sw1, sw2, trunk, senders, r = two_hop_net(t)
+            sends, res, util, backlog = two_hop_traffic(sw2, senders, r)
+            what = f"two hops attempt {attempt}"
+            valid = overloaded({"backlog_samples": backlog}, what) and \
+                within_catchup(qstats(sw2, r.sw_port), what)
+            if valid or attempt == ATTEMPTS:
+                two_hop_checks(c, sw1, sw2, trunk, senders, r, sends, res, util, backlog)
+                catchup = qstats(sw2, r.sw_port)["catchup"]
+                break
     # The control's bucket is as deep as the lossless port's catch-up: both
     # forgive the same timer lateness.
     with Topology("hop") as t:
