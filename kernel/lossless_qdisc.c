@@ -647,12 +647,13 @@ idle:
 static void ll_purge_queue(struct Qdisc *sch, struct ll_queue *cl, bool rtnl)
 {
 	unsigned int pkts = cl->skbs.qlen, bytes = cl->qstats.backlog;
+	struct ll_sched *q = qdisc_priv(sch);
 
 	if (!pkts)
 		return;
 	if (!list_empty(&cl->alist))
 		list_del_init(&cl->alist);
-	ll_release_list(qdisc_priv(sch), cl->skbs.head);
+	ll_release_list(q, cl->skbs.head);
 	if (rtnl) {
 		rtnl_kfree_skbs(cl->skbs.head, cl->skbs.tail);
 	} else {
@@ -666,8 +667,7 @@ static void ll_purge_queue(struct Qdisc *sch, struct ll_queue *cl, bool rtnl)
 	sch->qstats.backlog -= bytes;
 	qdisc_tree_reduce_backlog(sch, pkts, bytes);
 	if (!sch->q.qlen)
-		ll_shaper_idle(&((struct ll_sched *)qdisc_priv(sch))->shaper,
-			       ll_now_ns());
+		ll_shaper_idle(&q->shaper, ll_now_ns());
 }
 
 /* ---------------------------------------------------------- PFC watchdog */

@@ -55,18 +55,25 @@ static int ll_mkdirs(const char *path)
 	return 0;
 }
 
+/* The kernel's description of the map behind fd. */
+static int ll_map_info(int fd, struct bpf_map_info *info)
+{
+	union bpf_attr attr;
+
+	memset(info, 0, sizeof(*info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(*info);
+	attr.info.info = (unsigned long)info;
+	return ll_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr);
+}
+
 static int ll_check_layout(int fd, const char *path, char *errmsg,
 			   unsigned int errlen)
 {
 	struct bpf_map_info info;
-	union bpf_attr attr;
 
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = (unsigned long)&info;
-	if (ll_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
+	if (ll_map_info(fd, &info))
 		return ll_err(errmsg, errlen, "%s: cannot inspect the map: %s",
 			      path, strerror(errno));
 	if (info.type == BPF_MAP_TYPE_ARRAY && info.key_size == 4 &&
@@ -152,14 +159,8 @@ int ll_plane_map_open(const char *path, int flags, int *created,
 unsigned int ll_plane_map_id(int fd)
 {
 	struct bpf_map_info info;
-	union bpf_attr attr;
 
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = (unsigned long)&info;
-	return ll_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) ? 0 : info.id;
+	return ll_map_info(fd, &info) ? 0 : info.id;
 }
 
 int ll_plane_default_path(const char *pool, char *buf, unsigned int len)
