@@ -190,9 +190,9 @@ static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
 
 /* Default catch-up of the shaper: sw-delay at the line rate. sw-delay is
  * how late this machine's software may run (timers, softirqs), which the
- * headroom already assumes; a wake-up that late then costs no rate. We
- * measured the watchdog's lateness up to ~12 ms under QEMU TCG (the tests
- * set sw-delay 60ms there) and tens of us natively (the default 1 ms).
+ * headroom already assumes; a wake-up that late then costs no rate. Under
+ * QEMU TCG the latest wake-up per test run was 5-40 ms (the tests set
+ * sw-delay 60ms there); docs/CONFIGURATION.md, "Shaper".
  */
 static u32 ll_default_catchup(u64 rate_bps, u64 sw_delay_ns)
 {
