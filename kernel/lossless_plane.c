@@ -7,6 +7,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "core/scheme.h"
 #include "lossless_plane.h"
 #include "lossless_pool.h"
 
@@ -15,7 +16,8 @@
 			  LOSSLESS_PLANE_SET_XON_OFFSET | \
 			  LOSSLESS_PLANE_SET_RESERVED | \
 			  LOSSLESS_PLANE_SET_INTERVAL | \
-			  LOSSLESS_PLANE_SET_HEADROOM)
+			  LOSSLESS_PLANE_SET_HEADROOM | \
+			  LOSSLESS_PLANE_SET_SCHEME)
 
 static enum hrtimer_restart ll_kplane_tick(struct hrtimer *timer);
 
@@ -113,6 +115,13 @@ static int ll_plane_apply(struct ll_kplane *pl, const struct lossless_plane_ctl 
 	    (c->interval_us < LOSSLESS_PLANE_INTERVAL_MIN_US ||
 	     c->interval_us > LOSSLESS_PLANE_INTERVAL_MAX_US))
 		return -ERANGE;
+	if (c->set & LOSSLESS_PLANE_SET_SCHEME) {
+		BUILD_BUG_ON(sizeof(c->scheme.p) != sizeof(cfg.scheme_params));
+		if (c->scheme.id >= LL_SCHEME_COUNT)
+			return -EINVAL;
+		cfg.scheme = c->scheme.id;
+		memcpy(&cfg.scheme_params, &c->scheme.p, sizeof(cfg.scheme_params));
+	}
 	if (ll_mmu_config_check(&cfg) != LL_MMU_OK)
 		return -EINVAL;
 	for (i = 0; i < nhead; i++) {
@@ -222,6 +231,8 @@ static void ll_plane_snapshot(struct ll_kplane *pl, u64 now)
 	t->drops_lossless = ps.ctr.drops_lossless;
 	t->drops_lossy = ps.ctr.drops_lossy;
 	t->paused_queues = ps.paused_queues;
+	t->scheme.id = cfg->scheme;
+	memcpy(&t->scheme.p, &cfg->scheme_params, sizeof(t->scheme.p));
 	for (i = 0; i < max(nr, pl->tel_ports); i++) {
 		struct lossless_plane_port *o = &t->ports[i];
 

@@ -41,6 +41,7 @@
 #include "core/pfc.h"
 #include "core/headroom.h"
 #include "core/pause.h"
+#include "core/scheme.h"
 #include "core/shaper.h"
 #include "core/watchdog.h"
 #include "lossless_pool.h"
@@ -153,6 +154,21 @@ static const struct nla_policy ll_wd_policy[TCA_LOSSLESS_WD_MAX + 1] = {
 	[TCA_LOSSLESS_WD_XOFF_ALARM_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &ll_wd_alarm_range),
 };
 
+static struct netlink_range_validation ll_st_threshold_range = {
+	.min = 0,
+	.max = LL_MMU_MAX_TOTAL_BYTES,
+};
+
+static const struct nla_policy ll_st_policy[TCA_LOSSLESS_ST_MAX + 1] = {
+	[TCA_LOSSLESS_ST_THRESHOLD_BYTES] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_st_threshold_range),
+};
+
+static const struct nla_policy ll_scheme_policy[TCA_LOSSLESS_SCHEME_MAX + 1] = {
+	[TCA_LOSSLESS_SCHEME_ID] = NLA_POLICY_MAX(NLA_U8, LOSSLESS_SCHEME_MAX),
+	[TCA_LOSSLESS_SCHEME_ST] = NLA_POLICY_NESTED(ll_st_policy),
+};
+
 static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
 	[TCA_LOSSLESS_RATE_BPS] = NLA_POLICY_FULL_RANGE(NLA_U64, &ll_rate_range),
 	[TCA_LOSSLESS_BURST_BYTES] = NLA_POLICY_FULL_RANGE(NLA_U32, &ll_burst_range),
@@ -180,6 +196,9 @@ static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
 	[TCA_LOSSLESS_PLANE_FD] = { .type = NLA_U32 },
 	[TCA_LOSSLESS_PLANE_ID] = { .type = NLA_REJECT,
 				    .reject_message = "plane id is read-only; give a map fd" },
+	[TCA_LOSSLESS_SCHEME] = NLA_POLICY_NESTED(ll_scheme_policy),
+	[TCA_LOSSLESS_BACKLOG_NEED] = { .type = NLA_REJECT,
+					.reject_message = "backlog need is read-only" },
 };
 
 /* Default software response of a Linux switch port: the time from the MMU
@@ -410,6 +429,8 @@ static u64 ll_pfc_poll(struct Qdisc *sch, u64 now)
 
 	spin_lock(&kp->lock);
 	clear_bit(q->pool_port, kp->pfc_pending);
+	/* The scheme's timer on this port, if it has one (scheme.h). */
+	ll_mmu_port_timer(kp->mmu, q->pool_port, now);
 	while (ll_mmu_pfc_take(kp->mmu, q->pool_port, now, &m)) {
 		skb = alloc_skb(LL_RESERVED_SPACE(dev) + LL_MAC_CTRL_FRAME_BYTES,
 				GFP_ATOMIC);
@@ -955,6 +976,44 @@ static int ll_get_alpha(struct nlattr *attr, struct ll_mmu_alpha *alpha,
 	return 0;
 }
 
+/* The scheme and its parameters (a whole new set: defaults for those not
+ * given) into cfg.
+ */
+static int ll_scheme_options(struct nlattr *attr, struct ll_mmu_config *cfg,
+			     struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[TCA_LOSSLESS_SCHEME_MAX + 1];
+	struct nlattr *st[TCA_LOSSLESS_ST_MAX + 1];
+	int err;
+
+	err = nla_parse_nested(tb, TCA_LOSSLESS_SCHEME_MAX, attr,
+			       ll_scheme_policy, extack);
+	if (err)
+		return err;
+	if (!tb[TCA_LOSSLESS_SCHEME_ID]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "scheme needs its name (id)");
+		return -EINVAL;
+	}
+	cfg->scheme = nla_get_u8(tb[TCA_LOSSLESS_SCHEME_ID]);
+	memset(&cfg->scheme_params, 0, sizeof(cfg->scheme_params));
+	if (tb[TCA_LOSSLESS_SCHEME_ST]) {
+		if (cfg->scheme != LL_SCHEME_ST) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_LOSSLESS_SCHEME_ST],
+					    "st parameters given for another scheme");
+			return -EINVAL;
+		}
+		err = nla_parse_nested(st, TCA_LOSSLESS_ST_MAX,
+				       tb[TCA_LOSSLESS_SCHEME_ST], ll_st_policy,
+				       extack);
+		if (err)
+			return err;
+		if (st[TCA_LOSSLESS_ST_THRESHOLD_BYTES])
+			cfg->scheme_params.st.threshold_bytes =
+				nla_get_u64(st[TCA_LOSSLESS_ST_THRESHOLD_BYTES]);
+	}
+	return 0;
+}
+
 /* Pool-wide options into cfg; true if any was given. */
 static int ll_pool_options(struct nlattr **tb, struct ll_mmu_config *cfg,
 			   bool *given, struct netlink_ext_ack *extack)
@@ -962,6 +1021,12 @@ static int ll_pool_options(struct nlattr **tb, struct ll_mmu_config *cfg,
 	int err;
 
 	*given = false;
+	if (tb[TCA_LOSSLESS_SCHEME]) {
+		err = ll_scheme_options(tb[TCA_LOSSLESS_SCHEME], cfg, extack);
+		if (err)
+			return err;
+		*given = true;
+	}
 	if (tb[TCA_LOSSLESS_POOL_BYTES]) {
 		cfg->total_bytes = nla_get_u64(tb[TCA_LOSSLESS_POOL_BYTES]);
 		*given = true;
@@ -1021,6 +1086,10 @@ static int ll_pool_options(struct nlattr **tb, struct ll_mmu_config *cfg,
 			case LL_MMU_ERR_ECN:
 				NL_SET_ERR_MSG_MOD(extack, "ecn needs kmin < kmax and pmax <= 1");
 				break;
+			case LL_MMU_ERR_SCHEME_PARAMS:
+				NL_SET_ERR_MSG_MOD(extack,
+						   "the scheme's parameters do not fit the buffer (st-threshold above buffer)");
+				break;
 			default:
 				NL_SET_ERR_MSG_MOD(extack, "invalid pool configuration");
 			}
@@ -1064,6 +1133,7 @@ static const char * const ll_needs_pool_msg[TCA_LOSSLESS_MAX + 1] = {
 	[TCA_LOSSLESS_ECN_KMAX_BYTES] = LL_NEEDS_POOL("ecn"),
 	[TCA_LOSSLESS_ECN_PMAX] = LL_NEEDS_POOL("ecn"),
 	[TCA_LOSSLESS_PLANE_FD] = LL_NEEDS_POOL("plane"),
+	[TCA_LOSSLESS_SCHEME] = LL_NEEDS_POOL("scheme"),
 };
 
 static void ll_err_needs_pool(struct netlink_ext_ack *extack,
@@ -1074,6 +1144,35 @@ static void ll_err_needs_pool(struct netlink_ext_ack *extack,
 	NL_SET_BAD_ATTR(extack, attr);
 	if (extack)
 		extack->_msg = msg ?: LL_NEEDS_POOL("this option");
+}
+
+/*
+ * Frames one CPU's input backlog (net.core.netdev_max_backlog) must hold
+ * for this pool: what may be on its way into and out of its ports at once,
+ * the headroom of every lossless ingress (what upstreams send after XOFF)
+ * and every port's catch-up burst, in minimum-size frames. A veth delivers
+ * into that backlog and drops beyond it, before any qdisc sees the frame.
+ * Under kp->lock.
+ */
+static u32 ll_backlog_need(struct ll_kpool *kp)
+{
+	u64 bytes = kp->mmu->headroom_size;
+	u32 i;
+
+	for (i = 0; i < kp->nr_ports; i++) {
+		const struct ll_sched *m;
+
+		if (!kp->members[i])
+			continue;
+		m = qdisc_priv(kp->members[i]);
+		bytes += READ_ONCE(m->catchup_bytes);
+	}
+	return min_t(u64, DIV_ROUND_UP_ULL(bytes, ETH_ZLEN), INT_MAX);
+}
+
+static bool ll_dev_is_veth(const struct net_device *dev)
+{
+	return dev->rtnl_link_ops && !strcmp(dev->rtnl_link_ops->kind, "veth");
 }
 
 /* Join a pool (init) or change the pool's and this port's parameters.
@@ -1097,8 +1196,8 @@ static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
 		if (!tb[TCA_LOSSLESS_POOL]) {
 			u32 a;
 
-			for (a = TCA_LOSSLESS_POOL_BYTES; a <= TCA_LOSSLESS_PLANE_ID; a++) {
-				if (tb[a]) {
+			for (a = TCA_LOSSLESS_POOL_BYTES; a <= TCA_LOSSLESS_MAX; a++) {
+				if (tb[a] && ll_needs_pool_msg[a]) {
 					ll_err_needs_pool(extack, tb[a], a);
 					return -EINVAL;
 				}
@@ -1183,7 +1282,10 @@ static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
 	spin_unlock_bh(&kp->lock);
 	if (e != LL_MMU_OK) {
 		ll_kplane_free(plane);
-		if (e == LL_MMU_ERR_BUSY)
+		if (e == LL_MMU_ERR_BUSY && cfg.scheme != old_cfg.scheme)
+			NL_SET_ERR_MSG_MOD(extack,
+					   "the scheme changes only while the pool holds no packets; retry when idle");
+		else if (e == LL_MMU_ERR_BUSY)
 			NL_SET_ERR_MSG_MOD(extack,
 					   "the pool holds more than the new sizes allow; retry when idle");
 		else
@@ -1347,6 +1449,17 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 	if (tb[TCA_LOSSLESS_WATCHDOG])
 		ll_wd_apply(q, &wd_cfg, wd_poll_ns);
 	sch_tree_unlock(sch);
+	if (q->pool && ll_dev_is_veth(dev)) {
+		u32 need;
+
+		spin_lock_bh(&q->pool->lock);
+		need = ll_backlog_need(q->pool);
+		spin_unlock_bh(&q->pool->lock);
+		/* Success with a warning: tc prints it. */
+		if (need > (u32)READ_ONCE(netdev_max_backlog))
+			NL_SET_ERR_MSG_MOD(extack,
+					   "net.core.netdev_max_backlog is below the pool's backlog-need (tc qdisc show): veth may drop lossless frames before the switch sees them (docs/MMU.md)");
+	}
 	return 0;
 }
 
@@ -1401,18 +1514,42 @@ static void ll_destroy(struct Qdisc *sch)
 	}
 }
 
+static int ll_dump_scheme(const struct ll_mmu_config *cfg, struct sk_buff *skb)
+{
+	struct nlattr *nest, *params;
+
+	nest = nla_nest_start_noflag(skb, TCA_LOSSLESS_SCHEME);
+	if (!nest || nla_put_u8(skb, TCA_LOSSLESS_SCHEME_ID, cfg->scheme))
+		return -EMSGSIZE;
+	if (cfg->scheme == LL_SCHEME_ST) {
+		params = nla_nest_start_noflag(skb, TCA_LOSSLESS_SCHEME_ST);
+		if (!params ||
+		    nla_put_u64_64bit(skb, TCA_LOSSLESS_ST_THRESHOLD_BYTES,
+				      cfg->scheme_params.st.threshold_bytes,
+				      TCA_LOSSLESS_ST_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, params);
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 static int ll_dump_pool(struct ll_sched *q, struct sk_buff *skb)
 {
 	struct ll_kpool *kp = q->pool;
 	struct ll_mmu_port_config pc;
 	struct ll_mmu_config cfg;
-	u32 plane_id;
+	u32 plane_id, backlog_need;
 
 	spin_lock_bh(&kp->lock);
 	cfg = kp->mmu->cfg;
 	pc = q->port_cfg;
 	plane_id = kp->plane ? ll_kplane_id(kp->plane) : 0;
+	backlog_need = ll_backlog_need(kp);
 	spin_unlock_bh(&kp->lock);
+	if (ll_dump_scheme(&cfg, skb) ||
+	    nla_put_u32(skb, TCA_LOSSLESS_BACKLOG_NEED, backlog_need))
+		return -EMSGSIZE;
 	if (nla_put_string(skb, TCA_LOSSLESS_POOL, kp->name) ||
 	    nla_put_u64_64bit(skb, TCA_LOSSLESS_POOL_BYTES, cfg.total_bytes,
 			      TCA_LOSSLESS_PAD) ||
@@ -1613,6 +1750,9 @@ static int ll_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.shaper_lost_ns = q->shaper.lost_ns;
 	st.wake_late_max_ns = q->wake_late_max_ns;
 	BUILD_BUG_ON(LOSSLESS_LATENESS_BUCKETS != LL_LATENESS_BUCKETS);
+	BUILD_BUG_ON((int)LOSSLESS_SCHEME_DT != (int)LL_SCHEME_DT ||
+		     (int)LOSSLESS_SCHEME_ST != (int)LL_SCHEME_ST ||
+		     (int)__LOSSLESS_SCHEME_COUNT != (int)LL_SCHEME_COUNT);
 	memcpy(st.wake_late, q->wake_late, sizeof(st.wake_late));
 	ll_wd_stats(q, now, &st.wd_action, &st.wd_storm_mask,
 		    &st.wd_alarm_mask, st.wd);

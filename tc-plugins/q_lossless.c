@@ -20,6 +20,7 @@
  *            [ lossless-prios LIST ] [ reserved SIZE ] [ xon-offset SIZE ]
  *            [ cable-delay TIME ] [ sw-delay TIME ] [ headroom SIZE ]
  *            [ ecn { KMIN KMAX PMAX | off } ]
+ *            [ scheme { dt | st [ st-threshold SIZE ] } ]
  *            [ pfcwd { off | alert | forward | drop } ] [ pfcwd-detect TIME ]
  *            [ pfcwd-restore TIME ] [ pfcwd-poll TIME ] [ xoff-alarm TIME ]
  * The second group configures the shared-buffer switch MMU (kernel/core/
@@ -49,6 +50,7 @@
 #include "tc_common.h"		/* use_iec */
 
 #include "lossless.h"
+#include "scheme_types.h"
 #include "ll_plane_map.h"
 #include "ll_units.h"
 
@@ -80,6 +82,7 @@ static void usage_synopsis(void)
 		"                    [ reserved SIZE ] [ xon-offset SIZE ] [ cable-delay TIME ]\n"
 		"                    [ sw-delay TIME ] [ headroom SIZE ]\n"
 		"                    [ ecn { KMIN KMAX PMAX | off } ] [ plane { auto | PATH } ]\n"
+		"                    [ scheme { dt | st [ st-threshold SIZE ] } ]\n"
 		"                    [ pfcwd { off | alert | forward | drop } ]\n"
 		"                    [ pfcwd-detect TIME ] [ pfcwd-restore TIME ]\n"
 		"                    [ pfcwd-poll TIME ] [ xoff-alarm { TIME | off } ]\n");
@@ -207,7 +210,17 @@ static void explain(void)
 		"                    if the command is refused). The pool writes its\n"
 		"                    telemetry there every millisecond and applies the\n"
 		"                    parameters losslessd writes (kernel/uapi/lossless.h);\n"
-		"                    losslessctl status reads it.\n",
+		"                    losslessctl status reads it.\n"
+		"  scheme NAME       (pool) the MMU scheme that decides thresholds and\n"
+		"                    pauses (docs/SCHEMES.md): dt, PFC + the Dynamic\n"
+		"                    Threshold above (default); st, PFC + a static\n"
+		"                    threshold per ingress (port, priority). Given with\n"
+		"                    its parameters, which then take their defaults if\n"
+		"                    not given; changes only while the pool holds no\n"
+		"                    packets.\n"
+		"  st-threshold SIZE (pool, scheme st) the shared bytes at which a\n"
+		"                    lossless priority pauses; 0 .. buffer. Default 0:\n"
+		"                    the shared buffer divided by the pool's ports.\n",
 		LL_POOL_NAME_MAX, LL_POOL_NAME_CHARS,
 		LL_POOL_BYTES_MAX,
 		LL_ALPHA_NUM_MAX, 1ULL << LL_ALPHA_SHIFT_MAX, LL_ALPHA_SHIFT_MAX,
@@ -501,20 +514,23 @@ static int ll_prob_value(const char *arg, __u32 *out)
 struct ll_pool_opts {
 	bool has_pool, has_buffer, has_alpha, has_egress_alpha, has_prios;
 	bool has_reserved, has_xon_offset, has_cable, has_sw, has_headroom;
-	bool has_ecn, has_plane;
+	bool has_ecn, has_plane, has_scheme, has_st_threshold;
 	char pool[LL_POOL_NAME_MAX + 1];
 	const char *plane;
 	const char *first_pool_only;	/* first option given that needs a pool */
 	__u64 buffer, cable_ns, sw_ns;
 	__u32 alpha, egress_alpha, reserved, xon_offset, headroom;
 	__u32 kmin, kmax, pmax;
-	__u8 prios;
+	__u64 st_threshold;
+	__u8 prios, scheme;
 };
+
+static const char *const ll_scheme_names[LL_SCHEME_COUNT] = LL_SCHEME_NAMES;
 
 static const char *const ll_pool_keywords[] = {
 	"pool", "buffer", "alpha", "egress-alpha", "lossless-prios",
 	"reserved", "xon-offset", "cable-delay", "sw-delay", "headroom", "ecn",
-	"plane",
+	"plane", "scheme", "st-threshold",
 };
 
 static bool ll_is_pool_kw(const char *kw)
@@ -613,6 +629,17 @@ static int ll_parse_pool_opt(const char *kw, int argc, char **argv,
 		LL_ONCE(has_plane);
 		o->plane = arg;
 		return 0;
+	} else if (strcmp(kw, "scheme") == 0) {
+		LL_ONCE(has_scheme);
+		for (o->scheme = 0; o->scheme < LL_SCHEME_COUNT; o->scheme++)
+			if (strcmp(arg, ll_scheme_names[o->scheme]) == 0)
+				return 0;
+		return ll_fail("invalid scheme \"%s\": one of %s",
+			       arg, LL_SCHEME_NAMES_HELP);
+	} else if (strcmp(kw, "st-threshold") == 0) {
+		LL_ONCE(has_st_threshold);
+		return ll_parse_size(kw, arg, 0, LL_POOL_BYTES_MAX,
+				     &o->st_threshold);
 	}
 #undef LL_ONCE
 	return 1;
@@ -786,6 +813,36 @@ static int ll_put_plane(struct nlmsghdr *n, const struct ll_pool_opts *o)
 	return addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_PLANE_FD, fd);
 }
 
+/* A scheme's parameters go with its name: the kernel replaces both. */
+static int ll_check_scheme_opts(const struct ll_pool_opts *o)
+{
+	if (o->has_st_threshold && !o->has_scheme)
+		return ll_fail("option \"st-threshold\" needs \"scheme st\" in the same command");
+	if (o->has_st_threshold && o->scheme != LL_SCHEME_ST)
+		return ll_fail("option \"st-threshold\" is a parameter of scheme st, not %s",
+			       ll_scheme_names[o->scheme]);
+	return 0;
+}
+
+static int ll_put_scheme(struct nlmsghdr *n, const struct ll_pool_opts *o)
+{
+	struct rtattr *nest, *params;
+
+	nest = addattr_nest(n, LL_NLMSG_MAX, TCA_LOSSLESS_SCHEME | NLA_F_NESTED);
+	if (addattr8(n, LL_NLMSG_MAX, TCA_LOSSLESS_SCHEME_ID, o->scheme))
+		return -1;
+	if (o->has_st_threshold) {
+		params = addattr_nest(n, LL_NLMSG_MAX,
+				      TCA_LOSSLESS_SCHEME_ST | NLA_F_NESTED);
+		if (addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_ST_THRESHOLD_BYTES,
+			      &o->st_threshold, sizeof(o->st_threshold)))
+			return -1;
+		addattr_nest_end(n, params);
+	}
+	addattr_nest_end(n, nest);
+	return 0;
+}
+
 static int ll_put_pool_opts(struct nlmsghdr *n, const struct ll_pool_opts *o)
 {
 	if (o->has_pool &&
@@ -832,6 +889,8 @@ static int ll_put_pool_opts(struct nlmsghdr *n, const struct ll_pool_opts *o)
 	     addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_ECN_PMAX, o->pmax)))
 		return -1;
 	if (o->has_plane && ll_put_plane(n, o))
+		return -1;
+	if (o->has_scheme && ll_put_scheme(n, o))
 		return -1;
 	return 0;
 }
@@ -1183,7 +1242,7 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	if (has_catchup && has_burst && catchup < burst)
 		return ll_fail("invalid catchup %u: must be %u .. %u bytes (at least burst %u)",
 			       catchup, burst, LOSSLESS_BURST_MAX_BYTES, burst);
-	if (ll_check_wd_opts(&wo))
+	if (ll_check_wd_opts(&wo) || ll_check_scheme_opts(&po))
 		return -1;
 
 	/*
@@ -1391,6 +1450,32 @@ static bool ll_attr_ok(struct rtattr *a, size_t len)
 	return a && RTA_PAYLOAD(a) >= len;
 }
 
+static void ll_print_scheme(struct rtattr *attr)
+{
+	struct rtattr *tb[TCA_LOSSLESS_SCHEME_MAX + 1];
+	struct rtattr *st[TCA_LOSSLESS_ST_MAX + 1];
+	__u8 id;
+
+	if (!attr)
+		return;
+	parse_rtattr_nested(tb, TCA_LOSSLESS_SCHEME_MAX, attr);
+	if (!ll_attr_ok(tb[TCA_LOSSLESS_SCHEME_ID], sizeof(__u8)))
+		return;
+	id = rta_getattr_u8(tb[TCA_LOSSLESS_SCHEME_ID]);
+	if (id < LL_SCHEME_COUNT)
+		print_string(PRINT_ANY, "scheme", "scheme %s ", ll_scheme_names[id]);
+	else
+		print_uint(PRINT_ANY, "scheme", "scheme %u ", id);
+	if (!tb[TCA_LOSSLESS_SCHEME_ST])
+		return;
+	parse_rtattr_nested(st, TCA_LOSSLESS_ST_MAX, tb[TCA_LOSSLESS_SCHEME_ST]);
+	/* 0: the shared buffer over the ports, which is the default. */
+	if (ll_attr_ok(st[TCA_LOSSLESS_ST_THRESHOLD_BYTES], sizeof(__u64)) &&
+	    rta_getattr_u64(st[TCA_LOSSLESS_ST_THRESHOLD_BYTES]))
+		ll_print_size64("st_threshold", "st-threshold %s ",
+				rta_getattr_u64(st[TCA_LOSSLESS_ST_THRESHOLD_BYTES]));
+}
+
 static void ll_print_pool_opts(struct rtattr **tb)
 {
 	struct rtattr *a;
@@ -1453,6 +1538,11 @@ static void ll_print_pool_opts(struct rtattr **tb)
 	if (ll_attr_ok(tb[TCA_LOSSLESS_PLANE_ID], sizeof(__u32)))
 		print_uint(PRINT_ANY, "plane_id", "plane id %u ",
 			   rta_getattr_u32(tb[TCA_LOSSLESS_PLANE_ID]));
+	ll_print_scheme(tb[TCA_LOSSLESS_SCHEME]);
+	/* Not an option: with -s only, so plain output pastes back. */
+	if (show_stats && ll_attr_ok(tb[TCA_LOSSLESS_BACKLOG_NEED], sizeof(__u32)))
+		print_uint(PRINT_ANY, "backlog_need", "backlog-need %u ",
+			   rta_getattr_u32(tb[TCA_LOSSLESS_BACKLOG_NEED]));
 	if (ll_attr_ok(tb[TCA_LOSSLESS_ECN_KMIN_BYTES], sizeof(__u32)) &&
 	    ll_attr_ok(tb[TCA_LOSSLESS_ECN_KMAX_BYTES], sizeof(__u32)) &&
 	    ll_attr_ok(tb[TCA_LOSSLESS_ECN_PMAX], sizeof(__u32))) {

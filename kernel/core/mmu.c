@@ -2,6 +2,7 @@
 /* Shared-buffer switch MMU: see mmu.h for the model and the rules. */
 #include "mmu.h"
 #include "headroom.h"
+#include "scheme.h"
 
 _Static_assert(sizeof(struct ll_mmu_charge) == LL_MMU_CHARGE_BYTES,
 	       "the charge record must fit 16 bytes of skb->cb");
@@ -85,36 +86,12 @@ ll_u64 ll_mmu_dt_threshold(ll_u64 size_bytes, ll_u64 used_bytes,
 	return ((size_bytes - used_bytes) * alpha.num) >> alpha.shift;
 }
 
-/*
- * The ingress (X_off) threshold of a lossless queue. The one place where
- * SPFC (victim ports: the whole shared pool), DSH (T - tau per queue,
- * N_q * T per port) or a static threshold plug in.
- */
-static ll_u64 ingress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
-				ll_u32 prio)
-{
-	(void)port;
-	(void)prio;
-	return ll_mmu_dt_threshold(pool->shared_size, pool->shared_used,
-				   pool->cfg.alpha);
-}
-
-/* The lossy admission threshold of an egress queue. */
-static ll_u64 egress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
-			       ll_u32 queue)
-{
-	(void)port;
-	(void)queue;
-	return ll_mmu_dt_threshold(pool->shared_size, pool->shared_used,
-				   pool->cfg.egress_alpha);
-}
-
 ll_u64 ll_mmu_ingress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
 				ll_u32 prio)
 {
 	if (!port_ok(pool, port) || prio >= LL_MMU_PRIOS)
 		return 0;
-	return ingress_threshold(pool, port, prio);
+	return ll_scheme_ingress_threshold(pool, port, prio);
 }
 
 ll_u64 ll_mmu_egress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
@@ -122,32 +99,28 @@ ll_u64 ll_mmu_egress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
 {
 	if (!port_ok(pool, port) || queue >= LL_MMU_MAX_QUEUES)
 		return 0;
-	return egress_threshold(pool, port, queue);
+	return ll_scheme_egress_threshold(pool, port, queue);
 }
 
 /* ------------------------------------------------------- PFC hysteresis */
 
-/* Update the want bit of a lossless (port, prio); see mmu.h. */
-static void pfc_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio)
+void ll_mmu_want(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio, int on)
 {
-	struct ll_mmu_port *p = &pool->ports[port];
-	const struct ll_mmu_iq *iq = &p->iq[prio];
+	struct ll_mmu_pfc *pfc = &pool->ports[port].pfc;
 	ll_u8 bit = (ll_u8)(1u << prio);
-	ll_u64 t = ingress_threshold(pool, port, prio);
 
-	if (!(p->pfc.want & bit)) {
-		if (iq->headroom_used ||
-		    (iq->shared_used > pool->cfg.xon_bytes &&
-		     iq->shared_used >= t)) {
-			p->pfc.want |= bit;
-			pool->paused_count++;
-		}
-	} else if (!iq->headroom_used &&
-		   (iq->shared_used <= pool->cfg.xon_bytes ||
-		    iq->shared_used + pool->cfg.xon_offset_bytes < t)) {
-		p->pfc.want &= (ll_u8)~bit;
+	if (on && !(pfc->want & bit)) {
+		pfc->want |= bit;
+		pool->paused_count++;
+	} else if (!on && (pfc->want & bit)) {
+		pfc->want &= (ll_u8)~bit;
 		pool->paused_count--;
 	}
+}
+
+ll_u32 ll_mmu_attached_ports(const struct ll_mmu_pool *pool)
+{
+	return popcount64(pool->attached_mask);
 }
 
 static int pfc_due_port(const struct ll_mmu_port *p, ll_u64 now_ns)
@@ -172,7 +145,7 @@ static ll_u64 evaluate_all(struct ll_mmu_pool *pool, ll_u64 now_ns)
 			continue;
 		for (prio = 0; prio < LL_MMU_PRIOS; prio++)
 			if (is_lossless(pool, prio))
-				pfc_evaluate(pool, port, prio);
+				ll_scheme_evaluate(pool, port, prio, now_ns);
 		if (pfc_due_port(p, now_ns))
 			due |= 1ULL << port;
 	}
@@ -204,7 +177,7 @@ enum ll_mmu_err ll_mmu_config_check(const struct ll_mmu_config *cfg)
 		return LL_MMU_ERR_ECN;
 	if (cfg->release_order > LL_MMU_RELEASE_TAGGED)
 		return LL_MMU_ERR_RELEASE_ORDER;
-	return LL_MMU_OK;
+	return ll_scheme_check(cfg);
 }
 
 /*
@@ -291,7 +264,8 @@ enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 	if (cfg->max_ports != pool->cfg.max_ports)
 		return LL_MMU_ERR_PORTS;
 	if ((cfg->lossless_mask != pool->cfg.lossless_mask ||
-	     cfg->release_order != pool->cfg.release_order) && !pool_idle(pool))
+	     cfg->release_order != pool->cfg.release_order ||
+	     cfg->scheme != pool->cfg.scheme) && !pool_idle(pool))
 		return LL_MMU_ERR_BUSY;
 	for (port = 0; port < pool->cfg.max_ports; port++) {
 		const struct ll_mmu_port *p = &pool->ports[port];
@@ -305,12 +279,24 @@ enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 	}
 	reserved_size = (ll_u64)popcount64(pool->attached_mask) * LL_MMU_PRIOS *
 			cfg->reserved_bytes;
-	headroom_size = headroom_sum * popcount8(cfg->lossless_mask);
+	headroom_size = ll_scheme_port_carve(cfg, headroom_sum);
 	err = partition_check(pool, cfg->total_bytes, reserved_size,
 			      headroom_size, cfg->mtu_bytes);
 	if (err)
 		return err;
 
+	if (cfg->scheme != pool->cfg.scheme) {
+		/* Idle (checked above): the new scheme starts from zero. */
+		zero_bytes(&pool->sch, sizeof(pool->sch));
+		for (port = 0; port < pool->cfg.max_ports; port++) {
+			struct ll_mmu_port *p = &pool->ports[port];
+
+			zero_bytes(&p->sch, sizeof(p->sch));
+			for (prio = 0; prio < LL_MMU_PRIOS; prio++)
+				zero_bytes(&p->iq[prio].sch,
+					   sizeof(p->iq[prio].sch));
+		}
+	}
 	pool->cfg = *cfg;
 	partition_set(pool, reserved_size, headroom_size);
 	pool->sweep_step = sweep_step(cfg);
@@ -387,7 +373,7 @@ enum ll_mmu_err ll_mmu_port_attach(struct ll_mmu_pool *pool, ll_u32 port,
 	reserved_size = pool->reserved_size +
 			(ll_u64)LL_MMU_PRIOS * pool->cfg.reserved_bytes;
 	headroom_size = pool->headroom_size +
-			headroom * popcount8(pool->cfg.lossless_mask);
+			ll_scheme_port_carve(&pool->cfg, headroom);
 	err = partition_check(pool, pool->cfg.total_bytes, reserved_size,
 			      headroom_size, pool->cfg.mtu_bytes);
 	if (err)
@@ -409,7 +395,6 @@ enum ll_mmu_err ll_mmu_port_update(struct ll_mmu_pool *pool, ll_u32 port,
 				   const struct ll_mmu_port_config *pc,
 				   ll_u64 now_ns)
 {
-	ll_u32 lossless = popcount8(pool->cfg.lossless_mask);
 	struct ll_mmu_port *p;
 	enum ll_mmu_err err;
 	ll_u64 headroom, headroom_size;
@@ -426,8 +411,9 @@ enum ll_mmu_err ll_mmu_port_update(struct ll_mmu_pool *pool, ll_u32 port,
 	for (prio = 0; prio < LL_MMU_PRIOS; prio++)
 		if (p->iq[prio].headroom_used > headroom)
 			return LL_MMU_ERR_BUSY;
-	headroom_size = pool->headroom_size - p->headroom_bytes * lossless +
-			headroom * lossless;
+	headroom_size = pool->headroom_size -
+			ll_scheme_port_carve(&pool->cfg, p->headroom_bytes) +
+			ll_scheme_port_carve(&pool->cfg, headroom);
 	err = partition_check(pool, pool->cfg.total_bytes, pool->reserved_size,
 			      headroom_size, pool->cfg.mtu_bytes);
 	if (err)
@@ -468,7 +454,7 @@ ll_u8 ll_mmu_port_detach(struct ll_mmu_pool *pool, ll_u32 port,
 		      pool->reserved_size -
 		      (ll_u64)LL_MMU_PRIOS * pool->cfg.reserved_bytes,
 		      pool->headroom_size -
-		      p->headroom_bytes * popcount8(pool->cfg.lossless_mask));
+		      ll_scheme_port_carve(&pool->cfg, p->headroom_bytes));
 	pool->attached_mask &= ~(1ULL << port);
 
 	told = p->pfc.told;
@@ -489,9 +475,8 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 	struct ll_mmu_iq *iq;
 	struct ll_mmu_eq *eq;
 	enum ll_mmu_region region;
-	int lossless, shared_fits;
+	int lossless;
 
-	(void)now_ns;
 	zero_bytes(charge, sizeof(*charge));
 	if (!port_ok(pool, in_port) || !port_ok(pool, eg_port) ||
 	    prio >= LL_MMU_PRIOS || eg_queue >= LL_MMU_MAX_QUEUES || !bytes) {
@@ -503,23 +488,20 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 	iq = &pi->iq[prio];
 	eq = &po->eq[eg_queue];
 	lossless = is_lossless(pool, prio);
-	shared_fits = pool->shared_used + bytes <= pool->shared_size;
 
 	if (iq->reserved_used + bytes <= pool->cfg.reserved_bytes) {
 		region = LL_MMU_REGION_RESERVED;
 	} else if (lossless) {
-		if (shared_fits && iq->shared_used + bytes <=
-		    ingress_threshold(pool, in_port, prio)) {
-			region = LL_MMU_REGION_SHARED;
-		} else if (iq->headroom_used + bytes <= pi->headroom_bytes) {
-			region = LL_MMU_REGION_HEADROOM;
-		} else {
+		region = ll_scheme_admit_lossless(pool, in_port, prio, bytes,
+						  now_ns);
+		if (region == LL_MMU_REGION_NONE) {
 			iq->drops++;
 			pool->ctr.drops_lossless++;
 			return LL_MMU_DROP_LOSSLESS;
 		}
-	} else if (shared_fits && eq->bytes + bytes <=
-		   egress_threshold(pool, eg_port, eg_queue)) {
+	} else if (pool->shared_used + bytes <= pool->shared_size &&
+		   eq->bytes + bytes <=
+		   ll_scheme_egress_threshold(pool, eg_port, eg_queue)) {
 		region = LL_MMU_REGION_SHARED;
 	} else {
 		iq->drops++;
@@ -566,8 +548,9 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 	charge->region = (ll_u8)region;
 	charge->lossless = (ll_u8)lossless;
 
+	ll_scheme_admitted(pool, charge, now_ns);
 	if (lossless)
-		pfc_evaluate(pool, in_port, prio);
+		ll_scheme_evaluate(pool, in_port, prio, now_ns);
 	return (enum ll_mmu_verdict)region;
 }
 
@@ -627,8 +610,10 @@ ll_u32 ll_mmu_release(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
 		struct ll_mmu_port *pi = &pool->ports[charge->in_port];
 
 		uncharge_ingress(pool, pi, &pi->iq[charge->prio], bytes, region);
+		ll_scheme_released(pool, charge, now_ns);
 		if (is_lossless(pool, charge->prio))
-			pfc_evaluate(pool, charge->in_port, charge->prio);
+			ll_scheme_evaluate(pool, charge->in_port, charge->prio,
+					   now_ns);
 		if (pfc_due_port(pi, now_ns))
 			ev |= LL_MMU_EV_PFC_DUE;
 	} else {
@@ -662,6 +647,15 @@ ll_u64 ll_mmu_sweep(struct ll_mmu_pool *pool, ll_u64 now_ns)
 }
 
 /* ------------------------------------------------------- PFC generation */
+
+int ll_mmu_port_timer(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
+{
+	if (!port_ok(pool, port))
+		return 0;
+	if (now_ns >= ll_scheme_port_deadline(pool, port))
+		ll_scheme_port_tick(pool, port, now_ns);
+	return pfc_due_port(&pool->ports[port], now_ns);
+}
 
 int ll_mmu_pfc_due(const struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 {
@@ -750,17 +744,19 @@ int ll_mmu_pfc_complete(struct ll_mmu_pool *pool, ll_u32 port, int sent,
 ll_u64 ll_mmu_pfc_next_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 {
 	const struct ll_mmu_pfc *pfc;
+	ll_u64 next;
 
 	if (!port_ok(pool, port))
 		return LL_MMU_NEVER;
 	pfc = &pool->ports[port].pfc;
+	next = ll_scheme_port_deadline(pool, port);
 	if (pfc->taken)
-		return LL_MMU_NEVER;
+		return next;
 	if (pfc->want != pfc->told)
 		return 0;
 	if (pfc->told)
-		return pfc->refresh_at_ns;
-	return LL_MMU_NEVER;
+		return min_u64(next, pfc->refresh_at_ns);
+	return next;
 }
 
 ll_u64 ll_mmu_next_deadline(const struct ll_mmu_pool *pool)
@@ -848,7 +844,7 @@ int ll_mmu_get_iq_stats(const struct ll_mmu_pool *pool, ll_u32 port,
 	out->headroom_size = out->lossless ? p->headroom_bytes : 0;
 	out->peak_bytes = iq->peak_bytes;
 	out->peak_headroom = iq->peak_headroom;
-	out->threshold = ingress_threshold(pool, port, prio);
+	out->threshold = ll_scheme_ingress_threshold(pool, port, prio);
 	out->drops = iq->drops;
 	out->xoff_frames = iq->xoff_frames;
 	out->xoff_refreshes = iq->xoff_refreshes;
@@ -912,6 +908,8 @@ const char *ll_mmu_err_name(enum ll_mmu_err e)
 	case LL_MMU_ERR_HEADROOM: return "headroom-below-2-mtu";
 	case LL_MMU_ERR_NO_SPACE: return "no-shared-pool-left";
 	case LL_MMU_ERR_BUSY: return "bytes-in-use";
+	case LL_MMU_ERR_SCHEME: return "unknown-scheme";
+	case LL_MMU_ERR_SCHEME_PARAMS: return "bad-scheme-parameters";
 	default: return "invalid-error";
 	}
 }

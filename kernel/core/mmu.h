@@ -90,18 +90,19 @@
  * allocation; about 2.9 KB per port) and calls ll_mmu_pool_init(). Nothing
  * is allocated inside.
  *
- * Extension points for the algorithms that build on this: the threshold
- * policy is one function (mmu.c: ingress_threshold(), egress_threshold());
- * the hysteresis one (pfc_evaluate()); ports keep their shared and headroom
- * sums (DSH's S_i and insurance headroom); every event takes now_ns (SPFC
- * windows, DSH estimator); the PFC state is per port with a priority vector
- * (DSH's port-level pause is "want all").
+ * Schemes. Thresholds, hysteresis, the admission region of lossless bytes,
+ * the headroom a port carves, event and timer hooks are the pool's scheme's
+ * (cfg.scheme; scheme.h): DT (this baseline, the default) and ST today,
+ * each one file. Ports keep their shared and headroom sums (DSH's S_i);
+ * every event takes now_ns (SPFC windows, DSH estimator); the PFC state is
+ * per port with a priority vector (DSH's port-level pause is "want all").
  */
 #ifndef LL_MMU_H
 #define LL_MMU_H
 
 #include "ll_types.h"
 #include "pfc.h"
+#include "scheme_types.h"
 
 #define LL_MMU_MAX_PORTS 64		/* a port set fits a u64 mask */
 #define LL_MMU_PRIOS LL_PFC_PRIOS	/* ingress priorities per port */
@@ -149,6 +150,8 @@ struct ll_mmu_config {
 	ll_u8 release_order;		/* enum ll_mmu_release_order */
 	ll_u16 xoff_quanta;		/* pause time sent; 0 = 0xFFFF */
 	struct ll_ecn_red ecn;		/* default for ll_mmu_ecn_mark() */
+	ll_u8 scheme;			/* enum ll_scheme_id; 0 = DT */
+	union ll_scheme_params scheme_params;	/* the scheme's; 0 = defaults */
 };
 
 struct ll_mmu_port_config {
@@ -178,6 +181,8 @@ enum ll_mmu_err {
 	LL_MMU_ERR_HEADROOM,		/* headroom below 2 MTU */
 	LL_MMU_ERR_NO_SPACE,		/* reserve + headroom leave < 1 MTU shared */
 	LL_MMU_ERR_BUSY,		/* would cut below bytes in use; retry idle */
+	LL_MMU_ERR_SCHEME,		/* unknown scheme id */
+	LL_MMU_ERR_SCHEME_PARAMS,	/* the scheme refused its parameters */
 	LL_MMU_ERR_COUNT,
 };
 
@@ -241,6 +246,7 @@ struct ll_mmu_iq {
 	ll_u64 xon_frames;		/* frames that resumed it */
 	ll_u64 paused_ns_total;		/* finished XOFF..XON periods */
 	ll_u64 paused_since_ns;		/* start of the current one */
+	union ll_scheme_iq_state sch;	/* the scheme's (scheme_types.h) */
 };
 
 /* Egress (port, queue). */
@@ -278,6 +284,7 @@ struct ll_mmu_port {
 	ll_u8 attached;
 	ll_u8 reserved0[5];
 	struct ll_mmu_pfc pfc;
+	union ll_scheme_port_state sch;	/* the scheme's (scheme_types.h) */
 	struct ll_mmu_iq iq[LL_MMU_PRIOS];
 	struct ll_mmu_eq eq[LL_MMU_MAX_QUEUES];
 };
@@ -311,6 +318,7 @@ struct ll_mmu_pool {
 	ll_u32 paused_count;		/* want bits set, pool-wide */
 	ll_u32 reserved0;
 	struct ll_mmu_counters ctr;
+	union ll_scheme_pool_state sch;	/* the scheme's (scheme_types.h) */
 	struct ll_mmu_port ports[];
 };
 
@@ -333,7 +341,9 @@ enum ll_mmu_err ll_mmu_pool_init(struct ll_mmu_pool *pool,
  * Change a live pool's configuration. Any field may change except
  * max_ports; the partition is recomputed (ports keep their headroom) and
  * must still hold the bytes in use (else LL_MMU_ERR_BUSY, nothing changed).
- * lossless_mask and release_order change only while nothing is charged.
+ * lossless_mask, release_order and scheme change only while nothing is
+ * charged (the schemes' state would not describe the bytes held); a
+ * scheme's parameters may change at any time.
  * PFC states are re-evaluated: check ll_mmu_pfc_due() on every port.
  */
 enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
@@ -420,6 +430,14 @@ ll_u64 ll_mmu_sweep(struct ll_mmu_pool *pool, ll_u64 now_ns);
 
 /* ------------------------------------------------------- PFC generation */
 
+/*
+ * The port's timer: run the scheme's tick if its deadline has come (the
+ * deadline is part of ll_mmu_pfc_next_deadline()). Call before taking
+ * frames at every wake-up the deadline asked for. Returns 1 if a frame is
+ * due on port afterwards.
+ */
+int ll_mmu_port_timer(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
+
 /* 1 if a frame is due on port now (a change, or a refresh). */
 int ll_mmu_pfc_due(const struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
 
@@ -443,7 +461,8 @@ int ll_mmu_pfc_complete(struct ll_mmu_pool *pool, ll_u32 port, int sent,
 /*
  * When the port's next frame is due: 0 if one is due already (a change is
  * pending), the refresh time if a pause is in force, LL_MMU_NEVER if none
- * (or a frame is claimed: its completion tells). Arm the port timer here.
+ * (or a frame is claimed: its completion tells); or the scheme's deadline
+ * on the port if earlier. Arm the port timer here.
  */
 ll_u64 ll_mmu_pfc_next_deadline(const struct ll_mmu_pool *pool, ll_u32 port);
 

@@ -52,10 +52,47 @@ enum {
 	TCA_LOSSLESS_PLANE_ID,		/* u32: id of the plane map (dump only) */
 	TCA_LOSSLESS_CATCHUP_BYTES,	/* u32: shaper catch-up bound */
 	TCA_LOSSLESS_WATCHDOG,		/* nested TCA_LOSSLESS_WD_*: PFC watchdog */
+	TCA_LOSSLESS_SCHEME,		/* nested TCA_LOSSLESS_SCHEME_*: the pool's */
+	TCA_LOSSLESS_BACKLOG_NEED,	/* u32: frames netdev_max_backlog must hold
+					 * for this pool (dump only)
+					 */
 	__TCA_LOSSLESS_MAX
 };
 
 #define TCA_LOSSLESS_MAX (__TCA_LOSSLESS_MAX - 1)
+
+/*
+ * The pool's MMU scheme (nested in TCA_LOSSLESS_SCHEME); docs/SCHEMES.md.
+ * A message carrying TCA_LOSSLESS_SCHEME sets the whole scheme: its id and
+ * its parameters, those not given taking their defaults. Parameters of a
+ * scheme other than the id are refused. The id changes only while the
+ * pool holds no packets; parameters at any time.
+ */
+enum {
+	LOSSLESS_SCHEME_DT = 0,		/* PFC + Dynamic Threshold (default) */
+	LOSSLESS_SCHEME_ST,		/* PFC + static threshold */
+	__LOSSLESS_SCHEME_COUNT
+};
+
+#define LOSSLESS_SCHEME_MAX (__LOSSLESS_SCHEME_COUNT - 1)
+
+enum {
+	TCA_LOSSLESS_SCHEME_UNSPEC,
+	TCA_LOSSLESS_SCHEME_ID,		/* u8: LOSSLESS_SCHEME_* */
+	TCA_LOSSLESS_SCHEME_ST,		/* nested TCA_LOSSLESS_ST_* */
+	__TCA_LOSSLESS_SCHEME_MAX
+};
+
+#define TCA_LOSSLESS_SCHEME_MAX (__TCA_LOSSLESS_SCHEME_MAX - 1)
+
+enum {
+	TCA_LOSSLESS_ST_UNSPEC,
+	TCA_LOSSLESS_ST_THRESHOLD_BYTES, /* u64: 0 = shared / attached ports */
+	TCA_LOSSLESS_ST_PAD,
+	__TCA_LOSSLESS_ST_MAX
+};
+
+#define TCA_LOSSLESS_ST_MAX (__TCA_LOSSLESS_ST_MAX - 1)
 
 /* PFC watchdog (nested in TCA_LOSSLESS_WATCHDOG); see docs/WATCHDOG.md. */
 enum {
@@ -212,7 +249,7 @@ struct tc_lossless_class_xstats {
 #define LOSSLESS_PLANE_TEL 1
 #define LOSSLESS_PLANE_ENTRIES 2
 #define LOSSLESS_PLANE_MAGIC 0x4c4c504eU	/* "LLPN" */
-#define LOSSLESS_PLANE_VERSION 3
+#define LOSSLESS_PLANE_VERSION 4
 #define LOSSLESS_PLANE_PORTS 64
 #define LOSSLESS_PLANE_INTERVAL_MIN_US 100U
 #define LOSSLESS_PLANE_INTERVAL_MAX_US 1000000U
@@ -225,6 +262,23 @@ struct tc_lossless_class_xstats {
 #define LOSSLESS_PLANE_SET_RESERVED	(1U << 3)
 #define LOSSLESS_PLANE_SET_INTERVAL	(1U << 4)
 #define LOSSLESS_PLANE_SET_HEADROOM	(1U << 5)	/* headroom[] */
+#define LOSSLESS_PLANE_SET_SCHEME	(1U << 6)	/* scheme: id, params */
+
+/*
+ * The pool's scheme and its parameters (version 4), as TCA_LOSSLESS_SCHEME
+ * sets them: the words of p a scheme does not use must be 0. The id
+ * changes only while the pool holds no packets (-EBUSY otherwise).
+ */
+struct lossless_plane_scheme {
+	__u32 id;		/* LOSSLESS_SCHEME_* */
+	__u32 pad;
+	union {
+		struct {
+			__u64 threshold_bytes;	/* 0: shared / ports */
+		} st;
+		__u64 raw[8];
+	} p;
+};
 
 struct lossless_plane_headroom {
 	__u32 ifindex;		/* a port of the pool; 0 = unused entry */
@@ -242,6 +296,7 @@ struct lossless_plane_ctl {
 	__u32 reserved_bytes;
 	__u32 interval_us;	/* telemetry period */
 	struct lossless_plane_headroom headroom[LOSSLESS_PLANE_PORTS];
+	struct lossless_plane_scheme scheme;
 };
 
 struct lossless_plane_port {
@@ -301,6 +356,7 @@ struct lossless_plane_tel {
 	__u64 drops_lossless;	/* must stay 0 */
 	__u64 drops_lossy;
 	__u64 paused_queues;
+	struct lossless_plane_scheme scheme;	/* in force */
 	struct lossless_plane_port ports[LOSSLESS_PLANE_PORTS];
 };
 

@@ -60,7 +60,29 @@ def build(t, switch_qdisc, senders=SENDERS, delay=None, mbit=MBIT):
     for p in sw_ports if switch_qdisc is not None else ():  # None: losslessd installs
         sw.run(f"tc qdisc add dev {p} root handle 1: {switch_qdisc}")
         sw.run(f"{Paths.ingress} attach {p} --pin-dir /sys/fs/bpf/ll-{sw.ns}")
+    if switch_qdisc is not None and " pool " in f" {switch_qdisc} ":
+        size_backlog(sw, sw_ports)
     return sw, r, r_ip, lr["b_if"], senders, sw_ports
+
+
+BACKLOG_SYSCTL = "/proc/sys/net/core/netdev_max_backlog"
+
+
+def size_backlog(sw, ports):
+    """Raise net.core.netdev_max_backlog to the switch pool's backlog-need
+    (tc -s: the frames its ports may have in flight at once), as the qdisc's
+    warning and docs/MMU.md ask: a veth delivers into that per-CPU backlog
+    and drops beyond it, before the switch sees the frame. Returns (need,
+    value before)."""
+    need = max(qstats(sw, p)["options"].get("backlog_need", 0) for p in ports)
+    with open(BACKLOG_SYSCTL) as f:
+        before = int(f.read())
+    if need > before:
+        with open(BACKLOG_SYSCTL, "w") as f:
+            f.write(str(need))
+        print(f"  net.core.netdev_max_backlog {before} -> {need} (the pool's backlog-need)",
+              flush=True)
+    return need, before
 
 
 # The steady window of an incast: from this long after the senders start

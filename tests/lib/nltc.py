@@ -26,7 +26,12 @@ TCA_LOSSLESS = {
     "egress_alpha": 12, "lossless_prios": 13, "reserved": 14, "xon_offset": 15,
     "cable_delay": 16, "sw_delay": 17, "headroom": 18, "ecn_kmin": 19,
     "ecn_kmax": 20, "ecn_pmax": 21, "plane_fd": 22, "plane_id": 23,
+    "catchup": 24, "watchdog": 25, "scheme": 26, "backlog_need": 27,
 }
+# Nested in TCA_LOSSLESS_SCHEME, and its TCA_LOSSLESS_SCHEME_ST.
+TCA_LOSSLESS_SCHEME = {"id": 1, "st": 2}
+TCA_LOSSLESS_ST = {"threshold": 1}
+LOSSLESS_SCHEME = {"dt": 0, "st": 1}
 
 
 def _align(n):

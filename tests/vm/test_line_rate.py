@@ -85,6 +85,21 @@ def backlog_drops():
         return sum(int(line.split()[1], 16) for line in f)
 
 
+def veth_tx_drops(hosts):
+    """tx_dropped per (host, device): on a veth, the frames its peer's CPU
+    backlog refused, so it names the hop where a backlog drop happened."""
+    out = {}
+    for h in hosts:
+        for link in h.json("ip -s -j link show"):
+            if link["ifname"] != "lo":
+                out[(h.name, link["ifname"])] = link["stats64"]["tx"]["dropped"]
+    return out
+
+
+def drops_between(before, after):
+    return {k: v - before.get(k, 0) for k, v in after.items() if v - before.get(k, 0)}
+
+
 def lateness(st):
     """Non-empty lateness buckets as text."""
     parts = []
@@ -106,6 +121,7 @@ def one_incast(c, t, mbit, fanin):
             set_switch(sw, sw_ports, lossless_qdisc(mbit, ports))
             info = {}
             drops0 = backlog_drops()
+            hop0 = veth_tx_drops([sw, r] + [h for h, _ in senders])
             sends, res, util = traffic(sw, r, r_ip, bottleneck, senders, SECONDS, mbit, info,
                                        SNDBUF, IDLE_EXIT_S)
             st = {p: qstats(sw, p) for p in sw_ports}
@@ -113,6 +129,7 @@ def one_incast(c, t, mbit, fanin):
                     within_catchup(st[bottleneck], f"{tag} attempt {attempt}"):
                 break
         cpu_drops = backlog_drops() - drops0
+        hops = drops_between(hop0, veth_tx_drops([sw, r] + [h for h, _ in senders]))
         sent = sum(s["sent"] for s in sends)
         got = sum(f["received"] for f in res["flows"].values())
         bst = st[bottleneck]
@@ -137,7 +154,8 @@ def one_incast(c, t, mbit, fanin):
               f"max {max(b) * 100:.1f}%, n {len(b)}; qdisc count {info['util_qdisc'] * 100:.1f}%), "
               f"lost {sent - got}/{sent}, pfc_tx {pfc_tx}, backlog samples "
               f"{info['backlog_samples']} B, CPU backlog drops {cpu_drops}, receiver socket "
-              f"drops {res['socket_drops']}; no-PFC control util {cutil * 100:.1f}% "
+              f"drops {res['socket_drops']}, veth drops by hop "
+              f"{' '.join(f'{h}/{d}:{n}' for (h, d), n in sorted(hops.items())) or 'none'}; no-PFC control util {cutil * 100:.1f}% "
               f"lost {csent - cgot}/{csent}", flush=True)
         print(f"    bottleneck shaper: catchup {bst['catchup']} B, credit cut "
               f"{bst['shaper_lost'] / 1e6:.2f} ms, wake-up lateness max "

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Dispatch of the scheme hooks (scheme.h): one switch per hook, one case
+ * per scheme. A scheme without an opinion on a hook falls to DT's.
+ */
+#include "scheme.h"
+
+static const char * const scheme_names[LL_SCHEME_COUNT] = LL_SCHEME_NAMES;
+
+const char *ll_scheme_name(ll_u32 id)
+{
+	return id < LL_SCHEME_COUNT ? scheme_names[id] : (const char *)0;
+}
+
+static int name_eq(const char *a, const char *b)
+{
+	ll_u32 i;
+
+	for (i = 0; i < LL_SCHEME_NAME_MAX; i++) {
+		if (a[i] != b[i])
+			return 0;
+		if (!a[i])
+			return 1;
+	}
+	return 0;
+}
+
+int ll_scheme_by_name(const char *name)
+{
+	ll_u32 id;
+
+	for (id = 0; id < LL_SCHEME_COUNT; id++)
+		if (name_eq(name, scheme_names[id]))
+			return (int)id;
+	return -1;
+}
+
+/* Words of union ll_scheme_params each scheme uses; the rest must be 0. */
+static const ll_u8 scheme_param_words[LL_SCHEME_COUNT] = {
+	[LL_SCHEME_DT] = 0,
+	[LL_SCHEME_ST] = sizeof(struct ll_st_params) / sizeof(ll_u64),
+};
+
+enum ll_mmu_err ll_scheme_check(const struct ll_mmu_config *cfg)
+{
+	ll_u32 i;
+
+	if (cfg->scheme >= LL_SCHEME_COUNT)
+		return LL_MMU_ERR_SCHEME;
+	for (i = scheme_param_words[cfg->scheme];
+	     i < sizeof(cfg->scheme_params.raw) / sizeof(ll_u64); i++)
+		if (cfg->scheme_params.raw[i])
+			return LL_MMU_ERR_SCHEME_PARAMS;
+	switch (cfg->scheme) {
+	case LL_SCHEME_ST:
+		return ll_st_check(cfg);
+	default:
+		return LL_MMU_OK;
+	}
+}
+
+ll_u64 ll_scheme_ingress_threshold(const struct ll_mmu_pool *pool,
+				   ll_u32 port, ll_u32 prio)
+{
+	(void)port;
+	(void)prio;
+	switch (pool->cfg.scheme) {
+	case LL_SCHEME_ST:
+		return ll_st_threshold(pool);
+	default:
+		return ll_dt_ingress_threshold(pool);
+	}
+}
+
+ll_u64 ll_scheme_egress_threshold(const struct ll_mmu_pool *pool,
+				  ll_u32 port, ll_u32 queue)
+{
+	(void)port;
+	(void)queue;
+	return ll_dt_egress_threshold(pool);
+}
+
+enum ll_mmu_region ll_scheme_admit_lossless(const struct ll_mmu_pool *pool,
+					    ll_u32 port, ll_u32 prio,
+					    ll_u32 bytes, ll_u64 now_ns)
+{
+	(void)now_ns;
+	return ll_dt_admit_lossless(pool, port, prio, bytes,
+				    ll_scheme_ingress_threshold(pool, port, prio));
+}
+
+void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+			ll_u64 now_ns)
+{
+	(void)now_ns;
+	ll_dt_hysteresis(pool, port, prio,
+			 ll_scheme_ingress_threshold(pool, port, prio));
+}
+
+ll_u64 ll_scheme_port_carve(const struct ll_mmu_config *cfg, ll_u64 h)
+{
+	ll_u64 n = 0;
+	ll_u8 m;
+
+	/* Static headroom: h for every lossless priority. */
+	for (m = cfg->lossless_mask; m; m &= (ll_u8)(m - 1))
+		n++;
+	return h * n;
+}
+
+void ll_scheme_admitted(struct ll_mmu_pool *pool,
+			const struct ll_mmu_charge *charge, ll_u64 now_ns)
+{
+	(void)pool;
+	(void)charge;
+	(void)now_ns;
+}
+
+void ll_scheme_released(struct ll_mmu_pool *pool,
+			const struct ll_mmu_charge *charge, ll_u64 now_ns)
+{
+	(void)pool;
+	(void)charge;
+	(void)now_ns;
+}
+
+ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
+{
+	(void)pool;
+	(void)port;
+	return LL_MMU_NEVER;
+}
+
+void ll_scheme_port_tick(struct ll_mmu_pool *pool, ll_u32 port,
+			 ll_u64 now_ns)
+{
+	(void)pool;
+	(void)port;
+	(void)now_ns;
+}
