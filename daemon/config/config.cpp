@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 #include "config.h"
 #include "policy.h"
+#include "registry.h"
 
 #include <arpa/inet.h>
 
@@ -111,7 +112,20 @@ const std::vector<std::string_view> kDaemonKeys = {"pin_dir", "socket", "period"
 const std::vector<std::string_view> kPoolKeys = {
     "name",     "buffer",     "lossless_prios", "policy",   "alpha",
     "egress_alpha", "reserved", "xon_offset",   "sw_delay", "ecn",
-    "watchdog"};
+    "watchdog", "scheme"};
+
+// kPoolKeys and a [pool.<scheme>] table per registered scheme.
+const std::vector<std::string_view> &pool_keys()
+{
+  static const std::vector<std::string_view> keys = [] {
+    std::vector<std::string_view> k = kPoolKeys;
+    for (const auto *r : lossless::policy::registry())
+      if (lossless::policy::by_scheme(r->scheme) == r)
+        k.push_back(r->scheme);
+    return k;
+  }();
+  return keys;
+}
 const std::vector<std::string_view> kEcnKeys = {"kmin", "kmax", "pmax"};
 const std::vector<std::string_view> kPortKeys = {
     "dev", "pool",     "rate",    "cable_delay", "cable_length",
@@ -415,6 +429,8 @@ struct Parser {
   // ---- sections
 
   void daemon_section(const toml::node &node, Daemon &d);
+  void scheme_tables(const toml::table &t, const std::string &ctx,
+                     const lossless::policy::Registration &reg, bool buffer_ok, Pool &p);
   void pool_section(const toml::table &t, std::size_t index, Pool &p, bool &name_given,
                     std::string &raw_name);
   void port_section(const toml::table &t, std::size_t index, Port &p, bool &dev_given,
@@ -786,8 +802,22 @@ void Parser::pool_section(const toml::table &t, std::size_t index, Pool &p, bool
   } else {
     missing(ctx, p.line, "name");
   }
-  check_keys(t, kPoolKeys, ctx);
+  check_keys(t, pool_keys(), ctx);
 
+  const lossless::policy::Registration *scheme_reg = nullptr;
+  if (const toml::node *n = t.get("scheme")) {
+    if (auto v = string(ctx, "scheme", *n)) {
+      scheme_reg = lossless::policy::by_scheme(*v);
+      if (!scheme_reg) {
+        std::vector<std::string_view> cands;
+        for (const auto *r : lossless::policy::registry())
+          cands.push_back(r->scheme);
+        bad(ctx, "scheme", *n,
+            "unknown scheme" + suggest(*v, cands) + "; known: " + lossless::policy::scheme_names());
+      }
+    }
+  }
+  const lossless::policy::Registration *policy_reg = nullptr;
   if (const toml::node *n = t.get("policy")) {
     if (auto v = string(ctx, "policy", *n)) {
       const auto &known = policies();
@@ -798,7 +828,13 @@ void Parser::pool_section(const toml::table &t, std::size_t index, Pool &p, bool
           list += (list.empty() ? "" : ", ") + k;
         bad(ctx, "policy", *n, "unknown policy" + suggest(*v, cands) + "; known: " + list);
       } else {
+        policy_reg = lossless::policy::by_policy(*v);
         p.policy = *v;
+        if (scheme_reg && policy_reg->scheme != scheme_reg->scheme)
+          bad(ctx, "scheme", *t.get("scheme"),
+              "policy " + quote(*v) + " drives scheme " +
+                  quote(std::string(policy_reg->scheme)) + " (policy \"" +
+                  std::string(scheme_reg->policy) + "\" drives this one)");
       }
     }
   } else {
@@ -807,6 +843,11 @@ void Parser::pool_section(const toml::table &t, std::size_t index, Pool &p, bool
       list += (list.empty() ? "" : ", ") + k;
     missing(ctx, p.line, "policy", " (" + list + ")");
   }
+  // The policy says the scheme; "scheme", if given, must agree.
+  if (!policy_reg)
+    policy_reg = lossless::policy::by_scheme("dt");
+  p.scheme = std::string(policy_reg->scheme);
+  p.scheme_block = lossless::policy::default_block(*policy_reg);
   bool buffer_ok = true;  // cross-checks against a bad buffer would mislead
   if (const toml::node *n = t.get("buffer")) {
     if (auto v = size(ctx, "buffer", *n, 1, kBufferMaxBytes))
@@ -847,6 +888,52 @@ void Parser::pool_section(const toml::table &t, std::size_t index, Pool &p, bool
       p.sw_delay_ns = *v;
   if (const toml::node *n = t.get("ecn"))
     p.ecn = ecn(ctx, *n);
+  scheme_tables(t, ctx, *policy_reg, buffer_ok, p);
+}
+
+// [pool.<scheme>]: the pool's scheme's parameters, by its registry rows;
+// a table of another scheme is an error (its keys would do nothing).
+void Parser::scheme_tables(const toml::table &t, const std::string &ctx,
+                           const lossless::policy::Registration &reg, bool buffer_ok, Pool &p)
+{
+  for (const auto *r : lossless::policy::registry()) {
+    const toml::node *n = t.get(r->scheme);
+    if (!n || lossless::policy::by_scheme(r->scheme) != r)
+      continue;
+    const toml::table *tab = n->as_table();
+    if (!tab) {
+      bad_type(ctx, r->scheme, *n, "a table ([pool." + std::string(r->scheme) + "])");
+      continue;
+    }
+    if (r->scheme != reg.scheme) {
+      error(line_of(n->source()), ctx + ": [pool." + std::string(r->scheme) +
+                                      "] is for scheme " + quote(std::string(r->scheme)) +
+                                      "; this pool runs " + quote(std::string(reg.scheme)));
+      continue;
+    }
+    std::vector<std::string_view> keys;
+    for (const auto &sp : reg.params)
+      keys.push_back(sp.key);
+    std::string sctx = ctx + ": " + std::string(reg.scheme);
+    check_keys(*tab, keys, sctx);
+    for (const auto &sp : reg.params) {
+      const toml::node *v = tab->get(sp.key);
+      if (!v)
+        continue;
+      std::uint64_t max = sp.max_is_buffer ? kBufferMaxBytes : sp.max;
+      std::optional<std::uint64_t> x =
+          sp.unit == lossless::policy::Unit::Nanoseconds ? time(sctx, sp.key, *v, sp.min, max)
+                                                         : size(sctx, sp.key, *v, sp.min, max);
+      if (!x)
+        continue;
+      if (sp.max_is_buffer && buffer_ok && *x > p.buffer_bytes) {
+        bad(sctx, sp.key, *v,
+            "must be at most buffer (" + std::to_string(p.buffer_bytes) + " bytes)");
+        continue;
+      }
+      p.scheme_block.p.raw[sp.word] = *x;
+    }
+  }
 }
 
 // ------------------------------------------------------------ [[port]]

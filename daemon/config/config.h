@@ -27,6 +27,8 @@
 #include <string_view>
 #include <vector>
 
+#include "lossless.h"
+
 namespace lossless::config {
 
 inline constexpr const char *kDefaultPath = "/etc/lossless/losslessd.toml";
@@ -99,7 +101,11 @@ struct Watchdog {
 struct Pool {
   std::string name;
   std::uint32_t line = 0;  // of its [[pool]] header
-  std::string policy;      // "pfc-dt"
+  std::string policy;      // "pfc-dt"; default: the scheme's (registry.h)
+  std::string scheme = "dt";  // the datapath scheme (docs/SCHEMES.md)
+  // The scheme's id and parameters: its [pool.<scheme>] table over the
+  // defaults of policy/registry.h's rows.
+  lossless_plane_scheme scheme_block{};
   std::uint64_t buffer_bytes = 4u << 20;
   std::uint8_t lossless_mask = (1u << 3) | (1u << 4);  // bit p: priority p
   std::uint32_t alpha = (1u << 8) | 3;                 // 1/8

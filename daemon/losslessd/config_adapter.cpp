@@ -55,6 +55,8 @@ Config load_config(const std::string &path)
     pc.settings.egress_alpha = p.egress_alpha;
     pc.settings.sw_delay_ns = p.sw_delay_ns;
     pc.settings.lossless_mask = p.lossless_mask;
+    pc.settings.buffer_bytes = p.buffer_bytes;
+    pc.settings.scheme = p.scheme_block;
     // Defaults in MTUs of the pool's first port, as tc's (device MTU +
     // link header + VLAN tag).
     std::uint32_t mtu = 1500;

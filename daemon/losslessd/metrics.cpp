@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "lateness.h"
+#include "registry.h"
 
 namespace lossless::daemon {
 
@@ -33,6 +34,8 @@ enum Fam {
   kPoolDrops,
   kPoolPausedQueues,
   kPoolPorts,
+  kPoolScheme,
+  kPoolSchemeParam,
   kPoolAlpha,
   kPoolEgressAlpha,
   kPoolXonOffset,
@@ -111,6 +114,10 @@ constexpr FamilyDef kDefs[kFamilies] = {
     {"lossless_pool_paused_queues", "gauge",
      "Ingress (port, priority) queues whose upstream is told XOFF now."},
     {"lossless_pool_ports", "gauge", "Ports attached to the pool."},
+    {"lossless_pool_scheme_info", "gauge",
+     "1 for the MMU scheme the pool runs (docs/SCHEMES.md)."},
+    {"lossless_pool_scheme_param", "gauge",
+     "The parameters of the pool's scheme, in their units (bytes, ns)."},
     {"lossless_pool_alpha", "gauge", "Dynamic Threshold alpha of the lossless priorities."},
     {"lossless_pool_egress_alpha", "gauge", "Dynamic Threshold alpha of the lossy egress queues."},
     {"lossless_pool_xon_offset_bytes", "gauge",
@@ -324,6 +331,13 @@ std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
     w.add(kPoolDrops, {{"pool", pv}, {"class", "lossy"}}, u64(t.drops_lossy));
     w.add(kPoolPausedQueues, {{"pool", pv}}, u64(t.paused_queues));
     w.add(kPoolPorts, {{"pool", pv}}, u64(ports));
+    if (const auto *r = policy::by_scheme_id(static_cast<std::uint8_t>(t.scheme.id))) {
+      std::string scheme(r->scheme);
+      w.add(kPoolScheme, {{"pool", pv}, {"scheme", scheme}}, "1");
+      for (const auto &sp : r->params)
+        w.add(kPoolSchemeParam, {{"pool", pv}, {"scheme", scheme}, {"param", std::string(sp.key)}},
+              u64(t.scheme.p.raw[sp.word]));
+    }
     w.add(kPoolAlpha, {{"pool", pv}}, alpha(t.alpha));
     w.add(kPoolEgressAlpha, {{"pool", pv}}, alpha(t.egress_alpha));
     w.add(kPoolXonOffset, {{"pool", pv}}, u64(t.xon_offset_bytes));

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "lossless.h"
+#include "registry.h"
 
 namespace lossless::daemon {
 namespace {
@@ -142,6 +143,21 @@ struct MsgDeleter {
 };
 using Msg = std::unique_ptr<nl_msg, MsgDeleter>;
 
+// The scheme's nest: its id, and its parameters as its registry rows say.
+void put_scheme(nl_msg *m, const lossless_plane_scheme &b)
+{
+  nlattr *nest = nla_nest_start(m, TCA_LOSSLESS_SCHEME | NLA_F_NESTED);
+  nla_put_u8(m, TCA_LOSSLESS_SCHEME_ID, static_cast<std::uint8_t>(b.id));
+  if (const auto *r = policy::by_scheme_id(static_cast<std::uint8_t>(b.id));
+      r && r->nl_nest) {
+    nlattr *params = nla_nest_start(m, r->nl_nest | NLA_F_NESTED);
+    for (const auto &p : r->params)
+      nla_put_u64(m, p.nl_attr, b.p.raw[p.word]);
+    nla_nest_end(m, params);
+  }
+  nla_nest_end(m, nest);
+}
+
 void put_options(nl_msg *m, const LosslessSpec &s)
 {
   nlattr *opts = nla_nest_start(m, TCA_OPTIONS | NLA_F_NESTED);
@@ -169,6 +185,8 @@ void put_options(nl_msg *m, const LosslessSpec &s)
     nla_put_u64(m, TCA_LOSSLESS_SW_DELAY_NS, *s.sw_delay_ns);
   if (s.headroom_bytes)
     nla_put_u32(m, TCA_LOSSLESS_HEADROOM_BYTES, *s.headroom_bytes);
+  if (s.scheme)
+    put_scheme(m, *s.scheme);
   if (s.ecn_kmin_bytes && s.ecn_kmax_bytes && s.ecn_pmax) {
     nla_put_u32(m, TCA_LOSSLESS_ECN_KMIN_BYTES, *s.ecn_kmin_bytes);
     nla_put_u32(m, TCA_LOSSLESS_ECN_KMAX_BYTES, *s.ecn_kmax_bytes);

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "lossless.h"
+
 struct nl_sock;
 
 namespace lossless::daemon {
@@ -78,6 +80,7 @@ struct LosslessSpec {
   std::optional<std::uint32_t> ecn_kmin_bytes, ecn_kmax_bytes, ecn_pmax;
   std::optional<int> plane_fd;
   std::optional<WatchdogSpec> watchdog;  // the nest, every field
+  std::optional<lossless_plane_scheme> scheme;  // TCA_LOSSLESS_SCHEME (registry.h)
 };
 
 class Rtnl {

@@ -244,6 +244,10 @@ std::uint64_t Plane::submit(const Params &p)
     c.set |= LOSSLESS_PLANE_SET_INTERVAL;
     c.interval_us = *p.interval_us;
   }
+  if (p.scheme) {
+    c.set |= LOSSLESS_PLANE_SET_SCHEME;
+    c.scheme = *p.scheme;
+  }
   if (!p.headroom.empty()) {
     c.set |= LOSSLESS_PLANE_SET_HEADROOM;
     std::copy(p.headroom.begin(), p.headroom.end(), c.headroom);

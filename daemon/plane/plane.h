@@ -40,6 +40,7 @@ struct Params {
   std::optional<std::uint32_t> reserved_bytes;
   std::optional<std::uint32_t> interval_us;
   std::vector<lossless_plane_headroom> headroom;  // <= LOSSLESS_PLANE_PORTS
+  std::optional<lossless_plane_scheme> scheme;    // id and parameters
 };
 
 // Outcome of a control entry, as the datapath reported it.

@@ -6,7 +6,10 @@
 
 extern "C" {
 #include "headroom.h"
+#include "ll_units.h"
 }
+#include <cstring>
+
 #include "ll_plane_map.h"
 
 namespace lossless::policy {
@@ -24,7 +27,15 @@ bool same(const plane::Params &a, const plane::Params &b)
     return std::make_tuple(p.alpha, p.egress_alpha, p.xon_offset_bytes, p.reserved_bytes,
                            p.interval_us, h);
   };
+  if (a.scheme.has_value() != b.scheme.has_value() ||
+      (a.scheme && std::memcmp(&*a.scheme, &*b.scheme, sizeof(*a.scheme))))
+    return false;
   return key(a) == key(b);
+}
+
+std::unique_ptr<Policy> make_pfc_dt(const Registration &self, const PoolSettings &pool)
+{
+  return std::make_unique<PfcDt>(self, pool);
 }
 
 std::optional<std::uint64_t> parse_bytes(const std::string &v)
@@ -40,7 +51,25 @@ std::optional<std::uint64_t> parse_bytes(const std::string &v)
 
 }  // namespace
 
-PfcDt::PfcDt(const PoolSettings &pool) : cfg_(pool) {}
+const Registration kPfcDtRegistration = {
+    "pfc-dt", "dt", LOSSLESS_SCHEME_DT, 0, {},
+    "PFC + Dynamic Threshold + static headroom (docs/MMU.md)", make_pfc_dt};
+
+const Registration kStRegistration = {
+    "st",
+    "st",
+    LOSSLESS_SCHEME_ST,
+    TCA_LOSSLESS_SCHEME_ST,
+    {{"threshold", "st-threshold", Unit::Bytes, 0, 0, true, 0,
+      "shared bytes at which a lossless (port, priority) pauses; 0: shared buffer / ports", 0,
+      TCA_LOSSLESS_ST_THRESHOLD_BYTES}},
+    "PFC + a static threshold per ingress (docs/SCHEMES.md)",
+    make_pfc_dt};
+
+PfcDt::PfcDt(const Registration &reg, const PoolSettings &pool) : reg_(reg), cfg_(pool)
+{
+  cfg_.scheme.id = reg.scheme_id;  // the policy's scheme, whatever was given
+}
 
 std::uint64_t PfcDt::headroom_bytes(const PortLink &port, std::uint64_t sw_ns)
 {
@@ -106,6 +135,7 @@ std::optional<plane::Params> PfcDt::decide(const Inputs &in)
   p.egress_alpha = cfg_.egress_alpha;
   p.reserved_bytes = cfg_.reserved_bytes;
   p.xon_offset_bytes = cfg_.xon_offset_bytes;
+  p.scheme = cfg_.scheme;
   for (const auto &port : in.ports) {
     if (!port.ifindex || !port.up || !port.rate_bps)
       continue;  // a port down keeps what it has
@@ -143,17 +173,38 @@ std::string PfcDt::set(const std::string &key, const std::string &value)
     if (!b || *b > kMaxDelayNs / 1000)
       return "invalid sw-delay-us \"" + value + "\": must be 0 .. 1000000";
     cfg_.sw_delay_ns = *b * 1000;
+  } else if (const SchemeParam *sp = scheme_param(key)) {
+    std::uint64_t v = 0;
+    bool ok = sp->unit == Unit::Bytes ? !ll_units_size(value.c_str(), &v)
+              : sp->unit == Unit::Nanoseconds
+                  ? !ll_units_time(value.c_str(), sp->max, &v)
+                  : !value.empty() && value.find_first_not_of("0123456789") == std::string::npos &&
+                        value.size() < 20 && (v = std::stoull(value), true);
+    std::string why = ok ? check_value(*sp, v, cfg_.buffer_bytes) : "not a valid value";
+    if (!why.empty())
+      return "invalid " + key + " \"" + value + "\": " + why;
+    cfg_.scheme.p.raw[sp->word] = v;
   } else {
-    return "pfc-dt has no parameter \"" + key +
-           "\" (alpha, egress-alpha, reserved, xon-offset, sw-delay-us)";
+    std::string keys = "alpha, egress-alpha, reserved, xon-offset, sw-delay-us";
+    for (const auto &sp2 : reg_.params)
+      keys += ", " + std::string(reg_.scheme) + "." + std::string(sp2.key);
+    return std::string(reg_.policy) + " has no parameter \"" + key + "\" (" + keys + ")";
   }
   dirty_ = true;
   return {};
 }
 
+const SchemeParam *PfcDt::scheme_param(const std::string &key) const
+{
+  for (const auto &sp : reg_.params)
+    if (key == std::string(reg_.scheme) + "." + std::string(sp.key))
+      return &sp;
+  return nullptr;
+}
+
 std::vector<ParamInfo> PfcDt::params() const
 {
-  return {
+  std::vector<ParamInfo> out = {
       {"alpha", plane::format_alpha(cfg_.alpha), "Dynamic Threshold of lossless priorities"},
       {"egress-alpha", plane::format_alpha(cfg_.egress_alpha), "the same for lossy priorities"},
       {"reserved", std::to_string(cfg_.reserved_bytes), "bytes per ingress (port, priority)"},
@@ -161,15 +212,10 @@ std::vector<ParamInfo> PfcDt::params() const
       {"sw-delay-us", std::to_string(cfg_.sw_delay_ns / 1000),
        "software response the headroom covers at least; measured delays raise it"},
   };
+  for (const auto &sp : reg_.params)
+    out.push_back({std::string(reg_.scheme) + "." + std::string(sp.key),
+                   std::to_string(cfg_.scheme.p.raw[sp.word]), std::string(sp.help)});
+  return out;
 }
-
-std::unique_ptr<Policy> make(std::string_view name, const PoolSettings &pool)
-{
-  if (name == "pfc-dt")
-    return std::make_unique<PfcDt>(pool);
-  return nullptr;
-}
-
-std::vector<std::string> names() { return {"pfc-dt"}; }
 
 }  // namespace lossless::policy

@@ -15,17 +15,26 @@
 //     catch-up as its qdisc reports it (the kernel takes the upstream to be
 //     like the port, and so does the policy). A port whose qdisc has not
 //     reported it yet gets no computed headroom from the policy: it keeps
-//     the one its qdisc computed, which counts it.
+//     the one its qdisc computed, which counts it;
+//   - the pool's scheme and its parameters (registry.h), as configured or
+//     set at run time.
+// The same class runs "st" (PFC + static threshold): the headroom and the
+// pool parameters are the baseline's, the scheme block is ST's.
 #pragma once
 
 #include "policy.h"
+#include "registry.h"
 
 namespace lossless::policy {
 
+extern const Registration kPfcDtRegistration;  // "pfc-dt", scheme dt
+extern const Registration kStRegistration;     // "st", scheme st
+
 class PfcDt final : public Policy {
  public:
-  explicit PfcDt(const PoolSettings &pool);
-  std::string_view name() const override { return "pfc-dt"; }
+  PfcDt(const Registration &reg, const PoolSettings &pool);
+  explicit PfcDt(const PoolSettings &pool) : PfcDt(kPfcDtRegistration, pool) {}
+  std::string_view name() const override { return reg_.policy; }
   std::optional<plane::Params> decide(const Inputs &in) override;
   void pushed(const plane::Params &p) override;
   void refused(const plane::Params &p, int err) override;
@@ -41,6 +50,10 @@ class PfcDt final : public Policy {
   std::uint64_t sw_delay_ns(std::uint32_t ifindex) const override;
 
  private:
+  // The row of a "<scheme>.<key>" parameter of this policy's scheme.
+  const SchemeParam *scheme_param(const std::string &key) const;
+
+  const Registration &reg_;
   PoolSettings cfg_;
   std::map<std::uint32_t, std::uint64_t> measured_ns_;  // per ifindex
   std::optional<plane::Params> last_;                   // confirmed or refused

@@ -10,7 +10,8 @@
 // with synthetic inputs. Formulas the datapath also uses (headroom, the
 // alpha encoding) come from the shared core, never a second copy.
 //
-// DSH, SPFC, Bifrost and PCN add policies behind the same interface.
+// DSH, SPFC, Bifrost and PCN add policies behind the same interface,
+// registered in registry.cpp with their scheme's parameters.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +52,9 @@ struct PoolSettings {
   std::uint32_t xon_offset_bytes = 3036;
   std::uint64_t sw_delay_ns = 1000000;
   std::uint8_t lossless_mask = (1u << 3) | (1u << 4);
+  std::uint64_t buffer_bytes = 4u << 20;
+  // The datapath scheme and its parameters (registry.h); zeroed: dt.
+  lossless_plane_scheme scheme{};
 };
 
 struct Inputs {
@@ -90,6 +94,7 @@ class Policy {
   virtual std::uint64_t sw_delay_ns(std::uint32_t ifindex) const = 0;
 };
 
+// The registry's (registry.h): a policy by name, and every name.
 std::unique_ptr<Policy> make(std::string_view name, const PoolSettings &pool);
 std::vector<std::string> names();
 

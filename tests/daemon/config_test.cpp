@@ -430,7 +430,7 @@ INSTANTIATE_TEST_SUITE_P(
                 {"t.toml:1: pool #1: missing required key \"name\"",
                  "t.toml:6: port \"swp1\": pool \"sw0\": no [[pool]] has this name"}},
         BadCase{"PoolMissingPolicy", "[[pool]]\nname = \"sw0\"\n" + std::string(kPorts),
-                {"t.toml:1: pool \"sw0\": missing required key \"policy\" (pfc-dt)"}},
+                {"t.toml:1: pool \"sw0\": missing required key \"policy\" (pfc-dt, st)"}},
         BadCase{"PortMissingDev", "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n[[port]]\npool = \"sw0\"\n",
                 {"t.toml:4: port #1: missing required key \"dev\""}},
         BadCase{"PortMissingPool", "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n[[port]]\ndev = \"swp1\"\n",
@@ -504,7 +504,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"EcnPmaxPercent", in_pool("ecn = { kmin = 1, kmax = 2, pmax = \"20%\" }"),
                 {"t.toml:4: pool \"sw0\": ecn.pmax \"20%\": must be a probability 0 .. 1 (0.2)"}},
         BadCase{"PolicyUnknownSuggested", "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-td\"\n" + std::string(kPorts),
-                {"t.toml:3: pool \"sw0\": policy \"pfc-td\": unknown policy (did you mean \"pfc-dt\"?); known: pfc-dt"}},
+                {"t.toml:3: pool \"sw0\": policy \"pfc-td\": unknown policy (did you mean \"pfc-dt\"?); known: pfc-dt, st"}},
         BadCase{"PoolNameBadChar", "[[pool]]\nname = \"sw/0\"\npolicy = \"pfc-dt\"\n",
                 {"t.toml:2: pool #1: name \"sw/0\": character 3 ('/') is not allowed: the name must be 1 .. 15 characters of A-Z a-z 0-9 _ . -"}},
         BadCase{"PoolNameTooLong", "[[pool]]\nname = \"abcdefghijklmnop\"\npolicy = \"pfc-dt\"\n",
@@ -673,6 +673,53 @@ TEST(Config, WatchdogDefaultsAndLimits)
   EXPECT_EQ(*c.ports[0].watchdog, (Watchdog{WatchdogAction::Off, 7000000, 7000000, 7000000, 7000000}));
   EXPECT_FALSE(c.pools[0].watchdog);
 }
+
+// ---- the scheme (docs/SCHEMES.md): the policy says it, [pool.<scheme>] its parameters
+
+std::string st_pool(const std::string &extra)
+{
+  return "[[pool]]\nname = \"sw0\"\npolicy = \"st\"\n" + extra +
+         "\n\n[[port]]\ndev = \"swp1\"\npool = \"sw0\"\n";
+}
+
+TEST(Scheme, TheBaselineByDefault)
+{
+  Config c = parse_string(in_pool(""), "t.toml");
+  EXPECT_EQ(c.pools[0].scheme, "dt");
+  EXPECT_EQ(c.pools[0].scheme_block.id, (unsigned)LOSSLESS_SCHEME_DT);
+}
+
+TEST(Scheme, StPolicyWithItsTable)
+{
+  Config c = parse_string(st_pool("scheme = \"st\"\n[pool.st]\nthreshold = \"256kb\""), "t.toml");
+  const Pool &p = c.pools[0];
+  EXPECT_EQ(p.policy, "st");
+  EXPECT_EQ(p.scheme, "st");
+  EXPECT_EQ(p.scheme_block.id, (unsigned)LOSSLESS_SCHEME_ST);
+  EXPECT_EQ(p.scheme_block.p.st.threshold_bytes, 262144u);
+  Config d = parse_string(st_pool(""), "t.toml");
+  EXPECT_EQ(d.pools[0].scheme, "st");
+  EXPECT_EQ(d.pools[0].scheme_block.p.st.threshold_bytes, 0u) << "default: shared / ports";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Scheme, Invalid,
+    testing::Values(
+        BadCase{"UnknownSchemeSuggested", in_pool("scheme = \"sx\""),
+                {"t.toml:4: pool \"sw0\": scheme \"sx\": unknown scheme (did you mean \"st\"?); known: dt, st"}},
+        BadCase{"SchemeDisagreesWithPolicy", in_pool("scheme = \"st\""),
+                {"t.toml:4: pool \"sw0\": scheme \"st\": policy \"pfc-dt\" drives scheme \"dt\" (policy \"st\" drives this one)"}},
+        BadCase{"TableOfAnotherScheme", in_pool("[pool.st]\nthreshold = \"64kb\""),
+                {"t.toml:4: pool \"sw0\": [pool.st] is for scheme \"st\"; this pool runs \"dt\""}},
+        BadCase{"ThresholdAboveBuffer", st_pool("buffer = \"1mb\"\n[pool.st]\nthreshold = \"2mb\""),
+                {"t.toml:6: pool \"sw0\": st: threshold \"2mb\": must be at most buffer (1048576 bytes)"}},
+        BadCase{"ThresholdNotASize", st_pool("[pool.st]\nthreshold = \"lots\""),
+                {"t.toml:5: pool \"sw0\": st: threshold \"lots\": must be 0 .. 1099511627776 bytes (tc size units b, kb, mb, gb: 1500b, 64kb, 4mb)"}},
+        BadCase{"UnknownKeyOfTheScheme", st_pool("[pool.st]\nthreshhold = \"64kb\""),
+                {"t.toml:5: pool \"sw0\": st: unknown key \"threshhold\" (did you mean \"threshold\"?)"}},
+        BadCase{"SchemeNotATable", st_pool("st = 5"),
+                {"t.toml:4: pool \"sw0\": st 5: must be a table ([pool.st]), not an integer"}}),
+    [](const testing::TestParamInfo<BadCase> &i) { return std::string(i.param.name); });
 
 INSTANTIATE_TEST_SUITE_P(
     Watchdog, Invalid,

@@ -648,3 +648,23 @@ TEST(ServerSetup, ListensOnIPv6Loopback)
 }
 
 }  // namespace
+
+namespace {
+
+// The pool's scheme: an info line and one line per parameter of its row.
+TEST(Scheme, InfoAndParameters)
+{
+  auto t = sample_tel();
+  std::string dt = lm::render({{t.get(), std::nullopt}}, {});
+  EXPECT_NE(dt.find("lossless_pool_scheme_info{pool=\"sw0\",scheme=\"dt\"} 1\n"), std::string::npos);
+  EXPECT_EQ(dt.find("lossless_pool_scheme_param{"), std::string::npos) << "dt has none";
+  t->scheme.id = LOSSLESS_SCHEME_ST;
+  t->scheme.p.st.threshold_bytes = 131072;
+  std::string st = lm::render({{t.get(), std::nullopt}}, {});
+  EXPECT_NE(st.find("lossless_pool_scheme_info{pool=\"sw0\",scheme=\"st\"} 1\n"), std::string::npos);
+  EXPECT_NE(st.find("lossless_pool_scheme_param{pool=\"sw0\",scheme=\"st\",param=\"threshold\"} "
+                    "131072\n"),
+            std::string::npos);
+}
+
+}  // namespace

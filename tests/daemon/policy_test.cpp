@@ -207,12 +207,67 @@ TEST(PfcDt, SetValidatesAndNamesTheParameters)
   EXPECT_EQ(ps[1].value, "2");
 }
 
-TEST(PolicyRegistry, KnowsPfcDtOnly)
+TEST(PolicyRegistry, KnowsPfcDtAndSt)
 {
   PoolSettings s = pool(1000000);
   EXPECT_NE(make("pfc-dt", s), nullptr);
+  EXPECT_NE(make("st", s), nullptr);
   EXPECT_EQ(make("dsh", s), nullptr);
-  EXPECT_EQ(names(), std::vector<std::string>{"pfc-dt"});
+  EXPECT_EQ(names(), (std::vector<std::string>{"pfc-dt", "st"}));
+  ASSERT_NE(by_scheme("st"), nullptr);
+  EXPECT_EQ(by_scheme("st")->policy, "st");
+  EXPECT_EQ(by_scheme("dt")->policy, "pfc-dt");
+  EXPECT_EQ(by_scheme("dsh"), nullptr);
+  EXPECT_EQ(by_scheme_id(LOSSLESS_SCHEME_ST), by_scheme("st"));
+  EXPECT_EQ(scheme_names(), "dt, st");
+  lossless_plane_scheme b = default_block(*by_scheme("st"));
+  EXPECT_EQ(b.id, (unsigned)LOSSLESS_SCHEME_ST);
+  EXPECT_EQ(b.p.st.threshold_bytes, 0u);
+}
+
+// The st policy: the baseline's parameters and headroom, and ST's block.
+TEST(St, PushesItsSchemeBlockAndSetsItsThreshold)
+{
+  PoolSettings s = pool(60000000);
+  s.scheme = default_block(*by_scheme("st"));
+  s.scheme.p.st.threshold_bytes = 100000;
+  auto pol = make("st", s);
+  ASSERT_NE(pol, nullptr);
+  EXPECT_EQ(pol->name(), "st");
+  Inputs in{&s, {port5m(4)}, nullptr, 0};
+  auto d = pol->decide(in);
+  ASSERT_TRUE(d.has_value());
+  ASSERT_TRUE(d->scheme.has_value());
+  EXPECT_EQ(d->scheme->id, (unsigned)LOSSLESS_SCHEME_ST);
+  EXPECT_EQ(d->scheme->p.st.threshold_bytes, 100000u);
+  EXPECT_EQ(d->headroom.size(), 1u);
+  pol->pushed(*d);
+  EXPECT_FALSE(pol->decide(in).has_value()) << "nothing changed";
+  EXPECT_EQ(pol->set("st.threshold", "128kb"), "");
+  d = pol->decide(in);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->scheme->p.st.threshold_bytes, 131072u);
+  EXPECT_EQ(pol->set("st.threshold", "5mb"),
+            "invalid st.threshold \"5mb\": must be 0 .. 4194304 bytes (the pool's buffer)");
+  EXPECT_EQ(pol->set("st.threshold", "lots"), "invalid st.threshold \"lots\": not a valid value");
+  auto ps = pol->params();
+  ASSERT_EQ(ps.size(), 6u);
+  EXPECT_EQ(ps[5].name, "st.threshold");
+  EXPECT_EQ(ps[5].value, "131072");
+}
+
+TEST(St, TheBaselineHasNoStParameterAndPushesDt)
+{
+  PoolSettings s = pool(60000000);
+  PfcDt pol(s);
+  EXPECT_EQ(pol.set("st.threshold", "1kb"),
+            "pfc-dt has no parameter \"st.threshold\" (alpha, egress-alpha, reserved, "
+            "xon-offset, sw-delay-us)");
+  Inputs in{&s, {port5m(4)}, nullptr, 0};
+  auto d = pol.decide(in);
+  ASSERT_TRUE(d.has_value());
+  ASSERT_TRUE(d->scheme.has_value());
+  EXPECT_EQ(d->scheme->id, (unsigned)LOSSLESS_SCHEME_DT);
 }
 
 }  // namespace

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#include "registry.h"
+
+#include "pfc_dt.h"
+
+namespace lossless::policy {
+
+const std::vector<const Registration *> &registry()
+{
+  // One line per policy; the first policy of a scheme is its default.
+  static const std::vector<const Registration *> all = {&kPfcDtRegistration,
+                                                         &kStRegistration};
+  return all;
+}
+
+const Registration *by_policy(std::string_view name)
+{
+  for (const auto *r : registry())
+    if (r->policy == name)
+      return r;
+  return nullptr;
+}
+
+const Registration *by_scheme(std::string_view scheme)
+{
+  for (const auto *r : registry())
+    if (r->scheme == scheme)
+      return r;
+  return nullptr;
+}
+
+const Registration *by_scheme_id(std::uint8_t id)
+{
+  for (const auto *r : registry())
+    if (r->scheme_id == id)
+      return r;
+  return nullptr;
+}
+
+lossless_plane_scheme default_block(const Registration &r)
+{
+  lossless_plane_scheme b{};
+  b.id = r.scheme_id;
+  for (const auto &p : r.params)
+    b.p.raw[p.word] = p.def;
+  return b;
+}
+
+std::string check_value(const SchemeParam &p, std::uint64_t value, std::uint64_t buffer_bytes)
+{
+  std::uint64_t max = p.max_is_buffer ? buffer_bytes : p.max;
+  if (value >= p.min && value <= max)
+    return {};
+  std::string unit = p.unit == Unit::Bytes ? " bytes" : p.unit == Unit::Nanoseconds ? " ns" : "";
+  return "must be " + std::to_string(p.min) + " .. " + std::to_string(max) + unit +
+         (p.max_is_buffer ? " (the pool's buffer)" : "");
+}
+
+std::string scheme_names()
+{
+  std::string out;
+  for (const auto *r : registry())
+    if (by_scheme(r->scheme) == r)
+      out += (out.empty() ? "" : ", ") + std::string(r->scheme);
+  return out;
+}
+
+std::vector<std::string> names()
+{
+  std::vector<std::string> out;
+  for (const auto *r : registry())
+    out.emplace_back(r->policy);
+  return out;
+}
+
+std::unique_ptr<Policy> make(std::string_view name, const PoolSettings &pool)
+{
+  const Registration *r = by_policy(name);
+  return r ? r->make(*r, pool) : nullptr;
+}
+
+}  // namespace lossless::policy

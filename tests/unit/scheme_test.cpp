@@ -1,0 +1,193 @@
+// The scheme seam (kernel/core/scheme.h) and the static-threshold scheme
+// ST (scheme_st.c, spfc.md 2.6), next to DT on the same traffic.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "mmu_fixture.h"
+
+extern "C" {
+#include "scheme.h"
+}
+
+namespace {
+
+using namespace mmu_test;
+
+constexpr ll_u32 kPkt = 1000;
+
+// Two ports, 1,000,000 B shared once both are attached, alpha 1.
+ll_mmu_config TwoPorts(ll_u8 scheme, ll_u64 st_threshold = 0)
+{
+	ll_mmu_config c = PaperConfig(2, ll_mmu_alpha{1, 0});
+	c.scheme = scheme;
+	c.scheme_params.st.threshold_bytes = st_threshold;
+	return c;
+}
+
+// Send kPkt packets from in_port (to the other port) until it pauses or
+// `max` were sent; every charge is kept in `held`. Returns packets sent.
+ll_u32 FillUntilPaused(Pool &pool, ll_u32 in_port, std::vector<ll_mmu_charge> &held,
+		       ll_u32 max = 5000)
+{
+	for (ll_u32 n = 1; n <= max; n++) {
+		ll_mmu_charge ch{};
+		enum ll_mmu_verdict v = ll_mmu_admit(pool.p(), in_port, kLosslessPrio,
+						     1 - in_port, 0, kPkt, n, &ch);
+		EXPECT_TRUE(ll_mmu_admitted(v)) << ll_mmu_verdict_name(v) << " at " << n;
+		held.push_back(ch);
+		ExpectInvariants(pool.p());
+		if (Paused(pool.p(), in_port))
+			return n;
+	}
+	return max;
+}
+
+void ReleaseAll(Pool &pool, std::vector<ll_mmu_charge> &held)
+{
+	for (auto &ch : held) {
+		ll_mmu_release(pool.p(), &ch, 1);
+		ExpectInvariants(pool.p());
+	}
+	held.clear();
+}
+
+TEST(Scheme, NamesAndIds)
+{
+	EXPECT_EQ(ll_scheme_by_name("dt"), LL_SCHEME_DT);
+	EXPECT_EQ(ll_scheme_by_name("st"), LL_SCHEME_ST);
+	EXPECT_EQ(ll_scheme_by_name("dsh"), -1);
+	EXPECT_EQ(ll_scheme_by_name(""), -1);
+	EXPECT_EQ(ll_scheme_by_name("stt"), -1);
+	EXPECT_STREQ(ll_scheme_name(LL_SCHEME_DT), "dt");
+	EXPECT_STREQ(ll_scheme_name(LL_SCHEME_ST), "st");
+	EXPECT_EQ(ll_scheme_name(LL_SCHEME_COUNT), nullptr);
+}
+
+TEST(Scheme, BadSchemeAndParametersRefused)
+{
+	ll_mmu_config c = TwoPorts(LL_SCHEME_COUNT);
+	EXPECT_EQ(ll_mmu_config_check(&c), LL_MMU_ERR_SCHEME);
+	c = TwoPorts(LL_SCHEME_ST, 1ull << 41);
+	EXPECT_EQ(ll_mmu_config_check(&c), LL_MMU_ERR_SCHEME_PARAMS);
+	c = TwoPorts(LL_SCHEME_ST, c.total_bytes);
+	EXPECT_EQ(ll_mmu_config_check(&c), LL_MMU_OK);
+	EXPECT_STREQ(ll_mmu_err_name(LL_MMU_ERR_SCHEME), "unknown-scheme");
+}
+
+TEST(SchemeSt, DefaultThresholdIsSharedOverPorts)
+{
+	Pool pool(TwoPorts(LL_SCHEME_ST), 10 * kGbit, 10000);
+	ASSERT_EQ(pool->shared_size, 1000000u);
+	EXPECT_EQ(ll_mmu_ingress_threshold(pool.p(), 0, kLosslessPrio), 500000u);
+	// It follows the ports attached.
+	EXPECT_NE(ll_mmu_port_detach(pool.p(), 1, 0), 0xff);
+	EXPECT_EQ(ll_mmu_ingress_threshold(pool.p(), 0, kLosslessPrio), pool->shared_size);
+}
+
+// The difference the scheme makes: another port's bytes lower DT's
+// threshold and leave ST's alone.
+TEST(SchemeSt, ThresholdIgnoresOtherQueues)
+{
+	for (ll_u8 scheme : {LL_SCHEME_ST, LL_SCHEME_DT}) {
+		Pool pool(TwoPorts(scheme), 10 * kGbit, 10000);
+		std::vector<ll_mmu_charge> held;
+		// Port 1 holds 400,000 B, below either threshold.
+		for (ll_u32 n = 0; n < 400; n++) {
+			ll_mmu_charge ch{};
+			ASSERT_EQ(ll_mmu_admit(pool.p(), 1, kLosslessPrio, 0, 0, kPkt, n, &ch),
+				  LL_MMU_ADMIT_SHARED);
+			held.push_back(ch);
+		}
+		ASSERT_FALSE(Paused(pool.p(), 1));
+		ll_u32 sent = FillUntilPaused(pool, 0, held);
+		// ST: T = 1,000,000 / 2. DT: q >= 1,000,000 - 400,000 - q.
+		EXPECT_EQ(sent, scheme == LL_SCHEME_ST ? 500u : 300u)
+			<< ll_scheme_name(scheme);
+		ReleaseAll(pool, held);
+		ExpectEmpty(pool.p());
+	}
+}
+
+TEST(SchemeSt, GivenThresholdAndResume)
+{
+	ll_mmu_config c = TwoPorts(LL_SCHEME_ST, 100000);
+	c.xon_offset_bytes = 2 * kPkt;
+	Pool pool(c, 10 * kGbit, 10000);
+	std::vector<ll_mmu_charge> held;
+	EXPECT_EQ(FillUntilPaused(pool, 0, held), 100u);
+	// XON once shared + offset < T: at 97 packets held, not at 98.
+	while (held.size() > 98) {
+		ll_mmu_release(pool.p(), &held.back(), 2);
+		held.pop_back();
+	}
+	EXPECT_TRUE(Paused(pool.p(), 0));
+	ll_mmu_release(pool.p(), &held.back(), 3);
+	held.pop_back();
+	EXPECT_FALSE(Paused(pool.p(), 0));
+	ReleaseAll(pool, held);
+	ExpectEmpty(pool.p());
+}
+
+// The pool-exhaustion rule: bytes that find no shared room take headroom
+// and pause, whatever the static threshold says.
+TEST(SchemeSt, ExhaustedPoolPausesIntoHeadroom)
+{
+	Pool pool(TwoPorts(LL_SCHEME_ST, 900000), 10 * kGbit, 10000);
+	std::vector<ll_mmu_charge> held;
+	for (ll_u32 n = 0; n < 600; n++) {
+		ll_mmu_charge ch{};
+		ASSERT_EQ(ll_mmu_admit(pool.p(), 1, kLosslessPrio, 0, 0, kPkt, n, &ch),
+			  LL_MMU_ADMIT_SHARED);
+		held.push_back(ch);
+	}
+	ll_u32 n;
+	for (n = 1; n <= 400; n++) {
+		ll_mmu_charge ch{};
+		ASSERT_EQ(ll_mmu_admit(pool.p(), 0, kLosslessPrio, 1, 0, kPkt, n, &ch),
+			  LL_MMU_ADMIT_SHARED) << n;
+		held.push_back(ch);
+	}
+	EXPECT_FALSE(Paused(pool.p(), 0));
+	ll_mmu_charge ch{};
+	EXPECT_EQ(ll_mmu_admit(pool.p(), 0, kLosslessPrio, 1, 0, kPkt, n, &ch),
+		  LL_MMU_ADMIT_HEADROOM);
+	held.push_back(ch);
+	EXPECT_TRUE(Paused(pool.p(), 0));
+	ExpectInvariants(pool.p());
+	ReleaseAll(pool, held);
+	ExpectEmpty(pool.p());
+	EXPECT_EQ(pool->ctr.drops_lossless, 0u);
+}
+
+TEST(Scheme, ChangeRefusedWhileHoldingBytes)
+{
+	ll_mmu_config st = TwoPorts(LL_SCHEME_ST);
+	ll_mmu_config dt = TwoPorts(LL_SCHEME_DT);
+	Pool pool(st, 10 * kGbit, 10000);
+	std::vector<ll_mmu_charge> held;
+	FillUntilPaused(pool, 0, held, 10);
+	EXPECT_EQ(ll_mmu_pool_reconfigure(pool.p(), &dt), LL_MMU_ERR_BUSY);
+	EXPECT_EQ(pool->cfg.scheme, LL_SCHEME_ST);
+	// The scheme's parameters may change under load.
+	st.scheme_params.st.threshold_bytes = 5000;
+	EXPECT_EQ(ll_mmu_pool_reconfigure(pool.p(), &st), LL_MMU_OK);
+	EXPECT_TRUE(Paused(pool.p(), 0));	// 10,000 B >= 5,000 B
+	ReleaseAll(pool, held);
+	EXPECT_EQ(ll_mmu_pool_reconfigure(pool.p(), &dt), LL_MMU_OK);
+	EXPECT_EQ(pool->cfg.scheme, LL_SCHEME_DT);
+	EXPECT_EQ(ll_mmu_ingress_threshold(pool.p(), 0, kLosslessPrio), 1000000u);
+	ExpectEmpty(pool.p());
+}
+
+// DT and ST have no timer: the port deadline is the PFC refresh alone.
+TEST(Scheme, NoTimerForDtAndSt)
+{
+	for (ll_u8 scheme : {LL_SCHEME_ST, LL_SCHEME_DT}) {
+		Pool pool(TwoPorts(scheme), 10 * kGbit, 10000);
+		EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), LL_MMU_NEVER);
+		EXPECT_EQ(ll_mmu_port_timer(pool.p(), 0, 5), 0);
+	}
+}
+
+} // namespace
