@@ -1,13 +1,22 @@
 # lossless: the human entry points.
 #
 #   make            build everything: userspace (CMake), BPF, tc plugin, module
-#   make check      build, then run every test: host tests (ctest), then the
-#                   VM tests (the module runs under QEMU)
+#   make check      build, then run every test: host tests (ctest), the host
+#                   tests again built with ASan+UBSan (check-san), then the
+#                   VM tests (the module runs under QEMU). With CI=true (as
+#                   .ci/run runs) the build has -Werror (WERROR=ON|OFF
+#                   overrides)
+#   make check-san  the host targets built with ASan+UBSan in build/san
+#                   (LL_SANITIZE, CMakeLists.txt), then their ctest suite
 #   make demo       build, then boot the VM and show a port pausing under PFC
 #   make bench      build, then run the benchmarks and print their numbers
 #   make line-rate  build, then the full line-rate matrix in the VM (3:1 and
 #                   8:1 incast at 20 and 100 Mbit/s, 5 runs each, each
 #                   next to a no-PFC control); make check runs 20 Mbit/s
+#   make compare    build, then run one scenario under several switch schemes
+#                   in the VM and print one table (docs/COMPARE.md):
+#                   SCENARIO=incast-websearch SCHEMES="dt st" by default;
+#                   writes build/compare/SCENARIO.json and .png
 #   make checkpatch kernel style check of the module and the core
 #   make install    build userspace, then install it under PREFIX (default
 #                   /usr/local; DESTDIR=DIR stages it there): losslessd,
@@ -29,24 +38,43 @@ RUN_VM := $(CURDIR)/vm-images/run-vm
 export LL_BUILD_DIR := $(BUILD_DIR)
 PREFIX ?= /usr/local
 DESTDIR ?=
+# -Werror in CI, where .ci/run has CI=true: CMake's LL_WERROR for the
+# userspace, KCFLAGS for the module (the BPF objects always have it).
+WERROR ?= $(if $(filter true,$(CI)),ON,OFF)
+SAN_BUILD_DIR ?= $(BUILD_DIR)/san
+# Every finding fails its test, with a stack.
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:check_initialization_order=1:strict_init_order=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 all: userspace module
 
 userspace:
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLL_WERROR=$(WERROR) >/dev/null
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 module:
-	$(MAKE) -C kernel
+	$(MAKE) -C kernel $(if $(filter ON,$(WERROR)),KCFLAGS=-Werror)
 
 check: all
 	scripts/checkpatch.sh
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	$(MAKE) check-san
 	tests/fuzz/run-fuzz.sh --short
 	$(RUN_VM) --timeout 1800 --fail-on-warn -- tests/vm/run-all.sh
 
 check-host: all
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+# -O1, as the sanitizers advise: at -O2 gcc takes twice as long on the
+# sanitized C++. The tc plugin's headers come from the main build's
+# iproute2 source tree (userspace fetches it).
+check-san: userspace
+	cmake -S . -B $(SAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLL_SANITIZE=ON \
+		-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" \
+		-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG" \
+		-DIPROUTE2_SOURCE_DIR=$(BUILD_DIR)/iproute2-src/tree >/dev/null
+	cmake --build $(SAN_BUILD_DIR) -j $(JOBS)
+	cd $(SAN_BUILD_DIR) && $(SAN_ENV) ctest --output-on-failure -j $(JOBS)
 
 check-vm: all
 	$(RUN_VM) --timeout 1800 --fail-on-warn -- tests/vm/run-all.sh $(TESTS)
@@ -63,6 +91,14 @@ bench: all
 line-rate: all
 	LL_LINE_RATE_MBITS="20 100" $(RUN_VM) --timeout 3000 --fail-on-warn -- \
 		tests/vm/run-all.sh test_line_rate.py
+
+# SCENARIO: a file in tests/compare/scenarios (without .toml); SCHEMES:
+# scheme names, compared on the same flows.
+compare: all
+	mkdir -p $(BUILD_DIR)/compare
+	$(RUN_VM) --timeout 3000 --out $(BUILD_DIR)/compare -- tests/compare/run_compare.py \
+		--scenario '$(or $(SCENARIO),incast-websearch)' --schemes '$(or $(SCHEMES),dt st)' \
+		--out $(BUILD_DIR)/compare
 
 checkpatch:
 	$(MAKE) -C kernel checkpatch
@@ -84,5 +120,5 @@ clean:
 	rm -rf $(BUILD_DIR)
 	$(MAKE) -C kernel clean
 
-.PHONY: all userspace module check check-host check-vm demo bench line-rate checkpatch clean \
+.PHONY: all userspace module check check-host check-san check-vm demo bench line-rate compare checkpatch clean \
 	install uninstall

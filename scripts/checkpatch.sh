@@ -24,9 +24,12 @@ if [ ! -f "$cp_pl" ]; then
 fi
 
 cd "$top/kernel"
-out=$(perl "$cp_pl" --no-tree --strict --show-types \
+files=(lossless_*.c core/*.c core/*.h uapi/*.h)
+# checkpatch.pl writes a CamelCase cache (.checkpatch-camelcase.*) into its
+# working directory: run it in the cache directory, never in the tree.
+out=$(cd "$cache" && perl "$cp_pl" --no-tree --strict --show-types \
 	--ignore SPDX_LICENSE_TAG,PREFER_KERNEL_TYPES,CAMELCASE,BIT_MACRO \
-	-f lossless_*.c core/*.c core/*.h uapi/*.h 2>&1 || true)
+	-f "${files[@]/#/$top/kernel/}" 2>&1 || true)
 echo "$out" | grep -E '^(total|ERROR|WARNING|CHECK)' || true
 if echo "$out" | grep -qE '^(ERROR|WARNING)'; then
 	echo "$out"

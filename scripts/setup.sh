@@ -26,6 +26,8 @@ PACKAGES=(
 	nlohmann-json3-dev libtomlplusplus-dev
 	# losslessctl plot
 	gnuplot-nox
+	# style (.clang-format)
+	clang-format
 )
 
 missing=()

@@ -29,13 +29,31 @@
 #include <tuple>
 #include <vector>
 
+#include "datapath_error.h"
 #include "lateness.h"
 #include "ll_plane_map.h"
 #include "plane.h"
+#include "registry.h"
 
 namespace {
 
 namespace lp = lossless::plane;
+
+// The scheme of a snapshot by name, and its parameters by their rows.
+std::string scheme_name(const lossless_plane_tel &t)
+{
+  const auto *r = lossless::policy::by_scheme_id(static_cast<std::uint8_t>(t.scheme.id));
+  return r ? std::string(r->scheme) : "scheme-" + std::to_string(t.scheme.id);
+}
+
+std::map<std::string, std::uint64_t> scheme_params(const lossless_plane_tel &t)
+{
+  std::map<std::string, std::uint64_t> out;
+  if (const auto *r = lossless::policy::by_scheme_id(static_cast<std::uint8_t>(t.scheme.id)))
+    for (const auto &sp : r->params)
+      out[std::string(sp.key)] = t.scheme.p.raw[sp.word];
+  return out;
+}
 using nlohmann::json;
 
 constexpr int kExitOk = 0;
@@ -82,8 +100,8 @@ Commands:
                         With losslessd running (its socket exists), set goes
                         through the daemon, whose policy owns the parameters
                         (alpha, egress-alpha, reserved, xon-offset,
-                        sw-delay-us for pfc-dt); --plane writes the map
-                        directly instead.
+                        sw-delay-us for pfc-dt; st adds st.threshold);
+                        --plane writes the map directly instead.
   watch [--interval MS] [--count N]
                         a live view, redrawn in place every MS ms (default
                         1000) until Ctrl-C: per pool, bars of the shared and
@@ -281,6 +299,8 @@ json tel_json(const std::string &path, const lossless_plane_tel &t)
           {"applied_gen", t.applied_gen},
           {"apply_error", t.apply_error},
           {"lossless_mask", t.lossless_mask},
+          {"scheme", scheme_name(t)},
+          {"scheme_params", scheme_params(t)},
           {"alpha", lp::format_alpha(t.alpha)},
           {"egress_alpha", lp::format_alpha(t.egress_alpha)},
           {"xon_offset_bytes", t.xon_offset_bytes},
@@ -351,11 +371,15 @@ void print_table(const std::string &path, const lossless_plane_tel &t)
   std::printf("  alpha %s  egress-alpha %s  xon-offset %u  reserved %u  lossless-prios %s\n",
               lp::format_alpha(t.alpha).c_str(), lp::format_alpha(t.egress_alpha).c_str(),
               t.xon_offset_bytes, t.reserved_bytes, prios.empty() ? "none" : prios.c_str());
+  std::string sp;
+  for (const auto &[k, v] : scheme_params(t))
+    sp += "  " + k + " " + std::to_string(v);
+  std::printf("  scheme %s%s\n", scheme_name(t).c_str(), sp.c_str());
   std::printf("  admitted %llu packets  drops: lossless %llu  lossy %llu"
               "  paused queues %llu  control gen %llu %s\n",
               t.admitted_packets, t.drops_lossless, t.drops_lossy, t.paused_queues,
               t.applied_gen,
-              t.apply_error ? ("refused: " + std::string(std::strerror(-t.apply_error))).c_str()
+              t.apply_error ? ("refused: " + lossless::datapath_error_text(t.apply_error)).c_str()
                             : "ok");
   std::printf("  %-12s %-10s %10s %7s %7s %7s %6s | %4s %8s %9s %9s %9s %6s %6s %6s\n", "PORT",
               "RATE", "TX-PKTS", "PFC-TX", "PFC-RX", "ECN", "PAUSED", "PRIO", "BYTES",
@@ -498,10 +522,7 @@ int cmd_set(const std::string &path, const std::vector<std::string> &args)
   }
   if (r->error) {
     std::fprintf(stderr, "losslessctl: %s: the datapath refused the change: %s\n",
-                 path.c_str(),
-                 r->error == EBUSY    ? "the pool holds more than the new sizes allow; retry when idle"
-                 : r->error == ENODEV ? "a device is not a port of this pool"
-                                      : std::strerror(r->error));
+                 path.c_str(), lossless::datapath_error_text(r->error).c_str());
     return kExitError;
   }
   std::printf("applied (gen %llu) in %.1f ms\n", static_cast<unsigned long long>(gen), r->latency.count() / 1e6);

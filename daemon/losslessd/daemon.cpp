@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 #include "daemon.h"
 
+#include "datapath_error.h"
 #include "metrics.h"
 #include "pool.h"
 #include "request.h"
@@ -245,6 +246,7 @@ void Daemon::ensure_port(Port &p, bool first_run)
     spec.egress_alpha = s.egress_alpha;
     spec.reserved_bytes = s.reserved_bytes;
     spec.xon_offset_bytes = s.xon_offset_bytes;
+    spec.scheme = s.scheme;
     spec.cable_delay_ns = p.cfg.cable_delay_ns;
     spec.sw_delay_ns = s.sw_delay_ns;
     if (p.cfg.headroom_bytes)
@@ -633,9 +635,7 @@ std::string Daemon::handle_request(const std::string &line)
     if (gen && pool->last_error) {
       pool->policy->set(key, old);  // a refused value leaves the old one
       return json{{"error", "the datapath refused " + key + " " + value + ": " +
-                                (pool->last_error == EBUSY
-                                     ? std::string("the pool holds more than that allows; retry when idle")
-                                     : std::string(std::strerror(pool->last_error)))}}
+                                datapath_error_text(pool->last_error)}}
           .dump();
     }
     return json{{"ok", true},

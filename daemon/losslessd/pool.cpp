@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 #include "pool.h"
 
+#include "datapath_error.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -178,7 +180,7 @@ std::string Pool::run_policy()
     if (tel->applied_gen == pending_gen && tel->apply_error) {
       refusals++;
       add_line(notes, "pool " + cfg.settings.name + ": the datapath refused gen " +
-                          std::to_string(pending_gen) + ": " + std::strerror(last_error));
+                          std::to_string(pending_gen) + ": " + datapath_error_text(last_error));
       policy->refused(*pending, last_error);
     } else {
       pushes++;

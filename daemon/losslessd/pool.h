@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 // One pool as losslessd runs it: its policy, its plane, the last telemetry
 // and the decision in flight. The daemon ticks it; the benchmark
-// (tests/bench/bench_daemon.cc) ticks the same code natively.
+// (tests/bench/bench_daemon.cpp) ticks the same code natively.
 #pragma once
 
 #include "daemon.h"

@@ -93,8 +93,8 @@ class IngressE2E : public ::testing::Test {
       lltest::private_mounts();  // netns mounts and bpffs stay ours
       private_mounts_done = true;
     }
-    bpffs_ = lltest::mount_bpffs();
-    pin_ = bpffs_ + "/lossless";
+    bpffs_.emplace();
+    pin_ = bpffs_->dir() + "/lossless";
     std::string tag = "ll-e2e-" + std::to_string(getpid());
     sw_ = tag + "-sw";
     host_ = tag + "-host";
@@ -134,8 +134,7 @@ class IngressE2E : public ::testing::Test {
       lltest::sh("ip netns del " + sw_ + " 2>/dev/null");
     if (!host_.empty())
       lltest::sh("ip netns del " + host_ + " 2>/dev/null");
-    if (!bpffs_.empty())
-      lltest::unmount_bpffs(bpffs_);
+    bpffs_.reset();
   }
 
   // lossless-ingress with our pin dir, inside the switch netns.
@@ -197,7 +196,8 @@ class IngressE2E : public ::testing::Test {
         li::PrioCounters{});
   }
 
-  std::string bpffs_, pin_, sw_, host_;
+  std::optional<lltest::Bpffs> bpffs_;
+  std::string pin_, sw_, host_;
   std::uint32_t swp0_ = 0;
   int sock_ = -1;
 };

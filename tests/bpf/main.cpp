@@ -9,6 +9,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <optional>
 
 #include "env.h"
 #include "sandbox.h"
@@ -38,13 +39,13 @@ class SandboxEnv : public ::testing::Environment {
     must_sh("ip link add llc type veth peer name lld");
     for (const char *dev : {"lla", "llb", "llc", "lld"})
       must_sh(std::string("ip link set ") + dev + " up");
-    g_bpffs_dir = mount_bpffs();
+    bpffs_.emplace();
+    g_bpffs_dir = bpffs_->dir();
   }
-  void TearDown() override
-  {
-    if (!bpffs_dir().empty())
-      unmount_bpffs(bpffs_dir());
-  }
+  void TearDown() override { bpffs_.reset(); }
+
+ private:
+  std::optional<Bpffs> bpffs_;
 };
 
 // libbpf warnings (verifier logs) go to the test output.

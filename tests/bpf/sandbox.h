@@ -83,4 +83,19 @@ inline void unmount_bpffs(const std::string &dir)
   rmdir(dir.c_str());
 }
 
+// A fresh bpffs (mount_bpffs()) for the object's lifetime: every test,
+// fixture and benchmark that needs one holds one of these.
+class Bpffs {
+ public:
+  Bpffs() : dir_(mount_bpffs()) {}
+  ~Bpffs() { unmount_bpffs(dir_); }
+  Bpffs(const Bpffs &) = delete;
+  Bpffs &operator=(const Bpffs &) = delete;
+
+  const std::string &dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+};
+
 }  // namespace lltest

@@ -16,6 +16,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -54,16 +55,16 @@ class Sandbox : public ::testing::Environment {
     lltest::must_sh("ip link add swp1 type veth peer name swp1p");
     lltest::must_sh("ip link add swp2 type veth peer name swp2p");
     lltest::must_sh("ip link add br0 type bridge");
-    bpffs_ = lltest::mount_bpffs();
+    bpffs_.emplace();
+    bpffs_dir_ = bpffs_->dir();
   }
-  void TearDown() override
-  {
-    if (!bpffs_.empty())
-      lltest::unmount_bpffs(bpffs_);
-  }
-  static std::string bpffs_;
+  void TearDown() override { bpffs_.reset(); }
+  static std::string bpffs_dir_;
+
+ private:
+  std::optional<lltest::Bpffs> bpffs_;
 };
-std::string Sandbox::bpffs_;
+std::string Sandbox::bpffs_dir_;
 ::testing::Environment *const kSandbox = ::testing::AddGlobalTestEnvironment(new Sandbox);
 
 class Check : public ::testing::Test {
@@ -75,7 +76,7 @@ class Check : public ::testing::Test {
     char tmp[] = "/tmp/ll-check-test-XXXXXX";
     ASSERT_NE(mkdtemp(tmp), nullptr);
     tmp_ = tmp;
-    pin_dir_ = Sandbox::bpffs_ + "/" + tmp_.substr(tmp_.rfind('/') + 1);
+    pin_dir_ = Sandbox::bpffs_dir_ + "/" + tmp_.substr(tmp_.rfind('/') + 1);
   }
   void TearDown() override
   {

@@ -25,8 +25,8 @@
 #include <sstream>
 #include <thread>
 
-#include "../bpf/sandbox.h"
 #include "plane.h"
+#include "plane_fixture.h"
 
 namespace {
 
@@ -85,14 +85,15 @@ std::string slurp(const std::string &path)
   return ss.str();
 }
 
-class CtlTimeSeries : public ::testing::Test {
+// sw0's plane map on a private bpffs (plane_fixture.h), and a directory
+// for losslessctl's files.
+class CtlTimeSeries : public lltest::PlaneTest {
  protected:
   void SetUp() override
   {
-    if (!lltest::is_root())
-      GTEST_SKIP() << lltest::kNeedRoot;
-    dir_ = lltest::mount_bpffs();
-    path_ = dir_ + "/pools/sw0/plane";
+    lltest::PlaneTest::SetUp();
+    if (IsSkipped())
+      return;
     char tmp[] = "/tmp/ll-ctl-test-XXXXXX";
     ASSERT_NE(mkdtemp(tmp), nullptr);
     tmp_ = tmp;
@@ -101,8 +102,7 @@ class CtlTimeSeries : public ::testing::Test {
   void TearDown() override
   {
     plane_.reset();
-    if (!dir_.empty())
-      lltest::unmount_bpffs(dir_);
+    lltest::PlaneTest::TearDown();
     if (!tmp_.empty())
       lltest::sh("rm -rf " + tmp_);
   }
@@ -154,11 +154,10 @@ class CtlTimeSeries : public ::testing::Test {
       }
     }
     // Seqcount, as the datapath: odd while writing, then even.
-    std::uint32_t key = LOSSLESS_PLANE_TEL;
     t->seq = 2 * k + 1;
-    ASSERT_EQ(bpf_map_update_elem(plane_->fd(), &key, t.get(), BPF_ANY), 0);
+    kernel_write_tel(plane_->fd(), *t);
     t->seq = 2 * k + 2;
-    ASSERT_EQ(bpf_map_update_elem(plane_->fd(), &key, t.get(), BPF_ANY), 0);
+    kernel_write_tel(plane_->fd(), *t);
   }
 
   Child spawn(const std::vector<std::string> &args, const std::string &name,
@@ -211,7 +210,7 @@ class CtlTimeSeries : public ::testing::Test {
     return rc;
   }
 
-  std::string dir_, path_, tmp_;
+  std::string tmp_;
   std::optional<lp::Plane> plane_;
 };
 
@@ -414,9 +413,8 @@ TEST_F(CtlTimeSeries, WatchdogShowsStormsAndAlarmsPerPortAndPriority)
   b.wd[6] = {.storm = 1, .xoff_alarm = 1, .pad = 0, .storms = 1, .restores = 0, .xoff_alarms = 2, .dropped = 0, .storm_ns = 1000, .xoff_ns = 3000000};
   // if4243: off, nothing counted.
   t->ports[2].ifindex = kOther + 1;
-  std::uint32_t key = LOSSLESS_PLANE_TEL;
   t->seq = 2;
-  ASSERT_EQ(bpf_map_update_elem(plane_->fd(), &key, t.get(), BPF_ANY), 0);
+  kernel_write_tel(plane_->fd(), *t);
 
   std::string out, err;
   ASSERT_EQ(run({"--plane", path_, "watchdog"}, &out, &err), 0) << err;

@@ -15,47 +15,17 @@
 #include <memory>
 #include <thread>
 
-#include "../bpf/sandbox.h"
 #include "ll_plane_map.h"
 #include "plane.h"
+#include "plane_fixture.h"
 
 namespace {
 
 namespace lp = lossless::plane;
 
-class PlaneTest : public ::testing::Test {
- protected:
-  void SetUp() override
-  {
-    if (!lltest::is_root())
-      GTEST_SKIP() << lltest::kNeedRoot;
-    dir_ = lltest::mount_bpffs();
-    path_ = dir_ + "/pools/sw0/plane";
-  }
-  void TearDown() override
-  {
-    if (!dir_.empty())
-      lltest::unmount_bpffs(dir_);
-  }
-
-  // The datapath's view: the whole value of an entry, as a syscall sees it.
-  template <typename T>
-  std::unique_ptr<T> kernel_read(int fd, std::uint32_t key)
-  {
-    std::vector<char> buf(sizeof(lossless_plane_tel));
-    EXPECT_EQ(bpf_map_lookup_elem(fd, &key, buf.data()), 0) << std::strerror(errno);
-    auto out = std::make_unique<T>();
-    std::memcpy(out.get(), buf.data(), sizeof(T));
-    return out;
-  }
-  void kernel_write_tel(int fd, const lossless_plane_tel &t)
-  {
-    std::uint32_t key = LOSSLESS_PLANE_TEL;
-    ASSERT_EQ(bpf_map_update_elem(fd, &key, &t, BPF_ANY), 0) << std::strerror(errno);
-  }
-
-  std::string dir_, path_;
-};
+// A private bpffs per test, sw0's plane map path on it (path_), and the
+// datapath's reads and writes (plane_fixture.h).
+using PlaneTest = lltest::PlaneTest;
 
 TEST_F(PlaneTest, CreatesPinsAndReopensWithTheSameLayout)
 {

@@ -12,11 +12,13 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include <unistd.h>
 
-#include "../bpf/sandbox.h"
 #include "config_adapter.h"
+#define LL_PLANE_FIXTURE_POOL
+#include "plane_fixture.h"
 #include "pool.h"
 #include "rtnl.h"
 
@@ -24,119 +26,96 @@ namespace {
 
 namespace ld = lossless::daemon;
 
+// Pool sw0 of two ports (ifindexes 10, 11) on a plane map on a private
+// bpffs (plane_fixture.h), its datapath played with map syscalls.
 class PoolTest : public ::testing::Test {
  protected:
   void SetUp() override
   {
     if (!lltest::is_root())
       GTEST_SKIP() << lltest::kNeedRoot;
-    dir_ = lltest::mount_bpffs();
-    pool_.cfg.settings.name = "sw0";
-    pool_.policy = lossless::policy::make("pfc-dt", pool_.cfg.settings);
-    pool_.plane = lossless::plane::Plane::open(dir_ + "/plane",
-                                               lossless::plane::Plane::Open::CreateIfMissing);
-    for (int i = 0; i < 2; i++) {
-      lossless::policy::PortLink l;
-      l.ifindex = 10 + i;
-      l.dev = "swp" + std::to_string(i);
-      l.up = true;
-      l.rate_bps = 1000000000;
-      l.mtu_bytes = 1518;
-      l.catchup_bytes = 125000;  // as the datapath reports it: 1 ms at 1 Gbit/s
-      pool_.inputs.ports.push_back(l);
-    }
-    tel_->magic = LOSSLESS_PLANE_MAGIC;
-    tel_->version = LOSSLESS_PLANE_VERSION;
+    p_.emplace("sw0", 2, 10);
   }
-  void TearDown() override
-  {
-    pool_.plane.reset();
-    if (!dir_.empty())
-      lltest::unmount_bpffs(dir_);
-  }
+  void TearDown() override { p_.reset(); }
+  ld::Pool &pool() { return p_->pool; }
+  lossless_plane_tel &tel() { return *p_->tel; }
   void datapath_reports(std::uint64_t gen, int error)
   {
-    tel_->applied_gen = gen;
-    tel_->apply_error = error;
-    tel_->seq += 2;
-    std::uint32_t key = LOSSLESS_PLANE_TEL;
-    ASSERT_EQ(bpf_map_update_elem(pool_.plane->fd(), &key, tel_.get(), BPF_ANY), 0);
+    ASSERT_EQ(p_->report(gen, error), 0);
   }
 
-  std::string dir_;
-  ld::Pool pool_;
-  std::unique_ptr<lossless_plane_tel> tel_ = std::make_unique<lossless_plane_tel>();
+  std::optional<lltest::TestPool> p_;
 };
 
 TEST_F(PoolTest, ADecisionStaysInFlightUntilTheDatapathAppliesIt)
 {
-  EXPECT_EQ(pool_.run_policy(), "");
-  ASSERT_TRUE(pool_.pending);
-  std::uint64_t gen = pool_.pending_gen;
+  EXPECT_EQ(pool().run_policy(), "");
+  ASSERT_TRUE(pool().pending);
+  std::uint64_t gen = pool().pending_gen;
   EXPECT_GT(gen, 0u);
-  EXPECT_EQ(pool_.pending->headroom.size(), 2u);
+  EXPECT_EQ(pool().pending->headroom.size(), 2u);
 
-  pool_.run_policy();  // no telemetry yet: still waiting
-  EXPECT_TRUE(pool_.pending);
+  pool().run_policy();  // no telemetry yet: still waiting
+  EXPECT_TRUE(pool().pending);
   datapath_reports(gen - 1, 0);
-  pool_.run_policy();  // an older generation: still waiting
-  EXPECT_TRUE(pool_.pending);
-  EXPECT_EQ(pool_.pushes, 0u);
+  pool().run_policy();  // an older generation: still waiting
+  EXPECT_TRUE(pool().pending);
+  EXPECT_EQ(pool().pushes, 0u);
 
   datapath_reports(gen, 0);
-  EXPECT_EQ(pool_.run_policy(), "");
-  EXPECT_FALSE(pool_.pending);
-  EXPECT_EQ(pool_.pushes, 1u);
-  EXPECT_EQ(pool_.refusals, 0u);
-  EXPECT_EQ(pool_.pending_gen, gen);  // unchanged inputs: nothing new
+  EXPECT_EQ(pool().run_policy(), "");
+  EXPECT_FALSE(pool().pending);
+  EXPECT_EQ(pool().pushes, 1u);
+  EXPECT_EQ(pool().refusals, 0u);
+  EXPECT_EQ(pool().pending_gen, gen);  // unchanged inputs: nothing new
 }
 
 TEST_F(PoolTest, ARefusalIsCountedAndReportedOnce)
 {
-  pool_.run_policy();
-  std::uint64_t gen = pool_.pending_gen;
+  pool().run_policy();
+  std::uint64_t gen = pool().pending_gen;
   datapath_reports(gen, -EBUSY);
-  std::string msg = pool_.run_policy();
+  std::string msg = pool().run_policy();
   EXPECT_NE(msg.find("pool sw0: the datapath refused gen " + std::to_string(gen)),
             std::string::npos)
       << msg;
-  EXPECT_EQ(pool_.refusals, 1u);
-  EXPECT_EQ(pool_.pushes, 0u);
-  EXPECT_EQ(pool_.last_error, EBUSY);
-  EXPECT_EQ(pool_.run_policy(), "");  // not again
-  EXPECT_EQ(pool_.refusals, 1u);
+  EXPECT_EQ(pool().refusals, 1u);
+  EXPECT_EQ(pool().pushes, 0u);
+  EXPECT_EQ(pool().last_error, EBUSY);
+  EXPECT_EQ(pool().run_policy(), "");  // not again
+  EXPECT_EQ(pool().refusals, 1u);
 }
 
 TEST_F(PoolTest, TelemetryOfAnotherVersionIsSaidOnceAndDecidesNothing)
 {
-  tel_->version = LOSSLESS_PLANE_VERSION + 1;
+  tel().version = LOSSLESS_PLANE_VERSION + 1;
   datapath_reports(0, 0);
-  std::string msg = pool_.run_policy();
-  EXPECT_NE(msg.find("pool sw0: " + dir_ + "/plane: the datapath writes plane version " +
+  std::string msg = pool().run_policy();
+  EXPECT_NE(msg.find("pool sw0: " + p_->plane_path() + ": the datapath writes plane version " +
                      std::to_string(LOSSLESS_PLANE_VERSION + 1)),
             std::string::npos)
       << msg;
-  EXPECT_FALSE(pool_.pending) << "it would refuse what we push";
-  EXPECT_FALSE(pool_.have_tel);
-  EXPECT_EQ(pool_.run_policy(), "");  // not again
-  tel_->version = LOSSLESS_PLANE_VERSION;
+  EXPECT_FALSE(pool().pending) << "it would refuse what we push";
+  EXPECT_FALSE(pool().have_tel);
+  EXPECT_EQ(pool().run_policy(), "");  // not again
+  tel().version = LOSSLESS_PLANE_VERSION;
   datapath_reports(0, 0);
-  EXPECT_EQ(pool_.run_policy(), "");
-  EXPECT_TRUE(pool_.have_tel);
-  EXPECT_TRUE(pool_.pending);
+  EXPECT_EQ(pool().run_policy(), "");
+  EXPECT_TRUE(pool().have_tel);
+  EXPECT_TRUE(pool().pending);
 }
 
 TEST_F(PoolTest, ALinkChangeLeadsToANewDecision)
 {
-  pool_.run_policy();
-  datapath_reports(pool_.pending_gen, 0);
-  pool_.run_policy();
-  ASSERT_FALSE(pool_.pending);
-  std::uint64_t gen = pool_.pending_gen;
-  pool_.inputs.ports[1].rate_bps = 100000000;  // the daemon rebuilt its links
-  pool_.run_policy();
-  ASSERT_TRUE(pool_.pending);
-  EXPECT_GT(pool_.pending_gen, gen);
+  pool().run_policy();
+  datapath_reports(pool().pending_gen, 0);
+  pool().run_policy();
+  ASSERT_FALSE(pool().pending);
+  std::uint64_t gen = pool().pending_gen;
+  pool().inputs.ports[1].rate_bps = 100000000;  // the daemon rebuilt its links
+  pool().run_policy();
+  ASSERT_TRUE(pool().pending);
+  EXPECT_GT(pool().pending_gen, gen);
 }
 
 // ---------------------------------------------------------------------------

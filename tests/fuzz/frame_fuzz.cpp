@@ -274,7 +274,7 @@ bool same_meaning(const ll_mac_ctrl &a, const ll_mac_ctrl &b)
          a.enable_vector == b.enable_vector && !std::memcmp(a.quanta, b.quanta, sizeof(a.quanta));
 }
 
-// Exact references (128-bit), as tests/unit/quanta_test.cc.
+// Exact references (128-bit), as tests/unit/quanta_test.cpp.
 constexpr std::uint64_t kBitsX1e9 = 512ull * 1000000000ull;
 
 std::uint64_t ref_quanta_to_ns(std::uint64_t q, std::uint64_t r)

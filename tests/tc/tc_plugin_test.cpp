@@ -623,6 +623,26 @@ bool KernelLacksLossless()
 
 constexpr const char *kUsage = "Usage: ... lossless [ rate RATE ]";
 
+// The accept/reject harness: `tc qdisc VERB dev lo root lossless ARGS`
+// with what tc sent to the kernel recorded by the shim.
+struct Sent {
+	Result r;				// tc's exit code and output
+	std::vector<std::string> requests;	// DecodeCapture() of what it sent
+	std::string kinds;			// the types of every message it sent
+};
+
+Sent TcQdisc(const std::string &args, const char *verb = "add")
+{
+	TempDir tmp;
+	Args argv = {"qdisc", verb, "dev", "lo", "root", "lossless"};
+	for (auto &a : Split(args))
+		argv.push_back(a);
+	Sent s;
+	s.r = Tc(argv, Capture(tmp.File("cap")));
+	s.requests = DecodeCapture(ReadFile(tmp.File("cap")), &s.kinds);
+	return s;
+}
+
 // ---- parse: rejected in the plugin ---------------------------------------
 
 struct RejectCase {
@@ -639,20 +659,16 @@ class ParseReject : public ::testing::TestWithParam<RejectCase> {};
 TEST_P(ParseReject, FailsInPluginWithMessageAndUsage)
 {
 	const RejectCase &c = GetParam();
-	TempDir tmp;
-	Args args = {"qdisc", c.verb, "dev", "lo", "root", "lossless"};
-	for (auto &a : Split(c.args))
-		args.push_back(a);
-	Result r = Tc(args, Capture(tmp.File("cap")));
+	Sent s = TcQdisc(c.args, c.verb);
+	const Result &r = s.r;
 	EXPECT_EQ(r.rc, 1) << r.err;
 	EXPECT_NE(r.err.find(std::string("lossless: ") + c.message), std::string::npos)
 		<< "stderr was:\n" << r.err;
 	EXPECT_NE(r.err.find(kUsage), std::string::npos) << r.err;
 	EXPECT_EQ(r.err.find("Specified qdisc kind is unknown"), std::string::npos) << r.err;
 	// Nothing went to the kernel.
-	std::string kinds;
-	EXPECT_TRUE(DecodeCapture(ReadFile(tmp.File("cap")), &kinds).empty()) << kinds;
-	EXPECT_EQ(kinds, "");
+	EXPECT_TRUE(s.requests.empty()) << s.kinds;
+	EXPECT_EQ(s.kinds, "");
 }
 
 const RejectCase kRejects[] = {
@@ -860,11 +876,8 @@ class ParseAccept : public ::testing::TestWithParam<AcceptCase> {};
 TEST_P(ParseAccept, ReachesKernelWithAttributes)
 {
 	const AcceptCase &c = GetParam();
-	TempDir tmp;
-	Args args = {"qdisc", c.verb, "dev", "lo", "root", "lossless"};
-	for (auto &a : Split(c.args))
-		args.push_back(a);
-	Result r = Tc(args, Capture(tmp.File("cap")));
+	Sent s = TcQdisc(c.args, c.verb);
+	const Result &r = s.r;
 	EXPECT_EQ(r.err.find("lossless: "), std::string::npos) << r.err;
 	EXPECT_EQ(r.err.find("Usage:"), std::string::npos) << r.err;
 	if (KernelLacksLossless()) {
@@ -872,7 +885,7 @@ TEST_P(ParseAccept, ReachesKernelWithAttributes)
 		EXPECT_NE(r.err.find("Error: Specified qdisc kind is unknown."), std::string::npos)
 			<< r.err;
 	}
-	std::vector<std::string> sent = DecodeCapture(ReadFile(tmp.File("cap")));
+	const std::vector<std::string> &sent = s.requests;
 	ASSERT_EQ(sent.size(), 1u) << r.err;
 	EXPECT_EQ(sent[0], std::string("lossless:") + (*c.attrs ? " " : "") + c.attrs);
 }
@@ -1787,6 +1800,26 @@ std::string OptionsOf(const std::string &show_line)
 	return s;
 }
 
+// The dump of o, printed by `tc qdisc show`, parses back with `tc qdisc
+// add` to the same request; what is printed contains must_print.
+void ExpectPrintedOptionsParseBack(const QdiscOpts &o, const std::string &must_print = "")
+{
+	std::string dump = QdiscDump(o);
+	Result shown = Show({"qdisc", "show", "dev", "lo"}, dump);
+	ASSERT_EQ(shown.rc, 0) << shown.err;
+	std::string opts = OptionsOf(shown.out);
+	ASSERT_FALSE(opts.empty()) << shown.out;
+	ASSERT_NE(opts.find(must_print), std::string::npos) << shown.out;
+
+	Sent added = TcQdisc(opts);
+	EXPECT_EQ(added.r.err.find("lossless: "), std::string::npos) << opts << "\n" << added.r.err;
+	const std::vector<std::string> &sent = added.requests;
+	std::vector<std::string> want = DecodeCapture(dump);
+	ASSERT_EQ(sent.size(), 1u) << added.r.err;
+	ASSERT_EQ(want.size(), 1u);
+	EXPECT_EQ(sent[0], want[0]) << "printed: " << opts;
+}
+
 TEST(TcPluginRoundTrip, PrintedOptionsParseBackIdentically)
 {
 	std::vector<QdiscOpts> variants(4);
@@ -1833,25 +1866,8 @@ TEST(TcPluginRoundTrip, PrintedOptionsParseBackIdentically)
 		variants.push_back(variants[from]);
 		variants.back().catchup = catchup;
 	}
-	for (const QdiscOpts &o : variants) {
-		std::string dump = QdiscDump(o);
-		Result shown = Show({"qdisc", "show", "dev", "lo"}, dump);
-		ASSERT_EQ(shown.rc, 0) << shown.err;
-		std::string opts = OptionsOf(shown.out);
-		ASSERT_FALSE(opts.empty()) << shown.out;
-
-		TempDir tmp;
-		Args args = {"qdisc", "add", "dev", "lo", "root", "lossless"};
-		for (auto &a : Split(opts))
-			args.push_back(a);
-		Result added = Tc(args, Capture(tmp.File("cap")));
-		EXPECT_EQ(added.err.find("lossless: "), std::string::npos) << opts << "\n" << added.err;
-		std::vector<std::string> sent = DecodeCapture(ReadFile(tmp.File("cap")));
-		std::vector<std::string> want = DecodeCapture(dump);
-		ASSERT_EQ(sent.size(), 1u) << added.err;
-		ASSERT_EQ(want.size(), 1u);
-		EXPECT_EQ(sent[0], want[0]) << "printed: " << opts;
-	}
+	for (const QdiscOpts &o : variants)
+		ASSERT_NO_FATAL_FAILURE(ExpectPrintedOptionsParseBack(o));
 }
 
 // ---- PFC watchdog: options, printing, xstats ------------------------------
@@ -2103,25 +2119,8 @@ TEST(TcPluginWatchdog, PrintedOptionsParseBackIdentically)
 	variants[5].catchup = 1250000;
 	variants[5].pool.emplace();
 	variants[5].wd.emplace();
-	for (const QdiscOpts &o : variants) {
-		std::string dump = QdiscDump(o);
-		Result shown = Show({"qdisc", "show", "dev", "lo"}, dump);
-		ASSERT_EQ(shown.rc, 0) << shown.err;
-		std::string opts = OptionsOf(shown.out);
-		ASSERT_NE(opts.find("pfcwd"), std::string::npos) << shown.out;
-
-		TempDir tmp;
-		Args args = {"qdisc", "add", "dev", "lo", "root", "lossless"};
-		for (auto &a : Split(opts))
-			args.push_back(a);
-		Result added = Tc(args, Capture(tmp.File("cap")));
-		EXPECT_EQ(added.err.find("lossless: "), std::string::npos) << opts << "\n" << added.err;
-		std::vector<std::string> sent = DecodeCapture(ReadFile(tmp.File("cap")));
-		std::vector<std::string> want = DecodeCapture(dump);
-		ASSERT_EQ(sent.size(), 1u) << added.err;
-		ASSERT_EQ(want.size(), 1u);
-		EXPECT_EQ(sent[0], want[0]) << "printed: " << opts;
-	}
+	for (const QdiscOpts &o : variants)
+		ASSERT_NO_FATAL_FAILURE(ExpectPrintedOptionsParseBack(o, "pfcwd"));
 }
 
 // Storms on 3 (now, dropping) and 5 (over), the XOFF alarm raised on 4.

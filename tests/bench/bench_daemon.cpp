@@ -28,7 +28,9 @@
 #include <cstring>
 #include <memory>
 
-#include "../bpf/sandbox.h"
+#define LL_PLANE_FIXTURE_NO_GTEST
+#define LL_PLANE_FIXTURE_POOL
+#include "../daemon/plane_fixture.h"
 #include "pool.h"
 
 namespace {
@@ -52,62 +54,33 @@ double thread_cpu_s()
 // so what follows is the daemon's steady state.
 class BenchPool {
  public:
-  BenchPool() : dir_(lltest::mount_bpffs())
+  BenchPool() : p_("bench", kPorts, 100, 0xff)
   {
-    pool_.cfg.settings.name = "bench";
-    pool_.cfg.settings.lossless_mask = 0xff;
-    pool_.policy = lossless::policy::make("pfc-dt", pool_.cfg.settings);
-    pool_.plane = lossless::plane::Plane::open(dir_ + "/plane",
-                                               lossless::plane::Plane::Open::CreateIfMissing);
-    tel_ = std::make_unique<lossless_plane_tel>();
-    tel_->magic = LOSSLESS_PLANE_MAGIC;
-    tel_->version = LOSSLESS_PLANE_VERSION;
-    tel_->nr_ports = kPorts;
-    tel_->lossless_mask = 0xff;
+    lossless_plane_tel &tel = *p_.tel;
+    tel.nr_ports = kPorts;
+    tel.lossless_mask = 0xff;
     for (int i = 0; i < kPorts; i++) {
-      lossless::policy::PortLink l;
-      l.ifindex = 100 + i;
-      l.dev = "swp" + std::to_string(i);
-      l.up = true;
-      l.rate_bps = 1000000000;
-      l.mtu_bytes = 1518;
-      l.catchup_bytes = 125000;  // 1 ms at 1 Gbit/s: the qdisc's default
-      pool_.inputs.ports.push_back(l);
-      auto &p = tel_->ports[i];
+      const auto &l = p_.pool.inputs.ports[i];
+      auto &p = tel.ports[i];
       p.ifindex = l.ifindex;
       p.rate_bps = l.rate_bps;
       p.catchup_bytes = l.catchup_bytes;
       for (auto &iq : p.iq)
         iq.peak_headroom = 20000;
     }
-    write_tel();
-    pool_.run_policy();  // decides and submits
-    tel_->applied_gen = pool_.pending_gen;
-    write_tel();
-    pool_.run_policy();  // sees it applied
+    p_.report();
+    p_.pool.run_policy();  // decides and submits
+    p_.report(p_.pool.pending_gen, 0);
+    p_.pool.run_policy();  // sees it applied
     ok_ = steady();
-  }
-  ~BenchPool()
-  {
-    pool_.plane.reset();
-    lltest::unmount_bpffs(dir_);
   }
   bool ok() const { return ok_; }
   // Still the steady state: no decision after the first one.
-  bool steady() const { return !pool_.pending && pool_.pushes == 1; }
-  void tick() { pool_.run_policy(); }
+  bool steady() const { return !p_.pool.pending && p_.pool.pushes == 1; }
+  void tick() { p_.pool.run_policy(); }
 
  private:
-  void write_tel()
-  {
-    std::uint32_t key = LOSSLESS_PLANE_TEL;
-    tel_->seq += 2;
-    bpf_map_update_elem(pool_.plane->fd(), &key, tel_.get(), BPF_ANY);
-  }
-
-  std::string dir_;
-  ld::Pool pool_;
-  std::unique_ptr<lossless_plane_tel> tel_;
+  lltest::TestPool p_;  // 1 Gbit/s ports, catch-up 1 ms: the qdisc's default
   bool ok_ = false;
 };
 
