@@ -280,6 +280,13 @@ struct QdiscOpts {
 		uint64_t poll_ns = 100000000, xoff_alarm_ns = 0;
 	};
 	std::optional<Watchdog> wd;
+	// The scheme nest (id, and ST's threshold when set), as dumped.
+	struct Scheme {
+		uint8_t id = LOSSLESS_SCHEME_ST;
+		std::optional<uint64_t> st_threshold;
+		std::optional<uint32_t> backlog_need;
+	};
+	std::optional<Scheme> scheme;
 };
 
 void PutOptions(Msg &m, const QdiscOpts &o)
@@ -309,6 +316,18 @@ void PutOptions(Msg &m, const QdiscOpts &o)
 		m.PutT<uint32_t>(TCA_LOSSLESS_ECN_KMIN_BYTES, p.ecn_kmin);
 		m.PutT<uint32_t>(TCA_LOSSLESS_ECN_KMAX_BYTES, p.ecn_kmax);
 		m.PutT<uint32_t>(TCA_LOSSLESS_ECN_PMAX, p.ecn_pmax);
+	}
+	if (o.scheme) {
+		size_t sn = m.Nest(TCA_LOSSLESS_SCHEME);
+		m.PutT<uint8_t>(TCA_LOSSLESS_SCHEME_ID, o.scheme->id);
+		if (o.scheme->st_threshold) {
+			size_t st = m.Nest(TCA_LOSSLESS_SCHEME_ST);
+			m.PutT<uint64_t>(TCA_LOSSLESS_ST_THRESHOLD_BYTES, *o.scheme->st_threshold);
+			m.End(st);
+		}
+		m.End(sn);
+		if (o.scheme->backlog_need)
+			m.PutT<uint32_t>(TCA_LOSSLESS_BACKLOG_NEED, *o.scheme->backlog_need);
 	}
 	if (o.wd) {
 		size_t wd = m.Nest(TCA_LOSSLESS_WATCHDOG);
@@ -474,6 +493,41 @@ std::string DecodeWatchdog(const rtattr *nest)
 	return os.str();
 }
 
+// The scheme nest as "scheme{id=1 st{threshold=102400}}".
+std::string DecodeScheme(const rtattr *nest)
+{
+	std::ostringstream os;
+	int len = RTA_PAYLOAD(nest);
+	const char *sep = "";
+	os << "scheme{";
+	for (const rtattr *a = static_cast<const rtattr *>(RTA_DATA(nest)); RTA_OK(a, len);
+	     a = RTA_NEXT(a, len), sep = " ") {
+		const auto *p = static_cast<const uint8_t *>(RTA_DATA(a));
+		size_t n = RTA_PAYLOAD(a);
+		os << sep;
+		if ((a->rta_type & NLA_TYPE_MASK) == TCA_LOSSLESS_SCHEME_ID) {
+			os << "id=" << unsigned(n ? p[0] : 0) << (n == 1 ? "" : "(bad len)");
+		} else if ((a->rta_type & NLA_TYPE_MASK) == TCA_LOSSLESS_SCHEME_ST) {
+			int slen = RTA_PAYLOAD(a);
+			os << "st{" << ((a->rta_type & NLA_F_NESTED) ? "" : "(no NLA_F_NESTED)");
+			for (const rtattr *s = static_cast<const rtattr *>(RTA_DATA(a)); RTA_OK(s, slen);
+			     s = RTA_NEXT(s, slen)) {
+				uint64_t v = 0;
+				memcpy(&v, RTA_DATA(s), RTA_PAYLOAD(s) == 8 ? 8 : 0);
+				if (s->rta_type == TCA_LOSSLESS_ST_THRESHOLD_BYTES)
+					os << "threshold=" << v;
+				else
+					os << "attr" << s->rta_type;
+			}
+			os << "}";
+		} else {
+			os << "attr" << a->rta_type << "(len " << n << ")";
+		}
+	}
+	os << "}" << ((nest->rta_type & NLA_F_NESTED) ? "" : "(no NLA_F_NESTED)");
+	return os.str();
+}
+
 // Decode the captured RTM_NEWQDISC requests' options as one line each:
 // "rate=... burst=... queues=... strict=... priomap=a,b,.. quanta=a,b,.. limit=...".
 std::vector<std::string> DecodeCapture(const std::string &data, std::string *kinds = nullptr)
@@ -512,6 +566,9 @@ std::vector<std::string> DecodeCapture(const std::string &data, std::string *kin
 				switch (o->rta_type & NLA_TYPE_MASK) {
 				case TCA_LOSSLESS_WATCHDOG:
 					os << " " << DecodeWatchdog(o);
+					break;
+				case TCA_LOSSLESS_SCHEME:
+					os << " " << DecodeScheme(o);
 					break;
 				case TCA_LOSSLESS_RATE_BPS: {
 					uint64_t v = 0;
@@ -852,6 +909,16 @@ const RejectCase kRejects[] = {
 	{"PlaneRelativePath", "pool p plane x/y", "invalid plane \"x/y\": must be auto or an absolute path on bpffs"},
 	{"PlaneMissing", "pool p plane", "option \"plane\" needs a value"},
 	{"PlaneDuplicate", "pool p plane /a plane /b", "duplicate \"plane\""},
+	{"SchemeUnknown", "pool p scheme bogus", "invalid scheme \"bogus\": one of dt, st"},
+	{"SchemeIsCaseSensitive", "pool p scheme ST", "invalid scheme \"ST\": one of dt, st"},
+	{"SchemeMissing", "pool p scheme", "option \"scheme\" needs a value"},
+	{"SchemeDuplicate", "pool p scheme st scheme dt", "duplicate \"scheme\""},
+	{"SchemeNeedsPool", "scheme st", "option \"scheme\" needs \"pool NAME\""},
+	{"StThresholdWithoutScheme", "pool p st-threshold 1kb",
+	 "option \"st-threshold\" needs \"scheme st\" in the same command"},
+	{"StThresholdOfAnotherScheme", "pool p scheme dt st-threshold 1kb",
+	 "option \"st-threshold\" is a parameter of scheme st, not dt"},
+	{"StThresholdAboveMax", "pool p scheme st st-threshold 2048gb", "invalid st-threshold \"2048gb\""},
 	{"PlaneNotOnBpffs", "pool p plane /proc/ll-no-such-dir/plane", "plane: cannot pin the plane map at /proc/ll-no-such-dir/plane"},
 };
 
@@ -948,6 +1015,15 @@ const AcceptCase kAccepts[] = {
 	 "quanta=1514 limit=100 pool=sw0 sw_delay=1000000"},
 	// Shared-buffer pool options.
 	{"Pool", "pool sw0", "pool=sw0"},
+	// The scheme: its nest, with its parameters' nest (docs/SCHEMES.md).
+	{"SchemeDt", "pool sw0 scheme dt", "pool=sw0 scheme{id=0}"},
+	{"SchemeSt", "pool sw0 scheme st", "pool=sw0 scheme{id=1}"},
+	{"SchemeStThreshold", "pool sw0 scheme st st-threshold 100kb",
+	 "pool=sw0 scheme{id=1 st{threshold=102400}}"},
+	{"SchemeStThresholdFirst", "pool sw0 st-threshold 0 scheme st",
+	 "pool=sw0 scheme{id=1 st{threshold=0}}"},
+	{"SchemeOfAMember", "scheme st st-threshold 1mb", "scheme{id=1 st{threshold=1048576}}",
+	 "replace"},
 	{"PoolNameMax", "pool Ab-9_.xxxxxxxxx", "pool=Ab-9_.xxxxxxxxx"},
 	{"PoolNameOneChar", "pool -", "pool=-"},
 	{"Buffer", "buffer 4mb", "buffer=4194304", "replace"},
@@ -1384,6 +1460,40 @@ TEST(TcPluginPrint, PoolOptionsJson)
 	if (py.rc != -1) {
 		EXPECT_EQ(py.rc, 0) << py.err << r.out;
 	}
+}
+
+TEST(TcPluginPrint, SchemeText)
+{
+	QdiscOpts o;
+	o.pool.emplace();
+	o.scheme.emplace();
+	o.scheme->st_threshold = 100 << 10;
+	o.scheme->backlog_need = 7813;
+	Result r = Show({"qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find("scheme st st-threshold 100Kb "), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("backlog-need"), std::string::npos) << "not an option: -s only";
+	r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_NE(r.out.find("backlog-need 7813 "), std::string::npos) << r.out;
+	o.scheme->st_threshold = 0;	// the default: not printed
+	o.scheme->id = LOSSLESS_SCHEME_DT;
+	r = Show({"qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_NE(r.out.find("scheme dt "), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("st-threshold"), std::string::npos) << r.out;
+}
+
+TEST(TcPluginPrint, SchemeJson)
+{
+	QdiscOpts o;
+	o.pool.emplace();
+	o.scheme.emplace();
+	o.scheme->st_threshold = 65536;
+	o.scheme->backlog_need = 42;
+	Result r = Show({"-s", "-j", "qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find("\"scheme\":\"st\",\"st_threshold\":65536,\"backlog_need\":42"),
+		  std::string::npos)
+		<< r.out;
 }
 
 TEST(TcPluginPrint, PoolOptionForms)
