@@ -17,6 +17,9 @@
 #                                        with this prefix's paths
 #   share/doc/lossless/                  README.md, docs/*.md and
 #                                        examples/losslessd.toml
+#   share/man/man8/*.8.gz                man/*.8 (tc-lossless, losslessd,
+#                                        losslessctl, lossless-ingress),
+#                                        gzip -9n as Debian policy has them
 #   share/lossless/install_manifest.txt  every file this install wrote;
 #                                        `make uninstall` removes them
 #
@@ -33,6 +36,8 @@ set(LL_INSTALL_UNITDIR lib/systemd/system CACHE STRING
     "Where make install puts losslessd.service (relative: under the prefix; systemd reads /usr/lib/systemd/system, /usr/local/lib/systemd/system and /etc/systemd/system)")
 set(LL_INSTALL_DOCDIR share/doc/lossless CACHE STRING
     "Where make install puts the documentation and the example configuration (relative: under the prefix)")
+set(LL_INSTALL_MANDIR share/man CACHE STRING
+    "Where make install puts the man pages, in its man8/ (relative: under the prefix)")
 set(LL_CONFIG_FILE /etc/lossless/losslessd.toml CACHE FILEPATH
     "The configuration file the installed systemd unit passes to losslessd")
 
@@ -49,6 +54,29 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${LL_INSTALL_DOCDIR}
         FILES_MATCHING PATTERN "*.md" PATTERN "examples" EXCLUDE)
 install(FILES ${PROJECT_SOURCE_DIR}/docs/examples/losslessd.toml
         DESTINATION ${LL_INSTALL_DOCDIR}/examples
+        PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+
+# The man pages, compressed at build time (the `man_pages` target, part of
+# `all`): gzip -9n stores neither the name nor the time, so the same page
+# gives the same bytes. tests/install/lint_man.py lints the sources
+# (ctest docs.man_lint) and test_install.py the installed pages.
+find_program(GZIP_EXECUTABLE gzip REQUIRED)
+file(GLOB _ll_man_pages CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/man/*.8)
+set(_ll_man_gz "")
+foreach(_ll_page IN LISTS _ll_man_pages)
+  get_filename_component(_ll_name "${_ll_page}" NAME)
+  set(_ll_out "${CMAKE_BINARY_DIR}/man/${_ll_name}.gz")
+  add_custom_command(OUTPUT "${_ll_out}"
+    COMMAND ${CMAKE_COMMAND} -E make_directory "${CMAKE_BINARY_DIR}/man"
+    COMMAND sh -c "\"$1\" -9n -c \"$2\" >\"$3.tmp\" && mv \"$3.tmp\" \"$3\""
+            sh "${GZIP_EXECUTABLE}" "${_ll_page}" "${_ll_out}"
+    DEPENDS "${_ll_page}"
+    COMMENT "gzip -9n man/${_ll_name}"
+    VERBATIM)
+  list(APPEND _ll_man_gz "${_ll_out}")
+endforeach()
+add_custom_target(man_pages ALL DEPENDS ${_ll_man_gz})
+install(FILES ${_ll_man_gz} DESTINATION ${LL_INSTALL_MANDIR}/man8
         PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 
 # The systemd unit, written at install time: its paths are the prefix's,

@@ -26,6 +26,8 @@ PACKAGES=(
 	nlohmann-json3-dev libtomlplusplus-dev
 	# losslessctl plot
 	gnuplot-nox
+	# man pages: make install compresses them, make check lints them (groff)
+	gzip groff-base
 	# style (.clang-format)
 	clang-format
 )

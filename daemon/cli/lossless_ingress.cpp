@@ -74,7 +74,8 @@ DESCRIPTION
     and counters stay until it is detached, and survive this tool exiting.
     Maps are keyed by ifindex, which is per network namespace: give ports
     of different namespaces their own --pin-dir, and run the tool inside
-    the port's namespace (ip netns exec NS lossless-ingress ...).
+    the port's namespace with nsenter --net=/run/netns/NS (ip netns exec
+    remounts /sys, which hides the bpffs at /sys/fs/bpf).
 
 COMMANDS
     attach DEV [--mode MODE] [--default-prio N]
@@ -131,7 +132,7 @@ EXAMPLES
     lossless-ingress attach swp2 --mode dscp --default-prio 1
     lossless-ingress dscp set 26 3            # AF31 -> priority 3
     lossless-ingress show swp1
-    ip netns exec sw0 lossless-ingress --pin-dir /sys/fs/bpf/lossless/sw0 \
+    nsenter --net=/run/netns/sw0 lossless-ingress --pin-dir /sys/fs/bpf/lossless/sw0 \
         attach swp1
     lossless-ingress detach swp1
 

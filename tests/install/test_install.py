@@ -13,6 +13,9 @@ it runs `make install DESTDIR=... [PREFIX=...]` on the build tree as it is
   world-writable;
 - the binaries run; the BPF object is the build's, a BPF ELF; the docs and
   the example configuration are the source's;
+- the man pages: every man/*.8 as PREFIX/share/man/man8/*.8.gz, gzip -9n
+  (no name, no time stamp), the source's text, rendering without a
+  warning (lint_man.py: groff -man -Tutf8 -ww);
 - the tc plugin went to the directory compiled into Debian's tc, and tc
   loads it from there (TC_LIB_DIR pointed into DESTDIR) and parses with it;
 - the systemd unit: no placeholder left, ExecStart= is PREFIX/sbin/losslessd,
@@ -27,6 +30,7 @@ it runs `make install DESTDIR=... [PREFIX=...]` on the build tree as it is
 
 Root only (netns, bpffs, ownership); exits 77 (skipped) otherwise.
 """
+import gzip
 import json
 import os
 import re
@@ -35,6 +39,8 @@ import stat
 import subprocess
 import sys
 import tempfile
+
+import lint_man
 
 SKIP = 77
 LEVELS_OK = ("OK", "SAFE", "PERFECT")
@@ -129,7 +135,14 @@ def expected_files(src, prefix, tcdir):
     for name in sorted(os.listdir(f"{src}/docs")):
         if name.endswith(".md"):
             exp[f"{doc}/{name}"] = (rw, f"{src}/docs/{name}")
+    # Compressed: check_man compares the text.
+    for name in man_pages(src):
+        exp[f"{prefix}/share/man/man8/{name}.gz"] = (rw, None)
     return exp
+
+
+def man_pages(src):
+    return sorted(n for n in os.listdir(f"{src}/man") if n.endswith(".8"))
 
 
 def check_tree(dest, exp):
@@ -196,6 +209,35 @@ def check_binaries(dest, prefix, build):
     if not same_bytes(obj, f"{build}/bpf/lossless_ingress.bpf.o"):
         fail(f"{obj}: not the build's bpf/lossless_ingress.bpf.o")
     ok("binaries run; the BPF object is the build's EM_BPF ELF")
+
+
+def check_man(src, dest, prefix):
+    pages = man_pages(src)
+    if not pages:
+        fail(f"{src}/man has no page")
+        return
+    bad = False
+    for name in pages:
+        path = f"{dest}{prefix}/share/man/man8/{name}.gz"
+        try:
+            raw = open(path, "rb").read()
+        except OSError as e:
+            fail(f"man page: {e}")
+            bad = True
+            continue
+        # gzip -n: FLG without FNAME (bit 3), MTIME 0; -9: XFL 2.
+        if raw[:2] != b"\x1f\x8b" or raw[3] & 0x08 or raw[4:8] != bytes(4) or raw[8] != 2:
+            fail(f"{path}: not gzip -9n (a name, a time stamp or another level)")
+            bad = True
+        if gzip.decompress(raw) != open(f"{src}/man/{name}", "rb").read():
+            fail(f"{path}: not man/{name}")
+            bad = True
+        for p in lint_man.lint(path):
+            fail(f"{path}: {p}")
+            bad = True
+    if not bad:
+        ok(f"{len(pages)} man pages in share/man/man8, gzip -9n, the source's, "
+           "rendering without a warning")
 
 
 def check_tc_plugin(dest, tc, tcdir):
@@ -346,6 +388,7 @@ def one_prefix(src, build, tmp, tc, tcdir, prefix, make_args):
     check_tree(dest, exp)
     check_manifest(dest, prefix, exp)
     check_binaries(dest, prefix, build)
+    check_man(src, dest, prefix)
     check_tc_plugin(dest, tc, tcdir)
     check_unit(dest, prefix)
     check_example_config(dest, prefix)
@@ -359,11 +402,12 @@ def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (netns and bpffs for losslessd --check, root-owned files)")
         return SKIP
-    for tool in ("make", "cmake", "systemd-analyze", "unshare", "ip"):
+    for tool in ("make", "cmake", "systemd-analyze", "unshare", "ip", "groff"):
         if not shutil.which(tool):
             raise SystemExit(f"{tool} not found")
     for f in ("daemon/losslessd", "daemon/losslessctl", "daemon/lossless-ingress",
-              "tc-plugins/q_lossless.so", "bpf/lossless_ingress.bpf.o"):
+              "tc-plugins/q_lossless.so", "bpf/lossless_ingress.bpf.o",
+              *(f"man/{name}.gz" for name in man_pages(src))):
         if not os.path.exists(f"{build}/{f}"):
             raise SystemExit(f"{build}/{f} missing: build first (make userspace)")
     tc, tcdir = tc_plugin_dir()

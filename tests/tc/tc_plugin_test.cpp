@@ -1091,7 +1091,9 @@ const AcceptCase kAccepts[] = {
 INSTANTIATE_TEST_SUITE_P(Tc, ParseAccept, ::testing::ValuesIn(kAccepts),
 			 [](const auto &info) { return std::string(info.param.name); });
 
-TEST(TcPlugin, HelpDocumentsEveryOptionWithRangeAndDefault)
+// `tc ... lossless help` is a synopsis, like q_fq.c's; the reference is
+// the man page.
+TEST(TcPlugin, HelpIsASynopsisPointingToTheManPage)
 {
 	Result r = Tc({"qdisc", "add", "dev", "lo", "root", "lossless", "help"});
 	EXPECT_EQ(r.rc, 1);
@@ -1100,66 +1102,62 @@ TEST(TcPlugin, HelpDocumentsEveryOptionWithRangeAndDefault)
 		     "[ queues NUMBER ]",
 		     "[ strict NUMBER ] [ quanta BYTES0 BYTES1 ... ]",
 		     "[ priomap QUEUE0 QUEUE1 ... QUEUE15 ] [ limit PACKETS ]",
-		     "  rate RATE ", "8kbit .. 1.6tbit", "Default: the link speed the device reports",
-		     "  burst BYTES ", "64 .. 1073741824 bytes", "Default: max(2 full frames, 100us at RATE)",
-		     "  catchup BYTES ",
-		     "  queues NUMBER ", "1 .. 64. Default 8.",
-		     "  strict NUMBER ", "Default 0 (all DWRR)",
-		     "  quanta BYTES... ", "1 .. 16777216", "MTU + link header",
-		     "  priomap QUEUE... ", "priorities not listed", "go to queue 0",
-		     "p < queues, the others to queue 0",
-		     "  limit PACKETS ", "1 .. 1048576", "Default 1000.",
-	     })
-		EXPECT_NE(r.err.find(s), std::string::npos) << "missing \"" << s << "\" in:\n" << r.err;
-	// catchup's own paragraph (up to "queues") has its range and default;
-	// the kernel's default is sw-delay at the rate, at least burst.
-	size_t from = r.err.find("  catchup BYTES "), to = r.err.find("  queues NUMBER ");
-	ASSERT_NE(from, std::string::npos) << r.err;
-	ASSERT_NE(to, std::string::npos) << r.err;
-	ASSERT_LT(from, to) << r.err;
-	std::string catchup = r.err.substr(from, to - from);
-	for (const char *s : {
-		     "back to back", "late timer wake-up",
-		     "64 .. 1073741824 bytes (64b .. 1gb)", "a value below burst counts as burst",
-		     "Default: the", "bytes RATE carries in sw-delay (1ms unless set)", "least burst.",
-		     "headroom counts it.",
-	     })
-		EXPECT_NE(catchup.find(s), std::string::npos) << "missing \"" << s << "\" in:\n" << catchup;
-	// The synopsis fits 80 columns.
-	std::istringstream usage(r.err.substr(0, r.err.find("\n\n")));
-	for (std::string line; std::getline(usage, line);)
-		EXPECT_LE(line.size(), 80u) << line;
-}
-
-TEST(TcPlugin, HelpDocumentsPoolOptions)
-{
-	Result r = Tc({"qdisc", "add", "dev", "lo", "root", "lossless", "help"});
-	EXPECT_EQ(r.rc, 1);
-	for (const char *s : {
 		     "[ pool NAME ] [ buffer SIZE ] [ alpha ALPHA ]",
 		     "[ egress-alpha ALPHA ] [ lossless-prios PRIOS ]",
 		     "[ reserved SIZE ] [ xon-offset SIZE ] [ cable-delay TIME ]",
 		     "[ sw-delay TIME ] [ headroom SIZE ]",
 		     "[ ecn { KMIN KMAX PMAX | off } ]",
-		     "T = ALPHA * (shared size - shared bytes in use)",
-		     "  pool NAME ", "1 .. 15 characters", "of A-Z a-z 0-9 _ . -",
-		     "  buffer SIZE       (pool)", "1 .. 1099511627776 bytes (1b .. 1024gb). Default 4mb.",
-		     "  alpha ALPHA       (pool)", "NUM 1 .. 65535", "two 1 .. 4294967296 (2^32)", "Default 1/8.",
-		     "  egress-alpha ALPHA (pool)", "Default 1.",
-		     "  lossless-prios PRIOS (pool)", "0 .. 7 such as 3,4", "none", "Default 3,4.",
-		     "  reserved SIZE     (pool)", "all 8 priorities; 0 .. 4294967295. Default: 1 MTU.",
-		     "  xon-offset SIZE   (pool)", "Default: 2 MTU.",
-		     "  cable-delay TIME ", "ns, us, ms, s (5us, 1ms); 0 .. 1s.",
-		     "  sw-delay TIME ", "same units, 0 .. 1s.", "Default 1ms.",
-		     "On \"tc qdisc add\" only", "1518 on a",
-		     "  headroom SIZE ", "0: computed", "3 MTU + the bytes the rate carries",
-		     "in 2 * cable-delay + sw-delay + 64 (the PFC frame)",
-		     "+ catchup (the upstream's shaper taken as this",
-		     "  ecn KMIN KMAX PMAX (pool)", "PMAX * (bytes - KMIN) / (KMAX - KMIN)",
-		     "decimal 0 .. 1 (0.2), kept in 1/65536 steps.",
-		     "  ecn off           (pool) no ECN marking. Default.",
+		     "[ scheme { dt | st [ st-threshold SIZE ] } ]",
+		     "[ pfcwd { off | alert | forward | drop } ]",
+		     "[ pfcwd-detect TIME ] [ pfcwd-restore TIME ]",
+		     "[ pfcwd-poll TIME ] [ xoff-alarm { TIME | off } ]",
+		     "See tc-lossless(8).",
 	     })
 		EXPECT_NE(r.err.find(s), std::string::npos) << "missing \"" << s << "\" in:\n" << r.err;
+	std::istringstream usage(r.err);
+	for (std::string line; std::getline(usage, line);)
+		EXPECT_LE(line.size(), 80u) << line;
+}
+
+// The man page, rendered one paragraph per line, whitespace collapsed.
+std::string ManPageText()
+{
+	Result r = RunCmd({"groff", "-man", "-Tascii", "-rLL=4000n", "-P-cbou", LL_TC_MAN_PAGE}, {});
+	EXPECT_EQ(r.rc, 0) << r.err;
+	std::string out;
+	bool space = false;
+	for (char ch : r.out) {
+		if (ch == ' ' || ch == '\t' || ch == '\n') {
+			space = true;
+			continue;
+		}
+		if (space && !out.empty())
+			out += ' ';
+		space = false;
+		out += ch;
+	}
+	return out;
+}
+
+// Every option of the help's synopsis, with its range and default, is in
+// tc-lossless(8) (the facts the help carried before it became a synopsis).
+TEST(TcPlugin, ManPageDocumentsEveryOptionWithRangeAndDefault)
+{
+	std::string man = ManPageText();
+	ASSERT_FALSE(man.empty());
+	for (const char *s : {
+		     "rate RATE", "8kbit .. 1.6tbit", "burst BYTES", "64 .. 1073741824 bytes",
+		     "catchup BYTES", "queues NUMBER", "Default 8", "strict NUMBER", "quanta BYTES",
+		     "1 .. 16777216", "priomap QUEUE", "limit PACKETS", "1 .. 1048576", "Default 1000",
+		     "pool NAME", "buffer SIZE", "1 .. 1099511627776 bytes", "Default 4mb",
+		     "alpha ALPHA", "Default 1/8", "egress-alpha ALPHA", "lossless-prios PRIOS",
+		     "Default 3,4", "reserved SIZE", "xon-offset SIZE", "cable-delay TIME",
+		     "sw-delay TIME", "Default 1ms", "headroom SIZE", "ecn KMIN KMAX PMAX",
+		     "plane", "scheme NAME", "st-threshold SIZE", "pfcwd ACTION", "pfcwd-detect TIME",
+		     "Default 200ms", "pfcwd-restore TIME", "pfcwd-poll TIME", "Default 100ms",
+		     "xoff-alarm { TIME | off }", "backlog-need",
+	     })
+		EXPECT_NE(man.find(s), std::string::npos) << "tc-lossless(8) lacks \"" << s << "\"";
 }
 
 TEST(TcPlugin, ClassesHaveNoOptions)
@@ -2102,29 +2100,6 @@ TEST(TcPluginWatchdog, NestCarriesNlaFNested)
 		}
 	}
 	EXPECT_EQ(found, 1);
-}
-
-TEST(TcPluginWatchdog, HelpDocumentsTheOptions)
-{
-	Result r = Tc({"qdisc", "add", "dev", "lo", "root", "lossless", "help"});
-	EXPECT_EQ(r.rc, 1);
-	for (const char *s : {
-		     "[ pfcwd { off | alert | forward | drop } ]",
-		     "[ pfcwd-detect TIME ] [ pfcwd-restore TIME ]",
-		     "[ pfcwd-poll TIME ] [ xoff-alarm { TIME | off } ]",
-		     "PFC watchdog", "docs/WATCHDOG.md", "PFC storm",
-		     "  pfcwd ACTION ", "alert: count and log", "forward: stop honouring",
-		     "drop: also drop what", "is queued and what arrives for it. Default off.",
-		     "  pfcwd-detect TIME ", "1ms .. 60s. Default 200ms.",
-		     "  pfcwd-restore TIME ", "no XOFF for this long",
-		     "  pfcwd-poll TIME ", "at most pfcwd-detect and", "pfcwd-restore. Default 100ms.",
-		     "  xoff-alarm TIME ", "told its upstream XOFF", "0 or off: no",
-		     "1ms .. 3600s, at least pfcwd-poll.", "Default off.",
-	     })
-		EXPECT_NE(r.err.find(s), std::string::npos) << "missing \"" << s << "\" in:\n" << r.err;
-	std::istringstream usage(r.err.substr(0, r.err.find("\n\n")));
-	for (std::string line; std::getline(usage, line);)
-		EXPECT_LE(line.size(), 80u) << line;
 }
 
 const char *kWdOptsText = "pfcwd drop pfcwd-detect 200ms pfcwd-restore 200ms pfcwd-poll 100ms xoff-alarm off ";
