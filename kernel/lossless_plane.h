@@ -1,22 +1,42 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The shared-state plane of a pool (uapi: struct lossless_plane_ctl and
- * struct lossless_plane_tel): a BPF array map the control plane creates
- * and pins, handed to the pool by fd (TCA_LOSSLESS_PLANE_FD, the cls_bpf
+ * The shared-state plane (uapi: struct lossless_plane_ctl and struct
+ * lossless_plane_tel): a BPF array map the control plane creates and pins,
+ * handed to its owner (a pool) by fd (TCA_LOSSLESS_PLANE_FD, the cls_bpf
  * pattern). A soft hrtimer per plane applies new control entries and
  * writes the telemetry snapshot; the packet path never touches the map.
+ *
+ * The plane owns the map, the timer, the two-tick read of the control
+ * entry, the seqlock of the telemetry and the header fields of both
+ * entries (magic, version, gen, time, interval). What the entries say
+ * about the owner is the owner's: it gives ll_kplane_ops and its lock.
  */
 #ifndef LOSSLESS_PLANE_H
 #define LOSSLESS_PLANE_H
 
 #include <linux/bpf.h>
 #include <linux/hrtimer.h>
+#include <linux/spinlock.h>
 #include <net/netlink.h>
-#include <net/sch_generic.h>
 
 #include "uapi/lossless.h"
 
-struct ll_kpool;
+/*
+ * What the owner does with the entries, called under the owner's lock
+ * from the timer (softirq context):
+ *   set       the LOSSLESS_PLANE_SET_* bits apply() handles; the plane
+ *             refuses others (-EOPNOTSUPP) but SET_INTERVAL, its own;
+ *   apply     apply the owner's fields of a control entry whose header the
+ *             plane has checked, all or nothing: 0 or -errno (the plane
+ *             takes a new interval only after a 0);
+ *   snapshot  write the owner's fields of the telemetry, inside the
+ *             plane's seqlock.
+ */
+struct ll_kplane_ops {
+	u32 set;
+	int (*apply)(void *owner, const struct lossless_plane_ctl *c, u64 now);
+	void (*snapshot)(void *owner, struct lossless_plane_tel *t, u64 now);
+};
 
 struct ll_kplane {
 	struct bpf_map *map;		/* one reference, ours */
@@ -24,13 +44,14 @@ struct ll_kplane {
 	struct lossless_plane_tel *tel;
 	struct lossless_plane_ctl last;	/* ctl as read on the last tick */
 	struct lossless_plane_ctl cur;	/* this tick's copy (off the stack) */
-	struct ll_kpool *kp;		/* set by ll_kpool_set_plane() */
+	const struct ll_kplane_ops *ops;	/* set by ll_kplane_start() */
+	void *owner;
+	spinlock_t *lock;		/* the owner's, around both ops */
 	struct hrtimer timer;
 	u64 applied_gen;
 	u64 snapshots;
 	s32 apply_error;
 	u32 interval_us;
-	u32 tel_ports;			/* port slots written last time */
 };
 
 /*
@@ -42,22 +63,16 @@ struct ll_kplane *ll_kplane_get(u32 fd, struct netlink_ext_ack *extack);
 /* Stop the timer (waiting for a running tick) and drop the map. */
 void ll_kplane_free(struct ll_kplane *pl);
 
-/* Start ticking for kp: call once kp->plane == pl, outside kp->lock. */
-void ll_kplane_start(struct ll_kplane *pl, struct ll_kpool *kp);
+/*
+ * Start ticking for owner: every tick takes lock (a plain spin_lock: the
+ * owner's other users of it run in softirq context or disable bottom
+ * halves) around ops->apply and ops->snapshot. Call once the owner can
+ * serve the ops, not under lock.
+ */
+void ll_kplane_start(struct ll_kplane *pl, const struct ll_kplane_ops *ops,
+		     void *owner, spinlock_t *lock);
 
 /* Map id for dumps. */
 u32 ll_kplane_id(const struct ll_kplane *pl);
-
-/*
- * Provided by the qdisc (lossless_qdisc.c), called under kp->lock for
- * member sch, which is port of kp: fill its telemetry slot; set its
- * headroom (0 = computed), returning an enum ll_mmu_err. kp and port come
- * from the pool's table: a member is in the table before its qdisc has
- * finished joining (q->pool is set after ll_kpool_join() returns).
- */
-void ll_qdisc_plane_port(struct Qdisc *sch, struct ll_kpool *kp, u32 port,
-			 struct lossless_plane_port *out, u64 now);
-int ll_qdisc_plane_headroom(struct Qdisc *sch, struct ll_kpool *kp, u32 port,
-			    u32 headroom_bytes, u64 now);
 
 #endif /* LOSSLESS_PLANE_H */

@@ -1,18 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Pool registry of the lossless qdisc: see lossless_pool.h. */
+/* Pools of the lossless qdisc: registry, admission and release, the PFC
+ * frames a port sends, the plane's ops. See lossless_pool.h.
+ */
 
 #include <linux/err.h>
+#include <linux/if_ether.h>
 #include <linux/mm.h>
 #include <linux/netdevice.h>
+#include <linux/random.h>
 #include <linux/rtnetlink.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <net/inet_ecn.h>
 #include <net/netlink.h>
+#include <net/pkt_sched.h>
 
+#include "core/pfc.h"
+#include "core/scheme.h"
 #include "lossless_pool.h"
+
+#define LL_PLANE_SET_POOL (LOSSLESS_PLANE_SET_ALPHA | \
+			   LOSSLESS_PLANE_SET_EGRESS_ALPHA | \
+			   LOSSLESS_PLANE_SET_XON_OFFSET | \
+			   LOSSLESS_PLANE_SET_RESERVED | \
+			   LOSSLESS_PLANE_SET_HEADROOM | \
+			   LOSSLESS_PLANE_SET_SCHEME)
 
 /* All pools of all namespaces; changed and walked under RTNL only. */
 static LIST_HEAD(ll_kpools);
+
+int ll_alpha_from_u32(u32 v, struct ll_mmu_alpha *alpha)
+{
+	if (!(v >> 8) || v >> 24 || (v & 0xff) > LL_MMU_ALPHA_MAX_SHIFT)
+		return -EINVAL;
+	alpha->num = v >> 8;
+	alpha->shift = v & 0xff;
+	return 0;
+}
 
 void ll_kpool_default_config(struct ll_mmu_config *cfg, unsigned int mtu)
 {
@@ -108,12 +133,17 @@ static void ll_attach_err(struct netlink_ext_ack *extack, enum ll_mmu_err e)
 	}
 }
 
-struct ll_kpool *ll_kpool_join(struct net *net, const char *name,
-			       const struct ll_mmu_config *cfg,
-			       struct Qdisc *sch,
-			       const struct ll_mmu_port_config *pc,
-			       u32 *port, bool *created,
-			       struct netlink_ext_ack *extack)
+void ll_kport_init(struct ll_kport *port, struct Qdisc *sch,
+		   const struct ll_kport_ops *ops)
+{
+	port->cfg.sw_response_ns = LL_DEFAULT_SW_DELAY_NS;
+	port->sch = sch;
+	port->ops = ops;
+}
+
+int ll_kport_join(struct ll_kport *port, struct net *net, const char *name,
+		  const struct ll_mmu_config *cfg, bool *created,
+		  struct netlink_ext_ack *extack)
 {
 	struct ll_kpool *kp = ll_kpool_find(net, name);
 	enum ll_mmu_err err;
@@ -125,59 +155,53 @@ struct ll_kpool *ll_kpool_join(struct net *net, const char *name,
 	} else {
 		kp = ll_kpool_create(net, name, cfg, extack);
 		if (IS_ERR(kp))
-			return kp;
+			return PTR_ERR(kp);
 	}
 
 	spin_lock_bh(&kp->lock);
 	for (i = 0; i < LL_MMU_MAX_PORTS && kp->members[i]; i++)
 		;
 	err = i < LL_MMU_MAX_PORTS ?
-	      ll_mmu_port_attach(kp->mmu, i, pc, ktime_get_ns()) :
+	      ll_mmu_port_attach(kp->mmu, i, &port->cfg, ktime_get_ns()) :
 	      LL_MMU_ERR_PORTS;
 	if (err == LL_MMU_OK) {
-		kp->members[i] = sch;
-		kp->ifindex[i] = qdisc_dev(sch)->ifindex;
+		kp->members[i] = port;
+		kp->ifindex[i] = qdisc_dev(port->sch)->ifindex;
 		kp->nr_ports = max(kp->nr_ports, i + 1);
+		port->pool = kp;
+		port->index = i;
 	}
 	spin_unlock_bh(&kp->lock);
 	if (err != LL_MMU_OK) {
 		ll_attach_err(extack, err);
 		ll_kpool_put(kp);
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
 	}
-	*port = i;
-	return kp;
+	return 0;
 }
 
-void ll_kpool_set_plane(struct ll_kpool *kp, struct ll_kplane *pl)
+void ll_kport_leave(struct ll_kport *port)
 {
-	struct ll_kplane *old;
+	struct ll_kpool *kp = port->pool;
 
-	ASSERT_RTNL();
-	spin_lock_bh(&kp->lock);
-	old = kp->plane;
-	kp->plane = pl;
-	spin_unlock_bh(&kp->lock);
-	ll_kplane_free(old);
-	ll_kplane_start(pl, kp);
-}
-
-void ll_kpool_leave(struct ll_kpool *kp, u32 port)
-{
+	if (!kp)
+		return;
 	spin_lock_bh(&kp->lock);
 	/* Priorities still told XOFF upstream expire there by themselves
 	 * within one pause time; the qdisc that could send XON is going.
 	 */
-	ll_mmu_port_detach(kp->mmu, port, ktime_get_ns());
-	kp->members[port] = NULL;
-	kp->ifindex[port] = 0;
+	ll_mmu_port_detach(kp->mmu, port->index, ktime_get_ns());
+	kp->members[port->index] = NULL;
+	kp->ifindex[port->index] = 0;
 	while (kp->nr_ports && !kp->members[kp->nr_ports - 1])
 		kp->nr_ports--;
 	spin_unlock_bh(&kp->lock);
 	ll_kpool_put(kp);
+	port->pool = NULL;
 }
 
-int ll_kpool_port_of(const struct ll_kpool *kp, int ifindex)
+/* Port of ifindex in the pool, or -1. Under kp->lock. */
+static int ll_kpool_port_of(const struct ll_kpool *kp, int ifindex)
 {
 	u32 i;
 
@@ -187,18 +211,23 @@ int ll_kpool_port_of(const struct ll_kpool *kp, int ifindex)
 	return -1;
 }
 
-void ll_kpool_kick(struct ll_kpool *kp, u32 port)
+/* Wake the qdisc of port so its dequeue sends a due PFC frame. Under
+ * kp->lock, which keeps the member alive; a deactivated qdisc is skipped.
+ */
+static void ll_kpool_kick(struct ll_kpool *kp, u32 port)
 {
-	struct Qdisc *sch = port < LL_MMU_MAX_PORTS ? kp->members[port] : NULL;
+	struct ll_kport *m = port < LL_MMU_MAX_PORTS ? kp->members[port] : NULL;
+	struct Qdisc *root;
 
 	/* Only the qdisc itself sends on its port: waking it avoids taking
 	 * its lock from here (another port's lock may be held: ABBA).
 	 */
-	if (!sch)
+	if (!m)
 		return;
 	set_bit(port, kp->pfc_pending);
-	if (!test_bit(__QDISC_STATE_DEACTIVATED, &qdisc_root_sleeping(sch)->state))
-		__netif_schedule(qdisc_root_sleeping(sch));
+	root = qdisc_root_sleeping(m->sch);
+	if (!test_bit(__QDISC_STATE_DEACTIVATED, &root->state))
+		__netif_schedule(root);
 }
 
 void ll_kpool_kick_mask(struct ll_kpool *kp, u64 mask)
@@ -208,4 +237,360 @@ void ll_kpool_kick_mask(struct ll_kpool *kp, u64 mask)
 	for (i = 0; i < kp->nr_ports; i++)
 		if (mask & BIT_ULL(i))
 			ll_kpool_kick(kp, i);
+}
+
+/* ------------------------------------------------------- the packet path */
+
+/* ECT(0) or ECT(1): a packet ECN marking may turn into CE. */
+static bool ll_skb_ect(struct sk_buff *skb)
+{
+	int ds = skb_get_dsfield(skb);
+
+	return ds >= 0 && ((ds & INET_ECN_MASK) == INET_ECN_ECT_0 ||
+			   (ds & INET_ECN_MASK) == INET_ECN_ECT_1);
+}
+
+/* The PFC priority of a packet is its skb->priority (0..7), which the
+ * ingress program set from PCP or DSCP.
+ */
+bool ll_kport_admit(struct ll_kport *port, struct sk_buff *skb, u32 queue,
+		    unsigned int len)
+{
+	struct ll_kpool *kp = port->pool;
+	u64 now = ktime_get_ns();
+	enum ll_mmu_verdict v;
+	int in_port;
+
+	memset(ll_skb_charge(skb), 0, sizeof(struct ll_mmu_charge));
+	spin_lock(&kp->lock);
+	in_port = ll_kpool_port_of(kp, skb->skb_iif);
+	if (in_port < 0) {
+		/* Not from a switch port (local traffic): not accounted. */
+		port->unaccounted++;
+		spin_unlock(&kp->lock);
+		return true;
+	}
+	v = ll_mmu_admit(kp->mmu, in_port, skb->priority & (LL_PFC_PRIOS - 1),
+			 port->index, queue, len, now, ll_skb_charge(skb));
+	if (!ll_mmu_admitted(v)) {
+		spin_unlock(&kp->lock);
+		return false;
+	}
+	if (ll_mmu_pfc_due(kp->mmu, in_port, now))
+		ll_kpool_kick(kp, in_port);
+	/* Only ECT packets are asked about, so the MMU's count and ours are
+	 * marks made here (not Not-ECT packets, not CE from upstream).
+	 */
+	if (kp->mmu->cfg.ecn.enabled && ll_skb_ect(skb) &&
+	    ll_mmu_ecn_mark(kp->mmu, port->index, queue, get_random_u32()) &&
+	    INET_ECN_set_ce(skb))
+		port->ecn_marks++;
+	spin_unlock(&kp->lock);
+	return true;
+}
+
+void ll_kpool_release(struct ll_kpool *kp, struct ll_mmu_charge *charge,
+		      u64 now)
+{
+	u32 ev;
+
+	spin_lock(&kp->lock);
+	ev = ll_mmu_release(kp->mmu, charge, now);
+	if (ev & LL_MMU_EV_PFC_DUE)
+		ll_kpool_kick(kp, charge->in_port);
+	if (ev & LL_MMU_EV_SWEEP)
+		ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, now));
+	spin_unlock(&kp->lock);
+}
+
+void ll_kport_release_list(struct ll_kport *port, struct sk_buff *skb)
+{
+	u64 now = ktime_get_ns();
+
+	for (; skb; skb = skb->next)
+		ll_kport_release(port, skb, now);
+}
+
+/* Build the PFC frames the MMU has due on this port, for the qdisc's
+ * control band. Returns when the next one is due (LL_MMU_NEVER: none).
+ */
+u64 ll_kport_pfc_poll(struct ll_kport *port, u64 now, struct sk_buff **frames)
+{
+	struct net_device *dev = qdisc_dev(port->sch);
+	struct ll_kpool *kp = port->pool;
+	struct ll_mac_ctrl m = {};
+	struct sk_buff *skb;
+	u64 next;
+
+	spin_lock(&kp->lock);
+	clear_bit(port->index, kp->pfc_pending);
+	/* The scheme's timer on this port, if it has one (scheme.h). */
+	ll_mmu_port_timer(kp->mmu, port->index, now);
+	while (ll_mmu_pfc_take(kp->mmu, port->index, now, &m)) {
+		skb = alloc_skb(LL_RESERVED_SPACE(dev) + LL_MAC_CTRL_FRAME_BYTES,
+				GFP_ATOMIC);
+		if (skb) {
+			skb_reserve(skb, LL_RESERVED_SPACE(dev));
+			memcpy(m.src, dev->dev_addr, ETH_ALEN);
+			ll_mac_ctrl_build(skb_put(skb, LL_MAC_CTRL_FRAME_BYTES),
+					  LL_MAC_CTRL_FRAME_BYTES, &m);
+			skb_reset_mac_header(skb);
+			skb->dev = dev;
+			skb->protocol = htons(ETH_P_PAUSE);
+			skb->priority = TC_PRIO_CONTROL;
+			*frames = skb;
+			frames = &skb->next;
+			port->pfc_frames_tx++;
+		}
+		/* A failed allocation is retried by the next take. */
+		if (!ll_mmu_pfc_complete(kp->mmu, port->index, !!skb, now))
+			break;
+	}
+	next = ll_mmu_pfc_next_deadline(kp->mmu, port->index);
+	spin_unlock(&kp->lock);
+	return next;
+}
+
+u32 ll_kport_told_xoff(struct ll_kport *port, u64 now)
+{
+	struct ll_kpool *kp = port->pool;
+	struct ll_mmu_iq_stats is;
+	u32 p, mask = 0;
+
+	spin_lock(&kp->lock);
+	for (p = 0; p < LL_PFC_PRIOS; p++)
+		if (!ll_mmu_get_iq_stats(kp->mmu, port->index, p, now, &is) &&
+		    is.told_xoff)
+			mask |= BIT(p);
+	spin_unlock(&kp->lock);
+	return mask;
+}
+
+/* ---------------------------------------------------------- stats, need */
+
+void ll_kpool_iq_stats(struct ll_kpool *kp, u32 port, u64 now,
+		       struct tc_lossless_iq_stats *iq)
+{
+	struct ll_mmu_iq_stats is;
+	u32 p;
+
+	for (p = 0; p < LOSSLESS_PFC_PRIOS; p++) {
+		struct tc_lossless_iq_stats *o = &iq[p];
+
+		if (ll_mmu_get_iq_stats(kp->mmu, port, p, now, &is))
+			continue;
+		o->bytes = is.bytes;
+		o->headroom_used = is.headroom_used;
+		o->headroom_size = is.headroom_size;
+		o->peak_bytes = is.peak_bytes;
+		o->peak_headroom = is.peak_headroom;
+		o->threshold = is.threshold;
+		o->xoff_frames = is.xoff_frames;
+		o->xon_frames = is.xon_frames;
+		o->paused_ns = is.paused_ns;
+		o->drops = is.drops;
+		o->paused = is.told_xoff;
+		o->lossless = is.lossless;
+	}
+}
+
+/*
+ * Frames one CPU's input backlog (net.core.netdev_max_backlog) must hold
+ * for this pool: what may be on its way into and out of its ports at once,
+ * the headroom of every lossless ingress (what upstreams send after XOFF)
+ * and every port's catch-up burst, in minimum-size frames. A veth delivers
+ * into that backlog and drops beyond it, before any qdisc sees the frame.
+ * Under kp->lock.
+ */
+u32 ll_kpool_backlog_need(struct ll_kpool *kp)
+{
+	u64 bytes = kp->mmu->headroom_size;
+	u32 i;
+
+	for (i = 0; i < kp->nr_ports; i++) {
+		const struct ll_kport *m = kp->members[i];
+
+		if (m)
+			bytes += m->ops->catchup_bytes(m);
+	}
+	return min_t(u64, DIV_ROUND_UP_ULL(bytes, ETH_ZLEN), INT_MAX);
+}
+
+/* ------------------------------------------------------------- the plane */
+
+/* Set the headroom of member port (0 = computed): an enum ll_mmu_err.
+ * kp and port come from the pool's table, as the plane's do.
+ */
+static int ll_kpool_set_headroom(struct ll_kpool *kp, u32 port,
+				 u32 headroom_bytes, u64 now)
+{
+	struct ll_kport *m = kp->members[port];
+	struct ll_mmu_port_config pc = m->cfg;
+	enum ll_mmu_err e;
+
+	pc.headroom_bytes = headroom_bytes;
+	e = ll_mmu_port_update(kp->mmu, port, &pc, now);
+	if (e == LL_MMU_OK)
+		m->cfg = pc;
+	return e;
+}
+
+/* Apply the pool's part of a control entry, all or nothing. Under
+ * kp->lock (the plane's tick).
+ */
+static int ll_kpool_plane_apply(void *owner, const struct lossless_plane_ctl *c,
+				u64 now)
+{
+	struct ll_kpool *kp = owner;
+	struct ll_mmu_config cfg = kp->mmu->cfg, old = kp->mmu->cfg;
+	u32 old_headroom[LOSSLESS_PLANE_PORTS];
+	int port[LOSSLESS_PLANE_PORTS];
+	u32 nhead = c->set & LOSSLESS_PLANE_SET_HEADROOM ? LOSSLESS_PLANE_PORTS : 0;
+	u32 i, done = 0;
+	int err = 0;
+
+	if ((c->set & LOSSLESS_PLANE_SET_ALPHA) &&
+	    ll_alpha_from_u32(c->alpha, &cfg.alpha))
+		return -EINVAL;
+	if ((c->set & LOSSLESS_PLANE_SET_EGRESS_ALPHA) &&
+	    ll_alpha_from_u32(c->egress_alpha, &cfg.egress_alpha))
+		return -EINVAL;
+	if (c->set & LOSSLESS_PLANE_SET_XON_OFFSET)
+		cfg.xon_offset_bytes = c->xon_offset_bytes;
+	if (c->set & LOSSLESS_PLANE_SET_RESERVED)
+		cfg.reserved_bytes = c->reserved_bytes;
+	if (c->set & LOSSLESS_PLANE_SET_SCHEME) {
+		BUILD_BUG_ON(sizeof(c->scheme.p) != sizeof(cfg.scheme_params));
+		if (c->scheme.id >= LL_SCHEME_COUNT)
+			return -EINVAL;
+		cfg.scheme = c->scheme.id;
+		memcpy(&cfg.scheme_params, &c->scheme.p, sizeof(cfg.scheme_params));
+	}
+	if (ll_mmu_config_check(&cfg) != LL_MMU_OK)
+		return -EINVAL;
+	for (i = 0; i < nhead; i++) {
+		port[i] = -1;
+		if (!c->headroom[i].ifindex)
+			continue;
+		port[i] = ll_kpool_port_of(kp, c->headroom[i].ifindex);
+		if (port[i] < 0)
+			return -ENODEV;
+	}
+
+	if (memcmp(&cfg, &old, sizeof(cfg))) {
+		switch (ll_mmu_pool_reconfigure(kp->mmu, &cfg)) {
+		case LL_MMU_OK:
+			break;
+		case LL_MMU_ERR_BUSY:
+			return -EBUSY;
+		default:
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < nhead; i++, done = i) {
+		enum ll_mmu_err e;
+
+		if (port[i] < 0)
+			continue;
+		old_headroom[i] = kp->mmu->ports[port[i]].headroom_bytes;
+		e = ll_kpool_set_headroom(kp, port[i],
+					  c->headroom[i].headroom_bytes, now);
+		if (e != LL_MMU_OK) {
+			err = e == LL_MMU_ERR_BUSY ? -EBUSY : -EINVAL;
+			break;
+		}
+	}
+	if (err) {
+		/* Undo the ports already changed, then the pool. */
+		for (i = 0; i < done; i++)
+			if (port[i] >= 0)
+				ll_kpool_set_headroom(kp, port[i],
+						      old_headroom[i], now);
+		ll_mmu_pool_reconfigure(kp->mmu, &old);
+		return err;
+	}
+	ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, now));
+	return 0;
+}
+
+/* Member port's telemetry slot: the pool's part, then its qdisc's. */
+static void ll_kpool_plane_port(struct ll_kpool *kp, u32 port,
+				struct lossless_plane_port *out, u64 now)
+{
+	struct ll_kport *m = kp->members[port];
+	const struct ll_mmu_port *mp = &kp->mmu->ports[port];
+
+	memset(out, 0, sizeof(*out));
+	out->ifindex = kp->ifindex[port];
+	/* Counters the qdisc writes under its own lock: telemetry reads. */
+	out->pfc_frames_tx = READ_ONCE(m->pfc_frames_tx);
+	out->ecn_marks = READ_ONCE(m->ecn_marks);
+	out->egress_bytes = mp->egress_bytes;
+	out->headroom_bytes = mp->headroom_bytes;
+	ll_kpool_iq_stats(kp, port, now, out->iq);
+	m->ops->plane_port(m, out, now);
+}
+
+/* The pool's part of the telemetry. Under kp->lock (the plane's tick). */
+static void ll_kpool_plane_snapshot(void *owner, struct lossless_plane_tel *t,
+				    u64 now)
+{
+	struct ll_kpool *kp = owner;
+	const struct ll_mmu_config *cfg = &kp->mmu->cfg;
+	struct ll_mmu_pool_stats ps;
+	u32 i, nr = min_t(u32, kp->nr_ports, LOSSLESS_PLANE_PORTS);
+
+	ll_mmu_get_pool_stats(kp->mmu, &ps);
+	strscpy(t->pool, kp->name, sizeof(t->pool));
+	t->nr_ports = nr;
+	t->lossless_mask = cfg->lossless_mask;
+	t->alpha = ll_alpha_to_u32(cfg->alpha);
+	t->egress_alpha = ll_alpha_to_u32(cfg->egress_alpha);
+	t->xon_offset_bytes = cfg->xon_offset_bytes;
+	t->reserved_bytes = cfg->reserved_bytes;
+	t->total_bytes = ps.total_bytes;
+	t->reserved_size = ps.reserved_size;
+	t->shared_size = ps.shared_size;
+	t->headroom_size = ps.headroom_size;
+	t->reserved_used = ps.reserved_used;
+	t->shared_used = ps.shared_used;
+	t->headroom_used = ps.headroom_used;
+	t->peak_shared = ps.peak_shared;
+	t->peak_headroom = ps.peak_headroom;
+	t->admitted_packets = ps.ctr.admitted_packets;
+	t->admitted_bytes = ps.ctr.admitted_bytes;
+	t->drops_lossless = ps.ctr.drops_lossless;
+	t->drops_lossy = ps.ctr.drops_lossy;
+	t->paused_queues = ps.paused_queues;
+	t->scheme.id = cfg->scheme;
+	memcpy(&t->scheme.p, &cfg->scheme_params, sizeof(t->scheme.p));
+	for (i = 0; i < max(nr, kp->tel_ports); i++) {
+		struct lossless_plane_port *o = &t->ports[i];
+
+		if (i < nr && kp->members[i])
+			ll_kpool_plane_port(kp, i, o, now);
+		else
+			memset(o, 0, sizeof(*o));
+	}
+	kp->tel_ports = nr;
+}
+
+static const struct ll_kplane_ops ll_kpool_plane_ops = {
+	.set		= LL_PLANE_SET_POOL,
+	.apply		= ll_kpool_plane_apply,
+	.snapshot	= ll_kpool_plane_snapshot,
+};
+
+void ll_kpool_set_plane(struct ll_kpool *kp, struct ll_kplane *pl)
+{
+	struct ll_kplane *old;
+
+	ASSERT_RTNL();
+	spin_lock_bh(&kp->lock);
+	old = kp->plane;
+	kp->plane = pl;
+	kp->tel_ports = 0;	/* none written in the new map yet */
+	spin_unlock_bh(&kp->lock);
+	ll_kplane_free(old);
+	ll_kplane_start(pl, &ll_kpool_plane_ops, kp, &kp->lock);
 }

@@ -20,31 +20,31 @@
  * qdisc is woken and sends it from its control band, ahead of all data,
  * and refreshes it from its watchdog until Xon.
  *
- * The frame codec, pause gates and MMU live in core/, shared with BPF,
- * the daemon and the tests.
+ * This file keeps the queues, the shaper, the gates and the PFC watchdog.
+ * The pool is lossless_pool.c (admission, release, the PFC frames to
+ * send, the plane's ops), its netlink side lossless_pool_nl.c (options,
+ * dump, stats); the qdisc reaches both through its struct ll_kport, and
+ * the pool calls back only through the ll_kport_ops it is given. The
+ * frame codec, pause gates and MMU live in core/, shared with BPF, the
+ * daemon and the tests.
  */
 
 #include <linux/ethtool.h>
-#include <linux/if_vlan.h>
 #include <linux/if_ether.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
-#include <linux/random.h>
 #include <linux/skbuff.h>
-#include <linux/slab.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
-#include <net/inet_ecn.h>
 #include <net/sch_generic.h>
 
 #include "core/pfc.h"
 #include "core/headroom.h"
 #include "core/pause.h"
-#include "core/scheme.h"
 #include "core/shaper.h"
 #include "core/watchdog.h"
-#include "lossless_pool.h"
+#include "lossless_pool_nl.h"
 #include "uapi/lossless.h"
 
 #define LL_DEFAULT_QUEUES 8
@@ -100,14 +100,8 @@ struct ll_sched {
 	u64 throttled;
 	u64 pause_blocked;
 
-	/* Pool membership (NULL: a plain port, e.g. a host uplink). */
-	struct ll_kpool *pool;
-	u32 pool_port;
-	struct ll_mmu_port_config port_cfg;
-	u64 pfc_next_ns;		/* next PFC refresh due (poll's answer) */
-	u64 pfc_frames_tx;
-	u64 ecn_marks;
-	u64 unaccounted;
+	/* Pool membership (pool NULL: a plain port, e.g. a host uplink). */
+	struct ll_kport port;
 
 	/* PFC watchdog: while off, both masks are 0 and the timer idle. */
 	struct ll_wd wd;
@@ -154,21 +148,6 @@ static const struct nla_policy ll_wd_policy[TCA_LOSSLESS_WD_MAX + 1] = {
 	[TCA_LOSSLESS_WD_XOFF_ALARM_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &ll_wd_alarm_range),
 };
 
-static struct netlink_range_validation ll_st_threshold_range = {
-	.min = 0,
-	.max = LL_MMU_MAX_TOTAL_BYTES,
-};
-
-static const struct nla_policy ll_st_policy[TCA_LOSSLESS_ST_MAX + 1] = {
-	[TCA_LOSSLESS_ST_THRESHOLD_BYTES] =
-		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_st_threshold_range),
-};
-
-static const struct nla_policy ll_scheme_policy[TCA_LOSSLESS_SCHEME_MAX + 1] = {
-	[TCA_LOSSLESS_SCHEME_ID] = NLA_POLICY_MAX(NLA_U8, LOSSLESS_SCHEME_MAX),
-	[TCA_LOSSLESS_SCHEME_ST] = NLA_POLICY_NESTED(ll_st_policy),
-};
-
 static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
 	[TCA_LOSSLESS_RATE_BPS] = NLA_POLICY_FULL_RANGE(NLA_U64, &ll_rate_range),
 	[TCA_LOSSLESS_BURST_BYTES] = NLA_POLICY_FULL_RANGE(NLA_U32, &ll_burst_range),
@@ -201,12 +180,6 @@ static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
 					.reject_message = "backlog need is read-only" },
 };
 
-/* Default software response of a Linux switch port: the time from the MMU
- * deciding to pause to the upstream's qdisc stopping (softirqs, qdisc
- * runs). Headroom covers rate x this; QEMU TCG needs more (sw-delay).
- */
-#define LL_DEFAULT_SW_DELAY_NS (1 * NSEC_PER_MSEC)
-
 /* Default catch-up of the shaper: sw-delay at the line rate. sw-delay is
  * how late this machine's software may run (timers, softirqs), which the
  * headroom already assumes; a wake-up that late then costs no rate. Under
@@ -217,46 +190,6 @@ static u32 ll_default_catchup(u64 rate_bps, u64 sw_delay_ns)
 {
 	return min_t(u64, ll_bytes_in_ns(rate_bps, sw_delay_ns),
 		     LOSSLESS_BURST_MAX_BYTES);
-}
-
-/* The MMU charge travels with the packet in the qdisc cb. */
-static struct ll_mmu_charge *ll_charge(struct sk_buff *skb)
-{
-	BUILD_BUG_ON(sizeof(struct ll_mmu_charge) > QDISC_CB_PRIV_LEN);
-	BUILD_BUG_ON(sizeof(struct ll_mmu_charge) != LL_MMU_CHARGE_BYTES);
-	return (struct ll_mmu_charge *)qdisc_skb_cb(skb)->data;
-}
-
-/* Un-charge a packet leaving the qdisc and wake the ports whose PFC state
- * changed. Called with the qdisc lock held; takes the pool lock.
- *
- * The packet paths (enqueue, dequeue, and reset/purge under the qdisc
- * lock) run with bottom halves disabled, so they take the pool lock
- * without _bh, like the plane's soft timer; process context takes it with
- * _bh, and ll_destroy() disables bottom halves around its reset.
- */
-static void ll_release(struct ll_sched *q, struct sk_buff *skb, u64 now)
-{
-	struct ll_kpool *kp = q->pool;
-	u32 ev;
-
-	if (!kp || ll_charge(skb)->region == LL_MMU_REGION_NONE)
-		return;
-	spin_lock(&kp->lock);
-	ev = ll_mmu_release(kp->mmu, ll_charge(skb), now);
-	if (ev & LL_MMU_EV_PFC_DUE)
-		ll_kpool_kick(kp, ll_charge(skb)->in_port);
-	if (ev & LL_MMU_EV_SWEEP)
-		ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, now));
-	spin_unlock(&kp->lock);
-}
-
-static void ll_release_list(struct ll_sched *q, struct sk_buff *skb)
-{
-	u64 now = ktime_get_ns();
-
-	for (; skb; skb = skb->next)
-		ll_release(q, skb, now);
 }
 
 static void ll_skb_head_init(struct qdisc_skb_head *qh)
@@ -366,96 +299,21 @@ static void ll_apply_ctrl(struct Qdisc *sch, struct sk_buff *skb)
 	 */
 }
 
-/* ECT(0) or ECT(1): a packet ECN marking may turn into CE. */
-static bool ll_skb_ect(struct sk_buff *skb)
-{
-	int ds = skb_get_dsfield(skb);
-
-	return ds >= 0 && ((ds & INET_ECN_MASK) == INET_ECN_ECT_0 ||
-			   (ds & INET_ECN_MASK) == INET_ECN_ECT_1);
-}
-
-/* Charge a data packet to the pool; false if the MMU refuses it. The PFC
- * priority of a packet is its skb->priority (0..7), which the ingress
- * program set from PCP or DSCP.
+/* Queue the PFC frames the pool built for this port (ll_kport_pfc()) in
+ * the control band, ahead of all data.
  */
-static bool ll_admit(struct Qdisc *sch, struct sk_buff *skb, u32 queue,
-		     unsigned int len)
+static void ll_ctrl_queue_frames(struct Qdisc *sch, struct sk_buff *skb)
 {
 	struct ll_sched *q = qdisc_priv(sch);
-	struct ll_kpool *kp = q->pool;
-	u64 now = ll_now_ns();
-	enum ll_mmu_verdict v;
-	int in_port;
+	struct sk_buff *next;
 
-	spin_lock(&kp->lock);
-	in_port = ll_kpool_port_of(kp, skb->skb_iif);
-	if (in_port < 0) {
-		/* Not from a switch port (local traffic): not accounted. */
-		q->unaccounted++;
-		spin_unlock(&kp->lock);
-		return true;
+	for (; skb; skb = next) {
+		next = skb->next;
+		qdisc_skb_cb(skb)->pkt_len = skb->len;
+		__qdisc_enqueue_tail(skb, &q->ctrl);
+		sch->qstats.backlog += skb->len;
+		sch->q.qlen++;
 	}
-	v = ll_mmu_admit(kp->mmu, in_port, skb->priority & (LL_PFC_PRIOS - 1),
-			 q->pool_port, queue, len, now, ll_charge(skb));
-	if (!ll_mmu_admitted(v)) {
-		spin_unlock(&kp->lock);
-		return false;
-	}
-	if (ll_mmu_pfc_due(kp->mmu, in_port, now))
-		ll_kpool_kick(kp, in_port);
-	/* Only ECT packets are asked about, so the MMU's count and ours are
-	 * marks made here (not Not-ECT packets, not CE from upstream).
-	 */
-	if (kp->mmu->cfg.ecn.enabled && ll_skb_ect(skb) &&
-	    ll_mmu_ecn_mark(kp->mmu, q->pool_port, queue, get_random_u32()) &&
-	    INET_ECN_set_ce(skb))
-		q->ecn_marks++;
-	spin_unlock(&kp->lock);
-	return true;
-}
-
-/* Queue the PFC frame the MMU has due on this port, if any, in the control
- * band. Returns when the next one is due (LL_MMU_NEVER: none).
- */
-static u64 ll_pfc_poll(struct Qdisc *sch, u64 now)
-{
-	struct ll_sched *q = qdisc_priv(sch);
-	struct net_device *dev = qdisc_dev(sch);
-	struct ll_kpool *kp = q->pool;
-	struct ll_mac_ctrl m = {};
-	struct sk_buff *skb;
-	u64 next;
-
-	spin_lock(&kp->lock);
-	clear_bit(q->pool_port, kp->pfc_pending);
-	/* The scheme's timer on this port, if it has one (scheme.h). */
-	ll_mmu_port_timer(kp->mmu, q->pool_port, now);
-	while (ll_mmu_pfc_take(kp->mmu, q->pool_port, now, &m)) {
-		skb = alloc_skb(LL_RESERVED_SPACE(dev) + LL_MAC_CTRL_FRAME_BYTES,
-				GFP_ATOMIC);
-		if (skb) {
-			skb_reserve(skb, LL_RESERVED_SPACE(dev));
-			memcpy(m.src, dev->dev_addr, ETH_ALEN);
-			ll_mac_ctrl_build(skb_put(skb, LL_MAC_CTRL_FRAME_BYTES),
-					  LL_MAC_CTRL_FRAME_BYTES, &m);
-			skb_reset_mac_header(skb);
-			skb->dev = dev;
-			skb->protocol = htons(ETH_P_PAUSE);
-			skb->priority = TC_PRIO_CONTROL;
-			qdisc_skb_cb(skb)->pkt_len = skb->len;
-			__qdisc_enqueue_tail(skb, &q->ctrl);
-			sch->qstats.backlog += skb->len;
-			sch->q.qlen++;
-			q->pfc_frames_tx++;
-		}
-		/* A failed allocation is retried by the next take. */
-		if (!ll_mmu_pfc_complete(kp->mmu, q->pool_port, !!skb, now))
-			break;
-	}
-	next = ll_mmu_pfc_next_deadline(kp->mmu, q->pool_port);
-	spin_unlock(&kp->lock);
-	return next;
 }
 
 static u16 ll_frame_ethertype(const struct sk_buff *skb)
@@ -472,8 +330,7 @@ static u16 ll_frame_ethertype(const struct sk_buff *skb)
  */
 static bool ll_limit_exempt(const struct ll_sched *q, const struct sk_buff *skb)
 {
-	return q->pool && (READ_ONCE(q->pool->mmu->cfg.lossless_mask) &
-			   BIT(skb->priority & (LL_PFC_PRIOS - 1)));
+	return ll_kport_lossless(&q->port, skb->priority);
 }
 
 static int ll_enqueue(struct sk_buff *skb, struct Qdisc *sch,
@@ -508,9 +365,8 @@ static int ll_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		cl->qstats.drops++;
 		return qdisc_drop(skb, sch, to_free);
 	}
-	if (q->pool) {
-		memset(ll_charge(skb), 0, sizeof(struct ll_mmu_charge));
-		if (!ll_admit(sch, skb, cl - q->queues, len)) {
+	if (q->port.pool) {
+		if (!ll_kport_admit(&q->port, skb, cl - q->queues, len)) {
 			cl->qstats.drops++;
 			return qdisc_drop(skb, sch, to_free);
 		}
@@ -582,26 +438,19 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 	struct qdisc_skb_head *head = NULL;
 	struct ll_queue *cl = NULL;
 	u64 now, wait, wake = LL_MMU_NEVER;
-	struct sk_buff *skb;
+	struct sk_buff *skb, *frames;
 	u32 closed;
 
 	/* Nothing queued and no PFC frame possibly due: the common empty
 	 * call after the last packet costs no clock read.
 	 */
-	if (!sch->q.qlen && (!q->pool ||
-			     (q->pfc_next_ns == LL_MMU_NEVER &&
-			      !test_bit(q->pool_port, q->pool->pfc_pending))))
+	if (!sch->q.qlen && ll_kport_pfc_idle(&q->port))
 		return NULL;
 	now = ll_now_ns();
 	ll_wake_record(q, now);
-	if (q->pool) {
-		/* The pool lock only when a frame may be due: a kick, or the
-		 * refresh deadline the last poll returned.
-		 */
-		if (now >= q->pfc_next_ns ||
-		    test_bit(q->pool_port, q->pool->pfc_pending))
-			q->pfc_next_ns = ll_pfc_poll(sch, now);
-		wake = q->pfc_next_ns;
+	if (q->port.pool) {
+		wake = ll_kport_pfc(&q->port, now, &frames);
+		ll_ctrl_queue_frames(sch, frames);
 	}
 	if (!sch->q.qlen)
 		goto idle;
@@ -641,7 +490,7 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 			if (!cl->skbs.qlen)
 				list_del(&cl->alist);
 		}
-		ll_release(q, skb, now);
+		ll_kport_release(&q->port, skb, now);
 	}
 	sch->qstats.backlog -= qdisc_pkt_len(skb);
 	sch->q.qlen--;
@@ -674,7 +523,7 @@ static void ll_purge_queue(struct Qdisc *sch, struct ll_queue *cl, bool rtnl)
 		return;
 	if (!list_empty(&cl->alist))
 		list_del_init(&cl->alist);
-	ll_release_list(q, cl->skbs.head);
+	ll_kport_release_list(&q->port, cl->skbs.head);
 	if (rtnl) {
 		rtnl_kfree_skbs(cl->skbs.head, cl->skbs.tail);
 	} else {
@@ -704,22 +553,6 @@ static void ll_wd_masks(struct ll_sched *q)
 {
 	q->wd_ignore_mask = ll_wd_ignore_mask(&q->wd);
 	q->wd_drop_mask = ll_wd_drop_mask(&q->wd);
-}
-
-/* Priorities whose upstream this port's MMU has told XOFF. */
-static u32 ll_wd_told_xoff(struct ll_sched *q, u64 now)
-{
-	struct ll_kpool *kp = q->pool;
-	struct ll_mmu_iq_stats is;
-	u32 p, mask = 0;
-
-	spin_lock(&kp->lock);
-	for (p = 0; p < LL_PFC_PRIOS; p++)
-		if (!ll_mmu_get_iq_stats(kp->mmu, q->pool_port, p, now, &is) &&
-		    is.told_xoff)
-			mask |= BIT(p);
-	spin_unlock(&kp->lock);
-	return mask;
 }
 
 static void ll_wd_report(struct Qdisc *sch, const struct ll_wd_change *ch)
@@ -759,8 +592,8 @@ static void ll_wd_tick(struct Qdisc *sch, u64 now)
 	for (i = 0; i < q->nqueues; i++)
 		if (q->queues[i].skbs.qlen)
 			v.backlog_mask |= q->queues[i].gate_mask & prios;
-	if (q->pool && q->wd.cfg.xoff_alarm_ns)
-		v.told_xoff_mask = ll_wd_told_xoff(q, now);
+	if (q->port.pool && q->wd.cfg.xoff_alarm_ns)
+		v.told_xoff_mask = ll_kport_told_xoff(&q->port, now);
 	ch = ll_wd_poll(&q->wd, &v, now);
 	/* Restored: the peer has sent no XOFF for restore-time; a pause it
 	 * sent before (up to 65535 quanta, 1.7 s at 20 Mbit/s) is void, or the
@@ -913,6 +746,45 @@ static void ll_wd_stats(struct ll_sched *q, u64 now, u32 *action,
 	}
 }
 
+/* The qdisc's part of its plane port slot (ll_kport_ops): under the pool
+ * lock, not ours.
+ */
+static void ll_port_plane(struct ll_kport *port, struct lossless_plane_port *out,
+			  u64 now)
+{
+	struct ll_sched *q = container_of(port, struct ll_sched, port);
+	struct Qdisc *sch = q->sch;
+	u32 i;
+
+	/* Counters the qdisc writes under its own lock: telemetry reads. */
+	out->paused_mask = READ_ONCE(q->closed_mask);
+	out->rate_bps = READ_ONCE(q->rate_bps);
+	out->tx_packets = u64_stats_read(&sch->bstats.packets);
+	out->tx_bytes = u64_stats_read(&sch->bstats.bytes);
+	out->qdisc_drops = READ_ONCE(sch->qstats.drops);
+	out->pfc_frames_rx = READ_ONCE(q->pfc_frames_rx);
+	out->pause_frames_rx = READ_ONCE(q->pause_frames_rx);
+	out->catchup_bytes = READ_ONCE(q->catchup_bytes);
+	out->shaper_lost_ns = READ_ONCE(q->shaper.lost_ns);
+	out->wake_late_max_ns = READ_ONCE(q->wake_late_max_ns);
+	for (i = 0; i < LOSSLESS_LATENESS_BUCKETS; i++)
+		out->wake_late[i] = READ_ONCE(q->wake_late[i]);
+	ll_wd_stats(q, now, &out->wd_action, &out->wd_storm_mask,
+		    &out->wd_alarm_mask, out->wd);
+}
+
+static u32 ll_port_catchup(const struct ll_kport *port)
+{
+	const struct ll_sched *q = container_of(port, struct ll_sched, port);
+
+	return READ_ONCE(q->catchup_bytes);
+}
+
+static const struct ll_kport_ops ll_kport_ops = {
+	.plane_port	= ll_port_plane,
+	.catchup_bytes	= ll_port_catchup,
+};
+
 static void ll_reset(struct Qdisc *sch)
 {
 	struct ll_sched *q = qdisc_priv(sch);
@@ -922,7 +794,7 @@ static void ll_reset(struct Qdisc *sch)
 	for (i = 0; i < LOSSLESS_MAX_QUEUES; i++) {
 		struct ll_queue *cl = &q->queues[i];
 
-		ll_release_list(q, cl->skbs.head);
+		ll_kport_release_list(&q->port, cl->skbs.head);
 		rtnl_kfree_skbs(cl->skbs.head, cl->skbs.tail);
 		ll_skb_head_init(&cl->skbs);
 		INIT_LIST_HEAD(&cl->alist);
@@ -959,343 +831,6 @@ static u64 ll_device_rate_bps(struct net_device *dev)
 	    ks.base.speed == SPEED_UNKNOWN || !ks.base.speed)
 		return 0;
 	return (u64)ks.base.speed * 1000 * 1000;
-}
-
-static int ll_get_alpha(struct nlattr *attr, struct ll_mmu_alpha *alpha,
-			struct netlink_ext_ack *extack)
-{
-	u32 v = nla_get_u32(attr);
-
-	alpha->num = v >> 8;
-	alpha->shift = v & 0xff;
-	if (!alpha->num || v >> 24 || alpha->shift > LL_MMU_ALPHA_MAX_SHIFT) {
-		NL_SET_ERR_MSG_ATTR(extack, attr,
-				    "alpha must be num << 8 | shift with num 1..65535 and shift 0..32");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* The scheme and its parameters (a whole new set: defaults for those not
- * given) into cfg.
- */
-static int ll_scheme_options(struct nlattr *attr, struct ll_mmu_config *cfg,
-			     struct netlink_ext_ack *extack)
-{
-	struct nlattr *tb[TCA_LOSSLESS_SCHEME_MAX + 1];
-	struct nlattr *st[TCA_LOSSLESS_ST_MAX + 1];
-	int err;
-
-	err = nla_parse_nested(tb, TCA_LOSSLESS_SCHEME_MAX, attr,
-			       ll_scheme_policy, extack);
-	if (err)
-		return err;
-	if (!tb[TCA_LOSSLESS_SCHEME_ID]) {
-		NL_SET_ERR_MSG_ATTR(extack, attr, "scheme needs its name (id)");
-		return -EINVAL;
-	}
-	cfg->scheme = nla_get_u8(tb[TCA_LOSSLESS_SCHEME_ID]);
-	memset(&cfg->scheme_params, 0, sizeof(cfg->scheme_params));
-	if (tb[TCA_LOSSLESS_SCHEME_ST]) {
-		if (cfg->scheme != LL_SCHEME_ST) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_LOSSLESS_SCHEME_ST],
-					    "st parameters given for another scheme");
-			return -EINVAL;
-		}
-		err = nla_parse_nested(st, TCA_LOSSLESS_ST_MAX,
-				       tb[TCA_LOSSLESS_SCHEME_ST], ll_st_policy,
-				       extack);
-		if (err)
-			return err;
-		if (st[TCA_LOSSLESS_ST_THRESHOLD_BYTES])
-			cfg->scheme_params.st.threshold_bytes =
-				nla_get_u64(st[TCA_LOSSLESS_ST_THRESHOLD_BYTES]);
-	}
-	return 0;
-}
-
-/* Pool-wide options into cfg; true if any was given. */
-static int ll_pool_options(struct nlattr **tb, struct ll_mmu_config *cfg,
-			   bool *given, struct netlink_ext_ack *extack)
-{
-	int err;
-
-	*given = false;
-	if (tb[TCA_LOSSLESS_SCHEME]) {
-		err = ll_scheme_options(tb[TCA_LOSSLESS_SCHEME], cfg, extack);
-		if (err)
-			return err;
-		*given = true;
-	}
-	if (tb[TCA_LOSSLESS_POOL_BYTES]) {
-		cfg->total_bytes = nla_get_u64(tb[TCA_LOSSLESS_POOL_BYTES]);
-		*given = true;
-	}
-	if (tb[TCA_LOSSLESS_ALPHA]) {
-		err = ll_get_alpha(tb[TCA_LOSSLESS_ALPHA], &cfg->alpha, extack);
-		if (err)
-			return err;
-		*given = true;
-	}
-	if (tb[TCA_LOSSLESS_EGRESS_ALPHA]) {
-		err = ll_get_alpha(tb[TCA_LOSSLESS_EGRESS_ALPHA],
-				   &cfg->egress_alpha, extack);
-		if (err)
-			return err;
-		*given = true;
-	}
-	if (tb[TCA_LOSSLESS_LOSSLESS_PRIOS]) {
-		cfg->lossless_mask = nla_get_u8(tb[TCA_LOSSLESS_LOSSLESS_PRIOS]);
-		*given = true;
-	}
-	if (tb[TCA_LOSSLESS_RESERVED_BYTES]) {
-		cfg->reserved_bytes = nla_get_u32(tb[TCA_LOSSLESS_RESERVED_BYTES]);
-		*given = true;
-	}
-	if (tb[TCA_LOSSLESS_XON_OFFSET_BYTES]) {
-		cfg->xon_offset_bytes = nla_get_u32(tb[TCA_LOSSLESS_XON_OFFSET_BYTES]);
-		*given = true;
-	}
-	if (tb[TCA_LOSSLESS_ECN_KMIN_BYTES] || tb[TCA_LOSSLESS_ECN_KMAX_BYTES] ||
-	    tb[TCA_LOSSLESS_ECN_PMAX]) {
-		if (!tb[TCA_LOSSLESS_ECN_KMIN_BYTES] || !tb[TCA_LOSSLESS_ECN_KMAX_BYTES] ||
-		    !tb[TCA_LOSSLESS_ECN_PMAX]) {
-			NL_SET_ERR_MSG_MOD(extack, "ecn needs kmin, kmax and pmax together");
-			return -EINVAL;
-		}
-		cfg->ecn.kmin_bytes = nla_get_u32(tb[TCA_LOSSLESS_ECN_KMIN_BYTES]);
-		cfg->ecn.kmax_bytes = nla_get_u32(tb[TCA_LOSSLESS_ECN_KMAX_BYTES]);
-		cfg->ecn.pmax = nla_get_u32(tb[TCA_LOSSLESS_ECN_PMAX]);
-		cfg->ecn.enabled = cfg->ecn.kmax_bytes || cfg->ecn.pmax;
-		*given = true;
-	}
-	if (*given) {
-		enum ll_mmu_err e = ll_mmu_config_check(cfg);
-
-		if (e != LL_MMU_OK) {
-			switch (e) {
-			case LL_MMU_ERR_TOTAL:
-				NL_SET_ERR_MSG_MOD(extack, "buffer must be 1 byte .. 1 TiB");
-				break;
-			case LL_MMU_ERR_RESERVED:
-				NL_SET_ERR_MSG_MOD(extack, "reserved leaves no shared buffer");
-				break;
-			case LL_MMU_ERR_XON:
-				NL_SET_ERR_MSG_MOD(extack, "xon-offset larger than the buffer");
-				break;
-			case LL_MMU_ERR_ECN:
-				NL_SET_ERR_MSG_MOD(extack, "ecn needs kmin < kmax and pmax <= 1");
-				break;
-			case LL_MMU_ERR_SCHEME_PARAMS:
-				NL_SET_ERR_MSG_MOD(extack,
-						   "the scheme's parameters do not fit the buffer (st-threshold above buffer)");
-				break;
-			default:
-				NL_SET_ERR_MSG_MOD(extack, "invalid pool configuration");
-			}
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-/* This port's options (rate, delays, headroom) over pc. */
-static void ll_port_options(struct nlattr **tb, u64 rate, u32 shaper_burst,
-			    struct ll_mmu_port_config *pc)
-{
-	pc->rate_bps = rate;
-	/* The upstream's shaper is taken to be like ours (headroom term 9). */
-	pc->shaper_burst_bytes = shaper_burst;
-	if (tb[TCA_LOSSLESS_CABLE_DELAY_NS])
-		pc->cable_delay_ns = nla_get_u64(tb[TCA_LOSSLESS_CABLE_DELAY_NS]);
-	if (tb[TCA_LOSSLESS_SW_DELAY_NS])
-		pc->sw_response_ns = nla_get_u64(tb[TCA_LOSSLESS_SW_DELAY_NS]);
-	if (tb[TCA_LOSSLESS_HEADROOM_BYTES])
-		pc->headroom_bytes = nla_get_u32(tb[TCA_LOSSLESS_HEADROOM_BYTES]);
-}
-
-/* The refusal of an option that needs a pool, naming it. 6.1 has no
- * formatted extack messages (LL_ERR): one literal per attribute, set as
- * the core sets an NLA_REJECT attribute's reject_message.
- */
-#define LL_NEEDS_POOL(opt) KBUILD_MODNAME ": option \"" opt "\" needs \"pool NAME\""
-static const char * const ll_needs_pool_msg[TCA_LOSSLESS_MAX + 1] = {
-	[TCA_LOSSLESS_POOL_BYTES] = LL_NEEDS_POOL("buffer"),
-	[TCA_LOSSLESS_ALPHA] = LL_NEEDS_POOL("alpha"),
-	[TCA_LOSSLESS_EGRESS_ALPHA] = LL_NEEDS_POOL("egress-alpha"),
-	[TCA_LOSSLESS_LOSSLESS_PRIOS] = LL_NEEDS_POOL("lossless-prios"),
-	[TCA_LOSSLESS_RESERVED_BYTES] = LL_NEEDS_POOL("reserved"),
-	[TCA_LOSSLESS_XON_OFFSET_BYTES] = LL_NEEDS_POOL("xon-offset"),
-	[TCA_LOSSLESS_CABLE_DELAY_NS] = LL_NEEDS_POOL("cable-delay"),
-	[TCA_LOSSLESS_SW_DELAY_NS] = LL_NEEDS_POOL("sw-delay"),
-	[TCA_LOSSLESS_HEADROOM_BYTES] = LL_NEEDS_POOL("headroom"),
-	[TCA_LOSSLESS_ECN_KMIN_BYTES] = LL_NEEDS_POOL("ecn"),
-	[TCA_LOSSLESS_ECN_KMAX_BYTES] = LL_NEEDS_POOL("ecn"),
-	[TCA_LOSSLESS_ECN_PMAX] = LL_NEEDS_POOL("ecn"),
-	[TCA_LOSSLESS_PLANE_FD] = LL_NEEDS_POOL("plane"),
-	[TCA_LOSSLESS_SCHEME] = LL_NEEDS_POOL("scheme"),
-};
-
-static void ll_err_needs_pool(struct netlink_ext_ack *extack,
-			      const struct nlattr *attr, u32 type)
-{
-	const char *msg = type <= TCA_LOSSLESS_MAX ? ll_needs_pool_msg[type] : NULL;
-
-	NL_SET_BAD_ATTR(extack, attr);
-	if (extack)
-		extack->_msg = msg ?: LL_NEEDS_POOL("this option");
-}
-
-/*
- * Frames one CPU's input backlog (net.core.netdev_max_backlog) must hold
- * for this pool: what may be on its way into and out of its ports at once,
- * the headroom of every lossless ingress (what upstreams send after XOFF)
- * and every port's catch-up burst, in minimum-size frames. A veth delivers
- * into that backlog and drops beyond it, before any qdisc sees the frame.
- * Under kp->lock.
- */
-static u32 ll_backlog_need(struct ll_kpool *kp)
-{
-	u64 bytes = kp->mmu->headroom_size;
-	u32 i;
-
-	for (i = 0; i < kp->nr_ports; i++) {
-		const struct ll_sched *m;
-
-		if (!kp->members[i])
-			continue;
-		m = qdisc_priv(kp->members[i]);
-		bytes += READ_ONCE(m->catchup_bytes);
-	}
-	return min_t(u64, DIV_ROUND_UP_ULL(bytes, ETH_ZLEN), INT_MAX);
-}
-
-static bool ll_dev_is_veth(const struct net_device *dev)
-{
-	return dev->rtnl_link_ops && !strcmp(dev->rtnl_link_ops->kind, "veth");
-}
-
-/* Join a pool (init) or change the pool's and this port's parameters.
- * Either everything applies or nothing does.
- */
-static int ll_change_pool(struct Qdisc *sch, struct nlattr **tb, u64 rate,
-			  u32 shaper_burst, struct netlink_ext_ack *extack)
-{
-	struct ll_sched *q = qdisc_priv(sch);
-	struct net_device *dev = qdisc_dev(sch);
-	struct ll_mmu_port_config pc = q->port_cfg;
-	struct ll_kpool *kp = q->pool;
-	struct ll_kplane *plane = NULL;
-	struct ll_mmu_config cfg, old_cfg;
-	enum ll_mmu_err e = LL_MMU_OK;
-	bool pool_given, created;
-	int err;
-
-	ll_port_options(tb, rate, shaper_burst, &pc);
-	if (!kp) {
-		if (!tb[TCA_LOSSLESS_POOL]) {
-			u32 a;
-
-			for (a = TCA_LOSSLESS_POOL_BYTES; a <= TCA_LOSSLESS_MAX; a++) {
-				if (tb[a] && ll_needs_pool_msg[a]) {
-					ll_err_needs_pool(extack, tb[a], a);
-					return -EINVAL;
-				}
-			}
-			return 0;
-		}
-		if (q->nqueues && q->rate_bps) {
-			NL_SET_ERR_MSG_MOD(extack,
-					   "a qdisc joins a pool when it is added; delete and add it again");
-			return -EINVAL;
-		}
-		ll_kpool_default_config(&cfg, dev->mtu + dev->hard_header_len + VLAN_HLEN);
-		err = ll_pool_options(tb, &cfg, &pool_given, extack);
-		if (err)
-			return err;
-		if (tb[TCA_LOSSLESS_PLANE_FD]) {
-			plane = ll_kplane_get(nla_get_u32(tb[TCA_LOSSLESS_PLANE_FD]),
-					      extack);
-			if (IS_ERR(plane))
-				return PTR_ERR(plane);
-		}
-		/* Before joining: the plane's timer may read it as soon as
-		 * this qdisc is in the pool's table.
-		 */
-		q->port_cfg = pc;
-		kp = ll_kpool_join(dev_net(dev), nla_data(tb[TCA_LOSSLESS_POOL]),
-				   &cfg, sch, &pc, &q->pool_port, &created, extack);
-		if (IS_ERR(kp)) {
-			ll_kplane_free(plane);
-			return PTR_ERR(kp);
-		}
-		q->pool = kp;
-		q->port_cfg = pc;
-		if (created || !pool_given) {
-			if (plane)
-				ll_kpool_set_plane(kp, plane);
-			return 0;
-		}
-		/* Joining an existing pool with pool-wide options: apply them
-		 * to the whole pool as a change would, all or nothing. On
-		 * failure ll_destroy leaves the pool, and the plane (given to
-		 * the pool only on success below) is not the pool's.
-		 */
-	}
-
-	if (tb[TCA_LOSSLESS_POOL] && q->nqueues &&
-	    strncmp(nla_data(tb[TCA_LOSSLESS_POOL]), kp->name, LL_POOL_NAME_LEN)) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "a qdisc cannot move to another pool; delete and add it again");
-		return -EINVAL;
-	}
-	spin_lock_bh(&kp->lock);
-	cfg = kp->mmu->cfg;
-	spin_unlock_bh(&kp->lock);
-	err = ll_pool_options(tb, &cfg, &pool_given, extack);
-	if (err) {
-		ll_kplane_free(plane);	/* a join's, if any */
-		return err;
-	}
-	if (tb[TCA_LOSSLESS_PLANE_FD] && !plane) {
-		plane = ll_kplane_get(nla_get_u32(tb[TCA_LOSSLESS_PLANE_FD]), extack);
-		if (IS_ERR(plane))
-			return PTR_ERR(plane);
-	}
-	spin_lock_bh(&kp->lock);
-	/* The plane may have changed the port's headroom: start from now. */
-	pc = q->port_cfg;
-	ll_port_options(tb, rate, shaper_burst, &pc);
-	old_cfg = kp->mmu->cfg;
-	if (pool_given)
-		e = ll_mmu_pool_reconfigure(kp->mmu, &cfg);
-	if (e == LL_MMU_OK && memcmp(&pc, &q->port_cfg, sizeof(pc))) {
-		e = ll_mmu_port_update(kp->mmu, q->pool_port, &pc, ktime_get_ns());
-		/* All or nothing: undo the pool part if the port part failed. */
-		if (e != LL_MMU_OK && pool_given)
-			ll_mmu_pool_reconfigure(kp->mmu, &old_cfg);
-	}
-	if (e == LL_MMU_OK) {
-		q->port_cfg = pc;
-		ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, ktime_get_ns()));
-	}
-	spin_unlock_bh(&kp->lock);
-	if (e != LL_MMU_OK) {
-		ll_kplane_free(plane);
-		if (e == LL_MMU_ERR_BUSY && cfg.scheme != old_cfg.scheme)
-			NL_SET_ERR_MSG_MOD(extack,
-					   "the scheme changes only while the pool holds no packets; retry when idle");
-		else if (e == LL_MMU_ERR_BUSY)
-			NL_SET_ERR_MSG_MOD(extack,
-					   "the pool holds more than the new sizes allow; retry when idle");
-		else
-			NL_SET_ERR_MSG_MOD(extack,
-					   "the pool or this port's buffer settings are invalid");
-		return -EINVAL;
-	}
-	if (plane)
-		ll_kpool_set_plane(kp, plane);
-	return 0;
 }
 
 static int ll_change(struct Qdisc *sch, struct nlattr *opt,
@@ -1399,7 +934,7 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 	else	/* sw-delay at the rate: see ll_default_catchup() */
 		catchup = ll_default_catchup(rate, tb[TCA_LOSSLESS_SW_DELAY_NS] ?
 					     nla_get_u64(tb[TCA_LOSSLESS_SW_DELAY_NS]) :
-					     q->port_cfg.sw_response_ns);
+					     q->port.cfg.sw_response_ns);
 	/* Below the burst it would mean nothing: the bucket holds that. */
 	catchup = max(catchup, burst);
 
@@ -1410,7 +945,8 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 			return err;
 	}
 
-	err = ll_change_pool(sch, tb, rate, catchup, extack);
+	/* nqueues is 0 until init's ll_change() has succeeded. */
+	err = ll_kport_change(&q->port, tb, rate, catchup, !q->nqueues, extack);
 	if (err)
 		return err;
 
@@ -1449,17 +985,7 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 	if (tb[TCA_LOSSLESS_WATCHDOG])
 		ll_wd_apply(q, &wd_cfg, wd_poll_ns);
 	sch_tree_unlock(sch);
-	if (q->pool && ll_dev_is_veth(dev)) {
-		u32 need;
-
-		spin_lock_bh(&q->pool->lock);
-		need = ll_backlog_need(q->pool);
-		spin_unlock_bh(&q->pool->lock);
-		/* Success with a warning: tc prints it. */
-		if (need > (u32)READ_ONCE(netdev_max_backlog))
-			NL_SET_ERR_MSG_MOD(extack,
-					   "net.core.netdev_max_backlog is below the pool's backlog-need (tc qdisc show): veth may drop lossless frames before the switch sees them (docs/MMU.md)");
-	}
+	ll_kport_check_backlog(&q->port, extack);
 	return 0;
 }
 
@@ -1480,11 +1006,11 @@ static int ll_init(struct Qdisc *sch, struct nlattr *opt,
 	}
 	q->limit_pkts = LL_DEFAULT_LIMIT_PKTS;
 	q->sch = sch;
+	ll_kport_init(&q->port, sch, &ll_kport_ops);
 	timer_setup(&q->wd_timer, ll_wd_timer, 0);
 	q->wd.cfg.detect_ns = LOSSLESS_WD_DETECT_DEFAULT_NS;
 	q->wd.cfg.restore_ns = LOSSLESS_WD_RESTORE_DEFAULT_NS;
 	q->wd_poll_ns = LOSSLESS_WD_POLL_DEFAULT_NS;
-	q->port_cfg.sw_response_ns = LL_DEFAULT_SW_DELAY_NS;
 	for (i = 0; i < LOSSLESS_PRIOMAP_LEN; i++)
 		q->priomap[i] = i < LL_DEFAULT_QUEUES ? i : 0;
 
@@ -1508,175 +1034,7 @@ static void ll_destroy(struct Qdisc *sch)
 	local_bh_disable();	/* ll_reset() takes the pool lock without _bh */
 	ll_reset(sch);
 	local_bh_enable();
-	if (q->pool) {
-		ll_kpool_leave(q->pool, q->pool_port);
-		q->pool = NULL;
-	}
-}
-
-static int ll_dump_scheme(const struct ll_mmu_config *cfg, struct sk_buff *skb)
-{
-	struct nlattr *nest, *params;
-
-	nest = nla_nest_start_noflag(skb, TCA_LOSSLESS_SCHEME);
-	if (!nest || nla_put_u8(skb, TCA_LOSSLESS_SCHEME_ID, cfg->scheme))
-		return -EMSGSIZE;
-	if (cfg->scheme == LL_SCHEME_ST) {
-		params = nla_nest_start_noflag(skb, TCA_LOSSLESS_SCHEME_ST);
-		if (!params ||
-		    nla_put_u64_64bit(skb, TCA_LOSSLESS_ST_THRESHOLD_BYTES,
-				      cfg->scheme_params.st.threshold_bytes,
-				      TCA_LOSSLESS_ST_PAD))
-			return -EMSGSIZE;
-		nla_nest_end(skb, params);
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-static int ll_dump_pool(struct ll_sched *q, struct sk_buff *skb)
-{
-	struct ll_kpool *kp = q->pool;
-	struct ll_mmu_port_config pc;
-	struct ll_mmu_config cfg;
-	u32 plane_id, backlog_need;
-
-	spin_lock_bh(&kp->lock);
-	cfg = kp->mmu->cfg;
-	pc = q->port_cfg;
-	plane_id = kp->plane ? ll_kplane_id(kp->plane) : 0;
-	backlog_need = ll_backlog_need(kp);
-	spin_unlock_bh(&kp->lock);
-	if (ll_dump_scheme(&cfg, skb) ||
-	    nla_put_u32(skb, TCA_LOSSLESS_BACKLOG_NEED, backlog_need))
-		return -EMSGSIZE;
-	if (nla_put_string(skb, TCA_LOSSLESS_POOL, kp->name) ||
-	    nla_put_u64_64bit(skb, TCA_LOSSLESS_POOL_BYTES, cfg.total_bytes,
-			      TCA_LOSSLESS_PAD) ||
-	    nla_put_u32(skb, TCA_LOSSLESS_ALPHA,
-			cfg.alpha.num << 8 | cfg.alpha.shift) ||
-	    nla_put_u32(skb, TCA_LOSSLESS_EGRESS_ALPHA,
-			cfg.egress_alpha.num << 8 | cfg.egress_alpha.shift) ||
-	    nla_put_u8(skb, TCA_LOSSLESS_LOSSLESS_PRIOS, cfg.lossless_mask) ||
-	    nla_put_u32(skb, TCA_LOSSLESS_RESERVED_BYTES, cfg.reserved_bytes) ||
-	    nla_put_u32(skb, TCA_LOSSLESS_XON_OFFSET_BYTES, cfg.xon_offset_bytes) ||
-	    nla_put_u64_64bit(skb, TCA_LOSSLESS_CABLE_DELAY_NS,
-			      pc.cable_delay_ns, TCA_LOSSLESS_PAD) ||
-	    nla_put_u64_64bit(skb, TCA_LOSSLESS_SW_DELAY_NS,
-			      pc.sw_response_ns, TCA_LOSSLESS_PAD))
-		return -EMSGSIZE;
-	if (pc.headroom_bytes &&
-	    nla_put_u32(skb, TCA_LOSSLESS_HEADROOM_BYTES, pc.headroom_bytes))
-		return -EMSGSIZE;
-	if (plane_id && nla_put_u32(skb, TCA_LOSSLESS_PLANE_ID, plane_id))
-		return -EMSGSIZE;
-	if (cfg.ecn.enabled &&
-	    (nla_put_u32(skb, TCA_LOSSLESS_ECN_KMIN_BYTES, cfg.ecn.kmin_bytes) ||
-	     nla_put_u32(skb, TCA_LOSSLESS_ECN_KMAX_BYTES, cfg.ecn.kmax_bytes) ||
-	     nla_put_u32(skb, TCA_LOSSLESS_ECN_PMAX, cfg.ecn.pmax)))
-		return -EMSGSIZE;
-	return 0;
-}
-
-/* The ingress (port, priority) stats of one port. Under kp->lock. */
-static void ll_iq_stats(struct ll_kpool *kp, u32 port, u64 now,
-			struct tc_lossless_iq_stats *iq)
-{
-	struct ll_mmu_iq_stats is;
-	u32 p;
-
-	for (p = 0; p < LOSSLESS_PFC_PRIOS; p++) {
-		struct tc_lossless_iq_stats *o = &iq[p];
-
-		if (ll_mmu_get_iq_stats(kp->mmu, port, p, now, &is))
-			continue;
-		o->bytes = is.bytes;
-		o->headroom_used = is.headroom_used;
-		o->headroom_size = is.headroom_size;
-		o->peak_bytes = is.peak_bytes;
-		o->peak_headroom = is.peak_headroom;
-		o->threshold = is.threshold;
-		o->xoff_frames = is.xoff_frames;
-		o->xon_frames = is.xon_frames;
-		o->paused_ns = is.paused_ns;
-		o->drops = is.drops;
-		o->paused = is.told_xoff;
-		o->lossless = is.lossless;
-	}
-}
-
-/* The pool section of the qdisc xstats: the pool, and this port as an
- * ingress (the upstream it pauses).
- */
-static void ll_pool_stats(struct ll_sched *q, struct tc_lossless_xstats *st,
-			  u64 now)
-{
-	struct ll_kpool *kp = q->pool;
-	struct ll_mmu_pool_stats ps;
-
-	st->pfc_frames_tx = q->pfc_frames_tx;
-	st->ecn_marks = q->ecn_marks;
-	st->unaccounted = q->unaccounted;
-	spin_lock_bh(&kp->lock);
-	ll_mmu_get_pool_stats(kp->mmu, &ps);
-	st->pool_port = q->pool_port;
-	st->pool_ports = hweight64(kp->mmu->attached_mask);
-	st->pool_total_bytes = ps.total_bytes;
-	st->pool_shared_size = ps.shared_size;
-	st->pool_shared_used = ps.shared_used;
-	st->pool_headroom_size = ps.headroom_size;
-	st->pool_headroom_used = ps.headroom_used;
-	st->pool_peak_shared = ps.peak_shared;
-	st->pool_peak_headroom = ps.peak_headroom;
-	st->pool_drops_lossless = ps.ctr.drops_lossless;
-	st->pool_drops_lossy = ps.ctr.drops_lossy;
-	ll_iq_stats(kp, q->pool_port, now, st->iq);
-	spin_unlock_bh(&kp->lock);
-}
-
-void ll_qdisc_plane_port(struct Qdisc *sch, struct ll_kpool *kp, u32 port,
-			 struct lossless_plane_port *out, u64 now)
-{
-	struct ll_sched *q = qdisc_priv(sch);
-	const struct ll_mmu_port *mp = &kp->mmu->ports[port];
-	u32 i;
-
-	memset(out, 0, sizeof(*out));
-	out->ifindex = qdisc_dev(sch)->ifindex;
-	/* Counters the qdisc writes under its own lock: telemetry reads. */
-	out->paused_mask = READ_ONCE(q->closed_mask);
-	out->rate_bps = READ_ONCE(q->rate_bps);
-	out->tx_packets = u64_stats_read(&sch->bstats.packets);
-	out->tx_bytes = u64_stats_read(&sch->bstats.bytes);
-	out->qdisc_drops = READ_ONCE(sch->qstats.drops);
-	out->pfc_frames_tx = READ_ONCE(q->pfc_frames_tx);
-	out->pfc_frames_rx = READ_ONCE(q->pfc_frames_rx);
-	out->pause_frames_rx = READ_ONCE(q->pause_frames_rx);
-	out->ecn_marks = READ_ONCE(q->ecn_marks);
-	out->catchup_bytes = READ_ONCE(q->catchup_bytes);
-	out->shaper_lost_ns = READ_ONCE(q->shaper.lost_ns);
-	out->wake_late_max_ns = READ_ONCE(q->wake_late_max_ns);
-	for (i = 0; i < LOSSLESS_LATENESS_BUCKETS; i++)
-		out->wake_late[i] = READ_ONCE(q->wake_late[i]);
-	ll_wd_stats(q, now, &out->wd_action, &out->wd_storm_mask,
-		    &out->wd_alarm_mask, out->wd);
-	out->egress_bytes = mp->egress_bytes;
-	out->headroom_bytes = mp->headroom_bytes;
-	ll_iq_stats(kp, port, now, out->iq);
-}
-
-int ll_qdisc_plane_headroom(struct Qdisc *sch, struct ll_kpool *kp, u32 port,
-			    u32 headroom_bytes, u64 now)
-{
-	struct ll_sched *q = qdisc_priv(sch);
-	struct ll_mmu_port_config pc = q->port_cfg;
-	enum ll_mmu_err e;
-
-	pc.headroom_bytes = headroom_bytes;
-	e = ll_mmu_port_update(kp->mmu, port, &pc, now);
-	if (e == LL_MMU_OK)
-		q->port_cfg = pc;
-	return e;
+	ll_kport_leave(&q->port);
 }
 
 static int ll_dump(struct Qdisc *sch, struct sk_buff *skb)
@@ -1702,7 +1060,7 @@ static int ll_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put(skb, TCA_LOSSLESS_QUANTA, nqueues * sizeof(u32), quanta) ||
 	    nla_put_u32(skb, TCA_LOSSLESS_LIMIT_PKTS, READ_ONCE(q->limit_pkts)))
 		goto nla_put_failure;
-	if (q->pool && ll_dump_pool(q, skb))
+	if (q->port.pool && ll_kport_dump(&q->port, skb))
 		goto nla_put_failure;
 	if (ll_wd_dump(q, skb))
 		goto nla_put_failure;
@@ -1750,9 +1108,6 @@ static int ll_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.shaper_lost_ns = q->shaper.lost_ns;
 	st.wake_late_max_ns = q->wake_late_max_ns;
 	BUILD_BUG_ON(LOSSLESS_LATENESS_BUCKETS != LL_LATENESS_BUCKETS);
-	BUILD_BUG_ON((int)LOSSLESS_SCHEME_DT != (int)LL_SCHEME_DT ||
-		     (int)LOSSLESS_SCHEME_ST != (int)LL_SCHEME_ST ||
-		     (int)__LOSSLESS_SCHEME_COUNT != (int)LL_SCHEME_COUNT);
 	memcpy(st.wake_late, q->wake_late, sizeof(st.wake_late));
 	ll_wd_stats(q, now, &st.wd_action, &st.wd_storm_mask,
 		    &st.wd_alarm_mask, st.wd);
@@ -1766,8 +1121,8 @@ static int ll_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		st.gates[i].xon_frames = g->xon_frames;
 		st.gates[i].paused_ns = ll_gate_closed_ns(g, now);
 	}
-	if (q->pool)
-		ll_pool_stats(q, &st, now);
+	if (q->port.pool)
+		ll_kport_xstats(&q->port, &st, now);
 	sch_tree_unlock(sch);
 	/* The dump carries the struct twice and must fit NLMSG_GOODSIZE
 	 * (3776 with 4 KiB pages) with the options: keep it well below.

@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import Checks  # noqa: E402
@@ -55,7 +54,7 @@ GOOD = "rate 100mbit queues 8 strict 2 limit 500"
 
 def traffic_ok(c, a, b, link, what):
     recv = b.popen(f"{Paths.traffic} recv --port 6000 --idle-exit 3 --duration 20")
-    time.sleep(0.3)
+    b.wait_udp(6000)  # a fixed sleep lost the race once under load
     s = json.loads(a.run(f"{Paths.traffic} send --dst {link['b_ip']} --port 6000 --prio 3 "
                          f"--count 500 --rate-mbit 20"))
     r = json.loads(recv.communicate(timeout=30)[0])

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The netlink side of a pool member: see lossless_pool_nl.h. */
+
+#include <linux/bitops.h>
+#include <linux/if_vlan.h>
+#include <linux/netdevice.h>
+#include <linux/string.h>
+#include <net/netlink.h>
+#include <net/sch_generic.h>
+
+#include "core/scheme.h"
+#include "lossless_pool_nl.h"
+
+static struct netlink_range_validation ll_st_threshold_range = {
+	.min = 0,
+	.max = LL_MMU_MAX_TOTAL_BYTES,
+};
+
+static const struct nla_policy ll_st_policy[TCA_LOSSLESS_ST_MAX + 1] = {
+	[TCA_LOSSLESS_ST_THRESHOLD_BYTES] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_st_threshold_range),
+};
+
+const struct nla_policy ll_scheme_policy[TCA_LOSSLESS_SCHEME_MAX + 1] = {
+	[TCA_LOSSLESS_SCHEME_ID] = NLA_POLICY_MAX(NLA_U8, LOSSLESS_SCHEME_MAX),
+	[TCA_LOSSLESS_SCHEME_ST] = NLA_POLICY_NESTED(ll_st_policy),
+};
+
+static int ll_get_alpha(struct nlattr *attr, struct ll_mmu_alpha *alpha,
+			struct netlink_ext_ack *extack)
+{
+	if (ll_alpha_from_u32(nla_get_u32(attr), alpha)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "alpha must be num << 8 | shift with num 1..65535 and shift 0..32");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The scheme and its parameters (a whole new set: defaults for those not
+ * given) into cfg.
+ */
+static int ll_scheme_options(struct nlattr *attr, struct ll_mmu_config *cfg,
+			     struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[TCA_LOSSLESS_SCHEME_MAX + 1];
+	struct nlattr *st[TCA_LOSSLESS_ST_MAX + 1];
+	int err;
+
+	BUILD_BUG_ON((int)LOSSLESS_SCHEME_DT != (int)LL_SCHEME_DT ||
+		     (int)LOSSLESS_SCHEME_ST != (int)LL_SCHEME_ST ||
+		     (int)__LOSSLESS_SCHEME_COUNT != (int)LL_SCHEME_COUNT);
+	err = nla_parse_nested(tb, TCA_LOSSLESS_SCHEME_MAX, attr,
+			       ll_scheme_policy, extack);
+	if (err)
+		return err;
+	if (!tb[TCA_LOSSLESS_SCHEME_ID]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "scheme needs its name (id)");
+		return -EINVAL;
+	}
+	cfg->scheme = nla_get_u8(tb[TCA_LOSSLESS_SCHEME_ID]);
+	memset(&cfg->scheme_params, 0, sizeof(cfg->scheme_params));
+	if (tb[TCA_LOSSLESS_SCHEME_ST]) {
+		if (cfg->scheme != LL_SCHEME_ST) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_LOSSLESS_SCHEME_ST],
+					    "st parameters given for another scheme");
+			return -EINVAL;
+		}
+		err = nla_parse_nested(st, TCA_LOSSLESS_ST_MAX,
+				       tb[TCA_LOSSLESS_SCHEME_ST], ll_st_policy,
+				       extack);
+		if (err)
+			return err;
+		if (st[TCA_LOSSLESS_ST_THRESHOLD_BYTES])
+			cfg->scheme_params.st.threshold_bytes =
+				nla_get_u64(st[TCA_LOSSLESS_ST_THRESHOLD_BYTES]);
+	}
+	return 0;
+}
+
+/* Pool-wide options into cfg; true if any was given. */
+static int ll_pool_options(struct nlattr **tb, struct ll_mmu_config *cfg,
+			   bool *given, struct netlink_ext_ack *extack)
+{
+	int err;
+
+	*given = false;
+	if (tb[TCA_LOSSLESS_SCHEME]) {
+		err = ll_scheme_options(tb[TCA_LOSSLESS_SCHEME], cfg, extack);
+		if (err)
+			return err;
+		*given = true;
+	}
+	if (tb[TCA_LOSSLESS_POOL_BYTES]) {
+		cfg->total_bytes = nla_get_u64(tb[TCA_LOSSLESS_POOL_BYTES]);
+		*given = true;
+	}
+	if (tb[TCA_LOSSLESS_ALPHA]) {
+		err = ll_get_alpha(tb[TCA_LOSSLESS_ALPHA], &cfg->alpha, extack);
+		if (err)
+			return err;
+		*given = true;
+	}
+	if (tb[TCA_LOSSLESS_EGRESS_ALPHA]) {
+		err = ll_get_alpha(tb[TCA_LOSSLESS_EGRESS_ALPHA],
+				   &cfg->egress_alpha, extack);
+		if (err)
+			return err;
+		*given = true;
+	}
+	if (tb[TCA_LOSSLESS_LOSSLESS_PRIOS]) {
+		cfg->lossless_mask = nla_get_u8(tb[TCA_LOSSLESS_LOSSLESS_PRIOS]);
+		*given = true;
+	}
+	if (tb[TCA_LOSSLESS_RESERVED_BYTES]) {
+		cfg->reserved_bytes = nla_get_u32(tb[TCA_LOSSLESS_RESERVED_BYTES]);
+		*given = true;
+	}
+	if (tb[TCA_LOSSLESS_XON_OFFSET_BYTES]) {
+		cfg->xon_offset_bytes = nla_get_u32(tb[TCA_LOSSLESS_XON_OFFSET_BYTES]);
+		*given = true;
+	}
+	if (tb[TCA_LOSSLESS_ECN_KMIN_BYTES] || tb[TCA_LOSSLESS_ECN_KMAX_BYTES] ||
+	    tb[TCA_LOSSLESS_ECN_PMAX]) {
+		if (!tb[TCA_LOSSLESS_ECN_KMIN_BYTES] || !tb[TCA_LOSSLESS_ECN_KMAX_BYTES] ||
+		    !tb[TCA_LOSSLESS_ECN_PMAX]) {
+			NL_SET_ERR_MSG_MOD(extack, "ecn needs kmin, kmax and pmax together");
+			return -EINVAL;
+		}
+		cfg->ecn.kmin_bytes = nla_get_u32(tb[TCA_LOSSLESS_ECN_KMIN_BYTES]);
+		cfg->ecn.kmax_bytes = nla_get_u32(tb[TCA_LOSSLESS_ECN_KMAX_BYTES]);
+		cfg->ecn.pmax = nla_get_u32(tb[TCA_LOSSLESS_ECN_PMAX]);
+		cfg->ecn.enabled = cfg->ecn.kmax_bytes || cfg->ecn.pmax;
+		*given = true;
+	}
+	if (*given) {
+		enum ll_mmu_err e = ll_mmu_config_check(cfg);
+
+		if (e != LL_MMU_OK) {
+			switch (e) {
+			case LL_MMU_ERR_TOTAL:
+				NL_SET_ERR_MSG_MOD(extack, "buffer must be 1 byte .. 1 TiB");
+				break;
+			case LL_MMU_ERR_RESERVED:
+				NL_SET_ERR_MSG_MOD(extack, "reserved leaves no shared buffer");
+				break;
+			case LL_MMU_ERR_XON:
+				NL_SET_ERR_MSG_MOD(extack, "xon-offset larger than the buffer");
+				break;
+			case LL_MMU_ERR_ECN:
+				NL_SET_ERR_MSG_MOD(extack, "ecn needs kmin < kmax and pmax <= 1");
+				break;
+			case LL_MMU_ERR_SCHEME_PARAMS:
+				NL_SET_ERR_MSG_MOD(extack,
+						   "the scheme's parameters do not fit the buffer (st-threshold above buffer)");
+				break;
+			default:
+				NL_SET_ERR_MSG_MOD(extack, "invalid pool configuration");
+			}
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* This port's options (rate, delays, headroom) over pc. */
+static void ll_port_options(struct nlattr **tb, u64 rate, u32 shaper_burst,
+			    struct ll_mmu_port_config *pc)
+{
+	pc->rate_bps = rate;
+	/* The upstream's shaper is taken to be like ours (headroom term 9). */
+	pc->shaper_burst_bytes = shaper_burst;
+	if (tb[TCA_LOSSLESS_CABLE_DELAY_NS])
+		pc->cable_delay_ns = nla_get_u64(tb[TCA_LOSSLESS_CABLE_DELAY_NS]);
+	if (tb[TCA_LOSSLESS_SW_DELAY_NS])
+		pc->sw_response_ns = nla_get_u64(tb[TCA_LOSSLESS_SW_DELAY_NS]);
+	if (tb[TCA_LOSSLESS_HEADROOM_BYTES])
+		pc->headroom_bytes = nla_get_u32(tb[TCA_LOSSLESS_HEADROOM_BYTES]);
+}
+
+/* The refusal of an option that needs a pool, naming it. 6.1 has no
+ * formatted extack messages (LL_ERR): one literal per attribute, set as
+ * the core sets an NLA_REJECT attribute's reject_message.
+ */
+#define LL_NEEDS_POOL(opt) KBUILD_MODNAME ": option \"" opt "\" needs \"pool NAME\""
+static const char * const ll_needs_pool_msg[TCA_LOSSLESS_MAX + 1] = {
+	[TCA_LOSSLESS_POOL_BYTES] = LL_NEEDS_POOL("buffer"),
+	[TCA_LOSSLESS_ALPHA] = LL_NEEDS_POOL("alpha"),
+	[TCA_LOSSLESS_EGRESS_ALPHA] = LL_NEEDS_POOL("egress-alpha"),
+	[TCA_LOSSLESS_LOSSLESS_PRIOS] = LL_NEEDS_POOL("lossless-prios"),
+	[TCA_LOSSLESS_RESERVED_BYTES] = LL_NEEDS_POOL("reserved"),
+	[TCA_LOSSLESS_XON_OFFSET_BYTES] = LL_NEEDS_POOL("xon-offset"),
+	[TCA_LOSSLESS_CABLE_DELAY_NS] = LL_NEEDS_POOL("cable-delay"),
+	[TCA_LOSSLESS_SW_DELAY_NS] = LL_NEEDS_POOL("sw-delay"),
+	[TCA_LOSSLESS_HEADROOM_BYTES] = LL_NEEDS_POOL("headroom"),
+	[TCA_LOSSLESS_ECN_KMIN_BYTES] = LL_NEEDS_POOL("ecn"),
+	[TCA_LOSSLESS_ECN_KMAX_BYTES] = LL_NEEDS_POOL("ecn"),
+	[TCA_LOSSLESS_ECN_PMAX] = LL_NEEDS_POOL("ecn"),
+	[TCA_LOSSLESS_PLANE_FD] = LL_NEEDS_POOL("plane"),
+	[TCA_LOSSLESS_SCHEME] = LL_NEEDS_POOL("scheme"),
+};
+
+static void ll_err_needs_pool(struct netlink_ext_ack *extack,
+			      const struct nlattr *attr, u32 type)
+{
+	const char *msg = type <= TCA_LOSSLESS_MAX ? ll_needs_pool_msg[type] : NULL;
+
+	NL_SET_BAD_ATTR(extack, attr);
+	if (extack)
+		extack->_msg = msg ?: LL_NEEDS_POOL("this option");
+}
+
+static bool ll_dev_is_veth(const struct net_device *dev)
+{
+	return dev->rtnl_link_ops && !strcmp(dev->rtnl_link_ops->kind, "veth");
+}
+
+void ll_kport_check_backlog(struct ll_kport *port,
+			    struct netlink_ext_ack *extack)
+{
+	struct ll_kpool *kp = port->pool;
+	u32 need;
+
+	if (!kp || !ll_dev_is_veth(qdisc_dev(port->sch)))
+		return;
+	spin_lock_bh(&kp->lock);
+	need = ll_kpool_backlog_need(kp);
+	spin_unlock_bh(&kp->lock);
+	/* Success with a warning: tc prints it. */
+	if (need > (u32)READ_ONCE(netdev_max_backlog))
+		NL_SET_ERR_MSG_MOD(extack,
+				   "net.core.netdev_max_backlog is below the pool's backlog-need (tc -s qdisc show): veth may drop lossless frames before the switch sees them (docs/MMU.md)");
+}
+
+/* Join a pool (init) or change the pool's and this port's parameters.
+ * Either everything applies or nothing does.
+ */
+int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
+		    u32 shaper_burst, bool init, struct netlink_ext_ack *extack)
+{
+	struct net_device *dev = qdisc_dev(port->sch);
+	struct ll_mmu_port_config pc = port->cfg;
+	struct ll_kpool *kp = port->pool;
+	struct ll_kplane *plane = NULL;
+	struct ll_mmu_config cfg, old_cfg;
+	enum ll_mmu_err e = LL_MMU_OK;
+	bool pool_given, created;
+	int err;
+
+	ll_port_options(tb, rate, shaper_burst, &pc);
+	if (!kp) {
+		if (!tb[TCA_LOSSLESS_POOL]) {
+			u32 a;
+
+			for (a = TCA_LOSSLESS_POOL_BYTES; a <= TCA_LOSSLESS_MAX; a++) {
+				if (tb[a] && ll_needs_pool_msg[a]) {
+					ll_err_needs_pool(extack, tb[a], a);
+					return -EINVAL;
+				}
+			}
+			return 0;
+		}
+		if (!init) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "a qdisc joins a pool when it is added; delete and add it again");
+			return -EINVAL;
+		}
+		ll_kpool_default_config(&cfg, dev->mtu + dev->hard_header_len + VLAN_HLEN);
+		err = ll_pool_options(tb, &cfg, &pool_given, extack);
+		if (err)
+			return err;
+		if (tb[TCA_LOSSLESS_PLANE_FD]) {
+			plane = ll_kplane_get(nla_get_u32(tb[TCA_LOSSLESS_PLANE_FD]),
+					      extack);
+			if (IS_ERR(plane))
+				return PTR_ERR(plane);
+		}
+		/* Before joining: the plane's timer may read it as soon as
+		 * this qdisc is in the pool's table.
+		 */
+		port->cfg = pc;
+		err = ll_kport_join(port, dev_net(dev),
+				    nla_data(tb[TCA_LOSSLESS_POOL]), &cfg,
+				    &created, extack);
+		if (err) {
+			ll_kplane_free(plane);
+			return err;
+		}
+		kp = port->pool;
+		if (created || !pool_given) {
+			if (plane)
+				ll_kpool_set_plane(kp, plane);
+			return 0;
+		}
+		/* Joining an existing pool with pool-wide options: apply them
+		 * to the whole pool as a change would, all or nothing. On
+		 * failure the qdisc's destroy leaves the pool, and the plane
+		 * (given to the pool only on success below) is not the pool's.
+		 */
+	}
+
+	if (tb[TCA_LOSSLESS_POOL] && !init &&
+	    strncmp(nla_data(tb[TCA_LOSSLESS_POOL]), kp->name, LL_POOL_NAME_LEN)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "a qdisc cannot move to another pool; delete and add it again");
+		return -EINVAL;
+	}
+	spin_lock_bh(&kp->lock);
+	cfg = kp->mmu->cfg;
+	spin_unlock_bh(&kp->lock);
+	err = ll_pool_options(tb, &cfg, &pool_given, extack);
+	if (err) {
+		ll_kplane_free(plane);	/* a join's, if any */
+		return err;
+	}
+	if (tb[TCA_LOSSLESS_PLANE_FD] && !plane) {
+		plane = ll_kplane_get(nla_get_u32(tb[TCA_LOSSLESS_PLANE_FD]), extack);
+		if (IS_ERR(plane))
+			return PTR_ERR(plane);
+	}
+	spin_lock_bh(&kp->lock);
+	/* The plane may have changed the port's headroom: start from now. */
+	pc = port->cfg;
+	ll_port_options(tb, rate, shaper_burst, &pc);
+	old_cfg = kp->mmu->cfg;
+	if (pool_given)
+		e = ll_mmu_pool_reconfigure(kp->mmu, &cfg);
+	if (e == LL_MMU_OK && memcmp(&pc, &port->cfg, sizeof(pc))) {
+		e = ll_mmu_port_update(kp->mmu, port->index, &pc, ktime_get_ns());
+		/* All or nothing: undo the pool part if the port part failed. */
+		if (e != LL_MMU_OK && pool_given)
+			ll_mmu_pool_reconfigure(kp->mmu, &old_cfg);
+	}
+	if (e == LL_MMU_OK) {
+		port->cfg = pc;
+		ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, ktime_get_ns()));
+	}
+	spin_unlock_bh(&kp->lock);
+	if (e != LL_MMU_OK) {
+		ll_kplane_free(plane);
+		if (e == LL_MMU_ERR_BUSY && cfg.scheme != old_cfg.scheme)
+			NL_SET_ERR_MSG_MOD(extack,
+					   "the scheme changes only while the pool holds no packets; retry when idle");
+		else if (e == LL_MMU_ERR_BUSY)
+			NL_SET_ERR_MSG_MOD(extack,
+					   "the pool holds more than the new sizes allow; retry when idle");
+		else
+			NL_SET_ERR_MSG_MOD(extack,
+					   "the pool or this port's buffer settings are invalid");
+		return -EINVAL;
+	}
+	if (plane)
+		ll_kpool_set_plane(kp, plane);
+	return 0;
+}
+
+static int ll_dump_scheme(const struct ll_mmu_config *cfg, struct sk_buff *skb)
+{
+	struct nlattr *nest, *params;
+
+	nest = nla_nest_start_noflag(skb, TCA_LOSSLESS_SCHEME);
+	if (!nest || nla_put_u8(skb, TCA_LOSSLESS_SCHEME_ID, cfg->scheme))
+		return -EMSGSIZE;
+	if (cfg->scheme == LL_SCHEME_ST) {
+		params = nla_nest_start_noflag(skb, TCA_LOSSLESS_SCHEME_ST);
+		if (!params ||
+		    nla_put_u64_64bit(skb, TCA_LOSSLESS_ST_THRESHOLD_BYTES,
+				      cfg->scheme_params.st.threshold_bytes,
+				      TCA_LOSSLESS_ST_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, params);
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+int ll_kport_dump(struct ll_kport *port, struct sk_buff *skb)
+{
+	struct ll_kpool *kp = port->pool;
+	struct ll_mmu_port_config pc;
+	struct ll_mmu_config cfg;
+	u32 plane_id, backlog_need;
+
+	spin_lock_bh(&kp->lock);
+	cfg = kp->mmu->cfg;
+	pc = port->cfg;
+	plane_id = kp->plane ? ll_kplane_id(kp->plane) : 0;
+	backlog_need = ll_kpool_backlog_need(kp);
+	spin_unlock_bh(&kp->lock);
+	if (ll_dump_scheme(&cfg, skb) ||
+	    nla_put_u32(skb, TCA_LOSSLESS_BACKLOG_NEED, backlog_need))
+		return -EMSGSIZE;
+	if (nla_put_string(skb, TCA_LOSSLESS_POOL, kp->name) ||
+	    nla_put_u64_64bit(skb, TCA_LOSSLESS_POOL_BYTES, cfg.total_bytes,
+			      TCA_LOSSLESS_PAD) ||
+	    nla_put_u32(skb, TCA_LOSSLESS_ALPHA, ll_alpha_to_u32(cfg.alpha)) ||
+	    nla_put_u32(skb, TCA_LOSSLESS_EGRESS_ALPHA,
+			ll_alpha_to_u32(cfg.egress_alpha)) ||
+	    nla_put_u8(skb, TCA_LOSSLESS_LOSSLESS_PRIOS, cfg.lossless_mask) ||
+	    nla_put_u32(skb, TCA_LOSSLESS_RESERVED_BYTES, cfg.reserved_bytes) ||
+	    nla_put_u32(skb, TCA_LOSSLESS_XON_OFFSET_BYTES, cfg.xon_offset_bytes) ||
+	    nla_put_u64_64bit(skb, TCA_LOSSLESS_CABLE_DELAY_NS,
+			      pc.cable_delay_ns, TCA_LOSSLESS_PAD) ||
+	    nla_put_u64_64bit(skb, TCA_LOSSLESS_SW_DELAY_NS,
+			      pc.sw_response_ns, TCA_LOSSLESS_PAD))
+		return -EMSGSIZE;
+	if (pc.headroom_bytes &&
+	    nla_put_u32(skb, TCA_LOSSLESS_HEADROOM_BYTES, pc.headroom_bytes))
+		return -EMSGSIZE;
+	if (plane_id && nla_put_u32(skb, TCA_LOSSLESS_PLANE_ID, plane_id))
+		return -EMSGSIZE;
+	if (cfg.ecn.enabled &&
+	    (nla_put_u32(skb, TCA_LOSSLESS_ECN_KMIN_BYTES, cfg.ecn.kmin_bytes) ||
+	     nla_put_u32(skb, TCA_LOSSLESS_ECN_KMAX_BYTES, cfg.ecn.kmax_bytes) ||
+	     nla_put_u32(skb, TCA_LOSSLESS_ECN_PMAX, cfg.ecn.pmax)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+void ll_kport_xstats(struct ll_kport *port, struct tc_lossless_xstats *st,
+		     u64 now)
+{
+	struct ll_kpool *kp = port->pool;
+	struct ll_mmu_pool_stats ps;
+
+	st->pfc_frames_tx = port->pfc_frames_tx;
+	st->ecn_marks = port->ecn_marks;
+	st->unaccounted = port->unaccounted;
+	spin_lock_bh(&kp->lock);
+	ll_mmu_get_pool_stats(kp->mmu, &ps);
+	st->pool_port = port->index;
+	st->pool_ports = hweight64(kp->mmu->attached_mask);
+	st->pool_total_bytes = ps.total_bytes;
+	st->pool_shared_size = ps.shared_size;
+	st->pool_shared_used = ps.shared_used;
+	st->pool_headroom_size = ps.headroom_size;
+	st->pool_headroom_used = ps.headroom_used;
+	st->pool_peak_shared = ps.peak_shared;
+	st->pool_peak_headroom = ps.peak_headroom;
+	st->pool_drops_lossless = ps.ctr.drops_lossless;
+	st->pool_drops_lossy = ps.ctr.drops_lossy;
+	ll_kpool_iq_stats(kp, port->index, now, st->iq);
+	spin_unlock_bh(&kp->lock);
+}
