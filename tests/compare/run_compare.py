@@ -1,0 +1,857 @@
+#!/usr/bin/python3
+"""The comparison bench: one scenario, several switch schemes, one table.
+
+Runs INSIDE the VM (`make compare`, or vm-images/run-vm -- this file):
+
+    tests/compare/run_compare.py --scenario incast-websearch --schemes "dt st" \\
+        --out build/compare
+
+For each scheme it builds the scenario's network afresh (namespaces: one
+bridge switch whose ports all carry `lossless ... pool sw0 ...` plus the
+scheme's options, senders, receivers), runs the same flows (ll-flows, same
+seeds) and reads the switch's counters with `tc -s`. It prints one table
+(schemes as columns) and writes NAME.json (every number, every flow) and
+NAME.png (FCT CDFs per scheme, the shared buffer over time) to --out.
+docs/COMPARE.md describes the scenario files, the scaling to the VM and
+every row of the table.
+
+Exit status: 0 when every scheme ran, 1 when one could not (its tc command
+was refused, say), 2 on bad usage or a bad scenario file.
+"""
+
+import argparse
+import json
+import math
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tomllib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+from incast import BACKLOG_SYSCTL, size_backlog  # noqa: E402
+from topology import Paths, Topology, announce, ensure_modules, ping, wait_for  # noqa: E402
+
+FLOWS = os.path.join(Paths.build, "tests", "tools", "ll-flows")
+SCENARIOS = os.path.join(HERE, "scenarios")
+WORKLOADS = os.path.join(HERE, "workloads")
+WIRE_OVERHEAD = 42  # UDP + IPv4 + Ethernet, as ll-flows counts
+PORT = 5000
+
+# Every key a scenario file may hold, with its default (None: required;
+# AUTO: computed from other keys).
+AUTO = "(auto)"
+SCHEMA = {
+    "description": "",
+    "duration": None,          # s: flows start in [t0, t0 + duration)
+    "seed": 1,
+    "network": {
+        "senders": None,
+        "receivers": 1,
+        "rate_mbit": None,     # every link
+        "buffer": None,        # the pool's buffer, as tc takes it ("4mb", bytes)
+        "sw_delay": "60ms",
+        "alpha": "1/8",
+        "lossless_prios": "3",
+        "pool_options": "",    # more pool options for every switch port
+        "prio": 3,             # SO_PRIORITY of all traffic (host queue, PFC prio)
+        "dscp": 24,            # DSCP of all traffic (the switch's priority)
+        "host_limit": 64,      # packets per queue on the senders' uplinks
+        "host_catchup": AUTO,  # their shaper's catch-up (default rate x sw_delay)
+        "sndbuf": 4194304,     # each sender's socket buffer (bytes)
+        "payload": 1000,       # UDP payload bytes per datagram
+    },
+    "background": {
+        "cdf": None,           # a file in tests/compare/workloads, or a path
+        "load": None,          # per sender: fraction of its line rate
+        "size_scale": 1,
+        "senders": "all",      # "all" or a number: the first N senders
+    },
+    "incast": {
+        "fanin": None,         # the first FANIN senders take part
+        "size": None,          # bytes per incast flow
+        "flows_per_sender": 1,
+        "period": None,        # s between bursts ...
+        "start": AUTO,         # ... the first at t0 + start (default: period)
+        "poisson": False,      # exponential gaps of mean period instead
+        "receiver": 0,         # which receiver the incast goes to
+    },
+    "report": {
+        "small_max": 10000,    # flows of at most this many bytes are "small"
+        "sample_ms": 100,      # buffer sampling period
+        "max_drain": 120,      # s after the flows' window before giving up
+    },
+    "scheme_options": {},      # NAME = "tc options"; default "scheme NAME"
+}
+
+
+class ScenarioError(Exception):
+    pass
+
+
+def merge(schema, given, where):
+    out = {}
+    for k, v in given.items():
+        if k not in schema:
+            raise ScenarioError(f"{'[' + where + ']' if where else 'top level'}: unknown key {k!r} "
+                                f"(known: {', '.join(schema)})")
+    for k, default in schema.items():
+        path = f"{where}.{k}" if where else k
+        if isinstance(default, dict) and k != "scheme_options":
+            sub = given.get(k)
+            if sub is None:
+                if k in ("background", "incast"):
+                    out[k] = None  # the section is optional
+                    continue
+                sub = {}
+            if not isinstance(sub, dict):
+                raise ScenarioError(f"{path}: want a table")
+            out[k] = merge(default, sub, path)
+        elif k in given:
+            out[k] = given[k]
+        elif default is None:
+            raise ScenarioError(f"{path}: required")
+        else:
+            out[k] = default
+    return out
+
+
+def seconds(t, where):
+    """A tc time ("60ms", "500us", "1s") in seconds."""
+    for unit, mult in (("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3), ("s", 1.0)):
+        if str(t).endswith(unit):
+            try:
+                return float(str(t)[:-len(unit)]) * mult
+            except ValueError:
+                break
+    raise ScenarioError(f"{where}: network.sw_delay: want a time such as 60ms, got {t!r}")
+
+
+def load_scenario(name):
+    path = name if os.sep in name or name.endswith(".toml") else os.path.join(SCENARIOS, name + ".toml")
+    if not os.path.exists(path):
+        known = sorted(f[:-5] for f in os.listdir(SCENARIOS) if f.endswith(".toml"))
+        raise ScenarioError(f"no scenario {name!r} ({path}); known: {', '.join(known)}")
+    with open(path, "rb") as f:
+        try:
+            raw = tomllib.load(f)
+        except tomllib.TOMLDecodeError as e:
+            raise ScenarioError(f"{path}: {e}") from None
+    try:
+        s = merge(SCHEMA, raw, "")
+    except ScenarioError as e:
+        raise ScenarioError(f"{path}: {e}") from None
+    s["name"] = os.path.basename(path)[:-5]
+    s["file"] = os.path.abspath(path)
+    net, bg, inc = s["network"], s["background"], s["incast"]
+    if not bg and not inc:
+        raise ScenarioError(f"{path}: no traffic: give [background], [incast] or both")
+    for k in ("senders", "receivers", "rate_mbit", "host_limit", "sndbuf", "payload"):
+        if not isinstance(net[k], (int, float)) or net[k] <= 0:
+            raise ScenarioError(f"{path}: network.{k}: want a positive number")
+    if not isinstance(s["duration"], (int, float)) or s["duration"] <= 0:
+        raise ScenarioError(f"{path}: duration: want seconds > 0")
+    if bg:
+        cdf = bg["cdf"]
+        bg["cdf_path"] = cdf if os.sep in cdf else os.path.join(WORKLOADS, cdf)
+        if not os.path.exists(bg["cdf_path"]):
+            bg["cdf_path"] += "_distribution.txt"  # "WebSearch" for WebSearch_distribution.txt
+        if not os.path.exists(bg["cdf_path"]):
+            raise ScenarioError(f"{path}: background.cdf: no file {cdf!r} in {WORKLOADS}")
+        n = net["senders"] if bg["senders"] == "all" else bg["senders"]
+        if not isinstance(n, int) or not 0 < n <= net["senders"]:
+            raise ScenarioError(f"{path}: background.senders: want \"all\" or 1..{net['senders']}")
+        bg["n"] = n
+    if inc:
+        if not isinstance(inc["fanin"], int) or not 0 < inc["fanin"] <= net["senders"]:
+            raise ScenarioError(f"{path}: incast.fanin: want 1..{net['senders']} (senders taking part)")
+        if not 0 <= inc["receiver"] < net["receivers"]:
+            raise ScenarioError(f"{path}: incast.receiver: want 0..{net['receivers'] - 1}")
+        if inc["start"] == AUTO:
+            inc["start"] = inc["period"]
+    if net["host_catchup"] == AUTO:
+        net["host_catchup"] = max(3028, int(net["rate_mbit"] * 1e6 * seconds(net["sw_delay"], path) / 8))
+    if not isinstance(s["scheme_options"], dict) or \
+            not all(isinstance(v, str) for v in s["scheme_options"].values()):
+        raise ScenarioError(f"{path}: scheme_options: want NAME = \"tc options\" strings")
+    return s
+
+
+# ---------------------------------------------------------------- topology
+
+def popen(host, cmd):
+    """Like Host.popen, but the tool replaces the shell and nsenter (exec),
+    so that a signal sent to the process reaches it."""
+    p = subprocess.Popen(f"exec nsenter --net=/run/netns/{host.ns} {cmd}", shell=True, text=True,
+                         env=dict(os.environ, TC_LIB_DIR=Paths.tc_lib),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    host.topo.procs.append(p)
+    return p
+
+
+def switch_qdisc(scn, scheme_opts):
+    net = scn["network"]
+    return (f"lossless rate {net['rate_mbit']}mbit pool sw0 buffer {net['buffer']} "
+            f"lossless-prios {net['lossless_prios']} alpha {net['alpha']} sw-delay {net['sw_delay']} "
+            f"{net['pool_options']} {scheme_opts}").split()
+
+
+def build(t, scn, scheme_opts):
+    """The scenario's network: receivers r0.. (10.0.0.1..) and senders h0..
+    (10.0.0.10..) on one /24 through switch sw. Returns (sw, receivers,
+    senders, ports): receivers and senders are lists of (host, ip, link);
+    ports maps each switch port to the host it is cabled to."""
+    net = scn["network"]
+    sw = t.switch("sw")
+    receivers, senders = [], []
+    for j in range(net["receivers"]):
+        h = t.host(f"r{j}")
+        receivers.append((h, f"10.0.0.{1 + j}", t.link(h, sw)))
+    for i in range(net["senders"]):
+        h = t.host(f"h{i}")
+        senders.append((h, f"10.0.0.{10 + i}", t.link(h, sw)))
+    for h, ip, lk in receivers + senders:  # one L2 domain through the bridge
+        h.run(f"ip addr flush dev {lk['a_if']}")
+        h.run(f"ip addr add {ip}/24 dev {lk['a_if']}")
+    for h, ip, lk in senders:
+        for r, rip, rlk in receivers:
+            h.run(f"ip neigh replace {rip} lladdr {rlk['a_mac']} dev {lk['a_if']} nud permanent")
+            r.run(f"ip neigh replace {ip} lladdr {lk['a_mac']} dev {rlk['a_if']} nud permanent")
+        # The uplink: line rate, honours the switch's PFC; a short queue so
+        # that flows interleave as on a NIC (ll-flows resends on ENOBUFS);
+        # the switch ports' catch-up, so that timer lateness under TCG does
+        # not cost the senders their rate (docs/CONFIGURATION.md, Shaper).
+        h.run(f"tc qdisc add dev {lk['a_if']} root lossless rate {net['rate_mbit']}mbit "
+              f"limit {net['host_limit']} catchup {net['host_catchup']}")
+        h.run(f"{Paths.ingress} attach {lk['a_if']} --pin-dir /sys/fs/bpf/ll-{h.ns}")
+    announce([h for h, _, _ in receivers + senders])
+    ports = {}
+    qd = " ".join(switch_qdisc(scn, scheme_opts))
+    for h, _, lk in receivers + senders:
+        r = sw.run(f"tc qdisc add dev {lk['b_if']} root handle 1: {qd}", check=False)
+        if r.returncode:
+            raise RuntimeError(f"the switch refused the scheme's qdisc: tc qdisc add dev {lk['b_if']} "
+                               f"root handle 1: {qd}\n{r.stderr.strip()}")
+        sw.run(f"{Paths.ingress} attach {lk['b_if']} --pin-dir /sys/fs/bpf/ll-{sw.ns}")
+        ports[lk["b_if"]] = h.name
+    return sw, receivers, senders, ports
+
+
+def read_backlog_sysctl():
+    with open(BACKLOG_SYSCTL) as f:
+        return int(f.read())
+
+
+def write_backlog_sysctl(value):
+    with open(BACKLOG_SYSCTL, "w") as f:
+        f.write(str(value))
+
+
+def switch_stats(sw):
+    """tc -s of every lossless qdisc of the switch, by device."""
+    out = json.loads(sw.run("tc -s -j qdisc show"))
+    return {q["dev"]: q for q in out if q.get("kind") == "lossless"}
+
+
+def backlog_drops():
+    """Packets the kernel dropped at a full CPU input backlog (where veth
+    delivers), all CPUs: a loss no qdisc sees (docs/MMU.md)."""
+    with open("/proc/net/softnet_stat") as f:
+        return sum(int(line.split()[1], 16) for line in f)
+
+
+class TcBatch:
+    """One `tc -s -j -batch -` in a host's namespace, kept running: a `tc
+    -s qdisc show` costs a line on its stdin instead of three processes
+    (under TCG a new process takes a large part of a 100 ms period)."""
+
+    def __init__(self, host):
+        self.p = subprocess.Popen(f"exec nsenter --net=/run/netns/{host.ns} tc -s -j -batch -", shell=True,
+                                  text=True, env=dict(os.environ, TC_LIB_DIR=Paths.tc_lib),
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=1)
+        host.topo.procs.append(self.p)
+
+    def lossless(self, devs):
+        """tc -s of the lossless qdiscs of devs, by device."""
+        out = {}
+        for dev in devs:
+            self.p.stdin.write(f"qdisc show dev {dev}\n")
+            self.p.stdin.flush()
+            text = ""
+            while True:  # one JSON array per command, normally on one line
+                line = self.p.stdout.readline()
+                if not line:
+                    raise RuntimeError("tc -batch ended")
+                text += line
+                try:
+                    qs = json.loads(text)
+                    break
+                except json.JSONDecodeError:
+                    continue
+            # (with "dev X", tc's JSON leaves the device out)
+            out.update({dev: q for q in qs if q.get("kind") == "lossless"})
+        return out
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=30)
+
+
+class Sampler(threading.Thread):
+    """The switch's pool (its totals are on every port) and the backlog of
+    the ports devs every period_s, until stopped. Only those ports: a dump
+    of every qdisc costs the VM's CPUs noticeably at 10 per second."""
+
+    def __init__(self, sw, devs, period_s):
+        super().__init__(daemon=True)
+        self.tc, self.devs, self.period, self.samples = TcBatch(sw), devs, period_s, []
+        self.stop = threading.Event()
+
+    def run(self):
+        nxt = time.monotonic()
+        while not self.stop.is_set():
+            t_a = time.monotonic_ns()
+            try:
+                st = self.tc.lossless(self.devs)
+            except (RuntimeError, OSError, ValueError):  # tc gone: the teardown
+                break
+            t_b = time.monotonic_ns()
+            any_port = next(iter(st.values()))
+            self.samples.append({"t_ns": (t_a + t_b) // 2, "read_ns": t_b - t_a,
+                                 "shared": any_port.get("pool_shared_used", 0),
+                                 "headroom": any_port.get("pool_headroom_used", 0),
+                                 "backlog": {d: q.get("backlog", 0) for d, q in st.items()}})
+            nxt = max(nxt + self.period, time.monotonic())
+            self.stop.wait(max(0.0, nxt - time.monotonic()))
+        self.tc.close()
+
+
+# ---------------------------------------------------------------- one run
+
+def retry_us(net):
+    """How long a sender waits after ENOBUFS (its uplink queue full): a
+    quarter of the time that queue takes to drain, 0.2 to 5 ms, so that
+    the queue does not run dry while the sender sleeps."""
+    drain_us = net["host_limit"] * (net["payload"] + WIRE_OVERHEAD) * 8 / net["rate_mbit"]
+    return int(min(5000, max(200, drain_us / 4)))
+
+
+def sender_cmd(scn, i, t0, bg_dsts, incast_dst):
+    net, bg, inc = scn["network"], scn["background"], scn["incast"]
+    cmd = [FLOWS, "send", "--dst", ",".join(bg_dsts) if bg_dsts else incast_dst, "--port", str(PORT),
+           "--rate-mbit", str(net["rate_mbit"]), "--duration", str(scn["duration"]), "--t0-ns", str(t0),
+           "--sender", str(i), "--seed", str(scn["seed"] * 1000 + i), "--prio", str(net["prio"]),
+           "--dscp", str(net["dscp"]), "--sndbuf", str(net["sndbuf"]), "--payload", str(net["payload"]),
+           "--max-drain", str(scn["report"]["max_drain"]), "--retry-us", str(retry_us(net))]
+    if bg and i < bg["n"]:
+        cmd += ["--cdf", bg["cdf_path"], "--load", str(bg["load"]), "--size-scale", str(bg["size_scale"])]
+    if inc and i < inc["fanin"]:
+        cmd += ["--incast-size", str(inc["size"]), "--incast-flows", str(inc["flows_per_sender"]),
+                "--incast-period", str(inc["period"]), "--incast-start", str(inc["start"]),
+                "--incast-seed", str(scn["seed"]), "--incast-dst", incast_dst]
+        if inc["poisson"]:
+            cmd.append("--incast-poisson")
+    return " ".join(shlex.quote(c) for c in cmd)
+
+
+def run_scheme(scn, scheme, scheme_opts, hook=None):
+    """One scheme: build, measure the base RTT, run the flows, drain, read
+    the counters. Returns the raw results (summarised by metrics()). hook,
+    if given, is called as hook(sw, ports) before the network is torn down."""
+    started = time.monotonic()
+    backlog_before = read_backlog_sysctl()
+    try:
+        return run_built(scn, scheme, scheme_opts, hook, started)
+    finally:
+        write_backlog_sysctl(backlog_before)
+
+
+def run_built(scn, scheme, scheme_opts, hook, started):
+    bg, inc = scn["background"], scn["incast"]
+    with Topology("cmp") as t:
+        sw, receivers, senders, ports = build(t, scn, scheme_opts)
+        # A veth delivers into the CPU's input backlog, which drops beyond
+        # net.core.netdev_max_backlog before any qdisc sees the frame: raise
+        # it to what the pool says its ports may burst (docs/MMU.md).
+        backlog_need, _ = size_backlog(sw, list(ports))
+        backlog_max = read_backlog_sysctl()
+        built = time.monotonic()
+        rtt = ping(senders[0][0], receivers[0][1], count=20, interval=0.02)
+        base_rtt_ns = int(min(rtt["rtt_ms"]) * 1e6) if rtt["rtt_ms"] else 0
+        # t0: when the flows' window starts, late enough for every sender to
+        # be running (a process start takes a good part of a second under
+        # TCG); the receivers' buckets count from it too.
+        t0 = time.monotonic_ns() + int((2.0 + 0.5 * (len(senders) + len(receivers))) * 1e9)
+        recv = [popen(r, f"{FLOWS} recv --port {PORT} --duration 100000 --bucket-ms 100 --t0-ns {t0}")
+                for r, _, _ in receivers]
+        bg_dsts = [ip for _, ip, _ in receivers] if bg else []
+        incast_dst = receivers[inc["receiver"] if inc else 0][1]
+        drops0 = backlog_drops()
+        procs = [popen(h, sender_cmd(scn, i, t0, bg_dsts, incast_dst)) for i, (h, _, _) in enumerate(senders)]
+        for (r, _, _), p in zip(receivers, recv):
+            line = p.stderr.readline()  # "ll-flows: receiving on port N" once bound
+            if "receiving" not in line:
+                raise RuntimeError(f"receiver {r.name} did not start: {line.strip()}")
+            if time.monotonic_ns() > t0:
+                print(f"    receiver {r.name} was bound {(time.monotonic_ns() - t0) / 1e9:.2f} s after t0: "
+                      f"its first datagrams may have been lost", flush=True)
+        sampler = Sampler(sw, [lk["b_if"] for _, _, lk in receivers], scn["report"]["sample_ms"] / 1000)
+        sampler.start()
+        limit = scn["duration"] + scn["report"]["max_drain"] + 60 + (t0 - time.monotonic_ns()) / 1e9
+        sends = []
+        for i, p in enumerate(procs):
+            out, err = p.communicate(timeout=max(10, limit - (time.monotonic() - built)))
+            if p.returncode:
+                raise RuntimeError(f"sender h{i} failed ({p.returncode}): {err.strip()}")
+            for line in err.splitlines():
+                print(f"    h{i}: {line}", flush=True)
+            sends.append(json.loads(out))
+        sent_done = time.monotonic_ns()
+
+        # Wait until the switch holds nothing (its pool and every queue) in
+        # two samples in a row: the senders have exited, and what their
+        # uplinks still queue reaches the switch within a few ms unless
+        # paused, which the switch's own queues would show.
+        def drained():
+            if not sampler.is_alive():
+                raise RuntimeError("the buffer sampler stopped (tc -batch failed)")
+            recent = sampler.samples[-2:]
+            return len(recent) == 2 and recent[0]["t_ns"] > sent_done and all(
+                s["shared"] == 0 and s["headroom"] == 0 and not any(s["backlog"].values()) for s in recent)
+        is_drained = wait_for(drained, timeout=scn["report"]["max_drain"], step=0.1)
+        sampler.stop.set()
+        sampler.join()
+        for p in recv:
+            p.send_signal(signal.SIGINT)
+        recvs = []
+        for j, p in enumerate(recv):
+            out, err = p.communicate(timeout=60)
+            if p.returncode:
+                raise RuntimeError(f"receiver r{j} failed ({p.returncode}): {err.strip()}")
+            recvs.append(json.loads(out))
+        final = switch_stats(sw)
+        hosts = {h.name: json.loads(h.run(f"tc -s -j qdisc show dev {lk['a_if']}"))[0]
+                 for h, _, lk in senders}
+        cpu_drops = backlog_drops() - drops0
+        if hook:
+            hook(sw, ports)
+    return {"scheme": scheme, "scheme_options": scheme_opts, "qdisc": " ".join(switch_qdisc(scn, scheme_opts)),
+            "t0_ns": t0, "base_rtt_ns": base_rtt_ns, "rtt_ms": rtt["rtt_ms"], "sends": sends, "recvs": recvs,
+            "switch": final, "hosts": hosts, "ports": ports, "samples": sampler.samples,
+            "receivers": [(r.name, ip) for r, ip, _ in receivers],
+            "bottleneck_ports": {r.name: lk["b_if"] for r, _, lk in receivers},
+            "cpu_backlog_drops": cpu_drops, "drained": is_drained, "backlog_need": backlog_need,
+            "netdev_max_backlog": backlog_max,
+            "sent_done_ns": sent_done, "build_s": built - started, "elapsed_s": time.monotonic() - started}
+
+
+# ---------------------------------------------------------------- metrics
+
+def pct(values, p):
+    """Nearest-rank percentile (None when empty)."""
+    if not values:
+        return None
+    v = sorted(values)
+    return v[max(0, min(len(v) - 1, math.ceil(p / 100 * len(v)) - 1))]
+
+
+def wire_bytes(size, payload, header):
+    data = payload - header
+    return size + math.ceil(size / data) * (header + WIRE_OVERHEAD)
+
+
+def backlogged_buckets(res, samples, dev, t0, width, rate):
+    """Indices of the receiver's buckets during which the switch port to it
+    was backlogged throughout: every sample from the last one before the
+    bucket to the first one after it held at least what the line rate
+    drains until the next sample, so the port cannot have run empty in
+    between."""
+    ts = [(s["t_ns"], s["backlog"].get(dev, 0)) for s in samples]
+    busy = [b * 8e9 / rate >= t1 - t for (t, b), (t1, _) in zip(ts, ts[1:])]  # sample i to i + 1
+    out = []
+    for k in range(len(res["bucket_wire_bytes"])):
+        lo, hi = t0 + k * width, t0 + (k + 1) * width
+        first = max((i for i, (t, _) in enumerate(ts) if t < lo), default=None)
+        last = min((i for i, (t, _) in enumerate(ts) if t >= hi), default=None)
+        if first is not None and last is not None and all(busy[first:last]):
+            out.append(k)
+    return out
+
+
+def metrics(scn, raw):
+    """The table's numbers (and the per-flow list) from one run's raw data."""
+    net = scn["network"]
+    rate = net["rate_mbit"] * 1e6
+    small_max = scn["report"]["small_max"]
+    header = raw["sends"][0]["header_bytes"]
+    lossless = [int(p) for p in str(net["lossless_prios"]).replace(",", " ").split() if p.isdigit()]
+    sw = raw["switch"]
+    m = {"scheme": raw["scheme"], "scheme_options": raw["scheme_options"], "qdisc": raw["qdisc"],
+         "base_rtt_ms": raw["base_rtt_ns"] / 1e6, "elapsed_s": round(raw["elapsed_s"], 1),
+         "drained": raw["drained"], "backlog_need": raw["backlog_need"],
+         "netdev_max_backlog": raw["netdev_max_backlog"]}
+
+    # Flows: what the senders generated, matched with what arrived.
+    got = {}
+    for res in raw["recvs"]:
+        for f in res["flows"]:
+            got[(f["sender"], f["flow"])] = f
+    flows = []
+    for s in raw["sends"]:
+        for f in s["flows"]:
+            r = got.get((s["sender"], f["flow"]))
+            done = bool(r and r["complete"])
+            fct = r["fct_ns"] if done else None
+            ideal = wire_bytes(f["size"], net["payload"], header) * 8 / rate * 1e9 + raw["base_rtt_ns"]
+            flows.append({"sender": s["sender"], "flow": f["flow"], "class": f["class"], "size": f["size"],
+                          "start_ns": f["start_ns"], "dst": f["dst"], "complete": done, "fct_ns": fct,
+                          "ideal_ns": round(ideal), "slowdown": fct / ideal if done else None,
+                          "bucket": "small" if f["size"] <= small_max else "large"})
+    m["flows"] = len(flows)
+    m["flows_complete"] = sum(1 for f in flows if f["complete"])
+    m["flows_abandoned_by_sender"] = sum(1 for s in raw["sends"] if s["abandoned"])
+    m["fct"] = {}
+    for cls in ("incast", "background"):
+        for b in ("small", "large", "all"):
+            sel = [f for f in flows if f["class"] == cls and (b == "all" or f["bucket"] == b) and f["complete"]]
+            if not sel or (b == "all" and not (f"{cls}/small" in m["fct"] and f"{cls}/large" in m["fct"])):
+                continue  # "all" only when both sizes are there
+            fc = [f["fct_ns"] / 1e6 for f in sel]
+            sd = [f["slowdown"] for f in sel]
+            m["fct"][f"{cls}/{b}"] = {
+                "n": len(sel), "fct_p50_ms": pct(fc, 50), "fct_p99_ms": pct(fc, 99),
+                "fct_mean_ms": sum(fc) / len(fc) if fc else None,
+                "slowdown_p50": pct(sd, 50), "slowdown_p99": pct(sd, 99),
+                "slowdown_min": min(sd) if sd else None}
+
+    # Loss: the MMU's count, the switch qdiscs' drops, and datagrams that
+    # the senders sent and the receivers never got.
+    any_port = next(iter(sw.values()))
+    m["drops_lossless_pool"] = max(q.get("pool_drops_lossless", 0) for q in sw.values())
+    m["drops_lossless_ingress"] = sum(q["ingress"][p]["drops"] for q in sw.values() for p in lossless)
+    m["drops_lossy_pool"] = max(q.get("pool_drops_lossy", 0) for q in sw.values())
+    m["switch_qdisc_drops"] = sum(q.get("drops", 0) for q in sw.values())
+    sent_dg = sum(s["datagrams"] for s in raw["sends"])
+    recv_dg = sum(v["datagrams"] for res in raw["recvs"] for v in res["senders"].values())
+    m["datagrams_sent"] = sent_dg
+    m["datagrams_lost"] = sent_dg - recv_dg
+    m["datagrams_missing_seq"] = sum(res["missing"] for res in raw["recvs"])
+    m["receiver_socket_drops"] = sum(res["socket_drops"] for res in raw["recvs"])
+    m["cpu_backlog_drops"] = raw["cpu_backlog_drops"]
+    m["host_enobufs_resent"] = sum(s["enobufs"] for s in raw["sends"])
+    m["late_start_max_ms"] = max(s["late_ns"] for s in raw["sends"]) / 1e6
+
+    # PFC and pauses, per switch port (named by the host it is cabled to).
+    m["ports"] = {}
+    for dev, q in sorted(sw.items(), key=lambda kv: raw["ports"][kv[0]]):
+        iq = [q["ingress"][p] for p in lossless]
+        m["ports"][raw["ports"][dev]] = {
+            "dev": dev, "pfc_tx": q.get("pfc_frames_tx", 0),
+            "xoff": sum(x["xoff_frames"] for x in iq), "xon": sum(x["xon_frames"] for x in iq),
+            "paused_s": sum(x["paused_time"] for x in iq) / 1e9,
+            "peak_headroom": max(x["peak_headroom"] for x in iq) if iq else 0,
+            "headroom_size": max(x["headroom_size"] for x in iq) if iq else 0}
+    m["pfc_tx_total"] = sum(p["pfc_tx"] for p in m["ports"].values())
+    m["xoff_total"] = sum(p["xoff"] for p in m["ports"].values())
+    m["paused_s_total"] = sum(p["paused_s"] for p in m["ports"].values())
+    m["pfc_rx_hosts"] = sum(h.get("pfc_frames_rx", 0) for h in raw["hosts"].values())
+
+    # Buffer: the pool's peaks per region (tc -s).
+    for k in ("pool_total_bytes", "pool_shared_size", "pool_peak_shared", "pool_headroom_size",
+              "pool_peak_headroom"):
+        m[k] = any_port.get(k, 0)
+
+    # Utilisation of each receiver's link, from its 100 ms buckets: while
+    # the switch port to it was backlogged, and over the flows' window.
+    m["utilisation"] = {}
+    for (name, _), res in zip(raw["receivers"], raw["recvs"]):
+        width = res["bucket_ns"]
+        cap = rate * width / 8e9
+        b = res["bucket_wire_bytes"]
+        dev = raw["bottleneck_ports"][name]
+        idx = backlogged_buckets(res, raw["samples"], dev, raw["t0_ns"], width, rate)
+        n_window = int(scn["duration"] * 1e9 // width)
+        m["utilisation"][name] = {
+            "backlogged": sum(b[k] for k in idx) / cap / len(idx) if idx else None,
+            "backlogged_buckets": len(idx),
+            "window": sum(b[:n_window]) / cap / max(1, n_window)}
+
+    # The buffer over time (for the plot), in s since t0.
+    m["samples"] = [[(s["t_ns"] - raw["t0_ns"]) / 1e9, s["shared"], s["headroom"]] for s in raw["samples"]]
+    m["backlog_samples"] = {name: [s["backlog"].get(dev, 0) for s in raw["samples"]]
+                            for name, dev in raw["bottleneck_ports"].items()}
+    m["sample_period_s"] = (m["samples"][-1][0] - m["samples"][0][0]) / max(1, len(m["samples"]) - 1) \
+        if len(m["samples"]) > 1 else None
+    m["sample_read_ms_max"] = max((s["read_ns"] for s in raw["samples"]), default=0) / 1e6
+    # How late the shapers' timers ran: the VM's load (docs/MMU.md, Sizing).
+    # The switch's ports to the receivers carry the data; the others send
+    # PFC frames only.
+    data_ports = [sw[d] for d in raw["bottleneck_ports"].values()]
+    m["wake_late_max_ms"] = {"switch": max(q.get("wake_late_max", 0) for q in data_ports) / 1e6,
+                             "hosts": max(q.get("wake_late_max", 0) for q in raw["hosts"].values()) / 1e6}
+    m["shaper_lost_ms"] = {"switch": sum(q.get("shaper_lost", 0) for q in data_ports) / 1e6,
+                           "hosts": sum(q.get("shaper_lost", 0) for q in raw["hosts"].values()) / 1e6}
+    m["flow_list"] = flows
+    return m
+
+
+# ---------------------------------------------------------------- output
+
+def fmt(v, spec="{:.1f}"):
+    return "-" if v is None else spec.format(v)
+
+
+def table(scn, results):
+    """The comparison table as text: one row per metric, one column per scheme."""
+    names = list(results)
+    rows = []
+
+    def row(label, f):
+        rows.append((label, [f(results[n]) if "error" not in results[n] else "(failed)" for n in names]))
+
+    row("flows complete / generated", lambda m: f"{m['flows_complete']}/{m['flows']}")
+    row("lossless drops, pool (tc -s)", lambda m: str(m["drops_lossless_pool"]))
+    row("lossless drops, ingress sum (tc -s)", lambda m: str(m["drops_lossless_ingress"]))
+    row("switch qdisc drops (tc -s)", lambda m: str(m["switch_qdisc_drops"]))
+    row("datagrams lost (sent - received)", lambda m: f"{m['datagrams_lost']}/{m['datagrams_sent']}")
+    row("kernel input-backlog drops", lambda m: str(m["cpu_backlog_drops"]))
+    row("  netdev_max_backlog / pool backlog-need", lambda m: f"{m['netdev_max_backlog']}/{m['backlog_need']}")
+    row("PFC frames sent, total (tc -s)", lambda m: str(m["pfc_tx_total"]))
+    row("  XOFF transitions, total", lambda m: str(m["xoff_total"]))
+    ports = sorted({p for n in names if "error" not in results[n] for p in results[n]["ports"]})
+    for p in ports:
+        row(f"  PFC sent by port to {p}", lambda m, p=p: str(m["ports"][p]["pfc_tx"]) if p in m["ports"] else "-")
+    row("time paused, total (s)", lambda m: f"{m['paused_s_total']:.2f}")
+    for p in ports:
+        row(f"  paused by port to {p} (s)", lambda m, p=p: f"{m['ports'][p]['paused_s']:.2f}" if p in m["ports"] else "-")
+    row("peak shared / shared size (KB)", lambda m: f"{m['pool_peak_shared'] / 1e3:.0f}/{m['pool_shared_size'] / 1e3:.0f}")
+    row("peak headroom / headroom size (KB)",
+        lambda m: f"{m['pool_peak_headroom'] / 1e3:.0f}/{m['pool_headroom_size'] / 1e3:.0f}")
+    row("peak headroom of one port / its size (KB)",
+        lambda m: f"{max(p['peak_headroom'] for p in m['ports'].values()) / 1e3:.0f}/"
+                  f"{max(p['headroom_size'] for p in m['ports'].values()) / 1e3:.0f}")
+    rnames = sorted({r for n in names if "error" not in results[n] for r in results[n]["utilisation"]})
+    for r in rnames:
+        row(f"utilisation to {r} while backlogged",
+            lambda m, r=r: f"{fmt(m['utilisation'][r]['backlogged'] and m['utilisation'][r]['backlogged'] * 100)}% "
+                           f"n={m['utilisation'][r]['backlogged_buckets']}")
+        row(f"utilisation to {r} over the window", lambda m, r=r: f"{m['utilisation'][r]['window'] * 100:.1f}%")
+    keys = []
+    for n in names:
+        for k in results[n].get("fct", {}):
+            if k not in keys:
+                keys.append(k)
+    order = {"incast/small": 0, "incast/large": 1, "incast/all": 2, "background/small": 3,
+             "background/large": 4, "background/all": 5}
+    keys.sort(key=lambda k: order.get(k, 9))
+    for k in keys:
+        row(f"FCT p50 / p99 (ms) {k}",
+            lambda m, k=k: (f"{fmt(m['fct'][k]['fct_p50_ms'])}/{fmt(m['fct'][k]['fct_p99_ms'])} "
+                            f"n={m['fct'][k]['n']}") if k in m["fct"] else "-")
+    for k in keys:
+        row(f"slowdown p50 / p99 {k}",
+            lambda m, k=k: f"{fmt(m['fct'][k]['slowdown_p50'], '{:.2f}')}/"
+                           f"{fmt(m['fct'][k]['slowdown_p99'], '{:.2f}')}" if k in m["fct"] else "-")
+    row("base RTT (ms, ping, idle)", lambda m: f"{m['base_rtt_ms']:.3f}")
+    row("latest timer wake-up, to receivers / hosts (ms)",
+        lambda m: f"{m['wake_late_max_ms']['switch']:.0f}/{m['wake_late_max_ms']['hosts']:.0f}")
+    row("shaper time lost, to receivers / hosts (ms)",
+        lambda m: f"{m['shaper_lost_ms']['switch']:.0f}/{m['shaper_lost_ms']['hosts']:.0f}")
+    row("buffer sample period (ms)", lambda m: fmt(m["sample_period_s"] and m["sample_period_s"] * 1e3, "{:.0f}"))
+    row("latest sender start after t0 (ms)", lambda m: f"{m['late_start_max_ms']:.0f}")
+    row("run time (s)", lambda m: f"{m['elapsed_s']:.0f}")
+
+    w0 = max(len(r[0]) for r in rows)
+    ws = [max(len(n), *(len(r[1][i]) for r in rows)) for i, n in enumerate(names)]
+    lines = [" " * w0 + "  " + "  ".join(n.rjust(w) for n, w in zip(names, ws))]
+    for label, vals in rows:
+        lines.append(label.ljust(w0) + "  " + "  ".join(v.rjust(w) for v, w in zip(vals, ws)))
+    lines += [f"{n}: failed: {results[n]['error']}" for n in names if "error" in results[n]]
+    return "\n".join(lines)
+
+
+def gp_str(s):
+    return "'" + str(s).replace("'", "''") + "'"
+
+
+def plot(scn, results, png):
+    """FCT CDFs per scheme (background and incast flows) and the shared
+    buffer over time, with gnuplot (as losslessctl plot draws)."""
+    ok = [n for n in results if "error" not in results[n]]
+    gp = "set terminal pngcairo size 1200,1200 noenhanced font ',9'\n"
+    gp += f"set output {gp_str(png)}\n"
+    blocks = {}
+    for i, n in enumerate(ok):
+        m = results[n]
+        for cls in ("background", "incast"):
+            fc = sorted(f["fct_ns"] / 1e6 for f in m["flow_list"] if f["class"] == cls and f["complete"])
+            if fc:
+                b = f"$fct_{cls}_{i}"
+                gp += f"{b} << EOD\n" + "".join(f"{x:.4f} {(k + 1) / len(fc):.5f}\n" for k, x in enumerate(fc))
+                gp += "EOD\n"
+                blocks[(n, cls)] = b
+        if m["samples"]:
+            b = f"$buf_{i}"
+            gp += f"{b} << EOD\n" + "".join(f"{t:.3f} {s} {h}\n" for t, s, h in m["samples"]) + "EOD\n"
+            blocks[(n, "buf")] = b
+    net = scn["network"]
+    title = (f"compare: {scn['name']} ({net['senders']} senders, {net['receivers']} "
+             f"receiver{'s' if net['receivers'] > 1 else ''}, "
+             f"{net['rate_mbit']} Mbit/s; schemes {' '.join(ok)})")
+    gp += f"set multiplot layout 3,1 title {gp_str(title)}\nset grid\nset key bottom right\n"
+    for cls in ("background", "incast"):
+        series = [(n, blocks[(n, cls)]) for n in ok if (n, cls) in blocks]
+        gp += (f"set title {gp_str(f'FCT CDF, {cls} flows')}\nset logscale x\nset xlabel 'FCT (ms)'\n"
+               "set ylabel 'fraction of flows'\nset yrange [0:1]\nset xrange [*:*]\n")
+        if series:
+            gp += "plot " + ", \\\n     ".join(f"{b} using 1:2 with steps lw 2 title {gp_str(n)}"
+                                               for n, b in series) + "\n"
+        else:
+            gp += (f"set label 1 'no {cls} flows' at graph 0.5,0.5 center\n"
+                   "plot [1:10] 2 notitle\nunset label 1\n")  # a line above the y range: an empty frame
+    gp += ("unset logscale x\nset title 'Pool buffer used, sampled every "
+           f"{scn['report']['sample_ms']} ms (solid: shared, dashed: headroom)'\n"
+           "set xlabel 'time since t0 (s)'\nset ylabel 'KiB'\nset yrange [0:*]\nset key top right\n")
+    series = [(n, blocks[(n, "buf")]) for n in ok if (n, "buf") in blocks]
+    if series:
+        parts = []
+        for k, (n, b) in enumerate(series):
+            parts.append(f"{b} using 1:($2/1024) with lines lw 2 lc {k + 1} title {gp_str(n + ' shared')}")
+            parts.append(f"{b} using 1:($3/1024) with lines lw 1 dt 2 lc {k + 1} title {gp_str(n + ' headroom')}")
+        gp += "plot " + ", \\\n     ".join(parts) + "\n"
+    else:
+        gp += "set label 1 'no samples' at graph 0.5,0.5 center\nset yrange [0:1]\nplot [0:1] 2 notitle\n"
+    gp += "unset multiplot\n"
+    with tempfile.NamedTemporaryFile("w", suffix=".gp", delete=False) as f:
+        f.write(gp)
+        script = f.name
+    if os.path.exists(png):
+        os.unlink(png)
+    r = subprocess.run(["gnuplot", script], capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError(f"gnuplot failed ({r.returncode}) on {script}, kept: {r.stderr.strip()}")
+    os.unlink(script)
+    with open(png, "rb") as f:
+        if f.read(8) != b"\x89PNG\r\n\x1a\n":
+            raise RuntimeError(f"gnuplot wrote no PNG at {png}")
+
+
+def describe(scn):
+    net, bg, inc = scn["network"], scn["background"], scn["incast"]
+    out = [f"scenario {scn['name']}: {scn['description']}".rstrip(": "),
+           f"  {net['senders']} senders -> {net['receivers']} receiver{'s' if net['receivers'] > 1 else ''} "
+           f"through one switch, every link "
+           f"{net['rate_mbit']} Mbit/s; switch: {' '.join(switch_qdisc(scn, '<scheme>'))}",
+           f"  flows start during {scn['duration']} s, seed {scn['seed']}"]
+    if bg:
+        per_rx = bg["n"] * bg["load"] / net["receivers"]
+        out.append(f"  background: {os.path.basename(bg['cdf_path'])} / {bg['size_scale']}, load {bg['load']} "
+                   f"per sender on {bg['n']} senders (~{per_rx:.2f} of each receiver's link)")
+    if inc:
+        burst = inc["fanin"] * inc["flows_per_sender"] * inc["size"]
+        out.append(f"  incast: {inc['fanin']} senders x {inc['flows_per_sender']} x {inc['size']} B to "
+                   f"r{inc['receiver']} every {inc['period']} s{' (Poisson)' if inc['poisson'] else ''} "
+                   f"from {inc['start']} s (~{burst * 8 / (net['rate_mbit'] * 1e6) / inc['period']:.2f} "
+                   f"of its link)")
+    out.append(f"  small flows: <= {scn['report']['small_max']} B")
+    return "\n".join(out)
+
+
+def scheme_options(scn, names, overrides):
+    opts = {}
+    for n in names:
+        if n in overrides:
+            opts[n] = overrides[n]
+        elif n in scn["scheme_options"]:
+            opts[n] = scn["scheme_options"][n]
+        else:
+            opts[n] = f"scheme {n}"
+    return opts
+
+
+def parse_overrides(items):
+    out = {}
+    for it in items:
+        if "=" not in it:
+            raise ScenarioError(f"--scheme-options {it!r}: want NAME=OPTIONS (OPTIONS may be empty)")
+        k, v = it.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def run(scenario, schemes, out_dir, overrides=None, hook=None, quiet=False):
+    """Runs every scheme; writes the JSON and PNG; returns (results, table)."""
+    scn = load_scenario(scenario)
+    opts = scheme_options(scn, schemes, overrides or {})
+    print(describe(scn), flush=True)
+    results = {}
+    for n in schemes:
+        print(f"=== scheme {n}: pool options \"{opts[n]}\"", flush=True)
+        try:
+            raw = run_scheme(scn, n, opts[n], hook)
+            results[n] = metrics(scn, raw)
+            results[n]["raw"] = {k: raw[k] for k in ("sends", "recvs", "switch", "hosts", "rtt_ms")}
+            print(f"    {results[n]['flows_complete']}/{results[n]['flows']} flows complete, "
+                  f"{results[n]['pfc_tx_total']} PFC frames, built in {raw['build_s']:.0f} s, "
+                  f"run {raw['elapsed_s']:.0f} s", flush=True)
+        except (RuntimeError, subprocess.TimeoutExpired, OSError, ValueError, KeyError) as e:
+            print(f"    scheme {n} failed: {e}", flush=True)
+            results[n] = {"scheme": n, "scheme_options": opts[n], "error": str(e)}
+    text = table(scn, results)
+    print(text, flush=True)
+    os.makedirs(out_dir, exist_ok=True)
+    base = os.path.join(out_dir, scn["name"])
+    with open(base + ".json", "w") as f:
+        json.dump({"scenario": scn, "schemes": results, "table": text}, f, indent=1)
+    if any("error" not in m for m in results.values()):
+        plot(scn, results, base + ".png")
+        print(f"wrote {base}.json and {base}.png", flush=True)
+    else:
+        print(f"wrote {base}.json (no scheme ran: no plot)", flush=True)
+    return results, text
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="docs/COMPARE.md has the scenario format and every row.")
+    ap.add_argument("--scenario", default="incast-websearch",
+                    help="a name in tests/compare/scenarios (without .toml) or a path")
+    ap.add_argument("--schemes", default=os.environ.get("SCHEMES", "dt"),
+                    help="schemes to compare, separated by spaces or commas (default \"dt\")")
+    ap.add_argument("--out", default=os.path.join(Paths.build, "compare"),
+                    help="directory for NAME.json and NAME.png (default build/compare)")
+    ap.add_argument("--scheme-options", action="append", default=[], metavar="NAME=OPTS",
+                    help="pool options for scheme NAME instead of the scenario's (default \"scheme NAME\"); "
+                         "also from LL_COMPARE_SCHEME_OPTIONS=\"NAME=OPTS;NAME=OPTS\"")
+    a = ap.parse_args()
+    schemes = [s for s in a.schemes.replace(",", " ").split() if s]
+    try:
+        env = [x for x in os.environ.get("LL_COMPARE_SCHEME_OPTIONS", "").split(";") if x.strip()]
+        overrides = parse_overrides(env + a.scheme_options)
+        if not schemes:
+            raise ScenarioError("--schemes: no scheme given")
+        if len(set(schemes)) != len(schemes):
+            raise ScenarioError(f"--schemes: a scheme given twice: {a.schemes}")
+        load_scenario(a.scenario)
+    except ScenarioError as e:
+        print(f"run_compare: {e}", file=sys.stderr)
+        return 2
+    if not os.path.exists("/proc/modules"):
+        print("run_compare: this kernel has no module support; run me in the VM (make compare)", file=sys.stderr)
+        return 2
+    if not os.path.exists(FLOWS):
+        print(f"run_compare: {FLOWS} is missing: build first (make)", file=sys.stderr)
+        return 2
+    ensure_modules()
+    results, _ = run(a.scenario, schemes, a.out, overrides)
+    return 1 if any("error" in m for m in results.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
