@@ -89,7 +89,7 @@ bench: all
 	$(RUN_VM) --timeout 900 -- tests/vm/bench-daemon.py
 
 line-rate: all
-	LL_LINE_RATE_MBITS="20 100" $(RUN_VM) --timeout 3000 --fail-on-warn -- \
+	LL_LINE_RATE_MBITS="20 100" LL_TEST_TIMEOUT=2900 $(RUN_VM) --timeout 3000 --fail-on-warn -- \
 		tests/vm/run-all.sh test_line_rate.py
 
 # SCENARIO: a file in tests/compare/scenarios (without .toml); SCHEMES:

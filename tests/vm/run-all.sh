@@ -23,7 +23,7 @@ for t in "${tests[@]}"; do
 	name=$(basename "$t")
 	echo "=== $name"
 	start=$(date +%s)
-	if timeout 600 "$t"; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("$name"); fi
+	if timeout "${LL_TEST_TIMEOUT:-600}" "$t"; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("$name"); fi
 	echo "=== $name took $(( $(date +%s) - start )) s"
 done
 
