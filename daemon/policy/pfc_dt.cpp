@@ -176,10 +176,7 @@ std::string PfcDt::set(const std::string &key, const std::string &value)
   } else if (const SchemeParam *sp = scheme_param(key)) {
     std::uint64_t v = 0;
     bool ok = sp->unit == Unit::Bytes ? !ll_units_size(value.c_str(), &v)
-              : sp->unit == Unit::Nanoseconds
-                  ? !ll_units_time(value.c_str(), sp->max, &v)
-                  : !value.empty() && value.find_first_not_of("0123456789") == std::string::npos &&
-                        value.size() < 20 && (v = std::stoull(value), true);
+                                      : !ll_units_time(value.c_str(), sp->max, &v);
     std::string why = ok ? check_value(*sp, v, cfg_.buffer_bytes) : "not a valid value";
     if (!why.empty())
       return "invalid " + key + " \"" + value + "\": " + why;

@@ -51,7 +51,7 @@ std::string check_value(const SchemeParam &p, std::uint64_t value, std::uint64_t
   std::uint64_t max = p.max_is_buffer ? buffer_bytes : p.max;
   if (value >= p.min && value <= max)
     return {};
-  std::string unit = p.unit == Unit::Bytes ? " bytes" : p.unit == Unit::Nanoseconds ? " ns" : "";
+  std::string unit = p.unit == Unit::Bytes ? " bytes" : " ns";
   return "must be " + std::to_string(p.min) + " .. " + std::to_string(max) + unit +
          (p.max_is_buffer ? " (the pool's buffer)" : "");
 }

@@ -24,7 +24,9 @@
 
 namespace lossless::policy {
 
-enum class Unit { Bytes, Nanoseconds, Count };
+// A scheme parameter is a size or a time (tc's units); add a unit when a
+// scheme needs one, with its parser in PfcDt::set() and config.cpp.
+enum class Unit { Bytes, Nanoseconds };
 
 // One parameter of a scheme: a u64 word of lossless_plane_scheme.p.raw,
 // an attribute of the scheme's nested netlink attribute.
