@@ -14,6 +14,8 @@ typedef u8 ll_u8;
 typedef u16 ll_u16;
 typedef u32 ll_u32;
 typedef u64 ll_u64;
+typedef s16 ll_s16;
+typedef s32 ll_s32;
 typedef s64 ll_s64;
 #define ll_div_u64(n, d) div64_u64((n), (d))
 #elif defined(__bpf__)
@@ -22,6 +24,8 @@ typedef __u8 ll_u8;
 typedef __u16 ll_u16;
 typedef __u32 ll_u32;
 typedef __u64 ll_u64;
+typedef __s16 ll_s16;
+typedef __s32 ll_s32;
 typedef __s64 ll_s64;
 #define ll_div_u64(n, d) ((n) / (d))
 #else
@@ -31,6 +35,8 @@ typedef uint8_t ll_u8;
 typedef uint16_t ll_u16;
 typedef uint32_t ll_u32;
 typedef uint64_t ll_u64;
+typedef int16_t ll_s16;
+typedef int32_t ll_s32;
 typedef int64_t ll_s64;
 #define ll_div_u64(n, d) ((n) / (d))
 #endif

@@ -276,6 +276,10 @@ enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 		for (prio = 0; prio < LL_MMU_PRIOS; prio++)
 			if (p->iq[prio].reserved_used > cfg->reserved_bytes)
 				return LL_MMU_ERR_BUSY;
+		/* A scheme's carve may change with its parameters (DSH). */
+		if (p->headroom_used >
+		    ll_scheme_port_carve(cfg, p->headroom_bytes))
+			return LL_MMU_ERR_BUSY;
 	}
 	reserved_size = (ll_u64)popcount64(pool->attached_mask) * LL_MMU_PRIOS *
 			cfg->reserved_bytes;
@@ -411,6 +415,9 @@ enum ll_mmu_err ll_mmu_port_update(struct ll_mmu_pool *pool, ll_u32 port,
 	for (prio = 0; prio < LL_MMU_PRIOS; prio++)
 		if (p->iq[prio].headroom_used > headroom)
 			return LL_MMU_ERR_BUSY;
+	/* The port's queues together (DSH's insurance is per port). */
+	if (p->headroom_used > ll_scheme_port_carve(&pool->cfg, headroom))
+		return LL_MMU_ERR_BUSY;
 	headroom_size = pool->headroom_size -
 			ll_scheme_port_carve(&pool->cfg, p->headroom_bytes) +
 			ll_scheme_port_carve(&pool->cfg, headroom);

@@ -92,10 +92,11 @@
  *
  * Schemes. Thresholds, hysteresis, the admission region of lossless bytes,
  * the headroom a port carves, event and timer hooks are the pool's scheme's
- * (cfg.scheme; scheme.h): DT (this baseline, the default) and ST today,
- * each one file. Ports keep their shared and headroom sums (DSH's S_i);
- * every event takes now_ns (SPFC windows, DSH estimator); the PFC state is
- * per port with a priority vector (DSH's port-level pause is "want all").
+ * (cfg.scheme; scheme.h): DT (this baseline, the default), ST and DSH
+ * (core only, not selectable yet), each one file. Ports keep their shared
+ * and headroom sums (DSH's insurance in use); every event takes now_ns
+ * (SPFC windows, DSH estimator); the PFC state is per port with a
+ * priority vector (DSH's port-level pause is "want all lossless").
  */
 #ifndef LL_MMU_H
 #define LL_MMU_H
@@ -188,7 +189,9 @@ enum ll_mmu_err {
 
 /*
  * Regions; 0 means "not charged" so a zeroed charge record is inert.
- * Values 4..7 are free for regions to come (DSH's per-port insurance).
+ * The headroom region is the scheme's to bound: per (port, priority) for
+ * DT and ST, per port for DSH (its insurance headroom, scheme.h).
+ * Values 4..7 are free for regions to come.
  */
 enum ll_mmu_region {
 	LL_MMU_REGION_NONE = 0,
@@ -340,7 +343,8 @@ enum ll_mmu_err ll_mmu_pool_init(struct ll_mmu_pool *pool,
 /*
  * Change a live pool's configuration. Any field may change except
  * max_ports; the partition is recomputed (ports keep their headroom) and
- * must still hold the bytes in use (else LL_MMU_ERR_BUSY, nothing changed).
+ * must still hold the bytes in use, shared and each port's headroom (else
+ * LL_MMU_ERR_BUSY, nothing changed).
  * lossless_mask, release_order and scheme change only while nothing is
  * charged (the schemes' state would not describe the bytes held); a
  * scheme's parameters may change at any time.
@@ -372,7 +376,8 @@ enum ll_mmu_err ll_mmu_port_attach(struct ll_mmu_pool *pool, ll_u32 port,
 /*
  * Change an attached port's rate, delays or headroom (tc qdisc change).
  * LL_MMU_ERR_BUSY if a queue of the port holds more headroom than the new
- * size, or the shared pool would fall below its use; nothing changed then.
+ * size, or its queues together more than the scheme's carve of it, or the
+ * shared pool would fall below its use; nothing changed then.
  */
 enum ll_mmu_err ll_mmu_port_update(struct ll_mmu_pool *pool, ll_u32 port,
 				   const struct ll_mmu_port_config *pc,

@@ -36,16 +36,17 @@ int ll_scheme_by_name(const char *name)
 }
 
 /* Words of union ll_scheme_params each scheme uses; the rest must be 0. */
-static const ll_u8 scheme_param_words[LL_SCHEME_COUNT] = {
+static const ll_u8 scheme_param_words[LL_SCHEME_CORE_COUNT] = {
 	[LL_SCHEME_DT] = 0,
 	[LL_SCHEME_ST] = sizeof(struct ll_st_params) / sizeof(ll_u64),
+	[LL_SCHEME_DSH] = sizeof(struct ll_dsh_params) / sizeof(ll_u64),
 };
 
 enum ll_mmu_err ll_scheme_check(const struct ll_mmu_config *cfg)
 {
 	ll_u32 i;
 
-	if (cfg->scheme >= LL_SCHEME_COUNT)
+	if (cfg->scheme >= LL_SCHEME_CORE_COUNT)
 		return LL_MMU_ERR_SCHEME;
 	for (i = scheme_param_words[cfg->scheme];
 	     i < sizeof(cfg->scheme_params.raw) / sizeof(ll_u64); i++)
@@ -54,6 +55,8 @@ enum ll_mmu_err ll_scheme_check(const struct ll_mmu_config *cfg)
 	switch (cfg->scheme) {
 	case LL_SCHEME_ST:
 		return ll_st_check(cfg);
+	case LL_SCHEME_DSH:
+		return ll_dsh_check(cfg);
 	default:
 		return LL_MMU_OK;
 	}
@@ -62,11 +65,11 @@ enum ll_mmu_err ll_scheme_check(const struct ll_mmu_config *cfg)
 ll_u64 ll_scheme_ingress_threshold(const struct ll_mmu_pool *pool,
 				   ll_u32 port, ll_u32 prio)
 {
-	(void)port;
-	(void)prio;
 	switch (pool->cfg.scheme) {
 	case LL_SCHEME_ST:
 		return ll_st_threshold(pool);
+	case LL_SCHEME_DSH:
+		return ll_dsh_queue_threshold(pool, port, prio);
 	default:
 		return ll_dt_ingress_threshold(pool);
 	}
@@ -85,16 +88,28 @@ enum ll_mmu_region ll_scheme_admit_lossless(const struct ll_mmu_pool *pool,
 					    ll_u32 bytes, ll_u64 now_ns)
 {
 	(void)now_ns;
-	return ll_dt_admit_lossless(pool, port, prio, bytes,
-				    ll_scheme_ingress_threshold(pool, port, prio));
+	switch (pool->cfg.scheme) {
+	case LL_SCHEME_DSH:
+		return ll_dsh_admit_lossless(pool, port, prio, bytes);
+	default:
+		return ll_dt_admit_lossless(pool, port, prio, bytes,
+					    ll_scheme_ingress_threshold(pool, port,
+									prio));
+	}
 }
 
 void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 			ll_u64 now_ns)
 {
-	(void)now_ns;
-	ll_dt_hysteresis(pool, port, prio,
-			 ll_scheme_ingress_threshold(pool, port, prio));
+	switch (pool->cfg.scheme) {
+	case LL_SCHEME_DSH:
+		ll_dsh_evaluate(pool, port, prio, now_ns);
+		break;
+	default:
+		ll_dt_hysteresis(pool, port, prio,
+				 ll_scheme_ingress_threshold(pool, port, prio));
+		break;
+	}
 }
 
 ll_u64 ll_scheme_port_carve(const struct ll_mmu_config *cfg, ll_u64 h)
@@ -102,18 +117,27 @@ ll_u64 ll_scheme_port_carve(const struct ll_mmu_config *cfg, ll_u64 h)
 	ll_u64 n = 0;
 	ll_u8 m;
 
-	/* Static headroom: h for every lossless priority. */
-	for (m = cfg->lossless_mask; m; m &= (ll_u8)(m - 1))
-		n++;
-	return h * n;
+	switch (cfg->scheme) {
+	case LL_SCHEME_DSH:
+		return ll_dsh_port_carve(cfg, h);
+	default:
+		/* Static headroom: h for every lossless priority. */
+		for (m = cfg->lossless_mask; m; m &= (ll_u8)(m - 1))
+			n++;
+		return h * n;
+	}
 }
 
 void ll_scheme_admitted(struct ll_mmu_pool *pool,
 			const struct ll_mmu_charge *charge, ll_u64 now_ns)
 {
-	(void)pool;
-	(void)charge;
-	(void)now_ns;
+	switch (pool->cfg.scheme) {
+	case LL_SCHEME_DSH:
+		ll_dsh_admitted(pool, charge, now_ns);
+		break;
+	default:
+		break;
+	}
 }
 
 void ll_scheme_released(struct ll_mmu_pool *pool,
@@ -126,15 +150,22 @@ void ll_scheme_released(struct ll_mmu_pool *pool,
 
 ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 {
-	(void)pool;
-	(void)port;
-	return LL_MMU_NEVER;
+	switch (pool->cfg.scheme) {
+	case LL_SCHEME_DSH:
+		return ll_dsh_port_deadline(pool, port);
+	default:
+		return LL_MMU_NEVER;
+	}
 }
 
 void ll_scheme_port_tick(struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u64 now_ns)
 {
-	(void)pool;
-	(void)port;
-	(void)now_ns;
+	switch (pool->cfg.scheme) {
+	case LL_SCHEME_DSH:
+		ll_dsh_port_tick(pool, port, now_ns);
+		break;
+	default:
+		break;
+	}
 }

@@ -27,13 +27,20 @@
 
 #define LL_SCHEME_NAME_MAX 8
 
-/* Name of a scheme id ("dt", "st"), or NULL if unknown. */
+/*
+ * Name of a selectable scheme id ("dt", "st"), or NULL: the names users
+ * type, so NULL for a scheme the core has but users cannot select yet
+ * (LL_SCHEME_COUNT, scheme_types.h).
+ */
 const char *ll_scheme_name(ll_u32 id);
 
-/* Id of a name, or -1 if unknown. */
+/* Id of a selectable scheme's name, or -1. */
 int ll_scheme_by_name(const char *name);
 
-/* Validate the scheme id and its parameters in cfg (LL_MMU_ERR_SCHEME). */
+/*
+ * Validate the scheme id (any the core implements, LL_SCHEME_CORE_COUNT)
+ * and its parameters in cfg (LL_MMU_ERR_SCHEME, LL_MMU_ERR_SCHEME_PARAMS).
+ */
 enum ll_mmu_err ll_scheme_check(const struct ll_mmu_config *cfg);
 
 ll_u64 ll_scheme_ingress_threshold(const struct ll_mmu_pool *pool,
@@ -54,7 +61,11 @@ enum ll_mmu_region ll_scheme_admit_lossless(const struct ll_mmu_pool *pool,
 void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 			ll_u64 now_ns);
 
-/* Headroom bytes a port of per-queue headroom h carves out of the pool. */
+/*
+ * Headroom bytes a port of headroom h (ll_mmu_port.headroom_bytes) carves
+ * out of the pool: the most its queues together may hold in the headroom
+ * region (mmu.c refuses a change that would leave more in use).
+ */
 ll_u64 ll_scheme_port_carve(const struct ll_mmu_config *cfg, ll_u64 h);
 
 /* After ll_mmu_admit() charged, and after ll_mmu_release() uncharged. */
@@ -93,5 +104,40 @@ void ll_dt_hysteresis(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 /* ST (scheme_st.c). */
 enum ll_mmu_err ll_st_check(const struct ll_mmu_config *cfg);
 ll_u64 ll_st_threshold(const struct ll_mmu_pool *pool);
+
+/*
+ * DSH (scheme_dsh.c, dsh.md; docs/DSH.md). The headroom region is the
+ * port's insurance (Phi_i = the port's headroom_bytes, carved once per
+ * port): iq.headroom_used is a queue's insurance bytes, port.headroom_used
+ * the port's. The pause wish of a lossless priority is its queue-level
+ * pause OR the port-level pause (the effective state of dsh.md section 4).
+ * Times are the pool's clock: the latest now_ns any hook was given.
+ */
+enum ll_mmu_err ll_dsh_check(const struct ll_mmu_config *cfg);
+ll_u64 ll_dsh_port_carve(const struct ll_mmu_config *cfg, ll_u64 h);
+enum ll_mmu_region ll_dsh_admit_lossless(const struct ll_mmu_pool *pool,
+					 ll_u32 port, ll_u32 prio,
+					 ll_u32 bytes);
+void ll_dsh_admitted(struct ll_mmu_pool *pool,
+		     const struct ll_mmu_charge *charge, ll_u64 now_ns);
+void ll_dsh_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+		     ll_u64 now_ns);
+ll_u64 ll_dsh_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port);
+void ll_dsh_port_tick(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
+
+/* X_qoff = max(0, T - tau) of (port, prio): its ingress threshold. */
+ll_u64 ll_dsh_queue_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
+			      ll_u32 prio);
+/* X_poff = N_q x T, N_q the lossless priorities. */
+ll_u64 ll_dsh_port_threshold(const struct ll_mmu_pool *pool);
+/* S_i: shared bytes of port's lossless priorities. */
+ll_u64 ll_dsh_port_shared(const struct ll_mmu_pool *pool, ll_u32 port);
+/* tau of (port, prio) now: 0 in single-queue mode, else phi_hat. */
+ll_u64 ll_dsh_tau(const struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio);
+/* phi_hat = min(Phi, g_hat x D), rounded up (Eq. 8). */
+ll_u64 ll_dsh_headroom_estimate(const struct ll_mmu_pool *pool, ll_u32 port,
+				ll_u32 prio);
+/* 1 if the port is in single-queue mode now (Alg. 4). */
+int ll_dsh_single_queue(const struct ll_mmu_pool *pool, ll_u32 port);
 
 #endif /* LL_SCHEME_H */

@@ -19,8 +19,19 @@
 enum ll_scheme_id {
 	LL_SCHEME_DT = 0,	/* PFC + Dynamic Threshold + static headroom */
 	LL_SCHEME_ST = 1,	/* PFC + static threshold (spfc.md 2.6) */
-	LL_SCHEME_COUNT,
+	LL_SCHEME_DSH = 2,	/* Dynamic and Shared Headroom (dsh.md), core only */
+	LL_SCHEME_CORE_COUNT,	/* every scheme the core implements */
 };
+
+/*
+ * The schemes users can select: ids below LL_SCHEME_COUNT, the uapi's
+ * __LOSSLESS_SCHEME_COUNT. tc (q_lossless.c), the kernel's netlink and
+ * plane code and the daemon accept only these. DSH is implemented in the
+ * core and unit-tested, but not selectable until its netlink, tc and
+ * daemon parts exist (docs/DSH.md): exposing it raises this bound to
+ * LL_SCHEME_CORE_COUNT and adds its name below.
+ */
+#define LL_SCHEME_COUNT 2
 
 /* The names users type (tc, TOML, losslessctl), indexed by id. */
 #define LL_SCHEME_NAMES { [LL_SCHEME_DT] = "dt", [LL_SCHEME_ST] = "st" }
@@ -36,27 +47,84 @@ struct ll_st_params {
 	ll_u64 threshold_bytes;
 };
 
+/*
+ * DSH (dsh.md sections 3-5; docs/DSH.md). The insurance headroom of a port
+ * (Phi_i) is the port's headroom_bytes (struct ll_mmu_port_config: given,
+ * or headroom.h's formula), carved once per port instead of once per
+ * lossless priority. The queue and port resume offsets (delta_q, delta_p)
+ * are the pool's xon_offset_bytes. Zero in every field is the paper's
+ * evaluation setting.
+ */
+struct ll_dsh_params {
+	ll_u64 window_ns;	/* Alg. 4 single-queue window; 0 = 10 ms */
+	ll_u64 ewma_shift;	/* w_g = w_v = 2^-ewma_shift, 1..8; 0 = 2 */
+	ll_u64 deviation_gain;	/* k of Eq. 7, 1..16; 0 = 4 */
+	ll_u64 flags;		/* LL_DSH_F_*: the paper's ablations; 0 = DSH */
+};
+
+/* The paper's variants (dsh.md 3.10), for A/B runs. */
+#define LL_DSH_F_NO_SHARED_HEADROOM	0x1ULL	/* tau = 0, per-queue cap T */
+#define LL_DSH_F_NO_INSURANCE		0x2ULL	/* nothing carved: drops */
+#define LL_DSH_F_STATIC_TAU		0x4ULL	/* tau = Phi, no estimator */
+#define LL_DSH_F_ALL			0x7ULL
+
 /* One member per scheme that has parameters; zeroed = its defaults. */
 union ll_scheme_params {
 	struct ll_st_params st;
+	struct ll_dsh_params dsh;
 	ll_u64 raw[8];		/* the union's size, for every scheme to come */
 };
 
 /*
+ * DSH state. The estimator of a lossless ingress queue (Alg. 3, corrected
+ * as dsh.md 3.3 says) works on the gradient as a fraction of the port's
+ * line rate C in Q14 (LL_DSH_ONE = C): phi_hat = g_hat * D = g_hat / C *
+ * Phi, since D = Phi / C, so no lookup table and no per-port rate
+ * constant. Its last sample (qlen, time) is in the queue, its averages in
+ * the port, so that the queue's part stays 8 bytes (a port under 3 KB).
+ */
+#define LL_DSH_ONE_SHIFT 14
+#define LL_DSH_ONE (1 << LL_DSH_ONE_SHIFT)
+
+struct ll_dsh_pool_state {
+	ll_u64 now_ns;		/* latest time a hook was given (the clock) */
+};
+
+struct ll_dsh_port_state {
+	ll_u64 start_ns;	/* Alg. 4 start_time */
+	ll_s16 g_avg[8];	/* Eq. 5, Q14 of C, in [-1, 1] */
+	ll_u16 v_avg[8];	/* Eq. 6, Q14 of C, in [0, 2] */
+	ll_u8 prev_prio;	/* Alg. 4 prev_queue_id, valid if has_prev */
+	ll_u8 has_prev;
+	ll_u8 qoff;		/* bit p: queue-level pause (QOFF) */
+	ll_u8 poff;		/* port-level pause (POFF) */
+	ll_u8 est_valid;	/* bit p: the queue has a first sample */
+	ll_u8 ticked;		/* the window's deadline was served */
+	ll_u8 reserved0[2];
+};
+
+struct ll_dsh_iq_state {
+	ll_u32 q_prev_bytes;	/* qlen at the last arrival, saturated */
+	ll_u32 t_prev_ns;	/* its time, low 32 bits (wraps: 4.29 s) */
+};
+
+/*
  * Per-scheme state, zeroed when its owner is created (pool init, port
- * attach). DT and ST keep none; the members of the schemes to come
- * (SPFC's departure counters, DSH's insurance headroom, ...) go here.
+ * attach) and when the scheme changes. DT and ST keep none.
  */
 union ll_scheme_pool_state {
+	struct ll_dsh_pool_state dsh;
 	ll_u64 raw[2];
 };
 
 union ll_scheme_port_state {
-	ll_u64 raw[2];
+	struct ll_dsh_port_state dsh;
+	ll_u64 raw[6];
 };
 
 /* Eight of these per port: kept small (a port stays under 3 KB). */
 union ll_scheme_iq_state {
+	struct ll_dsh_iq_state dsh;
 	ll_u64 raw[1];
 };
 

@@ -66,7 +66,9 @@ TEST(Scheme, NamesAndIds)
 
 TEST(Scheme, BadSchemeAndParametersRefused)
 {
-	ll_mmu_config c = TwoPorts(LL_SCHEME_COUNT);
+	// Past every scheme the core has (LL_SCHEME_COUNT, the selectable
+	// bound, is DSH's id: core only, dsh_test.cpp).
+	ll_mmu_config c = TwoPorts(LL_SCHEME_CORE_COUNT);
 	EXPECT_EQ(ll_mmu_config_check(&c), LL_MMU_ERR_SCHEME);
 	c = TwoPorts(LL_SCHEME_ST, 1ull << 41);
 	EXPECT_EQ(ll_mmu_config_check(&c), LL_MMU_ERR_SCHEME_PARAMS);

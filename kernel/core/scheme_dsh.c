@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * DSH, Dynamic and Shared Headroom with two-level flow control (dsh.md;
+ * docs/DSH.md). Over mmu.c's accounting:
+ *
+ *   partition  the port's insurance headroom Phi_i (its headroom_bytes)
+ *              is carved once per port, not once per lossless priority
+ *              (3.1, Eq. 9): the shared region grows by (N_q - 1) Phi_i;
+ *   admission  lossless bytes past the reserve go to shared while the
+ *              port's lossless shared bytes S_i fit N_q x T and the pool
+ *              has room, there is no per-queue cap; else to the port's
+ *              insurance (mmu.c's headroom region, limit Phi_i for the
+ *              port); else they drop (3.6);
+ *   queue      QOFF when shared(i,j) > X_qoff = T - tau, QON when
+ *              shared(i,j) + delta < X_qoff (3.5, 3.8);
+ *   port       POFF when the insurance holds bytes or S_i > X_poff =
+ *              N_q x T, PON when the insurance is empty and S_i + delta <
+ *              X_poff (3.8, A14);
+ *   tau        0 when every lossless arrival of the port for more than
+ *              the window went to one queue (Alg. 4, A9, A10), else
+ *              phi_hat of the queue: Alg. 3 as corrected in 3.3;
+ *   PFC        the pause wish of priority j is QOFF(j) OR POFF: section
+ *              4's effective state, sent with mmu.c's frames (below).
+ * T is DT's alpha x (B_s - S) with DSH's larger B_s; delta is the pool's
+ * xon_offset_bytes, and a queue or port at or below xon_bytes never stays
+ * paused, as in DT.
+ *
+ * Port-level pause on the wire (dsh.md section 6, A18). A port-level
+ * pause is a standard 802.1Qbb PFC frame that pauses every lossless
+ * priority of the port's upstream; never 802.3x PAUSE. A standard
+ * receiver cannot tell it from queue-level pauses, so a port RESUME that
+ * cleared every priority would wrongly resume queues still in QOFF.
+ * Resolution: the state sent is the effective state eff(j) = QOFF(j) OR
+ * POFF, through mmu.c's want bits. A frame goes out only when eff changes
+ * (or for a refresh) and carries XOFF for every eff-paused priority, XON
+ * for those turning on. So the port PAUSE enables every lossless priority
+ * with the pause time; the port RESUME enables them all again with the
+ * pause time for queues still in QOFF and 0 for the others; a queue
+ * RESUME while in POFF sends nothing, and neither does a queue PAUSE.
+ * Unmodified 802.1Qbb upstreams (NICs, switches, our own qdisc) need no
+ * change.
+ *
+ * Integer only: the gradient is kept as a fraction of the port's line rate
+ * in Q14, so phi_hat = g_hat / C x Phi_i (D = Phi_i / C) is one
+ * multiply and one shift; the EWMA weights are shifts.
+ */
+#include "scheme.h"
+#include "headroom.h"
+
+#define DSH_WINDOW_NS_DEFAULT (10ULL * 1000 * 1000)	/* 10 ms, Alg. 4 */
+#define DSH_WINDOW_NS_MAX (10ULL * LL_NSEC_PER_SEC)
+#define DSH_EWMA_SHIFT_DEFAULT 2			/* w = 1/4 */
+#define DSH_EWMA_SHIFT_MAX 8
+#define DSH_GAIN_DEFAULT 4				/* k */
+#define DSH_GAIN_MAX 16
+#define DSH_Q_MAX 0xFFFFFFFFULL
+
+static const struct ll_dsh_params *params(const struct ll_mmu_pool *pool)
+{
+	return &pool->cfg.scheme_params.dsh;
+}
+
+static ll_u64 window_ns(const struct ll_mmu_pool *pool)
+{
+	ll_u64 w = params(pool)->window_ns;
+
+	return w ? w : DSH_WINDOW_NS_DEFAULT;
+}
+
+static ll_u32 ewma_shift(const struct ll_mmu_pool *pool)
+{
+	ll_u64 s = params(pool)->ewma_shift;
+
+	return s ? (ll_u32)s : DSH_EWMA_SHIFT_DEFAULT;
+}
+
+static ll_u32 deviation_gain(const struct ll_mmu_pool *pool)
+{
+	ll_u64 k = params(pool)->deviation_gain;
+
+	return k ? (ll_u32)k : DSH_GAIN_DEFAULT;
+}
+
+static int has_flag(const struct ll_mmu_pool *pool, ll_u64 flag)
+{
+	return (params(pool)->flags & flag) != 0;
+}
+
+static ll_u32 lossless_count(const struct ll_mmu_config *cfg)
+{
+	ll_u32 n = 0;
+	ll_u8 m;
+
+	for (m = cfg->lossless_mask; m; m &= (ll_u8)(m - 1))
+		n++;
+	return n;
+}
+
+/* The pool's clock: time never runs backwards, and 0 (no clock) is "now". */
+static ll_u64 clock_ns(struct ll_mmu_pool *pool, ll_u64 now_ns)
+{
+	if (now_ns > pool->sch.dsh.now_ns)
+		pool->sch.dsh.now_ns = now_ns;
+	return pool->sch.dsh.now_ns;
+}
+
+/*
+ * v / 2^shift with the magnitude rounded up: an EWMA step that never
+ * stalls short of a constant input (it reaches it exactly) and never
+ * overshoots it (|step| <= |v|).
+ */
+static ll_s32 ewma_step(ll_s32 v, ll_u32 shift)
+{
+	ll_s32 round = (1 << shift) - 1;
+
+	return v >= 0 ? (v + round) >> shift : -((-v + round) >> shift);
+}
+
+/* ------------------------------------------------------- configuration */
+
+enum ll_mmu_err ll_dsh_check(const struct ll_mmu_config *cfg)
+{
+	const struct ll_dsh_params *d = &cfg->scheme_params.dsh;
+
+	if (d->window_ns > DSH_WINDOW_NS_MAX ||
+	    d->ewma_shift > DSH_EWMA_SHIFT_MAX ||
+	    d->deviation_gain > DSH_GAIN_MAX || (d->flags & ~LL_DSH_F_ALL))
+		return LL_MMU_ERR_SCHEME_PARAMS;
+	/* Without shared headroom tau is 0: a static tau would mean nothing. */
+	if ((d->flags & LL_DSH_F_NO_SHARED_HEADROOM) &&
+	    (d->flags & LL_DSH_F_STATIC_TAU))
+		return LL_MMU_ERR_SCHEME_PARAMS;
+	return LL_MMU_OK;
+}
+
+/* Phi_i once per port (Eq. 9), if the pool has lossless priorities. */
+ll_u64 ll_dsh_port_carve(const struct ll_mmu_config *cfg, ll_u64 h)
+{
+	if (!cfg->lossless_mask ||
+	    (cfg->scheme_params.dsh.flags & LL_DSH_F_NO_INSURANCE))
+		return 0;
+	return h;
+}
+
+/* ----------------------------------------------------------- thresholds */
+
+ll_u64 ll_dsh_port_shared(const struct ll_mmu_pool *pool, ll_u32 port)
+{
+	const struct ll_mmu_port *p = &pool->ports[port];
+	ll_u64 s = 0;
+	ll_u32 prio;
+
+	/* Lossy bytes of the port share the region but are never paused. */
+	for (prio = 0; prio < LL_MMU_PRIOS; prio++)
+		if ((pool->cfg.lossless_mask >> prio) & 1)
+			s += p->iq[prio].shared_used;
+	return s;
+}
+
+ll_u64 ll_dsh_port_threshold(const struct ll_mmu_pool *pool)
+{
+	/* T < 2^57 (size <= 2^40, num < 2^16), times at most 8. */
+	return lossless_count(&pool->cfg) * ll_dt_ingress_threshold(pool);
+}
+
+int ll_dsh_single_queue(const struct ll_mmu_pool *pool, ll_u32 port)
+{
+	const struct ll_dsh_port_state *st = &pool->ports[port].sch.dsh;
+	ll_u64 now = pool->sch.dsh.now_ns;
+
+	return st->has_prev && now > st->start_ns &&
+	       now - st->start_ns > window_ns(pool);
+}
+
+ll_u64 ll_dsh_headroom_estimate(const struct ll_mmu_pool *pool, ll_u32 port,
+				ll_u32 prio)
+{
+	const struct ll_mmu_port *p = &pool->ports[port];
+	const struct ll_dsh_port_state *st = &p->sch.dsh;
+	ll_s64 g = (ll_s64)st->g_avg[prio] +
+		   (ll_s64)deviation_gain(pool) * st->v_avg[prio];
+
+	/* Eq. 7 and 8: phi_hat = g_hat x D = (g_hat / C) x Phi, in [0, Phi]. */
+	if (g <= 0)
+		return 0;
+	if (g >= LL_DSH_ONE)
+		return p->headroom_bytes;
+	/* Phi <= 2^40 (the pool), g < 2^14: the product fits. */
+	return (p->headroom_bytes * (ll_u64)g + LL_DSH_ONE - 1) >>
+	       LL_DSH_ONE_SHIFT;
+}
+
+ll_u64 ll_dsh_tau(const struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio)
+{
+	if (has_flag(pool, LL_DSH_F_NO_SHARED_HEADROOM) ||
+	    ll_dsh_single_queue(pool, port))
+		return 0;
+	if (has_flag(pool, LL_DSH_F_STATIC_TAU))
+		return pool->ports[port].headroom_bytes;
+	return ll_dsh_headroom_estimate(pool, port, prio);
+}
+
+ll_u64 ll_dsh_queue_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
+			      ll_u32 prio)
+{
+	ll_u64 t = ll_dt_ingress_threshold(pool);
+	ll_u64 tau = ll_dsh_tau(pool, port, prio);
+
+	return t > tau ? t - tau : 0;
+}
+
+/* ------------------------------------------------------------ admission */
+
+enum ll_mmu_region ll_dsh_admit_lossless(const struct ll_mmu_pool *pool,
+					 ll_u32 port, ll_u32 prio,
+					 ll_u32 bytes)
+{
+	const struct ll_mmu_port *p = &pool->ports[port];
+	ll_u64 t = ll_dt_ingress_threshold(pool);
+
+	/* The port gate, not a queue cap (A11); the pool guard (INV-3). */
+	if (pool->shared_used + bytes <= pool->shared_size &&
+	    ll_dsh_port_shared(pool, port) + bytes <=
+	    lossless_count(&pool->cfg) * t &&
+	    (!has_flag(pool, LL_DSH_F_NO_SHARED_HEADROOM) ||
+	     p->iq[prio].shared_used + bytes <= t))
+		return LL_MMU_REGION_SHARED;
+	if (p->headroom_used + bytes <=
+	    ll_dsh_port_carve(&pool->cfg, p->headroom_bytes))
+		return LL_MMU_REGION_HEADROOM;
+	return LL_MMU_REGION_NONE;
+}
+
+/* ------------------------------------------------------------ estimator */
+
+/*
+ * Net growth dq over dt_ns as a fraction of what the port's link carries
+ * in dt_ns, Q14, clamped to [-1, 1]: a queue cannot grow faster than its
+ * upstream link; faster apparent growth is arrivals batched by software,
+ * and g >= C means phi_hat = Phi anyway.
+ */
+static ll_s32 gradient_q14(ll_s64 dq, ll_u64 dt_ns, ll_u64 rate_bps)
+{
+	ll_u64 link = ll_bytes_in_ns(rate_bps, dt_ns);	/* >= 1 */
+	ll_u64 mag = dq < 0 ? (ll_u64)-dq : (ll_u64)dq;	/* < 2^33 */
+	ll_s32 x;
+
+	if (mag >= link)
+		x = LL_DSH_ONE;
+	else
+		x = (ll_s32)ll_div_u64(mag << LL_DSH_ONE_SHIFT, link);
+	return dq < 0 ? -x : x;
+}
+
+/*
+ * Alg. 3 on an arrival to (port, prio), corrected (dsh.md 3.3, A2, A4):
+ * the deviation against the old g_avg, then g_avg += w (g - g_avg) and
+ * v_avg += w (|g - g_avg| - v_avg). The first arrival only takes a sample.
+ * q is the queue's bytes in every region (A6); dt at least 1 ns (A5).
+ */
+static void estimate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+		     ll_u64 now_ns)
+{
+	struct ll_mmu_port *p = &pool->ports[port];
+	struct ll_dsh_port_state *st = &p->sch.dsh;
+	struct ll_mmu_iq *iq = &p->iq[prio];
+	struct ll_dsh_iq_state *s = &iq->sch.dsh;
+	ll_u64 qlen = iq->reserved_used + iq->shared_used + iq->headroom_used;
+	ll_u32 q = qlen > DSH_Q_MAX ? (ll_u32)DSH_Q_MAX : (ll_u32)qlen;
+	ll_u32 t = (ll_u32)now_ns;
+	ll_u8 bit = (ll_u8)(1u << prio);
+
+	if (st->est_valid & bit) {
+		ll_u32 shift = ewma_shift(pool);
+		ll_u32 dt = t - s->t_prev_ns;	/* modulo 2^32 */
+		ll_s32 g, err, abs_err;
+
+		g = gradient_q14((ll_s64)q - (ll_s64)s->q_prev_bytes,
+				 dt ? dt : 1, p->rate_bps);
+		err = g - st->g_avg[prio];		/* [-2, 2] x ONE */
+		abs_err = err < 0 ? -err : err;
+		/* Convex steps: g_avg stays in [-1, 1], v_avg in [0, 2]. */
+		st->g_avg[prio] = (ll_s16)(st->g_avg[prio] +
+					   ewma_step(err, shift));
+		st->v_avg[prio] = (ll_u16)(st->v_avg[prio] +
+					   ewma_step(abs_err - st->v_avg[prio],
+						     shift));
+	}
+	st->est_valid |= bit;
+	s->q_prev_bytes = q;
+	s->t_prev_ns = t;
+}
+
+void ll_dsh_admitted(struct ll_mmu_pool *pool,
+		     const struct ll_mmu_charge *charge, ll_u64 now_ns)
+{
+	struct ll_dsh_port_state *st = &pool->ports[charge->in_port].sch.dsh;
+	ll_u32 prio = charge->prio;
+
+	/* Lossy and control classes change neither the mode nor an estimate. */
+	if (!charge->lossless)
+		return;
+	now_ns = clock_ns(pool, now_ns);
+	/* Alg. 4: the window restarts when another queue gets a packet. */
+	if (!st->has_prev || st->prev_prio != prio) {
+		st->has_prev = 1;
+		st->prev_prio = (ll_u8)prio;
+		st->start_ns = now_ns;
+		st->ticked = 0;
+	}
+	if (!has_flag(pool, LL_DSH_F_NO_SHARED_HEADROOM | LL_DSH_F_STATIC_TAU))
+		estimate(pool, charge->in_port, prio, now_ns);
+}
+
+/* ---------------------------------------------------- the state machines */
+
+static void queue_eval(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio)
+{
+	struct ll_mmu_port *p = &pool->ports[port];
+	struct ll_dsh_port_state *st = &p->sch.dsh;
+	ll_u64 s = p->iq[prio].shared_used;
+	ll_u64 x = ll_dsh_queue_threshold(pool, port, prio);
+	ll_u8 bit = (ll_u8)(1u << prio);
+
+	if (!(st->qoff & bit)) {
+		if (s > pool->cfg.xon_bytes && s > x)
+			st->qoff |= bit;
+	} else if (s <= pool->cfg.xon_bytes ||
+		   s + pool->cfg.xon_offset_bytes < x) {
+		st->qoff &= (ll_u8)~bit;
+	}
+}
+
+static void port_eval(struct ll_mmu_pool *pool, ll_u32 port)
+{
+	struct ll_mmu_port *p = &pool->ports[port];
+	struct ll_dsh_port_state *st = &p->sch.dsh;
+	ll_u64 s = ll_dsh_port_shared(pool, port);
+	ll_u64 x = ll_dsh_port_threshold(pool);
+
+	/* Insurance in use means POFF, as headroom in use means XOFF in DT. */
+	if (!st->poff) {
+		if (p->headroom_used ||
+		    (s > pool->cfg.xon_bytes && s > x))
+			st->poff = 1;
+	} else if (!p->headroom_used &&
+		   (s <= pool->cfg.xon_bytes ||
+		    s + pool->cfg.xon_offset_bytes < x)) {
+		st->poff = 0;
+	}
+}
+
+/* The pause wish of every lossless priority: QOFF(j) OR POFF. */
+static void apply(struct ll_mmu_pool *pool, ll_u32 port)
+{
+	struct ll_mmu_port *p = &pool->ports[port];
+	struct ll_dsh_port_state *st = &p->sch.dsh;
+	ll_u8 mask = pool->cfg.lossless_mask;
+	ll_u8 eff, diff;
+	ll_u32 prio;
+
+	st->qoff &= mask;
+	eff = (ll_u8)((st->qoff | (st->poff ? 0xFF : 0)) & mask);
+	diff = (ll_u8)(eff ^ p->pfc.want);
+	for (prio = 0; diff; prio++, diff >>= 1)
+		if (diff & 1)
+			ll_mmu_want(pool, port, prio, (eff >> prio) & 1);
+}
+
+void ll_dsh_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+		     ll_u64 now_ns)
+{
+	clock_ns(pool, now_ns);
+	queue_eval(pool, port, prio);
+	port_eval(pool, port);
+	apply(pool, port);
+}
+
+/*
+ * The end of the window turns tau to 0 with no packet on the port: a
+ * paused queue may then resume. The port's timer re-evaluates it once per
+ * window; the other way (tau back to phi_hat) comes with an arrival.
+ */
+ll_u64 ll_dsh_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
+{
+	const struct ll_dsh_port_state *st = &pool->ports[port].sch.dsh;
+
+	if (!st->has_prev || st->ticked ||
+	    !(st->qoff & pool->cfg.lossless_mask) ||
+	    has_flag(pool, LL_DSH_F_NO_SHARED_HEADROOM))
+		return LL_MMU_NEVER;
+	return st->start_ns + window_ns(pool) + 1;	/* strict ">" (A10) */
+}
+
+void ll_dsh_port_tick(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
+{
+	ll_u32 prio;
+
+	clock_ns(pool, now_ns);
+	pool->ports[port].sch.dsh.ticked = 1;
+	for (prio = 0; prio < LL_MMU_PRIOS; prio++)
+		if ((pool->cfg.lossless_mask >> prio) & 1)
+			queue_eval(pool, port, prio);
+	port_eval(pool, port);
+	apply(pool, port);
+}
