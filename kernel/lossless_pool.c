@@ -548,19 +548,13 @@ static void ll_kpool_plane_snapshot(void *owner, struct lossless_plane_tel *t,
 	t->egress_alpha = ll_alpha_to_u32(cfg->egress_alpha);
 	t->xon_offset_bytes = cfg->xon_offset_bytes;
 	t->reserved_bytes = cfg->reserved_bytes;
-	t->total_bytes = ps.total_bytes;
+#define LL_TOTAL(field, src)	(t->field = ps.src)
+	LL_KPOOL_TOTALS(LL_TOTAL);
+#undef LL_TOTAL
 	t->reserved_size = ps.reserved_size;
-	t->shared_size = ps.shared_size;
-	t->headroom_size = ps.headroom_size;
 	t->reserved_used = ps.reserved_used;
-	t->shared_used = ps.shared_used;
-	t->headroom_used = ps.headroom_used;
-	t->peak_shared = ps.peak_shared;
-	t->peak_headroom = ps.peak_headroom;
 	t->admitted_packets = ps.ctr.admitted_packets;
 	t->admitted_bytes = ps.ctr.admitted_bytes;
-	t->drops_lossless = ps.ctr.drops_lossless;
-	t->drops_lossy = ps.ctr.drops_lossy;
 	t->paused_queues = ps.paused_queues;
 	t->scheme.id = cfg->scheme;
 	memcpy(&t->scheme.p, &cfg->scheme_params, sizeof(t->scheme.p));

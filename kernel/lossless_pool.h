@@ -128,6 +128,25 @@ u32 ll_kpool_backlog_need(struct ll_kpool *kp);
 void ll_kpool_iq_stats(struct ll_kpool *kp, u32 port, u64 now,
 		       struct tc_lossless_iq_stats *iq);
 
+/*
+ * The pool totals tc's xstats and the plane's telemetry both carry, as
+ * X(field, source in struct ll_mmu_pool_stats): the same fields, named
+ * pool_FIELD in the xstats and FIELD in the plane. One list for both, so
+ * a total added to one cannot be forgotten in the other.
+ */
+#define LL_KPOOL_TOTALS(X)						\
+	do {								\
+		X(total_bytes, total_bytes);				\
+		X(shared_size, shared_size);				\
+		X(shared_used, shared_used);				\
+		X(headroom_size, headroom_size);			\
+		X(headroom_used, headroom_used);			\
+		X(peak_shared, peak_shared);				\
+		X(peak_headroom, peak_headroom);			\
+		X(drops_lossless, ctr.drops_lossless);			\
+		X(drops_lossy, ctr.drops_lossy);			\
+	} while (0)
+
 /* A member of no pool yet, of qdisc sch, with the default port config. */
 void ll_kport_init(struct ll_kport *port, struct Qdisc *sch,
 		   const struct ll_kport_ops *ops);

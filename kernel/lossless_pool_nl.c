@@ -430,15 +430,9 @@ void ll_kport_xstats(struct ll_kport *port, struct tc_lossless_xstats *st,
 	ll_mmu_get_pool_stats(kp->mmu, &ps);
 	st->pool_port = port->index;
 	st->pool_ports = hweight64(kp->mmu->attached_mask);
-	st->pool_total_bytes = ps.total_bytes;
-	st->pool_shared_size = ps.shared_size;
-	st->pool_shared_used = ps.shared_used;
-	st->pool_headroom_size = ps.headroom_size;
-	st->pool_headroom_used = ps.headroom_used;
-	st->pool_peak_shared = ps.peak_shared;
-	st->pool_peak_headroom = ps.peak_headroom;
-	st->pool_drops_lossless = ps.ctr.drops_lossless;
-	st->pool_drops_lossy = ps.ctr.drops_lossy;
+#define LL_TOTAL(field, src)	(st->pool_##field = ps.src)
+	LL_KPOOL_TOTALS(LL_TOTAL);
+#undef LL_TOTAL
 	ll_kpool_iq_stats(kp, port->index, now, st->iq);
 	spin_unlock_bh(&kp->lock);
 }
