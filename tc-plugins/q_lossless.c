@@ -8,9 +8,13 @@
  * code: tc is linked with -export-dynamic. It is built against the headers
  * of the Debian iproute2 source package of the installed tc (see
  * CMakeLists.txt), so struct qdisc_util matches the loader's layout.
- * The units of the options (sizes, times, rates, probabilities, pool
- * names) are parsed by daemon/common/ll_units.c and alpha by
- * daemon/plane/ll_plane_map.c, which losslessd's configuration shares.
+ * The units of the options (sizes, times, rates, probabilities, alphas,
+ * priorities, pool names) are parsed by daemon/common/ll_units.c, which
+ * losslessd's configuration shares. The pool's options are rows of
+ * daemon/common/ll_params.c, the table losslessd shares too: keyword,
+ * synopsis, unit, range, netlink attribute, how it prints. Only the
+ * options with a syntax of their own (pool, ecn, plane, scheme) have
+ * code of their own here.
  *
  * Syntax, modelled on tc-ets and tc-tbf:
  *   lossless [ rate RATE ] [ burst BYTES ] [ catchup BYTES ] [ queues N ]
@@ -52,37 +56,61 @@
 #include "lossless.h"
 #include "scheme_types.h"
 #include "ll_plane_map.h"
+#include "ll_params.h"
 #include "ll_units.h"
 
 /* tc_qdisc.c gives parse_qopt a 64 KiB request buffer; stay well inside. */
 #define LL_NLMSG_MAX 4096
 
-/* Shared-buffer pool limits (kernel/core/mmu.h, headroom.h, pool.h). */
+/* Shared-buffer pool limits (the rest are ll_params.c's rows). */
 #define LL_POOL_NAME_MAX LL_UNITS_POOL_NAME_MAX	/* LL_POOL_NAME_LEN - 1 */
 #define LL_POOL_NAME_CHARS LL_UNITS_POOL_NAME_CHARS
-#define LL_POOL_BYTES_MAX (1ULL << 40)		/* LL_MMU_MAX_TOTAL_BYTES */
-#define LL_ALPHA_NUM_MAX 65535U			/* ll_mmu_alpha.num: u16 */
-#define LL_ALPHA_SHIFT_MAX 32U			/* LL_MMU_ALPHA_MAX_SHIFT */
-#define LL_DELAY_MAX_NS 1000000000ULL		/* LL_HEADROOM_MAX_DELAY_NS */
 #define LL_ECN_PMAX_ONE LL_UNITS_PROB_ONE		/* probability 1.0 */
-#define LL_NSEC_PER_SEC 1000000000ULL
+
+#define LL_USAGE_INDENT "                    "
+#define LL_USAGE_WIDTH 80
+
+/* The pool's options, from the table: "[ buffer SIZE ]" each, a scheme's
+ * parameters inside "[ scheme ... ]", as many to a line as fit.
+ */
+static void usage_pool_opts(void)
+{
+	size_t col = 0, n;
+	char frag[256];
+	unsigned int i;
+
+	for (i = 0; i < LL_P_COUNT; i++) {
+		const struct ll_param *p = &ll_params[i];
+
+		if (!p->tc || p->scheme >= 0)
+			continue;
+		ll_param_synopsis(p, frag, sizeof(frag));
+		n = strlen(frag);
+		if (col && col + 1 + n > LL_USAGE_WIDTH) {
+			fputc('\n', stderr);
+			col = 0;
+		}
+		if (!col)
+			col = fprintf(stderr, "%s%s", LL_USAGE_INDENT, frag);
+		else
+			col += fprintf(stderr, " %s", frag);
+	}
+	if (col)
+		fputc('\n', stderr);
+}
 
 static void usage_synopsis(void)
 {
 	fprintf(stderr,
 		"Usage: ... lossless [ rate RATE ] [ burst BYTES ] [ catchup BYTES ]\n"
-		"                    [ queues NUMBER ]\n"
-		"                    [ strict NUMBER ] [ quanta BYTES0 BYTES1 ... ]\n"
-		"                    [ priomap QUEUE0 QUEUE1 ... QUEUE15 ] [ limit PACKETS ]\n"
-		"                    [ pool NAME ] [ buffer SIZE ] [ alpha ALPHA ]\n"
-		"                    [ egress-alpha ALPHA ] [ lossless-prios PRIOS ]\n"
-		"                    [ reserved SIZE ] [ xon-offset SIZE ] [ cable-delay TIME ]\n"
-		"                    [ sw-delay TIME ] [ headroom SIZE ]\n"
-		"                    [ ecn { KMIN KMAX PMAX | off } ] [ plane { auto | PATH } ]\n"
-		"                    [ scheme { dt | st [ st-threshold SIZE ] } ]\n"
-		"                    [ pfcwd { off | alert | forward | drop } ]\n"
-		"                    [ pfcwd-detect TIME ] [ pfcwd-restore TIME ]\n"
-		"                    [ pfcwd-poll TIME ] [ xoff-alarm { TIME | off } ]\n");
+		LL_USAGE_INDENT "[ queues NUMBER ]\n"
+		LL_USAGE_INDENT "[ strict NUMBER ] [ quanta BYTES0 BYTES1 ... ]\n"
+		LL_USAGE_INDENT "[ priomap QUEUE0 QUEUE1 ... QUEUE15 ] [ limit PACKETS ]\n");
+	usage_pool_opts();
+	fprintf(stderr,
+		LL_USAGE_INDENT "[ pfcwd { off | alert | forward | drop } ]\n"
+		LL_USAGE_INDENT "[ pfcwd-detect TIME ] [ pfcwd-restore TIME ]\n"
+		LL_USAGE_INDENT "[ pfcwd-poll TIME ] [ xoff-alarm { TIME | off } ]\n");
 }
 
 /* A synopsis, as q_fq.c's: the options' prose is in man/tc-lossless.8. */
@@ -226,83 +254,34 @@ static int ll_size_value(const char *arg, __u64 *out)
 	return 0;
 }
 
-static int ll_parse_size(const char *opt, const char *arg, __u64 min,
-			 __u64 max, __u64 *out)
-{
-	if (ll_size_value(arg, out) || *out < min || *out > max)
-		return ll_fail("invalid %s \"%s\": must be %llu .. %llu bytes (%s: %s)",
-			       opt, arg, (unsigned long long)min,
-			       (unsigned long long)max, LL_UNITS_SIZE_UNITS,
-			       LL_UNITS_SIZE_EXAMPLES);
-	return 0;
-}
-
-static int ll_parse_size32(const char *opt, const char *arg, __u32 min,
-			   __u32 *out)
-{
-	__u64 v = 0;
-
-	if (ll_parse_size(opt, arg, min, UINT32_MAX, &v))
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /*
- * A time: the shared ll_units_time() (get_time64()'s units, rounded to the
- * nearest ns, the unit required: tc's get_time() reads a bare number as
- * us, get_time64() as ns).
+ * A value of a row of the table (size, time, alpha, priorities), parsed
+ * and range-checked by the shared ll_param_parse(); the message names the
+ * option and what it must be.
  */
-static int ll_parse_time(const char *opt, const char *arg, __u64 max,
-			 __u64 *ns)
+static int ll_parse_param(const struct ll_param *p, const char *arg, __u64 *out)
 {
-	uint64_t v;
+	char range[256];
+	long long bad = 0;
+	uint64_t v = 0;
 
-	if (ll_units_time(arg, max, &v))
-		return ll_fail("invalid %s \"%s\": must be a time 0 .. %llus with %s (%s)",
-			       opt, arg, (unsigned long long)(max / LL_NSEC_PER_SEC),
-			       LL_UNITS_TIME_UNITS, LL_UNITS_TIME_EXAMPLES);
-	*ns = v;
-	return 0;
-}
-
-/* DT alpha "NUM" or "NUM/DEN", DEN = 2^shift: attribute num << 8 | shift. */
-static int ll_parse_alpha(const char *opt, const char *arg, __u32 *out)
-{
-	unsigned int v;
-
-	switch (ll_alpha_parse(arg, &v)) {
-	case 0:
+	switch (ll_param_parse(p, arg, &v, &bad)) {
+	case LL_PARAM_OK:
 		*out = v;
 		return 0;
-	case LL_ALPHA_BAD_NUM:
+	case LL_PARAM_EALPHA_NUM:
 		return ll_fail("invalid %s \"%s\": the numerator must be an integer 1 .. %u (%s)",
-			       opt, arg, LL_ALPHA_NUM_MAX, LL_ALPHA_FORM);
-	default:
-		return ll_fail("invalid %s \"%s\": the denominator must be a power of two 1 .. %llu = 2^32 (%s)",
-			       opt, arg, 1ULL << LL_ALPHA_SHIFT_MAX, LL_ALPHA_FORM);
-	}
-}
-
-/*
- * "3,4" -> bits 3 and 4; "none" -> 0. The shared ll_units_prios(), so a
- * priority listed twice is refused here as in losslessd's lossless_prios.
- */
-static int ll_parse_prios(const char *opt, const char *arg, __u8 *mask)
-{
-	long long bad = 0;
-	uint8_t m = 0;
-
-	switch (ll_units_prios(arg, &m, &bad)) {
-	case LL_UNITS_PRIOS_OK:
-		*mask = m;
-		return 0;
-	case LL_UNITS_PRIOS_DUPLICATE:
+			       p->tc, arg, LL_ALPHA_NUM_MAX, LL_ALPHA_FORM);
+	case LL_PARAM_EALPHA_DEN:
+		return ll_fail("invalid %s \"%s\": the denominator must be a power of two 1 .. %llu = 2^%u (%s)",
+			       p->tc, arg, 1ULL << LL_ALPHA_SHIFT_MAX,
+			       LL_ALPHA_SHIFT_MAX, LL_ALPHA_FORM);
+	case LL_PARAM_EPRIO_DUP:
 		return ll_fail("invalid %s \"%s\": priority %lld is listed twice",
-			       opt, arg, bad);
+			       p->tc, arg, bad);
 	default:
-		return ll_fail("invalid %s \"%s\": must be a comma list of priorities 0 .. %u (e.g. 3,4) or none",
-			       opt, arg, LOSSLESS_PFC_PRIOS - 1);
+		ll_param_range(p, range, sizeof(range));
+		return ll_fail("invalid %s \"%s\": must be %s", p->tc, arg, range);
 	}
 }
 
@@ -337,37 +316,15 @@ static int ll_prob_value(const char *arg, __u32 *out)
 	return 0;
 }
 
+/* The pool's options given: one slot per row of the table (ll_params). */
 struct ll_pool_opts {
-	bool has_pool, has_buffer, has_alpha, has_egress_alpha, has_prios;
-	bool has_reserved, has_xon_offset, has_cable, has_sw, has_headroom;
-	bool has_ecn, has_plane, has_scheme, has_st_threshold;
+	bool given[LL_P_COUNT];
+	__u64 val[LL_P_COUNT];		/* units; scheme: its id */
 	char pool[LL_POOL_NAME_MAX + 1];
 	const char *plane;
 	const char *first_pool_only;	/* first option given that needs a pool */
-	__u64 buffer, cable_ns, sw_ns;
-	__u32 alpha, egress_alpha, reserved, xon_offset, headroom;
 	__u32 kmin, kmax, pmax;
-	__u64 st_threshold;
-	__u8 prios, scheme;
 };
-
-static const char *const ll_scheme_names[LL_SCHEME_COUNT] = LL_SCHEME_NAMES;
-
-static const char *const ll_pool_keywords[] = {
-	"pool", "buffer", "alpha", "egress-alpha", "lossless-prios",
-	"reserved", "xon-offset", "cable-delay", "sw-delay", "headroom", "ecn",
-	"plane", "scheme", "st-threshold",
-};
-
-static bool ll_is_pool_kw(const char *kw)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(ll_pool_keywords); i++)
-		if (strcmp(kw, ll_pool_keywords[i]) == 0)
-			return true;
-	return false;
-}
 
 /* ecn KMIN KMAX PMAX | ecn off; argv[0] is the first value. */
 static int ll_parse_ecn(int argc, char **argv, struct ll_pool_opts *o,
@@ -401,74 +358,47 @@ static int ll_parse_ecn(int argc, char **argv, struct ll_pool_opts *o,
 	return 0;
 }
 
-/* One pool option; *used values consumed. 1: not a pool option. */
-static int ll_parse_pool_opt(const char *kw, int argc, char **argv,
+static int ll_parse_scheme(const char *arg, __u64 *id)
+{
+	const char *name;
+	int i;
+
+	for (i = 0; (name = ll_param_scheme_name(i)); i++)
+		if (strcmp(arg, name) == 0) {
+			*id = i;
+			return 0;
+		}
+	return ll_fail("invalid scheme \"%s\": one of %s", arg,
+		       LL_SCHEME_NAMES_HELP);
+}
+
+/* The pool option of row p; argv[0] is its value, *used values consumed. */
+static int ll_parse_pool_opt(const struct ll_param *p, int argc, char **argv,
 			     struct ll_pool_opts *o, int *used)
 {
+	unsigned int i = p - ll_params;
 	const char *arg = argv[0];
 
 	*used = 1;
-	if (strcmp(kw, "pool") && !o->first_pool_only)
-		o->first_pool_only = kw;
-#define LL_ONCE(flag)							\
-	do {								\
-		if (o->flag)						\
-			return ll_fail("duplicate \"%s\"", kw);		\
-		o->flag = true;						\
-	} while (0)
+	if (p->unit != LL_PARAM_NAME && !o->first_pool_only)
+		o->first_pool_only = p->tc;
+	if (o->given[i])
+		return ll_fail("duplicate \"%s\"", p->tc);
+	o->given[i] = true;
 
-	if (strcmp(kw, "pool") == 0) {
-		LL_ONCE(has_pool);
+	switch (p->unit) {
+	case LL_PARAM_NAME:
 		return ll_parse_pool_name(arg, o->pool);
-	} else if (strcmp(kw, "buffer") == 0) {
-		LL_ONCE(has_buffer);
-		return ll_parse_size("buffer", arg, 1, LL_POOL_BYTES_MAX,
-				     &o->buffer);
-	} else if (strcmp(kw, "alpha") == 0) {
-		LL_ONCE(has_alpha);
-		return ll_parse_alpha(kw, arg, &o->alpha);
-	} else if (strcmp(kw, "egress-alpha") == 0) {
-		LL_ONCE(has_egress_alpha);
-		return ll_parse_alpha(kw, arg, &o->egress_alpha);
-	} else if (strcmp(kw, "lossless-prios") == 0) {
-		LL_ONCE(has_prios);
-		return ll_parse_prios(kw, arg, &o->prios);
-	} else if (strcmp(kw, "reserved") == 0) {
-		LL_ONCE(has_reserved);
-		return ll_parse_size32(kw, arg, 0, &o->reserved);
-	} else if (strcmp(kw, "xon-offset") == 0) {
-		LL_ONCE(has_xon_offset);
-		return ll_parse_size32(kw, arg, 0, &o->xon_offset);
-	} else if (strcmp(kw, "cable-delay") == 0) {
-		LL_ONCE(has_cable);
-		return ll_parse_time(kw, arg, LL_DELAY_MAX_NS, &o->cable_ns);
-	} else if (strcmp(kw, "sw-delay") == 0) {
-		LL_ONCE(has_sw);
-		return ll_parse_time(kw, arg, LL_DELAY_MAX_NS, &o->sw_ns);
-	} else if (strcmp(kw, "headroom") == 0) {
-		LL_ONCE(has_headroom);
-		return ll_parse_size32(kw, arg, 0, &o->headroom);
-	} else if (strcmp(kw, "ecn") == 0) {
-		LL_ONCE(has_ecn);
+	case LL_PARAM_ECN:
 		return ll_parse_ecn(argc, argv, o, used);
-	} else if (strcmp(kw, "plane") == 0) {
-		LL_ONCE(has_plane);
+	case LL_PARAM_PLANE:
 		o->plane = arg;
 		return 0;
-	} else if (strcmp(kw, "scheme") == 0) {
-		LL_ONCE(has_scheme);
-		for (o->scheme = 0; o->scheme < LL_SCHEME_COUNT; o->scheme++)
-			if (strcmp(arg, ll_scheme_names[o->scheme]) == 0)
-				return 0;
-		return ll_fail("invalid scheme \"%s\": one of %s",
-			       arg, LL_SCHEME_NAMES_HELP);
-	} else if (strcmp(kw, "st-threshold") == 0) {
-		LL_ONCE(has_st_threshold);
-		return ll_parse_size(kw, arg, 0, LL_POOL_BYTES_MAX,
-				     &o->st_threshold);
+	case LL_PARAM_SCHEME:
+		return ll_parse_scheme(arg, &o->val[i]);
+	default:
+		return ll_parse_param(p, arg, &o->val[i]);
 	}
-#undef LL_ONCE
-	return 1;
 }
 
 /*
@@ -620,7 +550,7 @@ static int ll_put_plane(struct nlmsghdr *n, const struct ll_pool_opts *o)
 	int fd, created;
 
 	if (strcmp(o->plane, "auto") == 0) {
-		if (!o->has_pool)
+		if (!o->given[LL_P_POOL])
 			return ll_fail("\"plane auto\" needs \"pool NAME\" to name the path");
 		if (ll_plane_default_path(o->pool, path, sizeof(path)))
 			return ll_fail("plane path too long");
@@ -639,85 +569,104 @@ static int ll_put_plane(struct nlmsghdr *n, const struct ll_pool_opts *o)
 	return addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_PLANE_FD, fd);
 }
 
-/* A scheme's parameters go with its name: the kernel replaces both. */
+/*
+ * A scheme's parameters go with its name: the kernel replaces both. So a
+ * parameter (a row with a scheme) needs "scheme" with its scheme on the
+ * same line.
+ */
 static int ll_check_scheme_opts(const struct ll_pool_opts *o)
 {
-	if (o->has_st_threshold && !o->has_scheme)
-		return ll_fail("option \"st-threshold\" needs \"scheme st\" in the same command");
-	if (o->has_st_threshold && o->scheme != LL_SCHEME_ST)
-		return ll_fail("option \"st-threshold\" is a parameter of scheme st, not %s",
-			       ll_scheme_names[o->scheme]);
+	const char *scheme = ll_param_scheme_name(o->val[LL_P_SCHEME]);
+	unsigned int i;
+
+	for (i = 0; i < LL_P_COUNT; i++) {
+		const struct ll_param *p = &ll_params[i];
+
+		if (!o->given[i] || p->scheme < 0)
+			continue;
+		if (!o->given[LL_P_SCHEME])
+			return ll_fail("option \"%s\" needs \"scheme %s\" in the same command",
+				       p->tc, ll_param_scheme_name(p->scheme));
+		if (o->val[LL_P_SCHEME] != (__u64)p->scheme)
+			return ll_fail("option \"%s\" is a parameter of scheme %s, not %s",
+				       p->tc, ll_param_scheme_name(p->scheme),
+				       scheme);
+	}
 	return 0;
 }
 
+/* A row's value as its attribute: u8, u32 or u64. */
+static int ll_put_param(struct nlmsghdr *n, const struct ll_param *p, __u64 v)
+{
+	switch (p->nl_len) {
+	case sizeof(__u8):
+		return addattr8(n, LL_NLMSG_MAX, p->nl_attr, v);
+	case sizeof(__u32):
+		return addattr32(n, LL_NLMSG_MAX, p->nl_attr, v);
+	default:
+		return addattr_l(n, LL_NLMSG_MAX, p->nl_attr, &v, sizeof(v));
+	}
+}
+
+/* The scheme's nest: its id, and its parameters given in their nest. */
 static int ll_put_scheme(struct nlmsghdr *n, const struct ll_pool_opts *o)
 {
-	struct rtattr *nest, *params;
+	const struct ll_param *p;
+	struct rtattr *nest, *params = NULL;
+	unsigned int i;
 
-	nest = addattr_nest(n, LL_NLMSG_MAX, TCA_LOSSLESS_SCHEME | NLA_F_NESTED);
-	if (addattr8(n, LL_NLMSG_MAX, TCA_LOSSLESS_SCHEME_ID, o->scheme))
+	nest = addattr_nest(n, LL_NLMSG_MAX, ll_params[LL_P_SCHEME].nl_attr | NLA_F_NESTED);
+	if (addattr8(n, LL_NLMSG_MAX, TCA_LOSSLESS_SCHEME_ID, o->val[LL_P_SCHEME]))
 		return -1;
-	if (o->has_st_threshold) {
-		params = addattr_nest(n, LL_NLMSG_MAX,
-				      TCA_LOSSLESS_SCHEME_ST | NLA_F_NESTED);
-		if (addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_ST_THRESHOLD_BYTES,
-			      &o->st_threshold, sizeof(o->st_threshold)))
+	for (i = 0; (p = ll_param_of_scheme(o->val[LL_P_SCHEME], i)); i++) {
+		if (!o->given[p - ll_params])
+			continue;
+		if (!params)
+			params = addattr_nest(n, LL_NLMSG_MAX,
+					      p->nl_nest | NLA_F_NESTED);
+		if (ll_put_param(n, p, o->val[p - ll_params]))
 			return -1;
-		addattr_nest_end(n, params);
 	}
+	if (params)
+		addattr_nest_end(n, params);
 	addattr_nest_end(n, nest);
 	return 0;
 }
 
+/* The pool's options given, in the table's order. */
 static int ll_put_pool_opts(struct nlmsghdr *n, const struct ll_pool_opts *o)
 {
-	if (o->has_pool &&
-	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_POOL, o->pool,
-		      strlen(o->pool) + 1))
-		return -1;
-	if (o->has_buffer &&
-	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_POOL_BYTES, &o->buffer,
-		      sizeof(o->buffer)))
-		return -1;
-	if (o->has_alpha &&
-	    addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_ALPHA, o->alpha))
-		return -1;
-	if (o->has_egress_alpha &&
-	    addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_EGRESS_ALPHA,
-		      o->egress_alpha))
-		return -1;
-	if (o->has_prios &&
-	    addattr8(n, LL_NLMSG_MAX, TCA_LOSSLESS_LOSSLESS_PRIOS, o->prios))
-		return -1;
-	if (o->has_reserved &&
-	    addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_RESERVED_BYTES,
-		      o->reserved))
-		return -1;
-	if (o->has_xon_offset &&
-	    addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_XON_OFFSET_BYTES,
-		      o->xon_offset))
-		return -1;
-	if (o->has_cable &&
-	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_CABLE_DELAY_NS,
-		      &o->cable_ns, sizeof(o->cable_ns)))
-		return -1;
-	if (o->has_sw &&
-	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_SW_DELAY_NS, &o->sw_ns,
-		      sizeof(o->sw_ns)))
-		return -1;
-	if (o->has_headroom &&
-	    addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_HEADROOM_BYTES,
-		      o->headroom))
-		return -1;
-	if (o->has_ecn &&
-	    (addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_ECN_KMIN_BYTES, o->kmin) ||
-	     addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_ECN_KMAX_BYTES, o->kmax) ||
-	     addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_ECN_PMAX, o->pmax)))
-		return -1;
-	if (o->has_plane && ll_put_plane(n, o))
-		return -1;
-	if (o->has_scheme && ll_put_scheme(n, o))
-		return -1;
+	unsigned int i;
+
+	for (i = 0; i < LL_P_COUNT; i++) {
+		const struct ll_param *p = &ll_params[i];
+		int err;
+
+		if (!o->given[i])
+			continue;
+		switch (p->unit) {
+		case LL_PARAM_NAME:
+			err = addattr_l(n, LL_NLMSG_MAX, p->nl_attr, o->pool,
+					strlen(o->pool) + 1);
+			break;
+		case LL_PARAM_ECN:
+			err = addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_ECN_KMIN_BYTES, o->kmin) ||
+			      addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_ECN_KMAX_BYTES, o->kmax) ||
+			      addattr32(n, LL_NLMSG_MAX, TCA_LOSSLESS_ECN_PMAX, o->pmax);
+			break;
+		case LL_PARAM_PLANE:
+			err = ll_put_plane(n, o);
+			break;
+		case LL_PARAM_SCHEME:
+			err = ll_put_scheme(n, o);
+			break;
+		default:	/* a scheme's parameter goes in the scheme's nest */
+			err = p->nl_nest ? 0 : ll_put_param(n, p, o->val[i]);
+			break;
+		}
+		if (err)
+			return -1;
+	}
 	return 0;
 }
 
@@ -922,6 +871,7 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 
 	while (argc > 0) {
 		const char *kw = *argv;
+		const struct ll_param *pool_opt;
 
 		if (list != LIST_NONE && ll_looks_numeric(kw)) {
 			if (list == LIST_QUANTA) {
@@ -950,6 +900,7 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			continue;
 		}
 		list = LIST_NONE;
+		pool_opt = ll_param_by_tc(kw);
 
 		if (strcmp(kw, "help") == 0) {
 			explain();
@@ -959,17 +910,17 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		    strcmp(kw, "catchup") &&
 		    strcmp(kw, "queues") && strcmp(kw, "strict") &&
 		    strcmp(kw, "limit") && strcmp(kw, "quanta") &&
-		    strcmp(kw, "priomap") && !ll_is_pool_kw(kw) &&
+		    strcmp(kw, "priomap") && !pool_opt &&
 		    !ll_is_wd_kw(kw))
 			return ll_fail("unknown option \"%s\"", kw);
 		if (argc < 2)
 			return ll_fail("option \"%s\" needs a value", kw);
 		argc--, argv++;
 
-		if (ll_is_pool_kw(kw)) {
+		if (pool_opt) {
 			int used;
 
-			if (ll_parse_pool_opt(kw, argc, argv, &po, &used))
+			if (ll_parse_pool_opt(pool_opt, argc, argv, &po, &used))
 				return -1;
 			argc -= used, argv += used;
 			continue;
@@ -1077,7 +1028,7 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	 * (and "plane" would have been pinned for nothing). A change or
 	 * replace may address a pool member, so there the kernel decides.
 	 */
-	if ((n->nlmsg_flags & NLM_F_EXCL) && !po.has_pool && po.first_pool_only)
+	if ((n->nlmsg_flags & NLM_F_EXCL) && !po.given[LL_P_POOL] && po.first_pool_only)
 		return ll_fail("option \"%s\" needs \"pool NAME\"",
 			       po.first_pool_only);
 
@@ -1276,10 +1227,84 @@ static bool ll_attr_ok(struct rtattr *a, size_t len)
 	return a && RTA_PAYLOAD(a) >= len;
 }
 
+/* A row's attribute: u8, u32 or u64. */
+static __u64 ll_attr_value(struct rtattr *a, unsigned int len)
+{
+	switch (len) {
+	case sizeof(__u8):
+		return rta_getattr_u8(a);
+	case sizeof(__u32):
+		return rta_getattr_u32(a);
+	default:
+		return rta_getattr_u64(a);
+	}
+}
+
+static void ll_print_prios(const char *key, const char *kw, __u8 mask)
+{
+	unsigned int p;
+	bool any = false;
+
+	print_string(PRINT_FP, NULL, "%s ", kw);
+	open_json_array(PRINT_JSON, key);
+	for (p = 0; p < LOSSLESS_PFC_PRIOS; p++) {
+		if (!(mask & (1U << p)))
+			continue;
+		print_uint(PRINT_ANY, NULL, any ? ",%u" : "%u", p);
+		any = true;
+	}
+	close_json_array(PRINT_JSON, NULL);
+	print_string(PRINT_FP, NULL, any ? " " : "none ", NULL);
+}
+
+/*
+ * A row's attribute a, if the kernel sent it, as tc takes it back: text
+ * "KEYWORD VALUE ", JSON the keyword with '_' for '-' (sizes in bytes,
+ * times in ns, alphas as text, priorities as an array).
+ */
+static void ll_print_param(const struct ll_param *p, struct rtattr *a)
+{
+	char key[64], fmt[80];
+	size_t i;
+	__u64 v;
+
+	if (!ll_attr_ok(a, p->nl_len))
+		return;
+	v = ll_attr_value(a, p->nl_len);
+	if ((p->flags & LL_PARAM_SHOW_NONZERO) && !v)
+		return;	/* 0 is the default the kernel stands for */
+	snprintf(key, sizeof(key), "%s", p->tc);
+	for (i = 0; key[i]; i++)
+		if (key[i] == '-')
+			key[i] = '_';
+	snprintf(fmt, sizeof(fmt), "%s %%s ", p->tc);
+	switch (p->unit) {
+	case LL_PARAM_SIZE:
+		ll_print_size64(key, fmt, v);
+		break;
+	case LL_PARAM_TIME:
+		ll_print_delay(key, fmt, v);
+		break;
+	case LL_PARAM_ALPHA:
+		ll_print_alpha(key, fmt, v);
+		break;
+	case LL_PARAM_PRIOS:
+		ll_print_prios(key, p->tc, v);
+		break;
+	default:
+		break;
+	}
+}
+
+#define LL_NEST_MAX 31		/* attributes of a scheme's nest */
+
+/* The scheme: its name, then its parameters from their nest. */
 static void ll_print_scheme(struct rtattr *attr)
 {
 	struct rtattr *tb[TCA_LOSSLESS_SCHEME_MAX + 1];
-	struct rtattr *st[TCA_LOSSLESS_ST_MAX + 1];
+	struct rtattr *sub[LL_NEST_MAX + 1];
+	const struct ll_param *p;
+	unsigned int i;
 	__u8 id;
 
 	if (!attr)
@@ -1288,83 +1313,67 @@ static void ll_print_scheme(struct rtattr *attr)
 	if (!ll_attr_ok(tb[TCA_LOSSLESS_SCHEME_ID], sizeof(__u8)))
 		return;
 	id = rta_getattr_u8(tb[TCA_LOSSLESS_SCHEME_ID]);
-	if (id < LL_SCHEME_COUNT)
-		print_string(PRINT_ANY, "scheme", "scheme %s ", ll_scheme_names[id]);
+	if (ll_param_scheme_name(id))
+		print_string(PRINT_ANY, "scheme", "scheme %s ",
+			     ll_param_scheme_name(id));
 	else
 		print_uint(PRINT_ANY, "scheme", "scheme %u ", id);
-	if (!tb[TCA_LOSSLESS_SCHEME_ST])
-		return;
-	parse_rtattr_nested(st, TCA_LOSSLESS_ST_MAX, tb[TCA_LOSSLESS_SCHEME_ST]);
-	/* 0: the shared buffer over the ports, which is the default. */
-	if (ll_attr_ok(st[TCA_LOSSLESS_ST_THRESHOLD_BYTES], sizeof(__u64)) &&
-	    rta_getattr_u64(st[TCA_LOSSLESS_ST_THRESHOLD_BYTES]))
-		ll_print_size64("st_threshold", "st-threshold %s ",
-				rta_getattr_u64(st[TCA_LOSSLESS_ST_THRESHOLD_BYTES]));
+	for (i = 0; (p = ll_param_of_scheme(id, i)); i++) {
+		if (p->nl_nest > TCA_LOSSLESS_SCHEME_MAX || !tb[p->nl_nest] ||
+		    p->nl_attr > LL_NEST_MAX)
+			continue;
+		parse_rtattr_nested(sub, LL_NEST_MAX, tb[p->nl_nest]);
+		ll_print_param(p, sub[p->nl_attr]);
+	}
 }
 
+/* The pool's options in the table's order; ecn last (it ends a line that
+ * pastes back).
+ */
 static void ll_print_pool_opts(struct rtattr **tb)
 {
 	struct rtattr *a;
 	char buf[64];
+	unsigned int i;
 
-	a = tb[TCA_LOSSLESS_POOL];
-	if (a && RTA_PAYLOAD(a)) {
-		size_t len = RTA_PAYLOAD(a), i;
+	for (i = 0; i < LL_P_COUNT; i++) {
+		const struct ll_param *p = &ll_params[i];
 
-		if (len > LL_POOL_NAME_MAX)
-			len = LL_POOL_NAME_MAX;
-		memcpy(buf, RTA_DATA(a), len);
-		buf[len] = '\0';
-		for (i = 0; buf[i]; i++)
-			if (!isprint((unsigned char)buf[i]) ||
-			    isspace((unsigned char)buf[i]))
-				buf[i] = '?';
-		print_string(PRINT_ANY, "pool", "pool %s ", buf);
-	}
-	if (ll_attr_ok(tb[TCA_LOSSLESS_POOL_BYTES], sizeof(__u64)))
-		ll_print_size64("buffer", "buffer %s ",
-				rta_getattr_u64(tb[TCA_LOSSLESS_POOL_BYTES]));
-	if (ll_attr_ok(tb[TCA_LOSSLESS_ALPHA], sizeof(__u32)))
-		ll_print_alpha("alpha", "alpha %s ",
-			       rta_getattr_u32(tb[TCA_LOSSLESS_ALPHA]));
-	if (ll_attr_ok(tb[TCA_LOSSLESS_EGRESS_ALPHA], sizeof(__u32)))
-		ll_print_alpha("egress_alpha", "egress-alpha %s ",
-			       rta_getattr_u32(tb[TCA_LOSSLESS_EGRESS_ALPHA]));
-	if (ll_attr_ok(tb[TCA_LOSSLESS_LOSSLESS_PRIOS], sizeof(__u8))) {
-		__u8 mask = rta_getattr_u8(tb[TCA_LOSSLESS_LOSSLESS_PRIOS]);
-		unsigned int p;
-		bool any = false;
+		if (!p->tc)
+			continue;
+		switch (p->unit) {
+		case LL_PARAM_NAME:
+			a = tb[p->nl_attr];
+			if (a && RTA_PAYLOAD(a)) {
+				size_t len = RTA_PAYLOAD(a), j;
 
-		print_string(PRINT_FP, NULL, "lossless-prios ", NULL);
-		open_json_array(PRINT_JSON, "lossless_prios");
-		for (p = 0; p < LOSSLESS_PFC_PRIOS; p++) {
-			if (!(mask & (1U << p)))
-				continue;
-			print_uint(PRINT_ANY, NULL, any ? ",%u" : "%u", p);
-			any = true;
+				if (len > LL_POOL_NAME_MAX)
+					len = LL_POOL_NAME_MAX;
+				memcpy(buf, RTA_DATA(a), len);
+				buf[len] = '\0';
+				for (j = 0; buf[j]; j++)
+					if (!isprint((unsigned char)buf[j]) ||
+					    isspace((unsigned char)buf[j]))
+						buf[j] = '?';
+				print_string(PRINT_ANY, "pool", "pool %s ", buf);
+			}
+			break;
+		case LL_PARAM_PLANE:	/* the kernel dumps the map's id */
+			if (ll_attr_ok(tb[TCA_LOSSLESS_PLANE_ID], sizeof(__u32)))
+				print_uint(PRINT_ANY, "plane_id", "plane id %u ",
+					   rta_getattr_u32(tb[TCA_LOSSLESS_PLANE_ID]));
+			break;
+		case LL_PARAM_SCHEME:
+			ll_print_scheme(tb[p->nl_attr]);
+			break;
+		case LL_PARAM_ECN:
+			break;
+		default:
+			if (!p->nl_nest)
+				ll_print_param(p, tb[p->nl_attr]);
+			break;
 		}
-		close_json_array(PRINT_JSON, NULL);
-		print_string(PRINT_FP, NULL, any ? " " : "none ", NULL);
 	}
-	if (ll_attr_ok(tb[TCA_LOSSLESS_RESERVED_BYTES], sizeof(__u32)))
-		ll_print_size64("reserved", "reserved %s ",
-				rta_getattr_u32(tb[TCA_LOSSLESS_RESERVED_BYTES]));
-	if (ll_attr_ok(tb[TCA_LOSSLESS_XON_OFFSET_BYTES], sizeof(__u32)))
-		ll_print_size64("xon_offset", "xon-offset %s ",
-				rta_getattr_u32(tb[TCA_LOSSLESS_XON_OFFSET_BYTES]));
-	if (ll_attr_ok(tb[TCA_LOSSLESS_CABLE_DELAY_NS], sizeof(__u64)))
-		ll_print_delay("cable_delay", "cable-delay %s ",
-			       rta_getattr_u64(tb[TCA_LOSSLESS_CABLE_DELAY_NS]));
-	if (ll_attr_ok(tb[TCA_LOSSLESS_SW_DELAY_NS], sizeof(__u64)))
-		ll_print_delay("sw_delay", "sw-delay %s ",
-			       rta_getattr_u64(tb[TCA_LOSSLESS_SW_DELAY_NS]));
-	if (ll_attr_ok(tb[TCA_LOSSLESS_HEADROOM_BYTES], sizeof(__u32)))
-		ll_print_size64("headroom", "headroom %s ",
-				rta_getattr_u32(tb[TCA_LOSSLESS_HEADROOM_BYTES]));
-	if (ll_attr_ok(tb[TCA_LOSSLESS_PLANE_ID], sizeof(__u32)))
-		print_uint(PRINT_ANY, "plane_id", "plane id %u ",
-			   rta_getattr_u32(tb[TCA_LOSSLESS_PLANE_ID]));
-	ll_print_scheme(tb[TCA_LOSSLESS_SCHEME]);
 	/* Not an option: with -s only, so plain output pastes back. */
 	if (show_stats && ll_attr_ok(tb[TCA_LOSSLESS_BACKLOG_NEED], sizeof(__u32)))
 		print_uint(PRINT_ANY, "backlog_need", "backlog-need %u ",

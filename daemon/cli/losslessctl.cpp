@@ -25,12 +25,14 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "datapath_error.h"
 #include "lateness.h"
+#include "ll_params.h"
 #include "ll_plane_map.h"
 #include "plane.h"
 #include "registry.h"
@@ -50,8 +52,8 @@ std::map<std::string, std::uint64_t> scheme_params(const lossless_plane_tel &t)
 {
   std::map<std::string, std::uint64_t> out;
   if (const auto *r = lossless::policy::by_scheme_id(static_cast<std::uint8_t>(t.scheme.id)))
-    for (const auto &sp : r->params)
-      out[std::string(sp.key)] = t.scheme.p.raw[sp.word];
+    for (const auto *sp : r->params)
+      out[std::string(sp->key)] = t.scheme.p.raw[sp->word];
   return out;
 }
 using nlohmann::json;
@@ -88,15 +90,8 @@ Commands:
   set KEY VALUE [KEY VALUE ...]
                         change pool parameters at run time through the
                         plane, all or nothing, and wait for the datapath to
-                        confirm (at most 1 s). Keys:
-                          alpha ALPHA          Dynamic Threshold of lossless
-                                               priorities: 1/8, 3/4, 2
-                          egress-alpha ALPHA   the same for lossy ones
-                          xon-offset BYTES     PFC hysteresis
-                          reserved BYTES       per ingress (port, priority)
-                          interval-us N        telemetry period, 100 .. 1000000
-                          headroom DEV BYTES   headroom of port DEV per
-                                               lossless priority (0: computed)
+                        confirm (at most 1 s). Keys, with values as tc's:
+@KEYS@
                         With losslessd running (its socket exists), set goes
                         through the daemon, whose policy owns the parameters
                         (alpha, egress-alpha, reserved, xon-offset,
@@ -166,6 +161,57 @@ usage.
 struct UsageError {
   std::string msg;
 };
+
+// The rows of the pool's parameter table (ll_params.h) that `set` writes
+// into the plane itself: a key, and a field of the control entry other
+// than the scheme's (a scheme's parameters go with its id, through the
+// daemon's policy).
+bool plane_key(const ll_param &r)
+{
+  return r.ctl && r.plane_set && r.plane_set != LOSSLESS_PLANE_SET_SCHEME;
+}
+
+// "KEY [DEV] ARG   help", wrapped, for each of them.
+std::string set_keys_usage()
+{
+  const std::size_t indent = 26, help_col = 47, width = 79;
+  std::string out;
+  for (const ll_param &r : ll_params) {
+    if (!plane_key(r))
+      continue;
+    std::string line(indent, ' ');
+    line += std::string(r.ctl) + (r.flags & LL_PARAM_PORT ? " DEV " : " ") + r.arg;
+    if (line.size() >= help_col) {
+      out += line + "\n";
+      line.clear();
+    }
+    line.resize(help_col, ' ');
+    std::string help = r.help;
+    if (r.unit == LL_PARAM_COUNT)
+      help += ", " + std::to_string(r.min) + " .. " + std::to_string(r.max);
+    std::istringstream words(help);
+    bool first = true;
+    for (std::string w; words >> w; first = false) {
+      if (!first && line.size() + 1 + w.size() > width) {
+        out += line + "\n";
+        line.assign(help_col, ' ');
+        first = true;
+      }
+      line += (first ? "" : " ") + w;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+// The usage, with set's keys from the table.
+std::string usage()
+{
+  std::string u = kUsage;
+  std::string keys = set_keys_usage();
+  keys.pop_back();  // the template's line ends it
+  return u.replace(u.find("@KEYS@"), 6, keys);
+}
 
 std::string ifname(std::uint32_t ifindex)
 {
@@ -471,6 +517,19 @@ std::uint32_t parse_u32(const std::string &key, const std::string &v, std::uint6
   return static_cast<std::uint32_t>(x);
 }
 
+// A value of row r (key k) as tc takes it: the row's unit and range.
+std::uint64_t parse_value(const ll_param &r, const std::string &k, const std::string &v)
+{
+  std::uint64_t x = 0;
+  if (ll_param_parse(&r, v.c_str(), &x, nullptr) == LL_PARAM_OK)
+    return x;
+  if (r.unit == LL_PARAM_ALPHA)
+    throw UsageError{"invalid " + k + " \"" + v + "\": " + LL_ALPHA_FORM};
+  char range[256];
+  ll_param_range(&r, range, sizeof(range));
+  throw UsageError{"invalid " + k + " \"" + v + "\": must be " + range};
+}
+
 int cmd_set(const std::string &path, const std::vector<std::string> &args)
 {
   lp::Params p;
@@ -483,31 +542,23 @@ int cmd_set(const std::string &path, const std::vector<std::string> &args)
         throw UsageError{"\"" + k + "\" needs a value"};
       return args[++i];
     };
-    if (k == "alpha" || k == "egress-alpha") {
-      const std::string &v = value();
-      auto a = lp::parse_alpha(v);
-      if (!a)
-        throw UsageError{"invalid " + k + " \"" + v + "\": " + LL_ALPHA_FORM};
-      (k == "alpha" ? p.alpha : p.egress_alpha) = *a;
-    } else if (k == "xon-offset") {
-      p.xon_offset_bytes = parse_u32(k, value(), UINT32_MAX);
-    } else if (k == "reserved") {
-      p.reserved_bytes = parse_u32(k, value(), UINT32_MAX);
-    } else if (k == "interval-us") {
-      std::uint32_t us = parse_u32(k, value(), LOSSLESS_PLANE_INTERVAL_MAX_US);
-      if (us < LOSSLESS_PLANE_INTERVAL_MIN_US)
-        throw UsageError{"invalid interval-us: must be 100 .. 1000000"};
-      p.interval_us = us;
-    } else if (k == "headroom") {
+    const ll_param *r = ll_param_by_ctl(k.c_str());
+    if (!r || !plane_key(*r)) {
+      std::string keys;
+      for (const ll_param &row : ll_params)
+        if (plane_key(row))
+          keys += (keys.empty() ? "" : ", ") + std::string(row.ctl);
+      throw UsageError{"unknown parameter \"" + k + "\" (" + keys + ")"};
+    }
+    if (r->plane_set == LOSSLESS_PLANE_SET_HEADROOM) {  // per port: DEV VALUE
       std::string dev = value();
-      std::uint32_t bytes = parse_u32("headroom", value(), UINT32_MAX);
+      auto bytes = static_cast<std::uint32_t>(parse_value(*r, k, value()));
       unsigned idx = if_nametoindex(dev.c_str());
       if (!idx)
-        throw UsageError{"headroom: no device \"" + dev + "\" in this network namespace"};
+        throw UsageError{k + ": no device \"" + dev + "\" in this network namespace"};
       p.headroom.push_back({idx, bytes});
-    } else {
-      throw UsageError{"unknown parameter \"" + k +
-                       "\" (alpha, egress-alpha, xon-offset, reserved, interval-us, headroom)"};
+    } else if (auto field = lp::field(r->plane_set)) {
+      p.*field = static_cast<std::uint32_t>(parse_value(*r, k, value()));
     }
   }
   auto plane = lp::Plane::open(path);
@@ -1427,7 +1478,7 @@ int run(int argc, char **argv)
       (args[i] == "--pool" ? pool : args[i] == "--plane" ? plane_path : sock) = args[i + 1];
       i++;
     } else if (args[i] == "-h" || args[i] == "--help") {
-      std::fputs(kUsage, stdout);
+      std::fputs(usage().c_str(), stdout);
       return kExitOk;
     } else {
       break;
@@ -1444,7 +1495,7 @@ int run(int argc, char **argv)
     plane_path = lp::default_path(pool);
 
   if (cmd == "help") {
-    std::fputs(kUsage, stdout);
+    std::fputs(usage().c_str(), stdout);
     return kExitOk;
   }
   if (cmd == "status") {

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <math.h>		/* isfinite(): a macro, no libm */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -63,6 +64,14 @@ int ll_units_size(const char *text, uint64_t *bytes)
 	return 0;
 }
 
+int ll_units_size_range(uint64_t min, uint64_t max, char *buf,
+			unsigned int len)
+{
+	return snprintf(buf, len, "%llu .. %llu bytes (%s: %s)",
+			(unsigned long long)min, (unsigned long long)max,
+			LL_UNITS_SIZE_UNITS, LL_UNITS_SIZE_EXAMPLES);
+}
+
 int ll_units_time(const char *text, uint64_t max_ns, uint64_t *ns)
 {
 	/* get_time64()'s units (iproute2 lib/utils.c). */
@@ -89,6 +98,33 @@ int ll_units_time(const char *text, uint64_t max_ns, uint64_t *ns)
 		return -1;
 	*ns = (uint64_t)t;
 	return 0;
+}
+
+int ll_units_time_text(uint64_t ns, char *buf, unsigned int len)
+{
+	static const struct { const char *name; uint64_t scale; } units[] = {
+		{ "s", 1000000000ULL }, { "ms", 1000000ULL }, { "us", 1000ULL },
+		{ "ns", 1 },
+	};
+	size_t i;
+
+	if (!ns)
+		return snprintf(buf, len, "0");
+	for (i = 0; ns % units[i].scale; i++)
+		;
+	return snprintf(buf, len, "%llu%s",
+			(unsigned long long)(ns / units[i].scale), units[i].name);
+}
+
+int ll_units_time_range(uint64_t min, uint64_t max, char *buf,
+			unsigned int len)
+{
+	char smin[32], smax[32];
+
+	ll_units_time_text(min, smin, sizeof(smin));
+	ll_units_time_text(max, smax, sizeof(smax));
+	return snprintf(buf, len, "a time %s .. %s with %s (%s)", smin, smax,
+			LL_UNITS_TIME_UNITS, LL_UNITS_TIME_EXAMPLES);
 }
 
 int ll_units_rate(const char *text, uint64_t min_bps, uint64_t max_bps,
@@ -221,6 +257,75 @@ int ll_units_prios(const char *text, uint8_t *mask, long long *bad)
 	}
 	*mask = m;
 	return LL_UNITS_PRIOS_OK;
+}
+
+/* Strict decimal u64: digits only, no sign, no overflow. */
+static int ll_units_u64(const char *s, size_t n, unsigned long long *out)
+{
+	unsigned long long v = 0;
+	size_t i;
+
+	if (!n || n > 20)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		if (v > (~0ULL - (s[i] - '0')) / 10)
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int ll_alpha_parse(const char *text, unsigned int *encoded)
+{
+	const char *slash = strchr(text, '/');
+	size_t n = slash ? (size_t)(slash - text) : strlen(text);
+	unsigned long long num, den = 1;
+	unsigned int shift = 0;
+
+	if (ll_units_u64(text, n, &num) || !num || num > LL_ALPHA_NUM_MAX)
+		return LL_ALPHA_BAD_NUM;
+	if (slash) {
+		if (ll_units_u64(slash + 1, strlen(slash + 1), &den) || !den ||
+		    (den & (den - 1)) || den > (1ULL << LL_ALPHA_SHIFT_MAX))
+			return LL_ALPHA_BAD_DEN;
+		while ((1ULL << shift) < den)
+			shift++;
+	}
+	*encoded = LL_ALPHA_ENCODE(num, shift);
+	return 0;
+}
+
+void ll_alpha_format(unsigned int encoded, char *buf, unsigned int len)
+{
+	unsigned int num = encoded >> 8, shift = encoded & 0xff;
+
+	if (!shift)
+		snprintf(buf, len, "%u", num);
+	else if (shift <= LL_ALPHA_SHIFT_MAX)
+		snprintf(buf, len, "%u/%llu", num, 1ULL << shift);
+	else	/* out of range: never valid, shown as is */
+		snprintf(buf, len, "%u/2^%u", num, shift);
+}
+
+double ll_alpha_value(unsigned int encoded)
+{
+	double v = (double)(encoded >> 8);
+	unsigned int i, shift = encoded & 0xff;
+
+	for (i = 0; i < shift && i < 64; i++)
+		v /= 2;
+	return v;
+}
+
+int ll_alpha_valid(unsigned int encoded)
+{
+	unsigned int num = encoded >> 8;
+
+	return num && num <= LL_ALPHA_NUM_MAX &&
+	       (encoded & 0xff) <= LL_ALPHA_SHIFT_MAX;
 }
 
 int ll_units_pool_name(const char *name)

@@ -2,7 +2,9 @@
 /*
  * Units of the lossless options, parsed one way for the tc plugin
  * (tc-plugins/q_lossless.c) and the daemon's configuration
- * (daemon/config): sizes, times, rates, probabilities and pool names.
+ * (daemon/config): sizes, times, rates, probabilities, Dynamic Threshold
+ * alphas, priority lists and pool names. ll_params.h says which option
+ * has which unit and range.
  *
  * Plain C with libc's basics only (strtod, strcasecmp): no iproute2
  * headers and no libm (tc may not export floor() to its plugins). The
@@ -33,6 +35,13 @@ int ll_units_size(const char *text, uint64_t *bytes);
 #define LL_UNITS_SIZE_EXAMPLES "1500b, 64kb, 4mb"
 
 /*
+ * The range of a size, as every message words it: "MIN .. MAX bytes (tc
+ * size units b, kb, mb, gb: 1500b, 64kb, 4mb)". Returns snprintf()'s.
+ */
+int ll_units_size_range(uint64_t min, uint64_t max, char *buf,
+			unsigned int len);
+
+/*
  * A time in tc's get_time64() units: s, sec, secs; ms, msec, msecs; us,
  * usec, usecs; ns, nsec, nsecs. The unit is required: tc reads a bare
  * number as us in one place and ns in another. Rounded to the nearest ns.
@@ -41,6 +50,16 @@ int ll_units_size(const char *text, uint64_t *bytes);
 int ll_units_time(const char *text, uint64_t max_ns, uint64_t *ns);
 #define LL_UNITS_TIME_UNITS "a unit ns, us, ms or s"
 #define LL_UNITS_TIME_EXAMPLES "5us, 1ms"
+
+/*
+ * A time in the largest unit that divides it, as messages and defaults
+ * show it: "1s", "60ms", "5us", "1500ns"; 0 is "0". And the range of a
+ * time as every message words it: "a time MIN .. MAX with a unit ns, us,
+ * ms or s (5us, 1ms)". Both return snprintf()'s.
+ */
+int ll_units_time_text(uint64_t ns, char *buf, unsigned int len);
+int ll_units_time_range(uint64_t min, uint64_t max, char *buf,
+			unsigned int len);
 
 /*
  * A rate in tc's rate units (iproute2 lib/utils_math.c, get_rate64()):
@@ -99,6 +118,30 @@ enum ll_units_prios_err {
 #define LL_UNITS_PRIOS_MAX 7
 int ll_units_prios_add(uint8_t *mask, long long prio);
 int ll_units_prios(const char *text, uint8_t *mask, long long *bad);
+
+/*
+ * Dynamic Threshold alpha: num / 2^shift (kernel/core/mmu.h, struct
+ * ll_mmu_alpha), encoded in the ABI (TCA_LOSSLESS_ALPHA, the plane's
+ * alpha fields) as num << 8 | shift. This is the only place userspace
+ * encodes or decodes it: text "NUM" or "NUM/DEN" with DEN a power of two
+ * (1/8, 3/4, 2) <-> the encoding, and the encoding -> its value.
+ *
+ * ll_alpha_parse returns 0, LL_ALPHA_BAD_NUM (numerator not 1 ..
+ * LL_ALPHA_NUM_MAX) or LL_ALPHA_BAD_DEN (denominator not a power of two
+ * 1 .. 2^LL_ALPHA_SHIFT_MAX). ll_alpha_format writes the text form
+ * ("1/8"; an invalid shift as "num/2^shift"); ll_alpha_value the number
+ * (0.125). ll_alpha_valid tells whether an encoded alpha is one the kernel
+ * takes.
+ */
+#define LL_ALPHA_NUM_MAX 65535U		/* ll_mmu_alpha.num is a u16 */
+#define LL_ALPHA_SHIFT_MAX 32U		/* LL_MMU_ALPHA_MAX_SHIFT (asserted) */
+#define LL_ALPHA_ENCODE(num, shift) (((uint32_t)(num) << 8) | (uint32_t)(shift))
+enum { LL_ALPHA_BAD_NUM = 1, LL_ALPHA_BAD_DEN = 2 };
+#define LL_ALPHA_FORM "NUM or NUM/DEN: 1/8, 3/4, 2"
+int ll_alpha_parse(const char *text, unsigned int *encoded);
+void ll_alpha_format(unsigned int encoded, char *buf, unsigned int len);
+double ll_alpha_value(unsigned int encoded);
+int ll_alpha_valid(unsigned int encoded);
 
 /*
  * A pool name: 1 .. LL_UNITS_POOL_NAME_MAX characters of

@@ -15,7 +15,7 @@
 #include <set>
 #include <toml++/toml.h>
 
-#include "ll_plane_map.h"
+#include "ll_params.h"
 #include "ll_units.h"
 
 namespace lossless::config {
@@ -109,16 +109,29 @@ namespace {
 
 const std::vector<std::string_view> kSections = {"daemon", "pool", "port"};
 const std::vector<std::string_view> kDaemonKeys = {"pin_dir", "socket", "period", "prometheus"};
-const std::vector<std::string_view> kPoolKeys = {
-    "name",     "buffer",     "lossless_prios", "policy",   "alpha",
-    "egress_alpha", "reserved", "xon_offset",   "sw_delay", "ecn",
-    "watchdog", "scheme"};
+// The keys of a [[pool]] and a [[port]]: the pool's parameter table's
+// (ll_params.h: a [[pool]]'s unless LL_PARAM_TOML_PORT), then the others.
+std::vector<std::string_view> table_keys(bool port, std::vector<std::string_view> others)
+{
+  std::vector<std::string_view> k;
+  for (const ll_param &r : ll_params)
+    if (r.key && r.scheme < 0 && !(r.flags & LL_PARAM_TOML_PORT) == !port)
+      k.push_back(r.key);
+  k.insert(k.end(), others.begin(), others.end());
+  return k;
+}
 
-// kPoolKeys and a [pool.<scheme>] table per registered scheme.
+// A [[pool]]'s keys: the rows', policy, watchdog; pool_keys() adds a
+// [pool.<scheme>] table per registered scheme.
+const std::vector<std::string_view> &pool_value_keys()
+{
+  static const std::vector<std::string_view> keys = table_keys(false, {"policy", "watchdog"});
+  return keys;
+}
 const std::vector<std::string_view> &pool_keys()
 {
   static const std::vector<std::string_view> keys = [] {
-    std::vector<std::string_view> k = kPoolKeys;
+    std::vector<std::string_view> k = pool_value_keys();
     for (const auto *r : lossless::policy::registry())
       if (lossless::policy::by_scheme(r->scheme) == r)
         k.push_back(r->scheme);
@@ -127,9 +140,13 @@ const std::vector<std::string_view> &pool_keys()
   return keys;
 }
 const std::vector<std::string_view> kEcnKeys = {"kmin", "kmax", "pmax"};
-const std::vector<std::string_view> kPortKeys = {
-    "dev", "pool",     "rate",    "cable_delay", "cable_length",
-    "mtu", "queues",   "headroom", "ingress",    "default_prio", "watchdog"};
+const std::vector<std::string_view> &port_keys()
+{
+  static const std::vector<std::string_view> keys = table_keys(
+      true, {"dev", "pool", "rate", "cable_length", "mtu", "queues", "ingress", "default_prio",
+             "watchdog"});
+  return keys;
+}
 const std::vector<std::string_view> kIngressModes = {"pcp-dscp", "pcp", "dscp"};
 const std::vector<std::string_view> kWatchdogKeys = {
     "action", "detection_time_ms", "restoration_time_ms", "polling_interval_ms",
@@ -347,23 +364,12 @@ struct Parser {
     }
     std::uint64_t v;
     if (ll_units_size(text->c_str(), &v) || v < min || v > max) {
-      bad(ctx, key, n,
-          "must be " + std::to_string(min) + " .. " + std::to_string(max) + " bytes (" +
-              LL_UNITS_SIZE_UNITS + ": " + LL_UNITS_SIZE_EXAMPLES + ")");
+      char range[256];
+      ll_units_size_range(min, max, range, sizeof(range));
+      bad(ctx, key, n, std::string("must be ") + range);
       return std::nullopt;
     }
     return v;
-  }
-
-  static std::string time_text(std::uint64_t ns)
-  {
-    if (ns && ns % 1000000000 == 0)
-      return std::to_string(ns / 1000000000) + "s";
-    if (ns && ns % 1000000 == 0)
-      return std::to_string(ns / 1000000) + "ms";
-    if (ns && ns % 1000 == 0)
-      return std::to_string(ns / 1000) + "us";
-    return std::to_string(ns) + (ns ? "ns" : "");
   }
 
   std::optional<std::uint64_t> time(const std::string &ctx, std::string_view key,
@@ -376,9 +382,9 @@ struct Parser {
     }
     std::uint64_t v;
     if (ll_units_time(text->c_str(), max, &v) || v < min) {
-      bad(ctx, key, n,
-          "must be a time " + time_text(min) + " .. " + time_text(max) + " with " +
-              LL_UNITS_TIME_UNITS + " (" + LL_UNITS_TIME_EXAMPLES + ")");
+      char range[256];
+      ll_units_time_range(min, max, range, sizeof(range));
+      bad(ctx, key, n, std::string("must be ") + range);
       return std::nullopt;
     }
     return v;
@@ -398,14 +404,59 @@ struct Parser {
         return v;
       case LL_ALPHA_BAD_NUM:
         bad(ctx, key, n,
-            std::string("the numerator must be an integer 1 .. 65535 (") + LL_ALPHA_FORM + ")");
+            "the numerator must be an integer 1 .. " + std::to_string(LL_ALPHA_NUM_MAX) + " (" +
+                LL_ALPHA_FORM + ")");
         return std::nullopt;
       default:
         bad(ctx, key, n,
-            std::string("the denominator must be a power of two 1 .. 2^32 (") + LL_ALPHA_FORM +
-                ")");
+            "the denominator must be a power of two 1 .. 2^" + std::to_string(LL_ALPHA_SHIFT_MAX) +
+                " (" + LL_ALPHA_FORM + ")");
         return std::nullopt;
     }
+  }
+
+  // A key of the pool's parameter table (ll_params.h), by its row: its
+  // unit's reader and the row's range.
+  std::optional<std::uint64_t> param(const std::string &ctx, const ll_param &r, const toml::node &n)
+  {
+    switch (r.unit) {
+      case LL_PARAM_SIZE:
+        return size(ctx, r.key, n, r.min, r.max);
+      case LL_PARAM_TIME:
+        return time(ctx, r.key, n, r.min, r.max);
+      case LL_PARAM_ALPHA:
+        return alpha(ctx, r.key, n);
+      case LL_PARAM_PRIOS:
+        return prios(ctx, n);
+      default:  // special syntax: read by its own code
+        return std::nullopt;
+    }
+  }
+
+  // The row's key of table t, if t has it: its value, or nullopt (an
+  // error said why, *bad set when given).
+  std::optional<std::uint64_t> param(const std::string &ctx, const toml::table &t, ll_param_id id,
+                                     bool *bad = nullptr)
+  {
+    const ll_param &r = ll_params[id];
+    const toml::node *n = t.get(r.key);
+    if (!n)
+      return std::nullopt;
+    auto v = param(ctx, r, *n);
+    if (!v && bad)
+      *bad = true;
+    return v;
+  }
+
+  // The value v of row r (LL_PARAM_MAX_BUFFER) at node n against the
+  // pool's buffer: "must be at most buffer (N bytes)" at the key's line.
+  bool within_buffer(const std::string &ctx, const toml::node &n, const ll_param &r,
+                     std::uint64_t v, std::uint64_t buffer)
+  {
+    if (!(r.flags & LL_PARAM_MAX_BUFFER) || v <= buffer)
+      return true;
+    bad(ctx, r.key, n, "must be at most buffer (" + std::to_string(buffer) + " bytes)");
+    return false;
   }
 
   std::optional<std::int64_t> integer(const std::string &ctx, std::string_view key,
@@ -579,9 +630,11 @@ void Parser::daemon_section(const toml::node &node, Daemon &d)
 
 std::optional<std::uint8_t> Parser::prios(const std::string &ctx, const toml::node &n)
 {
+  const char *key = ll_params[LL_P_LOSSLESS_PRIOS].key;
+  const std::string range = "0 .. " + std::to_string(LL_UNITS_PRIOS_MAX);
   auto a = n.as_array();
   if (!a) {
-    bad_type(ctx, "lossless_prios", n, "an array of priorities 0 .. 7 ([3, 4], or [] for none)");
+    bad_type(ctx, key, n, "an array of priorities " + range + " ([3, 4], or [] for none)");
     return std::nullopt;
   }
   std::uint8_t mask = 0;
@@ -591,11 +644,11 @@ std::optional<std::uint8_t> Parser::prios(const std::string &ctx, const toml::no
     auto i = e.as_integer();
     int err = i ? ll_units_prios_add(&mask, i->get()) : LL_UNITS_PRIOS_RANGE;
     if (err == LL_UNITS_PRIOS_RANGE) {
-      bad(ctx, "lossless_prios", e,
-          "must be a priority 0 .. 7" + (i ? std::string() : ", not " + type_phrase(e)));
+      bad(ctx, key, e,
+          "must be a priority " + range + (i ? std::string() : ", not " + type_phrase(e)));
       ok = false;
     } else if (err == LL_UNITS_PRIOS_DUPLICATE) {
-      bad(ctx, "lossless_prios", e, "listed twice");
+      bad(ctx, key, e, "listed twice");
       ok = false;
     }
   }
@@ -848,45 +901,35 @@ void Parser::pool_section(const toml::table &t, std::size_t index, Pool &p, bool
     policy_reg = lossless::policy::by_scheme("dt");
   p.scheme = std::string(policy_reg->scheme);
   p.scheme_block = lossless::policy::default_block(*policy_reg);
-  bool buffer_ok = true;  // cross-checks against a bad buffer would mislead
-  if (const toml::node *n = t.get("buffer")) {
-    if (auto v = size(ctx, "buffer", *n, 1, kBufferMaxBytes))
-      p.buffer_bytes = *v;
+  bool buffer_bad = false;  // cross-checks against a bad buffer would mislead
+  if (auto v = param(ctx, t, LL_P_BUFFER, &buffer_bad))
+    p.buffer_bytes = *v;
+  bool buffer_ok = !buffer_bad;
+  if (auto v = param(ctx, t, LL_P_LOSSLESS_PRIOS))
+    p.lossless_mask = static_cast<std::uint8_t>(*v);
+  if (auto v = param(ctx, t, LL_P_ALPHA))
+    p.alpha = static_cast<std::uint32_t>(*v);
+  if (auto v = param(ctx, t, LL_P_EGRESS_ALPHA))
+    p.egress_alpha = static_cast<std::uint32_t>(*v);
+  if (auto v = param(ctx, t, LL_P_RESERVED)) {
+    // The reserve of one port (8 priorities) must leave a shared region.
+    const char *key = ll_params[LL_P_RESERVED].key;
+    if (buffer_ok && 8 * *v >= p.buffer_bytes)
+      bad(ctx, key, *t.get(key),
+          "8 x reserved (" + std::to_string(8 * *v) +
+              " bytes) leaves no shared buffer in buffer (" + std::to_string(p.buffer_bytes) +
+              " bytes)");
     else
-      buffer_ok = false;
+      p.reserved_bytes = static_cast<std::uint32_t>(*v);
   }
-  if (const toml::node *n = t.get("lossless_prios"))
-    if (auto v = prios(ctx, *n))
-      p.lossless_mask = *v;
-  if (const toml::node *n = t.get("alpha"))
-    if (auto v = alpha(ctx, "alpha", *n))
-      p.alpha = *v;
-  if (const toml::node *n = t.get("egress_alpha"))
-    if (auto v = alpha(ctx, "egress_alpha", *n))
-      p.egress_alpha = *v;
-  if (const toml::node *n = t.get("reserved"))
-    if (auto v = size(ctx, "reserved", *n, 0, kU32Max)) {
-      // The reserve of one port (8 priorities) must leave a shared region.
-      if (buffer_ok && 8 * *v >= p.buffer_bytes)
-        bad(ctx, "reserved", *n,
-            "8 x reserved (" + std::to_string(8 * *v) +
-                " bytes) leaves no shared buffer in buffer (" + std::to_string(p.buffer_bytes) +
-                " bytes)");
-      else
-        p.reserved_bytes = static_cast<std::uint32_t>(*v);
-    }
-  if (const toml::node *n = t.get("xon_offset"))
-    if (auto v = size(ctx, "xon_offset", *n, 0, kU32Max)) {
-      if (buffer_ok && *v > p.buffer_bytes)
-        bad(ctx, "xon_offset", *n,
-            "must be at most buffer (" + std::to_string(p.buffer_bytes) + " bytes)");
-      else
-        p.xon_offset_bytes = static_cast<std::uint32_t>(*v);
-    }
-  if (const toml::node *n = t.get("sw_delay"))
-    if (auto v = time(ctx, "sw_delay", *n, 0, kDelayMaxNs))
-      p.sw_delay_ns = *v;
-  if (const toml::node *n = t.get("ecn"))
+  if (auto v = param(ctx, t, LL_P_XON_OFFSET)) {
+    const ll_param &r = ll_params[LL_P_XON_OFFSET];
+    if (!buffer_ok || within_buffer(ctx, *t.get(r.key), r, *v, p.buffer_bytes))
+      p.xon_offset_bytes = static_cast<std::uint32_t>(*v);
+  }
+  if (auto v = param(ctx, t, LL_P_SW_DELAY))
+    p.sw_delay_ns = *v;
+  if (const toml::node *n = t.get(ll_params[LL_P_ECN].key))
     p.ecn = ecn(ctx, *n);
   scheme_tables(t, ctx, *policy_reg, buffer_ok, p);
 }
@@ -912,26 +955,17 @@ void Parser::scheme_tables(const toml::table &t, const std::string &ctx,
       continue;
     }
     std::vector<std::string_view> keys;
-    for (const auto &sp : reg.params)
-      keys.push_back(sp.key);
+    for (const auto *sp : reg.params)
+      keys.push_back(sp->key);
     std::string sctx = ctx + ": " + std::string(reg.scheme);
     check_keys(*tab, keys, sctx);
-    for (const auto &sp : reg.params) {
-      const toml::node *v = tab->get(sp.key);
+    for (const auto *sp : reg.params) {
+      const toml::node *v = tab->get(sp->key);
       if (!v)
         continue;
-      std::uint64_t max = sp.max_is_buffer ? kBufferMaxBytes : sp.max;
-      std::optional<std::uint64_t> x =
-          sp.unit == lossless::policy::Unit::Nanoseconds ? time(sctx, sp.key, *v, sp.min, max)
-                                                         : size(sctx, sp.key, *v, sp.min, max);
-      if (!x)
-        continue;
-      if (sp.max_is_buffer && buffer_ok && *x > p.buffer_bytes) {
-        bad(sctx, sp.key, *v,
-            "must be at most buffer (" + std::to_string(p.buffer_bytes) + " bytes)");
-        continue;
-      }
-      p.scheme_block.p.raw[sp.word] = *x;
+      std::optional<std::uint64_t> x = param(sctx, *sp, *v);
+      if (x && (!buffer_ok || within_buffer(sctx, *v, *sp, *x, p.buffer_bytes)))
+        p.scheme_block.p.raw[sp->word] = *x;
     }
   }
 }
@@ -977,7 +1011,8 @@ std::optional<std::uint64_t> Parser::rate(const std::string &ctx, const toml::no
 // "100m": meters of cable, 5 ns each, rounded to the nearest ns.
 std::optional<std::uint64_t> Parser::cable_length(const std::string &ctx, const toml::node &n)
 {
-  const std::uint64_t max_m = kDelayMaxNs / kNsPerMeter;
+  const std::uint64_t max_ns = ll_params[LL_P_CABLE_DELAY].max;
+  const std::uint64_t max_m = max_ns / kNsPerMeter;
   const std::string reason = "must be a length 0 .. " + std::to_string(max_m) +
                              "m in meters with the unit m (2m, 100m)";
   auto s = n.as_string();
@@ -1002,7 +1037,7 @@ std::optional<std::uint64_t> Parser::cable_length(const std::string &ctx, const 
     return std::nullopt;
   }
   double ns = std::strtod(num.c_str(), nullptr) * static_cast<double>(kNsPerMeter) + 0.5;
-  if (!(ns < static_cast<double>(kDelayMaxNs) + 1)) {
+  if (!(ns < static_cast<double>(max_ns) + 1)) {
     bad(ctx, "cable_length", n, reason);
     return std::nullopt;
   }
@@ -1043,7 +1078,7 @@ void Parser::port_section(const toml::table &t, std::size_t index, Port &p, bool
   } else {
     missing(ctx, p.line, "dev");
   }
-  check_keys(t, kPortKeys, ctx);
+  check_keys(t, port_keys(), ctx);
 
   if (const toml::node *n = t.get("pool")) {
     if (auto v = string(ctx, "pool", *n)) {
@@ -1059,14 +1094,14 @@ void Parser::port_section(const toml::table &t, std::size_t index, Port &p, bool
     if (!(s && s->get() == "auto"))
       p.rate_bps = rate(ctx, *n);
   }
-  const toml::node *cd = t.get("cable_delay"), *cl = t.get("cable_length");
+  const toml::node *cd = t.get(ll_params[LL_P_CABLE_DELAY].key), *cl = t.get("cable_length");
   if (cd && cl) {
     const toml::node *later =
         line_of(cd->source()) >= line_of(cl->source()) ? cd : cl;
     error(line_of(later->source()),
           ctx + ": cable_delay and cable_length: give at most one of the two");
   } else if (cd) {
-    if (auto v = time(ctx, "cable_delay", *cd, 0, kDelayMaxNs))
+    if (auto v = param(ctx, ll_params[LL_P_CABLE_DELAY], *cd))
       p.cable_delay_ns = *v;
   } else if (cl) {
     if (auto v = cable_length(ctx, *cl))
@@ -1078,9 +1113,8 @@ void Parser::port_section(const toml::table &t, std::size_t index, Port &p, bool
   if (const toml::node *n = t.get("queues"))
     if (auto v = integer(ctx, "queues", *n, 1, kQueuesMax))
       p.queues = static_cast<std::uint8_t>(*v);
-  if (const toml::node *n = t.get("headroom"))
-    if (auto v = size(ctx, "headroom", *n, 0, kU32Max))
-      p.headroom_bytes = static_cast<std::uint32_t>(*v);
+  if (auto v = param(ctx, t, LL_P_HEADROOM))
+    p.headroom_bytes = static_cast<std::uint32_t>(*v);
   if (const toml::node *n = t.get("ingress")) {
     if (auto v = string(ctx, "ingress", *n)) {
       auto it = std::find(kIngressModes.begin(), kIngressModes.end(), *v);
@@ -1105,9 +1139,9 @@ std::string belongs(std::string_view key)
   };
   if (in(kDaemonKeys))
     return " (it belongs in [daemon])";
-  if (in(kPoolKeys))
+  if (in(pool_value_keys()))
     return " (it belongs in a [[pool]])";
-  if (in(kPortKeys))
+  if (in(port_keys()))
     return " (it belongs in a [[port]])";
   return {};
 }
@@ -1248,9 +1282,9 @@ Config parse_document(const toml::table &doc, std::string_view name)
           ps.error(pool_line, ctx + ": pool " + quote(p.pool) + " already has " +
                                   std::to_string(kPortsPerPoolMax) + " ports (at most " +
                                   std::to_string(kPortsPerPoolMax) + ")");
+        const char *key = ll_params[LL_P_HEADROOM].key;
         if (pool_ok[pool - cfg.pools.data()] && p.headroom_bytes > pool->buffer_bytes) {
-          const toml::node *n = port_tables[i]->get("headroom");
-          ps.bad(ctx, "headroom", *n,
+          ps.bad(ctx, key, *port_tables[i]->get(key),
                  "must be at most the buffer of pool " + quote(pool->name) + " (" +
                      std::to_string(pool->buffer_bytes) + " bytes)");
         }

@@ -5,10 +5,12 @@
 //
 // The values use the vocabulary of the tc options (docs/CONFIGURATION.md)
 // and are parsed by the same code as the tc plugin: sizes, times, rates,
-// probabilities and pool names by daemon/common/ll_units.c, alpha by
-// daemon/plane/ll_plane_map.c. Every number in the result is an integer
-// with its unit in the field name (_bytes, _ns, _bps); alpha is the
-// kernel's num << 8 | shift, an ECN probability is in 1/65536 units.
+// probabilities, alphas, priorities and pool names by
+// daemon/common/ll_units.c. The pool's options (their keys, ranges and
+// defaults) are the rows of daemon/common/ll_params.c, the tc plugin's
+// table too. Every number in the result is an integer with its unit in
+// the field name (_bytes, _ns, _bps); alpha is the kernel's num << 8 |
+// shift, an ECN probability is in 1/65536 units.
 //
 // Parsing is pure: no device, no sysfs, no clock. What depends on the
 // running system (a port's link speed when rate is "auto", its MTU when
@@ -27,9 +29,16 @@
 #include <string_view>
 #include <vector>
 
+#include "ll_params.h"
 #include "lossless.h"
 
 namespace lossless::config {
+
+// The default of a row of the pool's parameter table (ll_params.h).
+inline std::uint64_t param_default(ll_param_id id)
+{
+  return ll_params[id].def;
+}
 
 inline constexpr const char *kDefaultPath = "/etc/lossless/losslessd.toml";
 
@@ -106,15 +115,17 @@ struct Pool {
   // The scheme's id and parameters: its [pool.<scheme>] table over the
   // defaults of policy/registry.h's rows.
   lossless_plane_scheme scheme_block{};
-  std::uint64_t buffer_bytes = 4u << 20;
-  std::uint8_t lossless_mask = (1u << 3) | (1u << 4);  // bit p: priority p
-  std::uint32_t alpha = (1u << 8) | 3;                 // 1/8
-  std::uint32_t egress_alpha = 1u << 8;                // 1
-  // nullopt: 1 MTU (reserved) and 2 MTU (xon_offset) of the pool's first
-  // port, where the MTU is the device MTU + link header + VLAN tag, as tc.
+  std::uint64_t buffer_bytes = param_default(LL_P_BUFFER);
+  // bit p: priority p
+  std::uint8_t lossless_mask = static_cast<std::uint8_t>(param_default(LL_P_LOSSLESS_PRIOS));
+  std::uint32_t alpha = static_cast<std::uint32_t>(param_default(LL_P_ALPHA));
+  std::uint32_t egress_alpha = static_cast<std::uint32_t>(param_default(LL_P_EGRESS_ALPHA));
+  // nullopt: the rows' MTUs (1 for reserved, 2 for xon_offset) of the
+  // pool's first port, where the MTU is the device MTU + link header +
+  // VLAN tag, as tc.
   std::optional<std::uint32_t> reserved_bytes;
   std::optional<std::uint32_t> xon_offset_bytes;
-  std::uint64_t sw_delay_ns = 1000000;
+  std::uint64_t sw_delay_ns = param_default(LL_P_SW_DELAY);
   std::optional<Ecn> ecn;  // nullopt: off
   // [pool.watchdog], its keys over the defaults; nullopt: no such table.
   std::optional<Watchdog> watchdog;
@@ -125,10 +136,11 @@ struct Port {
   std::uint32_t line = 0;  // of its [[port]] header
   std::string pool;        // names a Pool of Config::pools
   std::optional<std::uint64_t> rate_bps;  // nullopt: the device's speed
-  std::uint64_t cable_delay_ns = 0;       // from cable_delay or cable_length
+  std::uint64_t cable_delay_ns = param_default(LL_P_CABLE_DELAY);  // cable_delay or cable_length
   std::optional<std::uint32_t> mtu_bytes;  // the device MTU; nullopt: the device's
   std::uint8_t queues = 8;
-  std::uint32_t headroom_bytes = 0;  // 0: computed
+  // 0: computed
+  std::uint32_t headroom_bytes = static_cast<std::uint32_t>(param_default(LL_P_HEADROOM));
   IngressMode ingress = IngressMode::PcpDscp;
   std::uint8_t default_prio = 0;
   // The port's watchdog: the defaults, the keys of its pool's
@@ -158,11 +170,11 @@ Config parse_string(std::string_view text, std::string_view name);
 // The policies a pool may name.
 const std::vector<std::string> &policies();
 
-// Limits (the tc options' ranges and the daemon's).
+// Limits: the daemon's, and those of the pool's options from their rows.
 inline constexpr std::uint64_t kPeriodMinNs = 100000;       // 100us
 inline constexpr std::uint64_t kPeriodMaxNs = 1000000000;   // 1s
-inline constexpr std::uint64_t kDelayMaxNs = 1000000000;    // cable, sw: 1s
-inline constexpr std::uint64_t kBufferMaxBytes = 1ull << 40;
+inline const std::uint64_t kDelayMaxNs = ll_params[LL_P_SW_DELAY].max;  // cable, sw: 1s
+inline const std::uint64_t kBufferMaxBytes = ll_params[LL_P_BUFFER].max;
 inline constexpr std::uint64_t kNsPerMeter = 5;             // cable_length
 inline constexpr std::uint32_t kMtuMin = 68, kMtuMax = 65536;
 inline constexpr unsigned kQueuesMax = 64;

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "config.h"
+#include "ll_params.h"
 
 namespace lossless::daemon {
 namespace {
@@ -66,8 +67,11 @@ Config load_config(const std::string &path)
         break;
       }
     std::uint32_t frame = mtu + 14 + 4;
-    pc.settings.reserved_bytes = p.reserved_bytes.value_or(frame);
-    pc.settings.xon_offset_bytes = p.xon_offset_bytes.value_or(2 * frame);
+    auto def = [frame](ll_param_id id) {
+      return static_cast<std::uint32_t>(ll_param_default(&ll_params[id], frame));
+    };
+    pc.settings.reserved_bytes = p.reserved_bytes.value_or(def(LL_P_RESERVED));
+    pc.settings.xon_offset_bytes = p.xon_offset_bytes.value_or(def(LL_P_XON_OFFSET));
     if (p.ecn) {
       pc.ecn_kmin_bytes = p.ecn->kmin_bytes;
       pc.ecn_kmax_bytes = p.ecn->kmax_bytes;

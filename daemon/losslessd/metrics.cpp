@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "lateness.h"
+#include "ll_params.h"
 #include "registry.h"
 
 namespace lossless::daemon {
@@ -95,8 +96,15 @@ struct FamilyDef {
   const char *help;
 };
 
-constexpr FamilyDef kDefs[kFamilies] = {
-    {"lossless_pool_buffer_bytes", "gauge", "The pool's byte budget (tc buffer)."},
+// The name of the family that shows a row of the pool's parameter table
+// (ll_params.h): the row's.
+const char *param_family(ll_param_id id)
+{
+  return ll_params[id].metric;
+}
+
+const FamilyDef kDefs[kFamilies] = {
+    {param_family(LL_P_BUFFER), "gauge", "The pool's byte budget (tc buffer)."},
     {"lossless_pool_shared_size_bytes", "gauge", "Size of the pool's shared region."},
     {"lossless_pool_shared_used_bytes", "gauge", "Bytes in the shared region now."},
     {"lossless_pool_shared_peak_bytes", "gauge", "Highest shared region use seen."},
@@ -118,14 +126,12 @@ constexpr FamilyDef kDefs[kFamilies] = {
      "1 for the MMU scheme the pool runs (docs/SCHEMES.md)."},
     {"lossless_pool_scheme_param", "gauge",
      "The parameters of the pool's scheme, in their units (bytes, ns)."},
-    {"lossless_pool_alpha", "gauge", "Dynamic Threshold alpha of the lossless priorities."},
-    {"lossless_pool_egress_alpha", "gauge", "Dynamic Threshold alpha of the lossy egress queues."},
-    {"lossless_pool_xon_offset_bytes", "gauge",
-     "PFC hysteresis: XON below the threshold minus this."},
-    {"lossless_pool_reserved_per_queue_bytes", "gauge",
-     "Reserved bytes of each ingress (port, priority)."},
-    {"lossless_pool_telemetry_interval_seconds", "gauge",
-     "Period of the pool's telemetry snapshots."},
+    {param_family(LL_P_ALPHA), "gauge", "Dynamic Threshold alpha of the lossless priorities."},
+    {param_family(LL_P_EGRESS_ALPHA), "gauge",
+     "Dynamic Threshold alpha of the lossy egress queues."},
+    {param_family(LL_P_XON_OFFSET), "gauge", "PFC hysteresis: XON below the threshold minus this."},
+    {param_family(LL_P_RESERVED), "gauge", "Reserved bytes of each ingress (port, priority)."},
+    {param_family(LL_P_INTERVAL), "gauge", "Period of the pool's telemetry snapshots."},
     {"lossless_pool_snapshots_total", "counter", "Telemetry snapshots the pool has written."},
     {"lossless_pool_control_generation", "gauge",
      "Last control generation the datapath applied or refused."},
@@ -150,7 +156,7 @@ constexpr FamilyDef kDefs[kFamilies] = {
      "Valid 802.3x PAUSE frames the port received."},
     {"lossless_port_ecn_marks_total", "counter", "Packets marked CE on the port's queues."},
     {"lossless_port_egress_bytes", "gauge", "Accounted bytes queued on the port now."},
-    {"lossless_port_headroom_bytes", "gauge", "The port's headroom per lossless priority."},
+    {param_family(LL_P_HEADROOM), "gauge", "The port's headroom per lossless priority."},
     {"lossless_port_paused_by_peer", "gauge",
      "1 while the port's transmit gate is closed by PFC (prio 0-7) or PAUSE (prio=\"all\") "
      "received."},
@@ -233,13 +239,10 @@ std::string seconds(std::chrono::nanoseconds ns)
   return seconds(static_cast<std::uint64_t>(std::max<std::int64_t>(ns.count(), 0)));
 }
 
-// num << 8 | shift -> num / 2^shift, shortest exact representation.
+// An encoded alpha's value (ll_alpha_value()), shortest exact representation.
 std::string alpha(std::uint32_t encoded)
 {
-  double v = static_cast<double>(encoded >> 8);
-  unsigned shift = encoded & 0xff;
-  for (unsigned i = 0; i < shift && i < 64; i++)
-    v /= 2;
+  double v = ll_alpha_value(encoded);
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof(buf), v);
   return std::string(buf, r.ptr);
@@ -334,9 +337,9 @@ std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
     if (const auto *r = policy::by_scheme_id(static_cast<std::uint8_t>(t.scheme.id))) {
       std::string scheme(r->scheme);
       w.add(kPoolScheme, {{"pool", pv}, {"scheme", scheme}}, "1");
-      for (const auto &sp : r->params)
-        w.add(kPoolSchemeParam, {{"pool", pv}, {"scheme", scheme}, {"param", std::string(sp.key)}},
-              u64(t.scheme.p.raw[sp.word]));
+      for (const auto *sp : r->params)
+        w.add(kPoolSchemeParam, {{"pool", pv}, {"scheme", scheme}, {"param", std::string(sp->key)}},
+              u64(t.scheme.p.raw[sp->word]));
     }
     w.add(kPoolAlpha, {{"pool", pv}}, alpha(t.alpha));
     w.add(kPoolEgressAlpha, {{"pool", pv}}, alpha(t.egress_alpha));

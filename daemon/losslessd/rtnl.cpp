@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "ll_params.h"
 #include "lossless.h"
 #include "registry.h"
 
@@ -143,19 +144,35 @@ struct MsgDeleter {
 };
 using Msg = std::unique_ptr<nl_msg, MsgDeleter>;
 
-// The scheme's nest: its id, and its parameters as its registry rows say.
+// The scheme's nest: its id, and its parameters as their rows say (the
+// nest they go in, their attribute).
 void put_scheme(nl_msg *m, const lossless_plane_scheme &b)
 {
   nlattr *nest = nla_nest_start(m, TCA_LOSSLESS_SCHEME | NLA_F_NESTED);
   nla_put_u8(m, TCA_LOSSLESS_SCHEME_ID, static_cast<std::uint8_t>(b.id));
   if (const auto *r = policy::by_scheme_id(static_cast<std::uint8_t>(b.id));
-      r && r->nl_nest) {
-    nlattr *params = nla_nest_start(m, r->nl_nest | NLA_F_NESTED);
-    for (const auto &p : r->params)
-      nla_put_u64(m, p.nl_attr, b.p.raw[p.word]);
+      r && !r->params.empty()) {
+    nlattr *params = nla_nest_start(m, r->params.front()->nl_nest | NLA_F_NESTED);
+    for (const auto *p : r->params)
+      nla_put_u64(m, p->nl_attr, b.p.raw[p->word]);
     nla_nest_end(m, params);
   }
   nla_nest_end(m, nest);
+}
+
+// A pool option given: the attribute and the length its row says.
+template <class T>
+void put_param(nl_msg *m, ll_param_id id, const std::optional<T> &v)
+{
+  const ll_param &r = ll_params[id];
+  if (!v)
+    return;
+  if (r.nl_len == 1)
+    nla_put_u8(m, r.nl_attr, static_cast<std::uint8_t>(*v));
+  else if (r.nl_len == 4)
+    nla_put_u32(m, r.nl_attr, static_cast<std::uint32_t>(*v));
+  else
+    nla_put_u64(m, r.nl_attr, static_cast<std::uint64_t>(*v));
 }
 
 void put_options(nl_msg *m, const LosslessSpec &s)
@@ -166,25 +183,16 @@ void put_options(nl_msg *m, const LosslessSpec &s)
   if (s.queues)
     nla_put_u8(m, TCA_LOSSLESS_QUEUES, *s.queues);
   if (!s.pool.empty())
-    nla_put_string(m, TCA_LOSSLESS_POOL, s.pool.c_str());
-  if (s.pool_bytes)
-    nla_put_u64(m, TCA_LOSSLESS_POOL_BYTES, *s.pool_bytes);
-  if (s.alpha)
-    nla_put_u32(m, TCA_LOSSLESS_ALPHA, *s.alpha);
-  if (s.egress_alpha)
-    nla_put_u32(m, TCA_LOSSLESS_EGRESS_ALPHA, *s.egress_alpha);
-  if (s.lossless_mask)
-    nla_put_u8(m, TCA_LOSSLESS_LOSSLESS_PRIOS, *s.lossless_mask);
-  if (s.reserved_bytes)
-    nla_put_u32(m, TCA_LOSSLESS_RESERVED_BYTES, *s.reserved_bytes);
-  if (s.xon_offset_bytes)
-    nla_put_u32(m, TCA_LOSSLESS_XON_OFFSET_BYTES, *s.xon_offset_bytes);
-  if (s.cable_delay_ns)
-    nla_put_u64(m, TCA_LOSSLESS_CABLE_DELAY_NS, *s.cable_delay_ns);
-  if (s.sw_delay_ns)
-    nla_put_u64(m, TCA_LOSSLESS_SW_DELAY_NS, *s.sw_delay_ns);
-  if (s.headroom_bytes)
-    nla_put_u32(m, TCA_LOSSLESS_HEADROOM_BYTES, *s.headroom_bytes);
+    nla_put_string(m, ll_params[LL_P_POOL].nl_attr, s.pool.c_str());
+  put_param(m, LL_P_BUFFER, s.pool_bytes);
+  put_param(m, LL_P_ALPHA, s.alpha);
+  put_param(m, LL_P_EGRESS_ALPHA, s.egress_alpha);
+  put_param(m, LL_P_LOSSLESS_PRIOS, s.lossless_mask);
+  put_param(m, LL_P_RESERVED, s.reserved_bytes);
+  put_param(m, LL_P_XON_OFFSET, s.xon_offset_bytes);
+  put_param(m, LL_P_CABLE_DELAY, s.cable_delay_ns);
+  put_param(m, LL_P_SW_DELAY, s.sw_delay_ns);
+  put_param(m, LL_P_HEADROOM, s.headroom_bytes);
   if (s.scheme)
     put_scheme(m, *s.scheme);
   if (s.ecn_kmin_bytes && s.ecn_kmax_bytes && s.ecn_pmax) {

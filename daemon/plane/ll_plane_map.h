@@ -35,17 +35,6 @@ unsigned int ll_plane_map_id(int fd);
 /* The default pin path of pool NAME: LL_PLANE_PIN_ROOT/NAME/plane. */
 int ll_plane_default_path(const char *pool, char *buf, unsigned int len);
 
-/*
- * Dynamic Threshold alpha as text, "NUM" or "NUM/DEN" with DEN a power of
- * two (1/8, 3/4, 2), <-> the ABI encoding num << 8 | shift. parse returns
- * 0, LL_ALPHA_BAD_NUM (numerator not 1 .. 65535) or LL_ALPHA_BAD_DEN
- * (denominator not a power of two 1 .. 2^32).
- */
-enum { LL_ALPHA_BAD_NUM = 1, LL_ALPHA_BAD_DEN = 2 };
-#define LL_ALPHA_FORM "NUM or NUM/DEN: 1/8, 3/4, 2"
-int ll_alpha_parse(const char *text, unsigned int *encoded);
-void ll_alpha_format(unsigned int encoded, char *buf, unsigned int len);
-
 #ifdef __cplusplus
 }
 #endif

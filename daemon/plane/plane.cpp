@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "ll_plane_map.h"
+#include "ll_units.h"
 
 namespace lossless::plane {
 namespace {
@@ -215,6 +216,24 @@ lossless_plane_ctl Plane::control() const
   lossless_plane_ctl c{};
   read_entry(LOSSLESS_PLANE_CTL, &c, sizeof(c));
   return c;
+}
+
+std::optional<std::uint32_t> Params::*field(std::uint32_t plane_set)
+{
+  switch (plane_set) {
+    case LOSSLESS_PLANE_SET_ALPHA:
+      return &Params::alpha;
+    case LOSSLESS_PLANE_SET_EGRESS_ALPHA:
+      return &Params::egress_alpha;
+    case LOSSLESS_PLANE_SET_XON_OFFSET:
+      return &Params::xon_offset_bytes;
+    case LOSSLESS_PLANE_SET_RESERVED:
+      return &Params::reserved_bytes;
+    case LOSSLESS_PLANE_SET_INTERVAL:
+      return &Params::interval_us;
+    default:
+      return nullptr;
+  }
 }
 
 std::uint64_t Plane::submit(const Params &p)

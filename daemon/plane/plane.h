@@ -43,6 +43,12 @@ struct Params {
   std::optional<lossless_plane_scheme> scheme;    // id and parameters
 };
 
+// The member of Params that a control entry's field named by its
+// LOSSLESS_PLANE_SET_* bit (ll_params.h: a row's plane_set) takes, for
+// the single-valued fields: alpha, egress_alpha, xon_offset_bytes,
+// reserved_bytes, interval_us; nullptr for headroom (per port) and scheme.
+std::optional<std::uint32_t> Params::*field(std::uint32_t plane_set);
+
 // Outcome of a control entry, as the datapath reported it.
 struct Applied {
   std::uint64_t gen = 0;

@@ -2,20 +2,49 @@
 #include "pfc_dt.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 
 extern "C" {
 #include "headroom.h"
-#include "ll_units.h"
 }
 #include <cstring>
 
-#include "ll_plane_map.h"
+#include "ll_params.h"
 
 namespace lossless::policy {
 namespace {
 
-constexpr std::uint64_t kMaxDelayNs = 1000000000ULL;  // the datapath's limit
+// The datapath's limit of the delays (the sw-delay row's).
+std::uint64_t max_delay_ns()
+{
+  return ll_params[LL_P_SW_DELAY].max;
+}
+
+// The field of PoolSettings that a pool-wide row the policies take
+// (LL_PARAM_POLICY) sets; nullptr for any other row.
+std::uint32_t PoolSettings::*setting(const ll_param &r)
+{
+  switch (&r - ll_params) {
+    case LL_P_ALPHA:
+      return &PoolSettings::alpha;
+    case LL_P_EGRESS_ALPHA:
+      return &PoolSettings::egress_alpha;
+    case LL_P_RESERVED:
+      return &PoolSettings::reserved_bytes;
+    case LL_P_XON_OFFSET:
+      return &PoolSettings::xon_offset_bytes;
+    default:
+      return nullptr;
+  }
+}
+
+std::string text(const ll_param &r, std::uint64_t v)
+{
+  char buf[64];
+  ll_param_text(&r, v, buf, sizeof(buf));
+  return r.unit == LL_PARAM_ALPHA ? std::string(buf) : std::to_string(v);
+}
 
 bool same(const plane::Params &a, const plane::Params &b)
 {
@@ -38,13 +67,14 @@ std::unique_ptr<Policy> make_pfc_dt(const Registration &self, const PoolSettings
   return std::make_unique<PfcDt>(self, pool);
 }
 
-std::optional<std::uint64_t> parse_bytes(const std::string &v)
+std::optional<std::uint64_t> parse_u64(const std::string &v)
 {
   char *end = nullptr;
   if (v.empty() || v[0] == '-')
     return std::nullopt;
+  errno = 0;
   unsigned long long x = std::strtoull(v.c_str(), &end, 10);
-  if (*end || x > UINT32_MAX)
+  if (*end || errno)
     return std::nullopt;
   return x;
 }
@@ -52,19 +82,12 @@ std::optional<std::uint64_t> parse_bytes(const std::string &v)
 }  // namespace
 
 const Registration kPfcDtRegistration = {
-    "pfc-dt", "dt", LOSSLESS_SCHEME_DT, 0, {},
+    "pfc-dt", "dt", LOSSLESS_SCHEME_DT, scheme_params(LOSSLESS_SCHEME_DT),
     "PFC + Dynamic Threshold + static headroom (docs/MMU.md)", make_pfc_dt};
 
 const Registration kStRegistration = {
-    "st",
-    "st",
-    LOSSLESS_SCHEME_ST,
-    TCA_LOSSLESS_SCHEME_ST,
-    {{"threshold", "st-threshold", Unit::Bytes, 0, 0, true, 0,
-      "shared bytes at which a lossless (port, priority) pauses; 0: shared buffer / ports", 0,
-      TCA_LOSSLESS_ST_THRESHOLD_BYTES}},
-    "PFC + a static threshold per ingress (docs/SCHEMES.md)",
-    make_pfc_dt};
+    "st", "st", LOSSLESS_SCHEME_ST, scheme_params(LOSSLESS_SCHEME_ST),
+    "PFC + a static threshold per ingress (docs/SCHEMES.md)", make_pfc_dt};
 
 PfcDt::PfcDt(const Registration &reg, const PoolSettings &pool) : reg_(reg), cfg_(pool)
 {
@@ -76,7 +99,7 @@ std::uint64_t PfcDt::headroom_bytes(const PortLink &port, std::uint64_t sw_ns)
   ll_headroom_params p{};
   p.rate_bps = port.rate_bps;
   p.cable_delay_ns = port.cable_delay_ns;
-  p.sw_response_ns = std::min(sw_ns, kMaxDelayNs);
+  p.sw_response_ns = std::min(sw_ns, max_delay_ns());
   p.mtu_bytes = port.mtu_bytes;
   p.shaper_burst_bytes = port.catchup_bytes;  // (9)
   return ll_headroom_bytes(&p);
@@ -91,7 +114,7 @@ std::uint64_t PfcDt::measured_sw_delay_ns(const PortLink &port, std::uint64_t pe
   unsigned __int128 ns = (unsigned __int128)(peak_bytes - fixed) * 8 * 1000000000ULL;
   ns = (ns + port.rate_bps - 1) / port.rate_bps;
   ns += ns / 4;
-  return ns > kMaxDelayNs ? kMaxDelayNs : (std::uint64_t)ns;
+  return ns > max_delay_ns() ? max_delay_ns() : (std::uint64_t)ns;
 }
 
 std::uint64_t PfcDt::sw_delay_ns(std::uint32_t ifindex) const
@@ -156,62 +179,62 @@ void PfcDt::pushed(const plane::Params &p) { last_ = p; }
 
 void PfcDt::refused(const plane::Params &p, int) { last_ = p; }
 
+// The pool's parameters are the rows of ll_params.h the policies take
+// (LL_PARAM_POLICY), and this policy's scheme's; sw-delay-us is the
+// policy's own (the least software delay its headroom covers).
 std::string PfcDt::set(const std::string &key, const std::string &value)
 {
-  if (key == "alpha" || key == "egress-alpha") {
-    auto a = plane::parse_alpha(value);
-    if (!a)
-      return "invalid " + key + " \"" + value + "\": " + LL_ALPHA_FORM;
-    (key == "alpha" ? cfg_.alpha : cfg_.egress_alpha) = *a;
-  } else if (key == "reserved" || key == "xon-offset") {
-    auto b = parse_bytes(value);
-    if (!b)
-      return "invalid " + key + " \"" + value + "\": must be bytes 0 .. 4294967295";
-    (key == "reserved" ? cfg_.reserved_bytes : cfg_.xon_offset_bytes) = *b;
-  } else if (key == "sw-delay-us") {
-    auto b = parse_bytes(value);
-    if (!b || *b > kMaxDelayNs / 1000)
-      return "invalid sw-delay-us \"" + value + "\": must be 0 .. 1000000";
-    cfg_.sw_delay_ns = *b * 1000;
-  } else if (const SchemeParam *sp = scheme_param(key)) {
-    std::uint64_t v = 0;
-    bool ok = sp->unit == Unit::Bytes ? !ll_units_size(value.c_str(), &v)
-                                      : !ll_units_time(value.c_str(), sp->max, &v);
-    std::string why = ok ? check_value(*sp, v, cfg_.buffer_bytes) : "not a valid value";
+  const std::string bad = "invalid " + key + " \"" + value + "\": ";
+  const ll_param *r = param(key);
+  std::uint64_t v = 0;
+  if (key == "sw-delay-us") {
+    auto us = parse_u64(value);
+    if (!us || *us > max_delay_ns() / 1000)
+      return bad + "must be 0 .. " + std::to_string(max_delay_ns() / 1000);
+    cfg_.sw_delay_ns = *us * 1000;
+  } else if (r && r->scheme >= 0) {
+    bool ok = r->unit == LL_PARAM_TIME ? !ll_units_time(value.c_str(), r->max, &v)
+                                       : !ll_units_size(value.c_str(), &v);
+    std::string why = ok ? check_value(*r, v, cfg_.buffer_bytes) : "not a valid value";
     if (!why.empty())
-      return "invalid " + key + " \"" + value + "\": " + why;
-    cfg_.scheme.p.raw[sp->word] = v;
+      return bad + why;
+    cfg_.scheme.p.raw[r->word] = v;
+  } else if (r) {
+    if (ll_param_parse(r, value.c_str(), &v, nullptr) != LL_PARAM_OK)
+      return bad + (r->unit == LL_PARAM_ALPHA ? std::string(LL_ALPHA_FORM)
+                                              : "must be bytes " + std::to_string(r->min) + " .. " +
+                                                    std::to_string(r->max));
+    cfg_.*setting(*r) = static_cast<std::uint32_t>(v);
   } else {
-    std::string keys = "alpha, egress-alpha, reserved, xon-offset, sw-delay-us";
-    for (const auto &sp2 : reg_.params)
-      keys += ", " + std::string(reg_.scheme) + "." + std::string(sp2.key);
+    std::string keys;
+    for (const auto &pi : params())
+      keys += (keys.empty() ? "" : ", ") + pi.name;
     return std::string(reg_.policy) + " has no parameter \"" + key + "\" (" + keys + ")";
   }
   dirty_ = true;
   return {};
 }
 
-const SchemeParam *PfcDt::scheme_param(const std::string &key) const
+const ll_param *PfcDt::param(const std::string &key) const
 {
-  for (const auto &sp : reg_.params)
-    if (key == std::string(reg_.scheme) + "." + std::string(sp.key))
-      return &sp;
+  for (const ll_param &r : ll_params)
+    if (r.ctl && key == r.ctl && (r.flags & LL_PARAM_POLICY) &&
+        (r.scheme < 0 ? setting(r) != nullptr : r.scheme == reg_.scheme_id))
+      return &r;
   return nullptr;
 }
 
 std::vector<ParamInfo> PfcDt::params() const
 {
-  std::vector<ParamInfo> out = {
-      {"alpha", plane::format_alpha(cfg_.alpha), "Dynamic Threshold of lossless priorities"},
-      {"egress-alpha", plane::format_alpha(cfg_.egress_alpha), "the same for lossy priorities"},
-      {"reserved", std::to_string(cfg_.reserved_bytes), "bytes per ingress (port, priority)"},
-      {"xon-offset", std::to_string(cfg_.xon_offset_bytes), "PFC hysteresis, bytes"},
-      {"sw-delay-us", std::to_string(cfg_.sw_delay_ns / 1000),
-       "software response the headroom covers at least; measured delays raise it"},
-  };
-  for (const auto &sp : reg_.params)
-    out.push_back({std::string(reg_.scheme) + "." + std::string(sp.key),
-                   std::to_string(cfg_.scheme.p.raw[sp.word]), std::string(sp.help)});
+  std::vector<ParamInfo> out;
+  for (const ll_param &r : ll_params)
+    if (r.ctl && (r.flags & LL_PARAM_POLICY) && r.scheme < 0 && setting(r))
+      out.push_back({r.ctl, text(r, cfg_.*setting(r)), r.help});
+  out.push_back({"sw-delay-us", std::to_string(cfg_.sw_delay_ns / 1000),
+                 "software response the headroom covers at least; measured delays raise it"});
+  for (const SchemeParam *r : reg_.params)
+    if (r->ctl)
+      out.push_back({r->ctl, std::to_string(cfg_.scheme.p.raw[r->word]), r->help});
   return out;
 }
 

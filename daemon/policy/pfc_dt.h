@@ -50,8 +50,9 @@ class PfcDt final : public Policy {
   std::uint64_t sw_delay_ns(std::uint32_t ifindex) const override;
 
  private:
-  // The row of a "<scheme>.<key>" parameter of this policy's scheme.
-  const SchemeParam *scheme_param(const std::string &key) const;
+  // The row (ll_params.h) of a parameter key this policy takes: a
+  // pool-wide one, or one of its scheme's ("<scheme>.<key>").
+  const ll_param *param(const std::string &key) const;
 
   const Registration &reg_;
   PoolSettings cfg_;

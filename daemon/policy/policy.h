@@ -8,7 +8,9 @@
 //
 // Policies are pure: no I/O, no clock of their own, so tests drive them
 // with synthetic inputs. Formulas the datapath also uses (headroom, the
-// alpha encoding) come from the shared core, never a second copy.
+// alpha encoding) come from the shared core and daemon/common, never a
+// second copy; the parameters' keys, ranges and defaults from the pool's
+// parameter table (daemon/common/ll_params.h).
 //
 // DSH, SPFC, Bifrost and PCN add policies behind the same interface,
 // registered in registry.cpp with their scheme's parameters.
@@ -22,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ll_params.h"
 #include "lossless.h"
 #include "plane.h"
 
@@ -43,16 +46,24 @@ struct PortLink {
   bool operator==(const PortLink &) const = default;
 };
 
-// Pool parameters from the configuration.
+// Pool parameters from the configuration; the defaults are the rows'
+// (ll_params.h), reserved and xon-offset in MTUs of a 1500-byte Ethernet
+// port (1518 bytes with the link header and a VLAN tag).
 struct PoolSettings {
+  static constexpr std::uint32_t kDefaultFrameBytes = 1518;
+  static std::uint64_t def(ll_param_id id)
+  {
+    return ll_param_default(&ll_params[id], kDefaultFrameBytes);
+  }
+
   std::string name;
-  std::uint32_t alpha = (1u << 8) | 3;  // num << 8 | shift: 1/8
-  std::uint32_t egress_alpha = 1u << 8;
-  std::uint32_t reserved_bytes = 1518;
-  std::uint32_t xon_offset_bytes = 3036;
-  std::uint64_t sw_delay_ns = 1000000;
-  std::uint8_t lossless_mask = (1u << 3) | (1u << 4);
-  std::uint64_t buffer_bytes = 4u << 20;
+  std::uint32_t alpha = static_cast<std::uint32_t>(def(LL_P_ALPHA));  // num << 8 | shift
+  std::uint32_t egress_alpha = static_cast<std::uint32_t>(def(LL_P_EGRESS_ALPHA));
+  std::uint32_t reserved_bytes = static_cast<std::uint32_t>(def(LL_P_RESERVED));
+  std::uint32_t xon_offset_bytes = static_cast<std::uint32_t>(def(LL_P_XON_OFFSET));
+  std::uint64_t sw_delay_ns = def(LL_P_SW_DELAY);
+  std::uint8_t lossless_mask = static_cast<std::uint8_t>(def(LL_P_LOSSLESS_PRIOS));
+  std::uint64_t buffer_bytes = def(LL_P_BUFFER);
   // The datapath scheme and its parameters (registry.h); zeroed: dt.
   lossless_plane_scheme scheme{};
 };

@@ -37,23 +37,32 @@ const Registration *by_scheme_id(std::uint8_t id)
   return nullptr;
 }
 
+std::vector<const SchemeParam *> scheme_params(std::uint8_t id)
+{
+  std::vector<const SchemeParam *> out;
+  for (unsigned i = 0; const SchemeParam *p = ll_param_of_scheme(id, i); i++)
+    out.push_back(p);
+  return out;
+}
+
 lossless_plane_scheme default_block(const Registration &r)
 {
   lossless_plane_scheme b{};
   b.id = r.scheme_id;
-  for (const auto &p : r.params)
-    b.p.raw[p.word] = p.def;
+  for (const SchemeParam *p : r.params)
+    b.p.raw[p->word] = p->def;
   return b;
 }
 
 std::string check_value(const SchemeParam &p, std::uint64_t value, std::uint64_t buffer_bytes)
 {
-  std::uint64_t max = p.max_is_buffer ? buffer_bytes : p.max;
+  bool to_buffer = p.flags & LL_PARAM_MAX_BUFFER;
+  std::uint64_t max = to_buffer ? buffer_bytes : p.max;
   if (value >= p.min && value <= max)
     return {};
-  std::string unit = p.unit == Unit::Bytes ? " bytes" : " ns";
+  std::string unit = p.unit == LL_PARAM_TIME ? " ns" : p.unit == LL_PARAM_SIZE ? " bytes" : "";
   return "must be " + std::to_string(p.min) + " .. " + std::to_string(max) + unit +
-         (p.max_is_buffer ? " (the pool's buffer)" : "");
+         (to_buffer ? " (the pool's buffer)" : "");
 }
 
 std::string scheme_names()

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 //
 // The policy registry: every policy losslessd can run, the datapath scheme
-// it drives (docs/SCHEMES.md) and that scheme's parameters, one row each.
-// The configuration ([pool.<scheme>] tables), `losslessctl set`, the
-// netlink encoding of the qdisc's TCA_LOSSLESS_SCHEME and the plane's
-// scheme block all read these rows: a new scheme parameter is one row.
+// it drives (docs/SCHEMES.md) and that scheme's parameters. A scheme's
+// parameters are rows of the pool's parameter table
+// (daemon/common/ll_params.c, the rows whose scheme is the scheme's id):
+// the configuration ([pool.<scheme>] tables), `losslessctl set`, the
+// netlink encoding of the qdisc's TCA_LOSSLESS_SCHEME, the plane's scheme
+// block, the metrics and the tc plugin all read those rows, so a new
+// scheme parameter is one row there.
 //
 // Registration is one line per policy in registry.cpp's table (each
 // policy's file defines its Registration): explicit, so no policy can be
@@ -19,35 +22,25 @@
 #include <string_view>
 #include <vector>
 
+#include "ll_params.h"
 #include "lossless.h"
 #include "policy.h"
 
 namespace lossless::policy {
 
-// A scheme parameter is a size or a time (tc's units); add a unit when a
-// scheme needs one, with its parser in PfcDt::set() and config.cpp.
-enum class Unit { Bytes, Nanoseconds };
+// One parameter of a scheme: a row of ll_params.h (unit, range, default,
+// tc keyword, TOML key, `losslessctl set` key, netlink attribute and nest,
+// the word of lossless_plane_scheme.p.raw it takes).
+using SchemeParam = ll_param;
 
-// One parameter of a scheme: a u64 word of lossless_plane_scheme.p.raw,
-// an attribute of the scheme's nested netlink attribute.
-struct SchemeParam {
-  std::string_view key;   // [pool.<scheme>] key; `losslessctl set` takes <scheme>.<key>
-  std::string_view tc;    // the tc keyword (st-threshold)
-  Unit unit;
-  std::uint64_t min, max;
-  bool max_is_buffer;     // the upper bound is the pool's buffer, not max
-  std::uint64_t def;      // the default (0 often means "derived")
-  std::string_view help;
-  unsigned word;          // index in lossless_plane_scheme.p.raw
-  std::uint16_t nl_attr;  // attribute inside the scheme's nest
-};
+// The rows of scheme id's parameters, in the table's order.
+std::vector<const SchemeParam *> scheme_params(std::uint8_t id);
 
 struct Registration {
   std::string_view policy;       // "pfc-dt", "st"
   std::string_view scheme;       // "dt", "st": the datapath scheme it drives
   std::uint8_t scheme_id;        // LOSSLESS_SCHEME_*
-  std::uint16_t nl_nest;         // TCA_LOSSLESS_SCHEME_<NAME>; 0: no parameters
-  std::vector<SchemeParam> params;
+  std::vector<const SchemeParam *> params;  // scheme_params(scheme_id)
   std::string_view summary;
   std::unique_ptr<Policy> (*make)(const Registration &self, const PoolSettings &pool);
 };

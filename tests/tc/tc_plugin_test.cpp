@@ -42,6 +42,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ll_params.h"
 #include "lossless.h"
 
 extern char **environ;
@@ -1158,6 +1159,51 @@ TEST(TcPlugin, ManPageDocumentsEveryOptionWithRangeAndDefault)
 		     "xoff-alarm { TIME | off }", "backlog-need",
 	     })
 		EXPECT_NE(man.find(s), std::string::npos) << "tc-lossless(8) lacks \"" << s << "\"";
+}
+
+// ---- the parameter table (daemon/common/ll_params.c) ----------------------
+
+// The scope the man page gives a row: "(pool)", "(port)", "(pool, scheme st)".
+std::string ManScope(const ll_param &p)
+{
+	if (p.scheme >= 0)
+		return std::string("pool, scheme ") + ll_param_scheme_name(p.scheme);
+	return p.flags & LL_PARAM_PORT ? "port" : "pool";
+}
+
+// Every pool option of the table, which the plugin parses, prints and
+// lists from: its synopsis entry is in the help and in tc-lossless(8), and
+// the man page has an entry for it with its scope and its default.
+TEST(TcPluginTable, HelpAndManPageHaveEveryRow)
+{
+	Result help = Tc({"qdisc", "add", "dev", "lo", "root", "lossless", "help"});
+	std::string man = ManPageText();
+	ASSERT_FALSE(man.empty());
+	for (const ll_param &p : ll_params) {
+		char syn[256], def[64];
+
+		if (!p.tc)
+			continue;
+		ll_param_synopsis(&p, syn, sizeof(syn));
+		if (p.scheme >= 0)	/* inside its scheme's entry */
+			ll_param_synopsis(&ll_params[LL_P_SCHEME], syn, sizeof(syn));
+		EXPECT_NE(help.err.find(syn), std::string::npos) << "help lacks " << syn;
+		EXPECT_NE(man.find(syn), std::string::npos) << "tc-lossless(8) lacks " << syn;
+		if (p.unit == LL_PARAM_ECN || p.unit == LL_PARAM_SCHEME)
+			continue;	/* their entries spell the syntax out */
+		std::string heading = std::string(" ") + p.tc + " " + p.arg + " (" + ManScope(p);
+		size_t at = man.find(heading);
+		ASSERT_NE(at, std::string::npos) << "tc-lossless(8) has no entry \"" << heading << "\"";
+		if (p.unit == LL_PARAM_NAME || p.unit == LL_PARAM_PLANE)
+			continue;	/* no default */
+		// The entry ends where the next one's scope starts.
+		size_t end = man.size();
+		for (const char *next : {"(pool)", "(port)", "(pool, scheme"})
+			end = std::min(end, man.find(next, at + heading.size()));
+		ll_param_default_text(&p, def, sizeof(def));
+		EXPECT_NE(man.substr(at, end - at).find(std::string("Default ") + def), std::string::npos)
+			<< "tc-lossless(8): " << p.tc << " lacks \"Default " << def << "\"";
+	}
 }
 
 TEST(TcPlugin, ClassesHaveNoOptions)

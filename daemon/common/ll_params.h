@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * The parameter table of the lossless pool: one row per option of the
+ * shared-buffer pool (tc's pool options) and per parameter of a scheme,
+ * read by every place that names, parses, checks, sends or shows one:
+ *
+ *   tc-plugins/q_lossless.c       keyword, synopsis, parse, range and its
+ *                                 message, duplicate check, netlink
+ *                                 attribute, print (text and JSON)
+ *   daemon/config/config.cpp      the TOML keys, their ranges and defaults
+ *   daemon/policy/                a scheme's parameters (registry.h), the
+ *                                 keys a policy takes at run time
+ *   daemon/losslessd/rtnl.cpp     the attributes losslessd sends
+ *   daemon/cli/losslessctl.cpp    the keys of `losslessctl set`
+ *   daemon/losslessd/metrics.cpp  the Prometheus names
+ *
+ * so a new pool parameter is one row here (and its id below): tc then
+ * parses, sends, prints and lists it, and the TOML parser takes its key
+ * with its range and default; what is left is the code that uses the
+ * value (the line that stores it in the daemon's config, the kernel's
+ * side). A scheme's parameter is a row with the scheme's id, which the
+ * daemon's readers take from the row alone. Units are parsed by
+ * ll_units.c; the limits are the kernel's (kernel/core/mmu.h, headroom.h,
+ * kernel/uapi/lossless.h: the constants its netlink policies and pool
+ * checks use), the defaults those of the kernel's pool
+ * (kernel/lossless_pool.c). docs/ARCHITECTURE.md, "How to add a pool
+ * parameter".
+ *
+ * Plain C with libc's basics only, like ll_units.c: it is compiled into
+ * the tc plugin (which may only call what tc exports) and the daemon.
+ */
+#ifndef LL_PARAMS_H
+#define LL_PARAMS_H
+
+#include <stdint.h>
+
+#include "ll_units.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The value of a row: how it is written, parsed and shown. */
+enum ll_param_unit {
+	LL_PARAM_SIZE,		/* bytes; tc size units (ll_units_size) */
+	LL_PARAM_TIME,		/* ns; tc time units, the unit required */
+	LL_PARAM_ALPHA,		/* num << 8 | shift; NUM or NUM/DEN */
+	LL_PARAM_PRIOS,		/* bit p = priority p; "3,4" or "none" */
+	LL_PARAM_COUNT,		/* a plain decimal integer */
+	/* Special syntax: each reader has its own code for these. */
+	LL_PARAM_NAME,		/* the pool's name (ll_units_pool_name) */
+	LL_PARAM_ECN,		/* KMIN KMAX PMAX | off */
+	LL_PARAM_PLANE,		/* auto | PATH */
+	LL_PARAM_SCHEME,	/* a scheme's name (LL_SCHEME_NAMES) */
+};
+
+/* Row flags. */
+#define LL_PARAM_PORT		(1U << 0)	/* this port's, not the pool's */
+#define LL_PARAM_MAX_BUFFER	(1U << 1)	/* also at most the pool's buffer */
+#define LL_PARAM_DEF_MTU	(1U << 2)	/* def is in MTUs of the pool */
+#define LL_PARAM_SHOW_NONZERO	(1U << 3)	/* tc shows it only when not 0 */
+#define LL_PARAM_TOML_PORT	(1U << 4)	/* key is a [[port]]'s, not a [[pool]]'s */
+#define LL_PARAM_POLICY		(1U << 5)	/* the policies take ctl at run time */
+
+struct ll_param {
+	const char *tc;		/* tc keyword ("xon-offset"); NULL: none */
+	const char *arg;	/* its value in the synopsis ("SIZE") */
+	/* TOML key: of a [[pool]], of a [[port]] (LL_PARAM_TOML_PORT), or
+	 * of the scheme's [pool.<scheme>] table; NULL: none.
+	 */
+	const char *key;
+	/* Key of `losslessctl set` (and of losslessd's policies, with
+	 * LL_PARAM_POLICY; a scheme's as "<scheme>.<key>"); NULL: none.
+	 */
+	const char *ctl;
+	const char *metric;	/* Prometheus family showing it; NULL: none */
+	const char *help;	/* one line, no full stop */
+	enum ll_param_unit unit;
+	unsigned int flags;	/* LL_PARAM_* */
+	int scheme;		/* LL_SCHEME_* it is a parameter of; -1: none */
+	uint64_t min, max;	/* alpha: the encodings of the least and most */
+	uint64_t def;		/* the default (LL_PARAM_DEF_MTU: MTUs) */
+	/* Netlink: nl_attr in TCA_OPTIONS (nl_nest 0), or in the scheme's
+	 * nest nl_nest (TCA_LOSSLESS_SCHEME_<NAME>) in TCA_LOSSLESS_SCHEME.
+	 * nl_len: its payload, 1, 4 or 8 bytes (0: special syntax).
+	 */
+	uint16_t nl_attr;
+	uint16_t nl_nest;
+	uint8_t nl_len;
+	/* The plane (kernel/uapi/lossless.h): the LOSSLESS_PLANE_SET_* bit
+	 * of the control entry's field (0: none); a scheme's parameter is
+	 * word of lossless_plane_scheme.p.raw.
+	 */
+	uint32_t plane_set;
+	int word;		/* -1: not a scheme's */
+};
+
+/* The rows, in the order tc sends and prints them. */
+enum ll_param_id {
+	LL_P_POOL,
+	LL_P_BUFFER,
+	LL_P_ALPHA,
+	LL_P_EGRESS_ALPHA,
+	LL_P_LOSSLESS_PRIOS,
+	LL_P_RESERVED,
+	LL_P_XON_OFFSET,
+	LL_P_CABLE_DELAY,
+	LL_P_SW_DELAY,
+	LL_P_HEADROOM,
+	LL_P_ECN,
+	LL_P_PLANE,
+	LL_P_INTERVAL,
+	LL_P_SCHEME,
+	/* The schemes' parameters. */
+	LL_P_ST_THRESHOLD,
+	LL_P_COUNT
+};
+
+extern const struct ll_param ll_params[LL_P_COUNT];
+
+/* Rows by tc keyword, by `losslessctl set` key; NULL if none. */
+const struct ll_param *ll_param_by_tc(const char *kw);
+const struct ll_param *ll_param_by_ctl(const char *key);
+/* The i-th row (from 0) of scheme's parameters; NULL after the last. */
+const struct ll_param *ll_param_of_scheme(int scheme, unsigned int i);
+/* A scheme's name ("st"), or NULL. */
+const char *ll_param_scheme_name(int scheme);
+
+/*
+ * Parse text as p's value (not for the special units): LL_PARAM_OK with
+ * *value set, or why not. *bad (if not NULL) is the priority listed twice.
+ */
+enum ll_param_err {
+	LL_PARAM_OK = 0,
+	LL_PARAM_EVALUE,	/* not a value of its unit, or out of range */
+	LL_PARAM_EALPHA_NUM,	/* alpha: the numerator */
+	LL_PARAM_EALPHA_DEN,	/* alpha: the denominator */
+	LL_PARAM_EPRIO_DUP,	/* a priority listed twice */
+	LL_PARAM_ESPECIAL,	/* special syntax: not parsed here */
+};
+int ll_param_parse(const struct ll_param *p, const char *text,
+		   uint64_t *value, long long *bad);
+
+/* 0 if value is in p's range, with buffer (0: unknown) the pool's for
+ * LL_PARAM_MAX_BUFFER; -1 if not.
+ */
+int ll_param_check(const struct ll_param *p, uint64_t value, uint64_t buffer);
+
+/* The default; mtu sizes LL_PARAM_DEF_MTU rows. */
+uint64_t ll_param_default(const struct ll_param *p, uint32_t mtu);
+
+/*
+ * Texts, each returning snprintf()'s:
+ *   ll_param_range     what a value must be, after "must be " ("0 ..
+ *                      4294967295 bytes (tc size units ...)", "a time 0
+ *                      .. 1s with ...");
+ *   ll_param_text      a value as it is written ("4mb", "1/8", "3,4",
+ *                      "1ms"); ll_param_default_text the default ("1 MTU");
+ *   ll_param_synopsis  "[ buffer SIZE ]"; a scheme's lists every scheme
+ *                      with its parameters' ("[ scheme { dt | st [
+ *                      st-threshold SIZE ] } ]").
+ */
+int ll_param_range(const struct ll_param *p, char *buf, unsigned int len);
+int ll_param_text(const struct ll_param *p, uint64_t value, char *buf,
+		  unsigned int len);
+int ll_param_default_text(const struct ll_param *p, char *buf,
+			  unsigned int len);
+int ll_param_synopsis(const struct ll_param *p, char *buf, unsigned int len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LL_PARAMS_H */
