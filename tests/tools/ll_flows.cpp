@@ -19,6 +19,8 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+
+#include "udp_socket.h"
 #include <time.h>
 #include <unistd.h>
 
@@ -442,21 +444,6 @@ std::vector<double> times_list(const std::string &s, const char *opt)
   return out;
 }
 
-class Socket {
- public:
-  Socket() : fd_(::socket(AF_INET, SOCK_DGRAM, 0))
-  {
-    if (fd_ < 0)
-      die(std::string("socket: ") + std::strerror(errno));
-  }
-  ~Socket() { ::close(fd_); }
-  Socket(const Socket &) = delete;
-  Socket &operator=(const Socket &) = delete;
-  int fd() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 int do_send(const Args &a)
 {
@@ -569,14 +556,9 @@ int do_send(const Args &a)
   uint64_t stop = 0, late_ns = 0;
   bool abandoned = false;
   if (!dry) {
-    Socket s;
-    int tos = dscp << 2;  // IP_TOS first: it also rewrites the priority
-    if (setsockopt(s.fd(), IPPROTO_IP, IP_TOS, &tos, sizeof(tos)))
-      die(std::string("IP_TOS: ") + std::strerror(errno));
-    if (sndbuf > 0 && setsockopt(s.fd(), SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)))
-      die(std::string("SO_SNDBUFFORCE: ") + std::strerror(errno));
-    if (setsockopt(s.fd(), SOL_SOCKET, SO_PRIORITY, &prio, sizeof(prio)))
-      die(std::string("SO_PRIORITY: ") + std::strerror(errno));
+    ll_tools::UdpSocket s;
+    if (auto err = s.set_sender(dscp << 2, sndbuf, prio); !err.empty())
+      die(err);
     // Without IP_RECVERR a datagram the qdisc refuses is dropped silently
     // (UDP reports success); with it, send fails with ENOBUFS and the
     // datagram is sent again.
@@ -705,36 +687,16 @@ int do_recv(const Args &a)
     return sigismember(&p, SIGINT) == 1 || sigismember(&p, SIGTERM) == 1;
   };
 
-  Socket s;
-  int rcvbuf = 32 << 20, one = 1;
-  // A large buffer, so that the receiving socket is never the drop point.
-  if (setsockopt(s.fd(), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
-    setsockopt(s.fd(), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-  setsockopt(s.fd(), SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
-  // The kernel's receive time of every datagram (CLOCK_REALTIME), mapped
-  // to CLOCK_MONOTONIC by the offset between the clocks.
-  if (setsockopt(s.fd(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)))
-    die(std::string("SO_TIMESTAMPNS: ") + std::strerror(errno));
-  timespec rt{};
-  clock_gettime(CLOCK_REALTIME, &rt);
-  const int64_t real_minus_mono = int64_t(rt.tv_sec) * 1000000000LL + rt.tv_nsec -
-                                  int64_t(now_ns());
-  timeval tv{0, 100000};
-  setsockopt(s.fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(uint16_t(port));
-  if (bind(s.fd(), reinterpret_cast<sockaddr *>(&sa), sizeof(sa)))
-    die(std::string("bind: ") + std::strerror(errno));
+  ll_tools::UdpReceiver rx;
+  if (auto err = rx.open(port, true, false); !err.empty())
+    die(err);
   std::fprintf(stderr, "ll-flows: receiving on port %d\n", port);
 
   std::map<std::pair<uint32_t, uint32_t>, RxFlow> flows;  // (sender, flow)
   std::map<uint32_t, RxSender> senders;
   std::vector<uint64_t> buckets;
   uint64_t last_any = 0, foreign = 0, min_one_way = UINT64_MAX, count = 0;
-  uint32_t socket_drops = 0;
   std::vector<uint8_t> buf(65536);
-  alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(timespec))];
   for (;;) {
     uint64_t t = now_ns();
     if (t - start >= duration_ns)
@@ -743,13 +705,8 @@ int do_recv(const Args &a)
       break;
     if ((count & 63) == 0 && stop_requested())
       break;
-    iovec iov{buf.data(), buf.size()};
-    msghdr mh{};
-    mh.msg_iov = &iov;
-    mh.msg_iovlen = 1;
-    mh.msg_control = cbuf;
-    mh.msg_controllen = sizeof(cbuf);
-    ssize_t n = recvmsg(s.fd(), &mh, 0);
+    ll_tools::Datagram d;
+    ssize_t n = rx.receive(buf, d);
     if (n < 0) {
       if (errno == EAGAIN || errno == EINTR) {
         if (stop_requested())
@@ -759,20 +716,9 @@ int do_recv(const Args &a)
       die(std::string("recvmsg: ") + std::strerror(errno));
     }
     count++;
-    uint64_t at = now_ns();
+    uint64_t at = d.at_ns;
     last_any = at;
-    uint64_t rx_ns = at;  // the kernel's receive time if it gave one
-    for (cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-        timespec ts;
-        std::memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-        int64_t mono = int64_t(ts.tv_sec) * 1000000000LL + ts.tv_nsec - real_minus_mono;
-        if (mono > 0 && uint64_t(mono) <= at)
-          rx_ns = uint64_t(mono);
-      }
-      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL)
-        std::memcpy(&socket_drops, CMSG_DATA(c), sizeof(socket_drops));
-    }
+    uint64_t rx_ns = d.rx_ns;  // the kernel's receive time if it gave one
     Header h{};
     if (size_t(n) < sizeof(h)) {
       foreign++;
@@ -825,7 +771,7 @@ int do_recv(const Args &a)
       "\"socket_drops\":%u,\"foreign\":%llu,\"missing\":%llu,\"min_one_way_ns\":%llu,"
       "\"start_ns\":%llu,\"stop_ns\":%llu,\"bucket_start_ns\":%llu,\"bucket_ns\":%llu,"
       "\"bucket_wire_bytes\":[",
-      port, (unsigned long long)kHeaderBytes, (unsigned long long)kWireOverhead, socket_drops,
+      port, (unsigned long long)kHeaderBytes, (unsigned long long)kWireOverhead, rx.socket_drops(),
       (unsigned long long)foreign, (unsigned long long)missing,
       (unsigned long long)(min_one_way == UINT64_MAX ? 0 : min_one_way), (unsigned long long)start,
       (unsigned long long)now_ns(), (unsigned long long)t0, (unsigned long long)bucket_ns);

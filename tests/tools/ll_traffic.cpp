@@ -15,6 +15,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+
+#include "udp_socket.h"
 #include <time.h>
 #include <unistd.h>
 
@@ -136,19 +138,6 @@ Args parse(int argc, char** argv, int from) {
     return a;
 }
 
-class Socket {
-public:
-    Socket() : fd_(::socket(AF_INET, SOCK_DGRAM, 0)) {
-        if (fd_ < 0) die(std::string("socket: ") + std::strerror(errno));
-    }
-    ~Socket() { ::close(fd_); }
-    Socket(const Socket&) = delete;
-    Socket& operator=(const Socket&) = delete;
-    int fd() const { return fd_; }
-
-private:
-    int fd_;
-};
 
 int do_send(const Args& a) {
     auto dst = a.get("dst");
@@ -167,17 +156,10 @@ int do_send(const Args& a) {
     int dscp = int(a.num("dscp", 0));
     if (dscp < 0 || dscp > 63) die("--dscp must be 0..63");
     bool ecn = a.get("ecn").has_value();
-    Socket s;
-    // IP_TOS first: setting it also rewrites the socket priority. The ECN
-    // field is the low 2 bits; a UDP socket sends it as given.
+    ll_tools::UdpSocket s;
+    // The ECN field is the low 2 bits; a UDP socket sends it as given.
     int tos = dscp << 2 | (ecn ? kEct0 : kNotEct);
-    if (setsockopt(s.fd(), IPPROTO_IP, IP_TOS, &tos, sizeof(tos)))
-        die(std::string("IP_TOS: ") + std::strerror(errno));
-    int sndbuf = int(a.num("sndbuf", 0));
-    if (sndbuf > 0 && setsockopt(s.fd(), SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)))
-        die(std::string("SO_SNDBUFFORCE: ") + std::strerror(errno));
-    if (setsockopt(s.fd(), SOL_SOCKET, SO_PRIORITY, &prio, sizeof(prio)))
-        die(std::string("SO_PRIORITY: ") + std::strerror(errno));
+    if (auto err = s.set_sender(tos, int(a.num("sndbuf", 0)), prio); !err.empty()) die(err);
     sockaddr_in sa{};
     sa.sin_family = AF_INET;
     sa.sin_port = htons(uint16_t(port));
@@ -241,72 +223,27 @@ int do_recv(const Args& a) {
     constexpr uint64_t kWireOverhead = 8 + 20 + 14;
     std::vector<uint64_t> bucket_bytes;
 
-    Socket s;
-    int rcvbuf = 32 << 20, one = 1;
-    // Force a large buffer so the receiving socket is never the drop point.
-    if (setsockopt(s.fd(), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
-        setsockopt(s.fd(), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-    setsockopt(s.fd(), SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
-    // The kernel's receive time of each packet (CLOCK_REALTIME), for the
-    // buckets: mapped to CLOCK_MONOTONIC by the offset between the clocks.
-    if (bucket_ns && setsockopt(s.fd(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)))
-        die(std::string("SO_TIMESTAMPNS: ") + std::strerror(errno));
-    timespec rt{};
-    clock_gettime(CLOCK_REALTIME, &rt);
-    const int64_t real_minus_mono =
-        int64_t(rt.tv_sec) * 1000000000LL + rt.tv_nsec - int64_t(now_ns());
-    // The TOS byte of every packet comes as an IP_TOS control message.
-    if (setsockopt(s.fd(), IPPROTO_IP, IP_RECVTOS, &one, sizeof(one)))
-        die(std::string("IP_RECVTOS: ") + std::strerror(errno));
-    timeval tv{0, 100000};
-    setsockopt(s.fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons(uint16_t(port));
-    if (bind(s.fd(), reinterpret_cast<sockaddr*>(&sa), sizeof(sa)))
-        die(std::string("bind: ") + std::strerror(errno));
+    ll_tools::UdpReceiver rx;
+    if (auto err = rx.open(port, bucket_ns != 0, true); !err.empty()) die(err);
     std::fprintf(stderr, "ll-traffic: receiving on port %d\n", port);
 
     std::map<uint32_t, FlowStats> flows;
     uint64_t start = now_ns(), last_any = 0, foreign = 0;
-    uint32_t socket_drops = 0;
     std::vector<uint8_t> buf(65536);
-    alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(int)) +
-                               CMSG_SPACE(sizeof(timespec))];
     for (;;) {
         uint64_t t = now_ns();
         if (t - start >= duration_ns) break;
         if (last_any && t - last_any >= idle_ns) break;
-        iovec iov{buf.data(), buf.size()};
-        msghdr mh{};
-        mh.msg_iov = &iov;
-        mh.msg_iovlen = 1;
-        mh.msg_control = cbuf;
-        mh.msg_controllen = sizeof(cbuf);
-        ssize_t n = recvmsg(s.fd(), &mh, 0);
+        ll_tools::Datagram d;
+        ssize_t n = rx.receive(buf, d, start);
         if (n < 0) {
             if (errno == EAGAIN || errno == EINTR) continue;
             die(std::string("recvmsg: ") + std::strerror(errno));
         }
-        uint64_t at = now_ns();
+        uint64_t at = d.at_ns;
         last_any = at;
-        int tos = -1;
-        uint64_t rx_ns = at;  // the kernel's receive time if it gave one
-        for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-                timespec ts;
-                std::memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-                int64_t mono = int64_t(ts.tv_sec) * 1000000000LL + ts.tv_nsec - real_minus_mono;
-                if (mono > int64_t(start) && uint64_t(mono) <= at) rx_ns = uint64_t(mono);
-            }
-            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL)
-                std::memcpy(&socket_drops, CMSG_DATA(c), sizeof(socket_drops));
-            if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS) {
-                uint8_t b;  // one byte for IPv4 (IPv6's IPV6_TCLASS is an int)
-                std::memcpy(&b, CMSG_DATA(c), sizeof(b));
-                tos = b;
-            }
-        }
+        int tos = d.tos;
+        uint64_t rx_ns = d.rx_ns;  // the kernel's receive time if it gave one
 
         Header h{};
         if (size_t(n) < sizeof(h)) {
@@ -340,7 +277,7 @@ int do_recv(const Args& a) {
         if (tos >= 0) f.ecn[tos & 3]++;  // always there for IPv4 with IP_RECVTOS
     }
 
-    std::printf("{\"mode\":\"recv\",\"socket_drops\":%u,\"foreign\":%llu,", socket_drops,
+    std::printf("{\"mode\":\"recv\",\"socket_drops\":%u,\"foreign\":%llu,", rx.socket_drops(),
                 (unsigned long long)foreign);
     std::printf("\"bucket_start_ns\":%llu,\"bucket_ns\":%llu,\"bucket_wire_bytes\":[",
                 (unsigned long long)start, (unsigned long long)bucket_ns);

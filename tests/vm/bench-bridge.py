@@ -118,7 +118,7 @@ def run_round(paths, port):
     if len(common) < 5:
         raise RuntimeError(f"the paths sent together for only {len(common)} buckets")
     secs = len(common) * step / 1e9
-    wire = SIZE + 8 + 20 + 14 + 4  # what --bucket-ms counts per packet
+    wire = SIZE + 8 + 20 + 14  # what --bucket-ms counts per packet
     out = {k: (sum(b[t] for t in common) / wire / secs, lost[k]) for k, b in buckets.items()}
     return out, soft / os.sysconf("SC_CLK_TCK") / SECONDS
 
