@@ -490,6 +490,7 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 		pool->ctr.drops_invalid++;
 		return LL_MMU_DROP_INVALID;
 	}
+	ll_scheme_arrival(pool, in_port, prio, now_ns);
 	pi = &pool->ports[in_port];
 	po = &pool->ports[eg_port];
 	iq = &pi->iq[prio];
@@ -615,6 +616,7 @@ ll_u32 ll_mmu_release(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
 
 	if (charge_side_ok(pool, charge->in_port, charge->in_gen)) {
 		struct ll_mmu_port *pi = &pool->ports[charge->in_port];
+		ll_u64 deadline = ll_scheme_port_deadline(pool, charge->in_port);
 
 		uncharge_ingress(pool, pi, &pi->iq[charge->prio], bytes, region);
 		ll_scheme_released(pool, charge, now_ns);
@@ -623,6 +625,8 @@ ll_u32 ll_mmu_release(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
 					   now_ns);
 		if (pfc_due_port(pi, now_ns))
 			ev |= LL_MMU_EV_PFC_DUE;
+		if (ll_scheme_port_deadline(pool, charge->in_port) < deadline)
+			ev |= LL_MMU_EV_TIMER;
 	} else {
 		pool->ctr.stale_releases++;
 	}

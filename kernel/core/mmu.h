@@ -92,11 +92,13 @@
  *
  * Schemes. Thresholds, hysteresis, the admission region of lossless bytes,
  * the headroom a port carves, event and timer hooks are the pool's scheme's
- * (cfg.scheme; scheme.h): DT (this baseline, the default), ST and DSH
- * (core only, not selectable yet), each one file. Ports keep their shared
- * and headroom sums (DSH's insurance in use); every event takes now_ns
- * (SPFC windows, DSH estimator); the PFC state is per port with a
- * priority vector (DSH's port-level pause is "want all lossless").
+ * (cfg.scheme; scheme.h): DT (this baseline, the default), ST, DSH and
+ * SPFC (the last two core only, not selectable yet), each one file. A
+ * scheme sees every arrival before it is decided (SPFC's window roll).
+ * Ports keep their shared and headroom sums (DSH's insurance in use);
+ * every event takes now_ns (SPFC windows, DSH estimator); the PFC state
+ * is per port with a priority vector (DSH's port-level pause is "want all
+ * lossless").
  */
 #ifndef LL_MMU_H
 #define LL_MMU_H
@@ -417,6 +419,11 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
  * point since the last sweep (T rose by about one MTU): ll_mmu_sweep().
  */
 #define LL_MMU_EV_SWEEP 0x2u
+/*
+ * The scheme's deadline on charge->in_port came earlier (SPFC's window
+ * starts counting departures): re-arm that port's timer (kick it).
+ */
+#define LL_MMU_EV_TIMER 0x4u
 
 /*
  * Un-charge exactly what admit charged (on dequeue, purge, drop after

@@ -40,6 +40,7 @@ static const ll_u8 scheme_param_words[LL_SCHEME_CORE_COUNT] = {
 	[LL_SCHEME_DT] = 0,
 	[LL_SCHEME_ST] = sizeof(struct ll_st_params) / sizeof(ll_u64),
 	[LL_SCHEME_DSH] = sizeof(struct ll_dsh_params) / sizeof(ll_u64),
+	[LL_SCHEME_SPFC] = sizeof(struct ll_spfc_params) / sizeof(ll_u64),
 };
 
 enum ll_mmu_err ll_scheme_check(const struct ll_mmu_config *cfg)
@@ -57,6 +58,8 @@ enum ll_mmu_err ll_scheme_check(const struct ll_mmu_config *cfg)
 		return ll_st_check(cfg);
 	case LL_SCHEME_DSH:
 		return ll_dsh_check(cfg);
+	case LL_SCHEME_SPFC:
+		return ll_spfc_check(cfg);
 	default:
 		return LL_MMU_OK;
 	}
@@ -70,6 +73,8 @@ ll_u64 ll_scheme_ingress_threshold(const struct ll_mmu_pool *pool,
 		return ll_st_threshold(pool);
 	case LL_SCHEME_DSH:
 		return ll_dsh_queue_threshold(pool, port, prio);
+	case LL_SCHEME_SPFC:
+		return ll_spfc_threshold(pool, port, prio);
 	default:
 		return ll_dt_ingress_threshold(pool);
 	}
@@ -105,6 +110,9 @@ void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 	case LL_SCHEME_DSH:
 		ll_dsh_evaluate(pool, port, prio, now_ns);
 		break;
+	case LL_SCHEME_SPFC:
+		ll_spfc_evaluate(pool, port, prio, now_ns);
+		break;
 	default:
 		ll_dt_hysteresis(pool, port, prio,
 				 ll_scheme_ingress_threshold(pool, port, prio));
@@ -128,6 +136,19 @@ ll_u64 ll_scheme_port_carve(const struct ll_mmu_config *cfg, ll_u64 h)
 	}
 }
 
+void ll_scheme_arrival(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+		       ll_u64 now_ns)
+{
+	(void)prio;
+	switch (pool->cfg.scheme) {
+	case LL_SCHEME_SPFC:
+		ll_spfc_arrival(pool, port, now_ns);
+		break;
+	default:
+		break;
+	}
+}
+
 void ll_scheme_admitted(struct ll_mmu_pool *pool,
 			const struct ll_mmu_charge *charge, ll_u64 now_ns)
 {
@@ -143,9 +164,13 @@ void ll_scheme_admitted(struct ll_mmu_pool *pool,
 void ll_scheme_released(struct ll_mmu_pool *pool,
 			const struct ll_mmu_charge *charge, ll_u64 now_ns)
 {
-	(void)pool;
-	(void)charge;
-	(void)now_ns;
+	switch (pool->cfg.scheme) {
+	case LL_SCHEME_SPFC:
+		ll_spfc_released(pool, charge, now_ns);
+		break;
+	default:
+		break;
+	}
 }
 
 ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
@@ -153,6 +178,8 @@ ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 	switch (pool->cfg.scheme) {
 	case LL_SCHEME_DSH:
 		return ll_dsh_port_deadline(pool, port);
+	case LL_SCHEME_SPFC:
+		return ll_spfc_port_deadline(pool, port);
 	default:
 		return LL_MMU_NEVER;
 	}
@@ -164,6 +191,9 @@ void ll_scheme_port_tick(struct ll_mmu_pool *pool, ll_u32 port,
 	switch (pool->cfg.scheme) {
 	case LL_SCHEME_DSH:
 		ll_dsh_port_tick(pool, port, now_ns);
+		break;
+	case LL_SCHEME_SPFC:
+		ll_spfc_port_tick(pool, port, now_ns);
 		break;
 	default:
 		break;

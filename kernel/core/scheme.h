@@ -13,7 +13,9 @@
  *   hysteresis   whether a lossless ingress wants its upstream paused
  *                (ll_mmu_want() sets the bit the PFC generator reads);
  *   carve        the headroom a port takes out of the shared region;
- *   events       admitted / released bytes (counters, estimators);
+ *   events       an arrival about to be decided (a scheme brings its
+ *                state up to now), admitted / released bytes (counters,
+ *                estimators);
  *   timer        a per-port deadline: the port's qdisc timer runs the
  *                scheme's tick at it (windows, slots).
  * Accounting (regions, counters, charges, PFC frames) stays in mmu.c.
@@ -67,6 +69,14 @@ void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
  * region (mmu.c refuses a change that would leave more in use).
  */
 ll_u64 ll_scheme_port_carve(const struct ll_mmu_config *cfg, ll_u64 h);
+
+/*
+ * Before ll_mmu_admit() decides on a valid arrival at (port, prio): the
+ * scheme brings its state up to now_ns, so that the thresholds and the
+ * admission see it fresh (SPFC's window roll).
+ */
+void ll_scheme_arrival(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+		       ll_u64 now_ns);
 
 /* After ll_mmu_admit() charged, and after ll_mmu_release() uncharged. */
 void ll_scheme_admitted(struct ll_mmu_pool *pool,
@@ -139,5 +149,74 @@ ll_u64 ll_dsh_headroom_estimate(const struct ll_mmu_pool *pool, ll_u32 port,
 				ll_u32 prio);
 /* 1 if the port is in single-queue mode now (Alg. 4). */
 int ll_dsh_single_queue(const struct ll_mmu_pool *pool, ll_u32 port);
+
+/*
+ * SPFC (scheme_spfc.c, spfc.md sections 3 and 6.2; docs/SPFC.md). Per
+ * lossless ingress (port, prio): IRC counts the bytes (or packets) that
+ * entered on it and were released, per window of TC; the State Holder
+ * latches "IRC reached IRC_th"; the pause wish is the SH reset line. A
+ * Victim's X_off is the whole buffer, everyone else's DT's. Windows roll
+ * lazily on every event of the port and on the port's timer (its deadline
+ * is the window's end while a count or a latch is set).
+ */
+#define LL_SPFC_TC_NS_DEFAULT 1000000ULL	/* 1 ms */
+#define LL_SPFC_TC_NS_MIN 10000ULL		/* 10 us */
+#define LL_SPFC_TC_NS_MAX 1000000000ULL		/* 1 s (spfc.md B2) */
+#define LL_SPFC_K_DEFAULT 5ULL			/* K_spfc of the derived IRC_th */
+#define LL_SPFC_IRC_TH_MAX 0xFFFFFFFFULL	/* the counters are 32 bits */
+
+enum ll_spfc_forced {
+	LL_SPFC_FORCE_AUTO = 0,		/* the detector decides */
+	LL_SPFC_FORCE_VICTIM = 1,	/* oracle (Fig. 4): always Victim */
+	LL_SPFC_FORCE_NORMAL = 2,	/* SPFC off on the queue: always DT */
+};
+
+/*
+ * spfc.md 3.5's truth table, bitwise over priorities (pure): Victim bits
+ * = force_victim | (~force_normal & ~reset & sh), reset the PAUSE-reset
+ * line (paused, no RESUME yet), sh the State Holder's content.
+ */
+ll_u8 ll_spfc_state(ll_u8 reset, ll_u8 sh, ll_u8 force_victim,
+		    ll_u8 force_normal);
+
+enum ll_mmu_err ll_spfc_check(const struct ll_mmu_config *cfg);
+void ll_spfc_arrival(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
+void ll_spfc_released(struct ll_mmu_pool *pool,
+		      const struct ll_mmu_charge *charge, ll_u64 now_ns);
+void ll_spfc_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+		      ll_u64 now_ns);
+ll_u64 ll_spfc_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port);
+void ll_spfc_port_tick(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
+
+/* The window TC in force (the parameter or its default). */
+ll_u64 ll_spfc_tc_ns(const struct ll_mmu_pool *pool);
+/* IRC_th of port in IRC's unit: the parameter, or C_p x TC / 8 / K. */
+ll_u64 ll_spfc_irc_threshold(const struct ll_mmu_pool *pool, ll_u32 port);
+/* A Victim's X_off: the whole buffer (or the parameter), at least DT's T. */
+ll_u64 ll_spfc_victim_threshold(const struct ll_mmu_pool *pool);
+/* Victim bits of port's priorities now (lossless ones only). */
+ll_u8 ll_spfc_victims(const struct ll_mmu_pool *pool, ll_u32 port);
+/* X_off of (port, prio): the Victim's threshold or DT's T. */
+ll_u64 ll_spfc_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
+			 ll_u32 prio);
+
+/*
+ * Force the state of a lossless (port, prio) (the oracle of spfc.md 6.3,
+ * Fig. 4, or SPFC off on it), re-evaluating it. Runtime state, like the
+ * counters: zeroed by attach and by a change of scheme. Returns 1 if a
+ * frame is due on port, 0 if not, -1 for a bad port, prio or state.
+ */
+int ll_spfc_force(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+		  enum ll_spfc_forced state, ll_u64 now_ns);
+
+/*
+ * Slow path (LL_SPFC_F_DAEMON, spfc.md 6.3): the daemon publishes port's
+ * Victim bits for the window that ended at window_end_ns. The datapath
+ * keeps the exact PAUSE reset: a priority that paused ignores the
+ * daemon's bit until a window that ended after its RESUME. Returns as
+ * ll_spfc_force().
+ */
+int ll_spfc_publish(struct ll_mmu_pool *pool, ll_u32 port, ll_u8 victims,
+		    ll_u64 window_end_ns, ll_u64 now_ns);
 
 #endif /* LL_SCHEME_H */

@@ -20,16 +20,17 @@ enum ll_scheme_id {
 	LL_SCHEME_DT = 0,	/* PFC + Dynamic Threshold + static headroom */
 	LL_SCHEME_ST = 1,	/* PFC + static threshold (spfc.md 2.6) */
 	LL_SCHEME_DSH = 2,	/* Dynamic and Shared Headroom (dsh.md), core only */
+	LL_SCHEME_SPFC = 3,	/* Selective PFC (spfc.md), core only */
 	LL_SCHEME_CORE_COUNT,	/* every scheme the core implements */
 };
 
 /*
  * The schemes users can select: ids below LL_SCHEME_COUNT, the uapi's
  * __LOSSLESS_SCHEME_COUNT. tc (q_lossless.c), the kernel's netlink and
- * plane code and the daemon accept only these. DSH is implemented in the
- * core and unit-tested, but not selectable until its netlink, tc and
- * daemon parts exist (docs/DSH.md): exposing it raises this bound to
- * LL_SCHEME_CORE_COUNT and adds its name below.
+ * plane code and the daemon accept only these. DSH and SPFC are
+ * implemented in the core and unit-tested, but not selectable until their
+ * netlink, tc and daemon parts exist (docs/DSH.md, docs/SPFC.md): exposing
+ * them raises this bound to LL_SCHEME_CORE_COUNT and adds their names below.
  */
 #define LL_SCHEME_COUNT 2
 
@@ -68,10 +69,34 @@ struct ll_dsh_params {
 #define LL_DSH_F_STATIC_TAU		0x4ULL	/* tau = Phi, no estimator */
 #define LL_DSH_F_ALL			0x7ULL
 
+/*
+ * SPFC (spfc.md sections 3 and 6.2; docs/SPFC.md). Every lossless ingress
+ * (port, prio) counts the bytes that entered on it and left the switch
+ * (IRC) over back-to-back windows of tc_ns; one that reaches the counting
+ * number IRC_th and is not paused is a Victim: its X_off is the whole
+ * buffer. Other queues, and a Victim that pauses anyway (until it
+ * resumes), run DT. Zero in every field is the paper's default with the
+ * window of a software switch.
+ */
+struct ll_spfc_params {
+	ll_u64 tc_ns;		/* window TC; 0 = 1 ms; else 10 us .. 1 s */
+	ll_u64 irc_th_bytes;	/* IRC_th for every port; 0 = C_p x TC / 8 / 5 */
+	ll_u64 irc_th_packets;	/* IRC_th counting packets (spfc.md A4); 0 = bytes */
+	ll_u64 victim_threshold_bytes;	/* a Victim's X_off; 0 = the whole buffer */
+	ll_u64 flags;		/* LL_SPFC_F_*; 0 = the paper's SPFC */
+};
+
+/* SH latches only when a window ends (spfc.md A2's WINDOW_END). */
+#define LL_SPFC_F_WINDOW_END	0x1ULL
+/* Slow path (spfc.md 6.3): the daemon's per-window Victim bit, not IRC's. */
+#define LL_SPFC_F_DAEMON	0x2ULL
+#define LL_SPFC_F_ALL		0x3ULL
+
 /* One member per scheme that has parameters; zeroed = its defaults. */
 union ll_scheme_params {
 	struct ll_st_params st;
 	struct ll_dsh_params dsh;
+	struct ll_spfc_params spfc;
 	ll_u64 raw[8];		/* the union's size, for every scheme to come */
 };
 
@@ -109,22 +134,56 @@ struct ll_dsh_iq_state {
 };
 
 /*
+ * SPFC state. Windows are aligned to multiples of TC from time 0 (spfc.md
+ * 3.6), so every priority of a port shares one window start and a port's
+ * priorities roll together: the same result as rolling each (port, prio)
+ * on its own events. The bit masks are over priorities; "paused" is the
+ * MMU's pause wish (ll_mmu_pfc.want), which is also the SH reset line.
+ * The counts saturate at 2^32 - 1, IRC_th is at most that (the comparison
+ * stays exact).
+ */
+struct ll_spfc_pool_state {
+	ll_u64 now_ns;		/* latest time a hook was given (the clock) */
+};
+
+struct ll_spfc_port_state {
+	ll_u64 win_start_ns;	/* start of the current window */
+	ll_u64 resume_ns;	/* latest RESUME of a priority (slow path) */
+	ll_u32 to_victim;	/* transitions of the effective state, */
+	ll_u32 to_normal;	/* all priorities (wrap) */
+	ll_u8 sh;		/* bit p: State Holder, "rate high" latched */
+	ll_u8 hold;		/* bit p: slow path, reset held after RESUME */
+	ll_u8 daemon_sh;	/* bit p: the daemon's Victim bit (slow path) */
+	ll_u8 force_victim;	/* bit p: oracle, Victim whatever happens */
+	ll_u8 force_normal;	/* bit p: SPFC off, always DT */
+	ll_u8 reserved0[3];
+};
+
+struct ll_spfc_iq_state {
+	ll_u32 irc;		/* IRC: departures this window (saturated) */
+	ll_u32 last_win;	/* the last completed window's count */
+};
+
+/*
  * Per-scheme state, zeroed when its owner is created (pool init, port
  * attach) and when the scheme changes. DT and ST keep none.
  */
 union ll_scheme_pool_state {
 	struct ll_dsh_pool_state dsh;
+	struct ll_spfc_pool_state spfc;
 	ll_u64 raw[2];
 };
 
 union ll_scheme_port_state {
 	struct ll_dsh_port_state dsh;
+	struct ll_spfc_port_state spfc;
 	ll_u64 raw[6];
 };
 
 /* Eight of these per port: kept small (a port stays under 3 KB). */
 union ll_scheme_iq_state {
 	struct ll_dsh_iq_state dsh;
+	struct ll_spfc_iq_state spfc;
 	ll_u64 raw[1];
 };
 

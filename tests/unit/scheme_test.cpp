@@ -57,6 +57,7 @@ TEST(Scheme, NamesAndIds)
 	EXPECT_EQ(ll_scheme_by_name("dt"), LL_SCHEME_DT);
 	EXPECT_EQ(ll_scheme_by_name("st"), LL_SCHEME_ST);
 	EXPECT_EQ(ll_scheme_by_name("dsh"), -1);
+	EXPECT_EQ(ll_scheme_by_name("spfc"), -1);
 	EXPECT_EQ(ll_scheme_by_name(""), -1);
 	EXPECT_EQ(ll_scheme_by_name("stt"), -1);
 	EXPECT_STREQ(ll_scheme_name(LL_SCHEME_DT), "dt");
@@ -189,6 +190,11 @@ TEST(Scheme, NoTimerForDtAndSt)
 		Pool pool(TwoPorts(scheme), 10 * kGbit, 10000);
 		EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), LL_MMU_NEVER);
 		EXPECT_EQ(ll_mmu_port_timer(pool.p(), 0, 5), 0);
+		// Their releases never report a timer (LL_MMU_EV_TIMER).
+		ll_mmu_charge ch{};
+		ASSERT_EQ(ll_mmu_admit(pool.p(), 0, kLosslessPrio, 1, 0, kPkt, 6, &ch),
+			  LL_MMU_ADMIT_SHARED);
+		EXPECT_EQ(ll_mmu_release(pool.p(), &ch, 7) & LL_MMU_EV_TIMER, 0u);
 	}
 }
 

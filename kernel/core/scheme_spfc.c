@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * SPFC, Selective PFC: PFC that spares victim ports (spfc.md sections 3
+ * and 6.2; docs/SPFC.md). Over mmu.c's accounting, with DT's admission and
+ * hysteresis (ll_dt_admit_lossless(), ll_dt_hysteresis()) and its own
+ * threshold:
+ *
+ *   IRC      per lossless ingress (port, prio), the bytes (or packets,
+ *            A4) that entered on it and left the switch (ll_mmu_release())
+ *            in the current window of TC; windows are back-to-back,
+ *            half-open and aligned to multiples of TC (3.2, 3.3, A5, A11);
+ *   roll     at the port's first event in a new window (an arrival, a
+ *            release, an evaluation) or at the port's timer, whichever
+ *            comes first: last = the IRC of the window that just ended (0
+ *            if more than one ended), SH := not paused and last >= IRC_th,
+ *            IRC := 0 (W1-W13). The timer's deadline is the window's end
+ *            while a count or a latch is set, so the state is never more
+ *            than a timer's latency stale (telemetry, sweeps);
+ *   promote  IMMEDIATE (default): SH := 1 the moment IRC reaches IRC_th
+ *            while not paused (D9), or at a RESUME if it already has (R9);
+ *            LL_SPFC_F_WINDOW_END: only at a roll (A2);
+ *   latch    a PAUSE clears SH and the pause wish holds it at 0 until the
+ *            RESUME: the SH reset line (P5-P7, A3);
+ *   state    Victim = spfc.md 3.5's truth table (ll_spfc_state()): SH set
+ *            and no reset; or forced (the oracle of Fig. 4, or SPFC off);
+ *   X_off    a Victim's is the whole buffer (A7), at least DT's T: it
+ *            pauses only when its bytes find the shared region full and go
+ *            to headroom (INV-2). Every other queue's is DT's alpha x free,
+ *            whose S counts the Victims' bytes (Eq. 4). A paused queue is
+ *            Normal, so its RESUME is judged on DT's T (INV-3, R4).
+ * "Paused" is the MMU's pause wish (ll_mmu_pfc.want), set and cleared by
+ * the hysteresis: the decision, not the frame (refreshes change nothing,
+ * A27). With no Victim, SPFC is DT exactly (INV-5).
+ *
+ * A roll changes only the state; the port's timer re-evaluates the queues
+ * whose state it changed, so a Victim demoted above DT's X_off pauses at
+ * the window's end (the paper's MMU waits for its next arrival, which
+ * takes headroom and pauses).
+ *
+ * Slow path (LL_SPFC_F_DAEMON, 6.3): the SH content is the daemon's
+ * per-window bit (ll_spfc_publish()) instead of IRC's; the datapath keeps
+ * the exact reset: a priority that paused ignores the daemon's bit until
+ * the daemon publishes a window that ended after the port's latest
+ * RESUME. IRC and the rolls go on (last_win is what the daemon reads).
+ *
+ * Integer only: one division per roll when more than one window ended;
+ * the derived IRC_th (C_p x TC / 8 / K) costs ll_bytes_in_ns() and one
+ * division when it is compared, unless IRC_th is given.
+ */
+#include "scheme.h"
+#include "headroom.h"
+
+static const struct ll_spfc_params *params(const struct ll_mmu_pool *pool)
+{
+	return &pool->cfg.scheme_params.spfc;
+}
+
+static int has_flag(const struct ll_mmu_pool *pool, ll_u64 flag)
+{
+	return (params(pool)->flags & flag) != 0;
+}
+
+static ll_u32 popcount8(ll_u8 v)
+{
+	ll_u32 n = 0;
+
+	for (; v; v &= (ll_u8)(v - 1))
+		n++;
+	return n;
+}
+
+/* The pool's clock: time never runs backwards, and 0 (no clock) is "now". */
+static ll_u64 clock_ns(struct ll_mmu_pool *pool, ll_u64 now_ns)
+{
+	if (now_ns > pool->sch.spfc.now_ns)
+		pool->sch.spfc.now_ns = now_ns;
+	return pool->sch.spfc.now_ns;
+}
+
+ll_u8 ll_spfc_state(ll_u8 reset, ll_u8 sh, ll_u8 force_victim,
+		    ll_u8 force_normal)
+{
+	return (ll_u8)(force_victim | (~force_normal & ~reset & sh));
+}
+
+/* ------------------------------------------------------- configuration */
+
+enum ll_mmu_err ll_spfc_check(const struct ll_mmu_config *cfg)
+{
+	const struct ll_spfc_params *s = &cfg->scheme_params.spfc;
+
+	if (s->tc_ns &&
+	    (s->tc_ns < LL_SPFC_TC_NS_MIN || s->tc_ns > LL_SPFC_TC_NS_MAX))
+		return LL_MMU_ERR_SCHEME_PARAMS;
+	/* Never below one frame (B5): a tiny IRC_th makes every queue a Victim. */
+	if (s->irc_th_bytes &&
+	    (s->irc_th_bytes < cfg->mtu_bytes ||
+	     s->irc_th_bytes > LL_SPFC_IRC_TH_MAX))
+		return LL_MMU_ERR_SCHEME_PARAMS;
+	if (s->irc_th_packets > LL_SPFC_IRC_TH_MAX ||
+	    (s->irc_th_packets && s->irc_th_bytes))
+		return LL_MMU_ERR_SCHEME_PARAMS;
+	if (s->victim_threshold_bytes > cfg->total_bytes ||
+	    (s->flags & ~LL_SPFC_F_ALL))
+		return LL_MMU_ERR_SCHEME_PARAMS;
+	return LL_MMU_OK;
+}
+
+ll_u64 ll_spfc_tc_ns(const struct ll_mmu_pool *pool)
+{
+	ll_u64 tc = params(pool)->tc_ns;
+
+	return tc ? tc : LL_SPFC_TC_NS_DEFAULT;
+}
+
+ll_u64 ll_spfc_irc_threshold(const struct ll_mmu_pool *pool, ll_u32 port)
+{
+	const struct ll_spfc_params *s = params(pool);
+	ll_u64 th;
+
+	if (s->irc_th_packets)
+		return s->irc_th_packets;
+	if (s->irc_th_bytes)
+		return s->irc_th_bytes;
+	/* (C_p / 8) x TC / K, at least one frame (B5), at most IRC's range. */
+	th = ll_div_u64(ll_bytes_in_ns(pool->ports[port].rate_bps,
+				       ll_spfc_tc_ns(pool)),
+			LL_SPFC_K_DEFAULT);
+	if (th < pool->cfg.mtu_bytes)
+		th = pool->cfg.mtu_bytes;
+	return th < LL_SPFC_IRC_TH_MAX ? th : LL_SPFC_IRC_TH_MAX;
+}
+
+/* ------------------------------------------------------- state, threshold */
+
+ll_u8 ll_spfc_victims(const struct ll_mmu_pool *pool, ll_u32 port)
+{
+	const struct ll_mmu_port *p = &pool->ports[port];
+	const struct ll_spfc_port_state *st = &p->sch.spfc;
+	ll_u8 reset = p->pfc.want, sh = st->sh;
+
+	if (has_flag(pool, LL_SPFC_F_DAEMON)) {
+		reset |= st->hold;
+		sh = st->daemon_sh;
+	}
+	return ll_spfc_state(reset, sh, st->force_victim, st->force_normal) &
+	       pool->cfg.lossless_mask;
+}
+
+ll_u64 ll_spfc_victim_threshold(const struct ll_mmu_pool *pool)
+{
+	ll_u64 v = params(pool)->victim_threshold_bytes;
+	ll_u64 t = ll_dt_ingress_threshold(pool);
+
+	if (!v)
+		v = pool->cfg.total_bytes;
+	return v > t ? v : t;
+}
+
+ll_u64 ll_spfc_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
+			 ll_u32 prio)
+{
+	if ((ll_spfc_victims(pool, port) >> prio) & 1)
+		return ll_spfc_victim_threshold(pool);
+	return ll_dt_ingress_threshold(pool);
+}
+
+/* Count the port's transitions since its Victim bits were `before`. */
+static void account(struct ll_mmu_pool *pool, ll_u32 port, ll_u8 before)
+{
+	struct ll_spfc_port_state *st = &pool->ports[port].sch.spfc;
+	ll_u8 after = ll_spfc_victims(pool, port);
+
+	st->to_victim += popcount8((ll_u8)(after & ~before));
+	st->to_normal += popcount8((ll_u8)(before & ~after));
+}
+
+/* ------------------------------------------------------------- windows */
+
+/* W1-W13 for every priority of the port (they share the window). */
+static void roll(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
+{
+	struct ll_mmu_port *p = &pool->ports[port];
+	struct ll_spfc_port_state *st = &p->sch.spfc;
+	ll_u64 tc = ll_spfc_tc_ns(pool), d, n, th;
+	ll_u32 prio;
+
+	if (now_ns < st->win_start_ns || now_ns - st->win_start_ns < tc)
+		return;
+	d = now_ns - st->win_start_ns;
+	n = d < 2 * tc ? 1 : ll_div_u64(d, tc);
+	th = ll_spfc_irc_threshold(pool, port);
+	for (prio = 0; prio < LL_MMU_PRIOS; prio++) {
+		struct ll_spfc_iq_state *q = &p->iq[prio].sch.spfc;
+		ll_u8 bit = (ll_u8)(1u << prio);
+		ll_u32 last = n == 1 ? q->irc : 0;
+
+		/* SH latches the last window; held at 0 while paused. */
+		if (!(p->pfc.want & bit) && last >= th)
+			st->sh |= bit;
+		else
+			st->sh &= (ll_u8)~bit;
+		q->last_win = last;
+		q->irc = 0;
+	}
+	st->win_start_ns += n * tc;
+}
+
+void ll_spfc_arrival(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
+{
+	ll_u8 before = ll_spfc_victims(pool, port);
+
+	roll(pool, port, clock_ns(pool, now_ns));
+	account(pool, port, before);
+}
+
+/* D7-D10: the ingress-dequeue pulse. */
+void ll_spfc_released(struct ll_mmu_pool *pool,
+		      const struct ll_mmu_charge *charge, ll_u64 now_ns)
+{
+	ll_u32 port = charge->in_port, prio = charge->prio;
+	struct ll_mmu_port *p = &pool->ports[port];
+	struct ll_spfc_iq_state *q = &p->iq[prio].sch.spfc;
+	ll_u8 bit = (ll_u8)(1u << prio);
+	ll_u8 before;
+	ll_u64 irc;
+
+	if (!charge->lossless)
+		return;
+	before = ll_spfc_victims(pool, port);
+	roll(pool, port, clock_ns(pool, now_ns));
+	irc = (ll_u64)q->irc +
+	      (params(pool)->irc_th_packets ? 1 : charge->bytes);
+	q->irc = (ll_u32)(irc < LL_SPFC_IRC_TH_MAX ? irc : LL_SPFC_IRC_TH_MAX);
+	if (!has_flag(pool, LL_SPFC_F_WINDOW_END) && !(p->pfc.want & bit) &&
+	    q->irc >= ll_spfc_irc_threshold(pool, port))
+		p->sch.spfc.sh |= bit;
+	account(pool, port, before);
+}
+
+void ll_spfc_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+		      ll_u64 now_ns)
+{
+	struct ll_mmu_port *p = &pool->ports[port];
+	struct ll_spfc_port_state *st = &p->sch.spfc;
+	ll_u8 bit = (ll_u8)(1u << prio);
+	ll_u8 before = ll_spfc_victims(pool, port);
+	ll_u8 was;
+
+	now_ns = clock_ns(pool, now_ns);
+	roll(pool, port, now_ns);
+	was = p->pfc.want & bit;
+	ll_dt_hysteresis(pool, port, prio, ll_spfc_threshold(pool, port, prio));
+	if (!was && (p->pfc.want & bit)) {
+		/* The PAUSE pulse resets SH; the wish holds the reset. */
+		st->sh &= (ll_u8)~bit;
+		st->hold |= bit;
+	} else if (was && !(p->pfc.want & bit)) {
+		/* RESUME releases the reset: IRC's output counts again. */
+		st->resume_ns = now_ns;
+		if (!has_flag(pool, LL_SPFC_F_WINDOW_END) &&
+		    p->iq[prio].sch.spfc.irc >= ll_spfc_irc_threshold(pool, port))
+			st->sh |= bit;
+	}
+	account(pool, port, before);
+}
+
+/* Re-evaluate the lossless priorities whose Victim bit is not `before`. */
+static void evaluate_changed(struct ll_mmu_pool *pool, ll_u32 port,
+			     ll_u8 before, ll_u64 now_ns)
+{
+	ll_u8 changed = (ll_u8)(before ^ ll_spfc_victims(pool, port));
+	ll_u32 prio;
+
+	for (prio = 0; changed; prio++, changed >>= 1)
+		if (changed & 1)
+			ll_spfc_evaluate(pool, port, prio, now_ns);
+}
+
+/* The end of the window while a count or a latch is set: a roll is due. */
+ll_u64 ll_spfc_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
+{
+	const struct ll_mmu_port *p = &pool->ports[port];
+	ll_u32 any = p->sch.spfc.sh, prio;
+
+	for (prio = 0; prio < LL_MMU_PRIOS && !any; prio++)
+		any = p->iq[prio].sch.spfc.irc | p->iq[prio].sch.spfc.last_win;
+	if (!any)
+		return LL_MMU_NEVER;
+	return p->sch.spfc.win_start_ns + ll_spfc_tc_ns(pool);
+}
+
+void ll_spfc_port_tick(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
+{
+	ll_u8 before = ll_spfc_victims(pool, port);
+
+	now_ns = clock_ns(pool, now_ns);
+	roll(pool, port, now_ns);
+	account(pool, port, before);
+	evaluate_changed(pool, port, before, now_ns);
+}
+
+/* ----------------------------------------------- oracle and slow path */
+
+static int spfc_port_ok(const struct ll_mmu_pool *pool, ll_u32 port)
+{
+	return pool->cfg.scheme == LL_SCHEME_SPFC &&
+	       port < pool->cfg.max_ports && pool->ports[port].attached;
+}
+
+int ll_spfc_force(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+		  enum ll_spfc_forced state, ll_u64 now_ns)
+{
+	struct ll_spfc_port_state *st;
+	ll_u8 bit, before;
+
+	if (!spfc_port_ok(pool, port) || prio >= LL_MMU_PRIOS ||
+	    state > LL_SPFC_FORCE_NORMAL)
+		return -1;
+	st = &pool->ports[port].sch.spfc;
+	bit = (ll_u8)(1u << prio);
+	now_ns = clock_ns(pool, now_ns);
+	before = ll_spfc_victims(pool, port);
+	st->force_victim &= (ll_u8)~bit;
+	st->force_normal &= (ll_u8)~bit;
+	if (state == LL_SPFC_FORCE_VICTIM)
+		st->force_victim |= bit;
+	else if (state == LL_SPFC_FORCE_NORMAL)
+		st->force_normal |= bit;
+	account(pool, port, before);
+	evaluate_changed(pool, port, before, now_ns);
+	return ll_mmu_pfc_due(pool, port, now_ns);
+}
+
+int ll_spfc_publish(struct ll_mmu_pool *pool, ll_u32 port, ll_u8 victims,
+		    ll_u64 window_end_ns, ll_u64 now_ns)
+{
+	struct ll_mmu_port *p;
+	struct ll_spfc_port_state *st;
+	ll_u8 before;
+
+	if (!spfc_port_ok(pool, port))
+		return -1;
+	p = &pool->ports[port];
+	st = &p->sch.spfc;
+	now_ns = clock_ns(pool, now_ns);
+	before = ll_spfc_victims(pool, port);
+	roll(pool, port, now_ns);
+	st->daemon_sh = victims & pool->cfg.lossless_mask;
+	/* A window that ended after the RESUMEs ends their holds. */
+	if (window_end_ns > st->resume_ns)
+		st->hold &= p->pfc.want;
+	account(pool, port, before);
+	evaluate_changed(pool, port, before, now_ns);
+	return ll_mmu_pfc_due(pool, port, now_ns);
+}
