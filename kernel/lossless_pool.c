@@ -296,7 +296,10 @@ void ll_kpool_release(struct ll_kpool *kp, struct ll_mmu_charge *charge,
 
 	spin_lock(&kp->lock);
 	ev = ll_mmu_release(kp->mmu, charge, now);
-	if (ev & LL_MMU_EV_PFC_DUE)
+	/* A frame due, or the scheme's timer of the port due earlier than
+	 * the port last asked: its qdisc runs and re-arms its timer.
+	 */
+	if (ev & (LL_MMU_EV_PFC_DUE | LL_MMU_EV_TIMER))
 		ll_kpool_kick(kp, charge->in_port);
 	if (ev & LL_MMU_EV_SWEEP)
 		ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, now));
