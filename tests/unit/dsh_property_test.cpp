@@ -403,7 +403,7 @@ public:
 				return;
 			ExpectInvariants(pool());
 			ExpectDshInvariants(pool());
-			CheckModel();
+			model_.Check(pool());
 		}
 		Finish();
 	}
@@ -412,10 +412,6 @@ public:
 
 private:
 	static constexpr ll_u32 kPorts = 6;
-	struct Held {
-		ll_mmu_charge c;
-		bool in_live, eg_live;
-	};
 
 	ll_mmu_config RandomConfig()
 	{
@@ -479,9 +475,7 @@ private:
 				ASSERT_LE(ll_dsh_port_shared(pool(), in),
 					  LosslessCount(pool()) * t_before);
 			}
-			held_.push_back({c, true, true});
-			in_bytes_[in][prio] += bytes;
-			eg_bytes_[eg][q] += bytes;
+			model_.Admitted(c, in, prio, eg, q, bytes);
 			ExpectDshHysteresis(pool(), in, prio);
 			now_ += rng_() % 200;
 		}
@@ -489,17 +483,11 @@ private:
 
 	void DoRelease()
 	{
-		if (held_.empty())
+		if (model_.empty())
 			return;
-		size_t i = rng_() % held_.size();
-		Held h = held_[i];
-		held_[i] = held_.back();
-		held_.pop_back();
+		ChargeModel<kPorts>::Held h = model_.Take(rng_);
 		ll_u32 ev = ll_mmu_release(pool(), &h.c, now_);
-		if (h.in_live)
-			in_bytes_[h.c.in_port][h.c.prio] -= h.c.bytes;
-		if (h.eg_live)
-			eg_bytes_[h.c.eg_port][h.c.eg_queue] -= h.c.bytes;
+		model_.Released(h);
 		if (h.in_live) {
 			ExpectDshHysteresis(pool(), h.c.in_port, h.c.prio);
 			ASSERT_EQ((ev & LL_MMU_EV_PFC_DUE) != 0,
@@ -571,50 +559,14 @@ private:
 
 	void DoDetachReattach()
 	{
-		ll_u32 port = rng_() % kPorts;
-		if (!pool()->ports[port].attached) {
-			if (Attach(port) == LL_MMU_OK)
-				frames_.told[port] = 0;
-			return;
-		}
-		ll_u8 told = ll_mmu_port_detach(pool(), port, now_);
-		ASSERT_EQ(told, frames_.told[port]);
-		frames_.told[port] = 0;
-		for (Held &h : held_) {
-			if (h.in_live && h.c.in_port == port) {
-				h.in_live = false;
-				in_bytes_[port][h.c.prio] -= h.c.bytes;
-			}
-			if (h.eg_live && h.c.eg_port == port) {
-				h.eg_live = false;
-				eg_bytes_[port][h.c.eg_queue] -= h.c.bytes;
-			}
-		}
-		if (rng_() % 2)
-			Attach(port);
-	}
-
-	void CheckModel()
-	{
-		const ll_mmu_pool *p = pool();
-		for (ll_u32 port = 0; port < kPorts; port++) {
-			if (!p->ports[port].attached)
-				continue;
-			for (ll_u32 prio = 0; prio < 8; prio++) {
-				const ll_mmu_iq &iq = p->ports[port].iq[prio];
-				ASSERT_EQ(iq.reserved_used + iq.shared_used + iq.headroom_used,
-					  in_bytes_[port][prio]);
-			}
-			for (ll_u32 q = 0; q < LL_MMU_MAX_QUEUES; q++)
-				ASSERT_EQ(p->ports[port].eq[q].bytes, eg_bytes_[port][q]);
-		}
+		model_.DetachReattach(
+			pool(), rng_, now_, frames_.told, [this](ll_u32 port) { return Attach(port); },
+			[](ll_u32) {});
 	}
 
 	void Finish()
 	{
-		std::shuffle(held_.begin(), held_.end(), rng_);
-		while (!held_.empty() && !::testing::Test::HasFatalFailure())
-			DoRelease();
+		model_.Drain(rng_, [this] { DoRelease(); });
 		ExpectEmpty(pool());
 		for (ll_u32 port = 0; port < kPorts; port++)
 			if (!pool()->ports[port].attached)
@@ -639,9 +591,7 @@ private:
 	PoolMem mem_;
 	ll_mmu_config cfg_;
 	ll_u64 now_ = 1;
-	std::vector<Held> held_;
-	ll_u64 in_bytes_[kPorts][8] = {};
-	ll_u64 eg_bytes_[kPorts][LL_MMU_MAX_QUEUES] = {};
+	ChargeModel<kPorts> model_;
 	FrameModel frames_;
 };
 

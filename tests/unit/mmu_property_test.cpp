@@ -16,7 +16,7 @@
 //     and what the upstream was told matches a model of the frames.
 // At the end everything is released: every counter is 0, and after the
 // last frames the upstreams are told XON everywhere.
-#include "mmu_fixture.h"
+#include "charge_model.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -27,12 +27,6 @@ namespace {
 using namespace mmu_test;
 
 constexpr ll_u32 kPorts = 6;
-
-struct Held {
-	ll_mmu_charge c;
-	bool in_live;	// the ingress side still counts (port not detached since)
-	bool eg_live;
-};
 
 class RandomRun {
 public:
@@ -203,26 +197,18 @@ private:
 		}
 		ASSERT_EQ(c.region, (ll_u8)v);
 		admitted_++;
-		held_.push_back({c, true, true});
-		in_bytes_[in][prio] += bytes;
-		eg_bytes_[eg][q] += bytes;
+		model_.Admitted(c, in, prio, eg, q, bytes);
 		CheckHysteresis(in, prio);
 	}
 
 	void DoRelease()
 	{
-		if (held_.empty())
+		if (model_.empty())
 			return;
-		size_t i = rng_() % held_.size();
-		Held h = held_[i];
-		held_[i] = held_.back();
-		held_.pop_back();
+		ChargeModel<kPorts>::Held h = model_.Take(rng_);
 		ll_u32 ev = ll_mmu_release(pool(), &h.c, now_);
 		ASSERT_EQ(h.c.region, LL_MMU_REGION_NONE);
-		if (h.in_live)
-			in_bytes_[h.c.in_port][h.c.prio] -= h.c.bytes;
-		if (h.eg_live)
-			eg_bytes_[h.c.eg_port][h.c.eg_queue] -= h.c.bytes;
+		model_.Released(h);
 		if (h.in_live) {
 			CheckHysteresis(h.c.in_port, h.c.prio);
 			ASSERT_EQ((ev & LL_MMU_EV_PFC_DUE) != 0,
@@ -290,28 +276,9 @@ private:
 
 	void DoDetachReattach()
 	{
-		ll_u32 port = rng_() % kPorts;
-		if (!pool()->ports[port].attached) {
-			if (Attach(port) == LL_MMU_OK)
-				told_[port] = 0;
-			return;
-		}
-		ll_u8 told = ll_mmu_port_detach(pool(), port, now_);
-		detaches_++;
-		ASSERT_EQ(told, told_[port]);
-		told_[port] = 0;
-		for (Held &h : held_) {
-			if (h.in_live && h.c.in_port == port) {
-				h.in_live = false;
-				in_bytes_[port][h.c.prio] -= h.c.bytes;
-			}
-			if (h.eg_live && h.c.eg_port == port) {
-				h.eg_live = false;
-				eg_bytes_[port][h.c.eg_queue] -= h.c.bytes;
-			}
-		}
-		if (rng_() % 2)
-			Attach(port);	// may fail (BUSY, NO_SPACE): stays detached
+		model_.DetachReattach(
+			pool(), rng_, now_, told_, [this](ll_u32 port) { return Attach(port); },
+			[this](ll_u32) { detaches_++; });
 	}
 
 	void CheckAll()
@@ -319,25 +286,12 @@ private:
 		ExpectInvariants(pool());
 		if (::testing::Test::HasFatalFailure())
 			return;
-		const ll_mmu_pool *p = pool();
-		for (ll_u32 port = 0; port < kPorts; port++) {
-			if (!p->ports[port].attached)
-				continue;
-			for (ll_u32 prio = 0; prio < 8; prio++) {
-				const ll_mmu_iq &iq = p->ports[port].iq[prio];
-				ASSERT_EQ(iq.reserved_used + iq.shared_used + iq.headroom_used,
-					  in_bytes_[port][prio]);
-			}
-			for (ll_u32 q = 0; q < LL_MMU_MAX_QUEUES; q++)
-				ASSERT_EQ(p->ports[port].eq[q].bytes, eg_bytes_[port][q]);
-		}
+		model_.Check(pool());
 	}
 
 	void Finish()
 	{
-		std::shuffle(held_.begin(), held_.end(), rng_);
-		while (!held_.empty() && !::testing::Test::HasFatalFailure())
-			DoRelease();
+		model_.Drain(rng_, [this] { DoRelease(); });
 		CheckAll();
 		ExpectEmpty(pool());
 		// Reattach what is detached, sweep, and send the last frames: the
@@ -366,9 +320,7 @@ private:
 	PoolMem mem_;
 	ll_mmu_config cfg_;
 	ll_u64 now_ = 1;
-	std::vector<Held> held_;
-	ll_u64 in_bytes_[kPorts][8] = {};
-	ll_u64 eg_bytes_[kPorts][LL_MMU_MAX_QUEUES] = {};
+	ChargeModel<kPorts> model_;
 	ll_u8 told_[kPorts] = {};
 	ll_u64 last_xoff_[kPorts] = {};
 	ll_u64 refresh_[kPorts] = {};
