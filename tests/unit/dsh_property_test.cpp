@@ -25,6 +25,7 @@
 // 2. Random order (like mmu_property_test.cpp): admits and releases in any
 //    order, pauses never honoured, sweeps, timers, frames with failed
 //    sends, live parameter changes, port detach and re-attach.
+#include "charge_model.h"
 #include "net_sim.h"
 
 namespace {
@@ -415,18 +416,7 @@ private:
 
 	ll_mmu_config RandomConfig()
 	{
-		ll_mmu_config c{};
-		c.max_ports = kPorts;
-		c.mtu_bytes = kMtu;
-		c.reserved_bytes = PickOf(rng_, {0, 1500, 3000});
-		static const ll_mmu_alpha alphas[] = {{1, 4}, {1, 3}, {1, 1}, {1, 0}, {2, 0}};
-		c.alpha = alphas[rng_() % 5];
-		c.egress_alpha = alphas[rng_() % 5];
-		c.xon_offset_bytes = PickOf(rng_, {0, 3000});
-		c.xon_bytes = PickOf(rng_, {0, 0, 2000});
-		c.lossless_mask = (ll_u8)PickOf(rng_, {0x08, 0x1E, 0x09, 0xFF});
-		c.release_order = (ll_u8)(rng_() % 2);
-		c.xoff_quanta = (ll_u16)PickOf(rng_, {0, 100});
+		ll_mmu_config c = RandomBaseConfig(rng_, kPorts);
 		c.scheme = LL_SCHEME_DSH;
 		RandomParams(c.scheme_params.dsh);
 		c.total_bytes = 20000 + rng_() % 300000 +
@@ -487,12 +477,9 @@ private:
 			return;
 		ChargeModel<kPorts>::Held h = model_.Take(rng_);
 		ll_u32 ev = ll_mmu_release(pool(), &h.c, now_);
-		model_.Released(h);
-		if (h.in_live) {
-			ExpectDshHysteresis(pool(), h.c.in_port, h.c.prio);
-			ASSERT_EQ((ev & LL_MMU_EV_PFC_DUE) != 0,
-				  ll_mmu_pfc_due(pool(), h.c.in_port, now_) != 0);
-		}
+		model_.Released(pool(), h, ev, now_, [this](ll_u32 port, ll_u32 prio) {
+			ExpectDshHysteresis(pool(), port, prio);
+		});
 		if ((ev & LL_MMU_EV_SWEEP) && rng_() % 2)
 			DoSweep();
 	}
@@ -500,11 +487,9 @@ private:
 	void DoSweep()
 	{
 		ll_u64 due = ll_mmu_sweep(pool(), now_);
-		for (ll_u32 port = 0; port < kPorts; port++) {
-			for (ll_u32 prio = 0; prio < 8; prio++)
-				ExpectDshHysteresis(pool(), port, prio);
-			ASSERT_EQ((due >> port) & 1, (ll_u64)ll_mmu_pfc_due(pool(), port, now_));
-		}
+		ExpectSweep(pool(), kPorts, due, now_, [this](ll_u32 port, ll_u32 prio) {
+			ExpectDshHysteresis(pool(), port, prio);
+		});
 	}
 
 	void DoTimer(ll_u32 port)
@@ -525,18 +510,7 @@ private:
 
 	void DoPfc(ll_u32 port)
 	{
-		ll_mmu_pool *p = pool();
-		ll_mac_ctrl f;
-		int due = ll_mmu_pfc_due(p, port, now_);
-		int got = ll_mmu_pfc_take(p, port, now_, &f);
-		ASSERT_EQ(got, due);
-		if (!got)
-			return;
-		frames_.Taken(p, port, now_, f);
-		bool sent = rng_() % 10 != 0;
-		ll_mmu_pfc_complete(p, port, sent, now_);
-		if (sent)
-			frames_.Sent(p, port, now_, f);
+		frames_.Service(pool(), port, now_, rng_);
 	}
 
 	// A scheme's parameters change at any time; a change of carve that
@@ -559,9 +533,9 @@ private:
 
 	void DoDetachReattach()
 	{
-		model_.DetachReattach(
-			pool(), rng_, now_, frames_.told, [this](ll_u32 port) { return Attach(port); },
-			[](ll_u32) {});
+		model_.DetachReattach(pool(), rng_, now_, frames_.told,
+				      [this](ll_u32 port) { return Attach(port); },
+				      [](ll_u32) {});
 	}
 
 	void Finish()
@@ -573,11 +547,7 @@ private:
 				Attach(port);
 		DoSweep();
 		for (ll_u32 port = 0; port < kPorts; port++) {
-			for (int tries = 0; tries < 4 && ll_mmu_pfc_due(pool(), port, now_); tries++) {
-				ll_mac_ctrl f;
-				ll_mmu_pfc_take(pool(), port, now_, &f);
-				ll_mmu_pfc_complete(pool(), port, 1, now_);
-			}
+			SendDueFrames(pool(), port, now_);
 			EXPECT_EQ(pool()->ports[port].pfc.told, 0) << "port " << port;
 			EXPECT_EQ(pool()->ports[port].pfc.want, 0) << "port " << port;
 			EXPECT_EQ(pool()->ports[port].sch.dsh.qoff, 0);

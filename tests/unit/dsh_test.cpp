@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "charge_model.h"
 #include "mmu_fixture.h"
 
 extern "C" {
@@ -70,12 +71,7 @@ struct Traffic {
 	ll_mmu_verdict Send(ll_u32 in, ll_u32 prio, ll_u64 t, ll_u32 bytes = kPkt,
 			    ll_u32 eg = 3)
 	{
-		ll_mmu_charge c{};
-		ll_mmu_verdict v = ll_mmu_admit(pool.p(), in, prio, eg, prio, bytes, t, &c);
-		if (ll_mmu_admitted(v))
-			held.push_back(c);
-		ExpectInvariants(pool.p());
-		return v;
+		return AdmitAndHold(pool.p(), held, in, prio, eg, bytes, t);
 	}
 	// Release the n-th held charge (default: the last).
 	ll_u32 Release(ll_u64 t, size_t i = ~size_t{0})

@@ -208,12 +208,9 @@ private:
 		ChargeModel<kPorts>::Held h = model_.Take(rng_);
 		ll_u32 ev = ll_mmu_release(pool(), &h.c, now_);
 		ASSERT_EQ(h.c.region, LL_MMU_REGION_NONE);
-		model_.Released(h);
-		if (h.in_live) {
-			CheckHysteresis(h.c.in_port, h.c.prio);
-			ASSERT_EQ((ev & LL_MMU_EV_PFC_DUE) != 0,
-				  ll_mmu_pfc_due(pool(), h.c.in_port, now_) != 0);
-		}
+		model_.Released(pool(), h, ev, now_, [this](ll_u32 port, ll_u32 prio) {
+			CheckHysteresis(port, prio);
+		});
 		// Service the advice half of the time.
 		if ((ev & LL_MMU_EV_SWEEP) && rng_() % 2)
 			DoSweep();
@@ -222,11 +219,8 @@ private:
 	void DoSweep()
 	{
 		ll_u64 due = ll_mmu_sweep(pool(), now_);
-		for (ll_u32 port = 0; port < kPorts; port++) {
-			for (ll_u32 prio = 0; prio < 8; prio++)
-				CheckHysteresis(port, prio);
-			ASSERT_EQ((due >> port) & 1, (ll_u64)ll_mmu_pfc_due(pool(), port, now_));
-		}
+		ExpectSweep(pool(), kPorts, due, now_,
+			    [this](ll_u32 port, ll_u32 prio) { CheckHysteresis(port, prio); });
 	}
 
 	void DoPfc(ll_u32 port)
@@ -276,9 +270,9 @@ private:
 
 	void DoDetachReattach()
 	{
-		model_.DetachReattach(
-			pool(), rng_, now_, told_, [this](ll_u32 port) { return Attach(port); },
-			[this](ll_u32) { detaches_++; });
+		model_.DetachReattach(pool(), rng_, now_, told_,
+				      [this](ll_u32 port) { return Attach(port); },
+				      [this](ll_u32) { detaches_++; });
 	}
 
 	void CheckAll()

@@ -82,7 +82,42 @@ struct FrameModel {
 		}
 		ASSERT_EQ(pool->ports[port].pfc.told, told[port]);
 	}
+	// The port's frame claimed, exactly when one is due, and sent (or
+	// the send fails, one time in ten).
+	void Service(ll_mmu_pool *pool, ll_u32 port, ll_u64 now, std::mt19937_64 &rng)
+	{
+		ll_mac_ctrl f;
+		int due = ll_mmu_pfc_due(pool, port, now);
+		int got = ll_mmu_pfc_take(pool, port, now, &f);
+		ASSERT_EQ(got, due);
+		if (!got)
+			return;
+		Taken(pool, port, now, f);
+		bool sent = rng() % 10 != 0;
+		ll_mmu_pfc_complete(pool, port, sent, now);
+		if (sent)
+			Sent(pool, port, now, f);
+	}
 };
+
+// The random-order tests' configuration before the scheme's part: reserve,
+// alphas, XON offset and floor, lossless set, release order, quanta.
+inline ll_mmu_config RandomBaseConfig(std::mt19937_64 &rng, ll_u32 ports)
+{
+	ll_mmu_config c{};
+	c.max_ports = ports;
+	c.mtu_bytes = kMtu;
+	c.reserved_bytes = PickOf(rng, {0, 1500, 3000});
+	static const ll_mmu_alpha alphas[] = {{1, 4}, {1, 3}, {1, 1}, {1, 0}, {2, 0}};
+	c.alpha = alphas[rng() % 5];
+	c.egress_alpha = alphas[rng() % 5];
+	c.xon_offset_bytes = PickOf(rng, {0, 3000});
+	c.xon_bytes = PickOf(rng, {0, 0, 2000});
+	c.lossless_mask = (ll_u8)PickOf(rng, {0x08, 0x1E, 0x09, 0xFF});
+	c.release_order = (ll_u8)(rng() % 2);
+	c.xoff_quanta = (ll_u16)PickOf(rng, {0, 100});
+	return c;
+}
 
 // Ports, in order: heavy (the first `victims` of them victim ports), then
 // `light`, then `sinks`.

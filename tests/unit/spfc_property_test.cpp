@@ -31,6 +31,7 @@
 //    any order, pauses never honoured, sweeps, timers, frames, the oracle
 //    and the slow path's publications, live parameter changes, detach and
 //    re-attach; the same model and invariants.
+#include "charge_model.h"
 #include "net_sim.h"
 
 namespace {
@@ -848,18 +849,7 @@ private:
 
 	ll_mmu_config RandomConfig()
 	{
-		ll_mmu_config c{};
-		c.max_ports = kPorts;
-		c.mtu_bytes = kMtu;
-		c.reserved_bytes = PickOf(rng_, {0, 1500, 3000});
-		static const ll_mmu_alpha alphas[] = {{1, 4}, {1, 3}, {1, 1}, {1, 0}, {2, 0}};
-		c.alpha = alphas[rng_() % 5];
-		c.egress_alpha = alphas[rng_() % 5];
-		c.xon_offset_bytes = PickOf(rng_, {0, 3000});
-		c.xon_bytes = PickOf(rng_, {0, 0, 2000});
-		c.lossless_mask = (ll_u8)PickOf(rng_, {0x08, 0x1E, 0x09, 0xFF});
-		c.release_order = (ll_u8)(rng_() % 2);
-		c.xoff_quanta = (ll_u16)PickOf(rng_, {0, 100});
+		ll_mmu_config c = RandomBaseConfig(rng_, kPorts);
 		c.scheme = LL_SCHEME_SPFC;
 		ll_spfc_params &s = c.scheme_params.spfc;
 		s.tc_ns = PickOf(rng_, {20000, 200000, 0});
@@ -921,12 +911,9 @@ private:
 		checks_.PreRelease(pool(), h.c);
 		ll_u32 ev = ll_mmu_release(pool(), &h.c, now_);
 		checks_.PostRelease(pool(), h.c, now_);
-		model_.Released(h);
-		if (h.in_live) {
-			checks_.Touched(pool(), h.c.in_port, h.c.prio);
-			ASSERT_EQ((ev & LL_MMU_EV_PFC_DUE) != 0,
-				  ll_mmu_pfc_due(pool(), h.c.in_port, now_) != 0);
-		}
+		model_.Released(pool(), h, ev, now_, [this](ll_u32 port, ll_u32 prio) {
+			checks_.Touched(pool(), port, prio);
+		});
 		if ((ev & LL_MMU_EV_SWEEP) && rng_() % 2)
 			DoSweep();
 	}
@@ -936,11 +923,9 @@ private:
 		checks_.PreSweep(pool());
 		ll_u64 due = ll_mmu_sweep(pool(), now_);
 		checks_.PostSweep(pool(), now_);
-		for (ll_u32 port = 0; port < kPorts; port++) {
-			for (ll_u32 prio = 0; prio < 8; prio++)
-				checks_.Touched(pool(), port, prio);
-			ASSERT_EQ((due >> port) & 1, (ll_u64)ll_mmu_pfc_due(pool(), port, now_));
-		}
+		ExpectSweep(pool(), kPorts, due, now_, [this](ll_u32 port, ll_u32 prio) {
+			checks_.Touched(pool(), port, prio);
+		});
 	}
 
 	// The port's timer at its deadline: the windows roll, the deadline
@@ -963,18 +948,7 @@ private:
 
 	void DoPfc(ll_u32 port)
 	{
-		ll_mmu_pool *p = pool();
-		ll_mac_ctrl f;
-		int due = ll_mmu_pfc_due(p, port, now_);
-		int got = ll_mmu_pfc_take(p, port, now_, &f);
-		ASSERT_EQ(got, due);
-		if (!got)
-			return;
-		frames_.Taken(p, port, now_, f);
-		bool sent = rng_() % 10 != 0;
-		ll_mmu_pfc_complete(p, port, sent, now_);
-		if (sent)
-			frames_.Sent(p, port, now_, f);
+		frames_.Service(pool(), port, now_, rng_);
 	}
 
 	// The oracle: force a state, or give the detector back.
@@ -1044,9 +1018,11 @@ private:
 
 	void DoDetachReattach()
 	{
-		model_.DetachReattach(
-			pool(), rng_, now_, frames_.told, [this](ll_u32 port) { return Attach(port); },
-			[this](ll_u32 port) { EXPECT_EQ(ll_spfc_victims(pool(), port), 0); });
+		model_.DetachReattach(pool(), rng_, now_, frames_.told,
+				      [this](ll_u32 port) { return Attach(port); },
+				      [this](ll_u32 port) {
+					      EXPECT_EQ(ll_spfc_victims(pool(), port), 0);
+				      });
 	}
 
 	void Finish()
@@ -1065,11 +1041,7 @@ private:
 				DoTimer(port);
 		DoSweep();
 		for (ll_u32 port = 0; port < kPorts; port++) {
-			for (int tries = 0; tries < 4 && ll_mmu_pfc_due(pool(), port, now_); tries++) {
-				ll_mac_ctrl f;
-				ll_mmu_pfc_take(pool(), port, now_, &f);
-				ll_mmu_pfc_complete(pool(), port, 1, now_);
-			}
+			SendDueFrames(pool(), port, now_);
 			EXPECT_EQ(pool()->ports[port].pfc.told, 0) << "port " << port;
 			EXPECT_EQ(pool()->ports[port].pfc.want, 0) << "port " << port;
 			EXPECT_EQ(ll_mmu_pfc_next_deadline(pool(), port), LL_MMU_NEVER)

@@ -16,6 +16,7 @@
 #include <functional>
 #include <vector>
 
+#include "charge_model.h"
 #include "mmu_fixture.h"
 
 extern "C" {
@@ -51,12 +52,7 @@ struct Traffic {
 	ll_mmu_verdict Send(ll_u32 in, ll_u64 t, ll_u32 prio = kP, ll_u32 bytes = kPkt,
 			    ll_u32 eg = 1)
 	{
-		ll_mmu_charge c{};
-		ll_mmu_verdict v = ll_mmu_admit(pool.p(), in, prio, eg, prio, bytes, t, &c);
-		if (ll_mmu_admitted(v))
-			held.push_back(c);
-		ExpectInvariants(pool.p());
-		return v;
+		return AdmitAndHold(pool.p(), held, in, prio, eg, bytes, t);
 	}
 	// Release the oldest packet that entered on `in` (any prio if ~0).
 	ll_u32 Depart(ll_u32 in, ll_u64 t, ll_u32 prio = ~0u)
