@@ -75,12 +75,7 @@ struct Header {
 static_assert(sizeof(Header) == 56, "the header is 56 bytes on the wire");
 constexpr uint64_t kHeaderBytes = sizeof(Header);
 
-uint64_t now_ns()
-{
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ULL + uint64_t(ts.tv_nsec);
-}
+using ll_tools::mono_ns;
 
 void sleep_until_ns(uint64_t t)
 {
@@ -529,7 +524,7 @@ int do_send(const Args &a)
   if (!cdf && !incast_size)
     die("nothing to send: give --cdf and --load, or --incast-size");
 
-  uint64_t t0 = a.has("t0-ns") ? a.integer("t0-ns", 0, 1, UINT64_MAX) : now_ns();
+  uint64_t t0 = a.has("t0-ns") ? a.integer("t0-ns", 0, 1, UINT64_MAX) : mono_ns();
   uint64_t end = t0 + uint64_t(duration * 1e9);
 
   // The schedule, generated in full before anything is sent, so that a
@@ -568,7 +563,7 @@ int do_send(const Args &a)
 
     // Flows keep their scheduled start: a sender that starts after t0
     // sends its first flows late, and their FCTs show it.
-    uint64_t ready = now_ns();
+    uint64_t ready = mono_ns();
     late_ns = ready > t0 ? ready - t0 : 0;
     if (late_ns > 100000000ULL)
       std::fprintf(stderr, "ll-flows: started %.3f s after t0: the first flows start late\n",
@@ -578,7 +573,7 @@ int do_send(const Args &a)
     size_t next = 0;
     uint64_t hard_end = end + uint64_t(max_drain * 1e9);
     for (;;) {
-      uint64_t t = now_ns();
+      uint64_t t = mono_ns();
       while (next < flows.size() && flows[next].start_ns <= t)
         active.push_back(next++);
       if (active.empty()) {
@@ -594,7 +589,7 @@ int do_send(const Args &a)
       Flow &f = flows[active.front()];
       Dest &d = dsts[f.dst];
       uint64_t len = std::min(data, f.size - f.sent);
-      Header h{kMagic, sender, f.cls, 0, f.id, 0, d.seq, f.size, f.sent, f.start_ns, now_ns()};
+      Header h{kMagic, sender, f.cls, 0, f.id, 0, d.seq, f.size, f.sent, f.start_ns, mono_ns()};
       std::memcpy(buf.data(), &h, sizeof(h));
       ssize_t n = ::sendto(s.fd(), buf.data(), kHeaderBytes + len, 0,
                            reinterpret_cast<const sockaddr *>(&d.sa), sizeof(d.sa));
@@ -609,7 +604,7 @@ int do_send(const Args &a)
           while (recv(s.fd(), eb, sizeof(eb), MSG_ERRQUEUE | MSG_DONTWAIT) >= 0) {
           }
         }
-        sleep_until_ns(now_ns() + retry_ns);
+        sleep_until_ns(mono_ns() + retry_ns);
         continue;
       }
       d.seq++;
@@ -620,7 +615,7 @@ int do_send(const Args &a)
       if (f.sent < f.size)
         active.push_back(size_t(&f - flows.data()));
     }
-    stop = now_ns();
+    stop = mono_ns();
   }
 
   std::printf(
@@ -671,7 +666,7 @@ int do_recv(const Args &a)
                                   1e9);
   uint64_t idle_ns = uint64_t(a.ranged("idle-exit", 0, 0, 1e6, false, "want seconds >= 0") * 1e9);
   uint64_t bucket_ns = uint64_t(a.ranged("bucket-ms", 100, 0, 1e6, false, "want ms >= 0") * 1e6);
-  uint64_t start = now_ns();
+  uint64_t start = mono_ns();
   uint64_t t0 = a.has("t0-ns") ? a.integer("t0-ns", 0, 1, UINT64_MAX) : start;
 
   // SIGINT and SIGTERM end the run with a report: blocked here, polled
@@ -698,7 +693,7 @@ int do_recv(const Args &a)
   uint64_t last_any = 0, foreign = 0, min_one_way = UINT64_MAX, count = 0;
   std::vector<uint8_t> buf(65536);
   for (;;) {
-    uint64_t t = now_ns();
+    uint64_t t = mono_ns();
     if (t - start >= duration_ns)
       break;
     if (idle_ns && last_any && t - last_any >= idle_ns)
@@ -774,7 +769,7 @@ int do_recv(const Args &a)
       port, (unsigned long long)kHeaderBytes, (unsigned long long)kWireOverhead, rx.socket_drops(),
       (unsigned long long)foreign, (unsigned long long)missing,
       (unsigned long long)(min_one_way == UINT64_MAX ? 0 : min_one_way), (unsigned long long)start,
-      (unsigned long long)now_ns(), (unsigned long long)t0, (unsigned long long)bucket_ns);
+      (unsigned long long)mono_ns(), (unsigned long long)t0, (unsigned long long)bucket_ns);
   for (size_t i = 0; i < buckets.size(); i++)
     std::printf("%s%llu", i ? "," : "", (unsigned long long)buckets[i]);
   std::printf("],\"senders\":{");

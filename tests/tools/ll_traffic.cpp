@@ -45,11 +45,7 @@ struct Header {
     uint64_t sent_ns;
 };
 
-uint64_t now_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return uint64_t(ts.tv_sec) * 1000000000ULL + uint64_t(ts.tv_nsec);
-}
+using ll_tools::mono_ns;
 
 void sleep_until_ns(uint64_t t) {
     timespec ts{static_cast<time_t>(t / 1000000000ULL), static_cast<long>(t % 1000000000ULL)};
@@ -171,16 +167,16 @@ int do_send(const Args& a) {
 
     std::vector<uint8_t> buf(size, 0x5a);
     uint64_t interval_ns = rate_mbit > 0 ? uint64_t(size * 8 * 1000.0 / rate_mbit) : 0;
-    uint64_t start = now_ns(), end = start + uint64_t(duration * 1e9), next = start;
+    uint64_t start = mono_ns(), end = start + uint64_t(duration * 1e9), next = start;
     uint64_t sent = 0, errors = 0, bytes = 0;
     for (;;) {
-        uint64_t t = now_ns();
+        uint64_t t = mono_ns();
         if (count ? sent >= count : t >= end) break;
         if (interval_ns) {
             if (next > t) sleep_until_ns(next);
             next += interval_ns;
         }
-        Header h{kMagic, flow, sent, now_ns()};
+        Header h{kMagic, flow, sent, mono_ns()};
         std::memcpy(buf.data(), &h, sizeof(h));
         if (::send(s.fd(), buf.data(), buf.size(), 0) < 0) {
             // ENOBUFS is a local drop (qdisc refused); count it, the
@@ -191,7 +187,7 @@ int do_send(const Args& a) {
         }
         sent++;
     }
-    uint64_t stop = now_ns();
+    uint64_t stop = mono_ns();
     std::printf("{\"mode\":\"send\",\"flow\":%u,\"prio\":%d,\"dscp\":%d,\"ecn\":%s,\"size\":%zu,"
                 "\"sent\":%llu,\"send_errors\":%llu,\"bytes\":%llu,\"start_ns\":%llu,\"end_ns\":%llu}\n",
                 flow, prio, dscp, ecn ? "true" : "false", size, (unsigned long long)sent,
@@ -228,10 +224,10 @@ int do_recv(const Args& a) {
     std::fprintf(stderr, "ll-traffic: receiving on port %d\n", port);
 
     std::map<uint32_t, FlowStats> flows;
-    uint64_t start = now_ns(), last_any = 0, foreign = 0;
+    uint64_t start = mono_ns(), last_any = 0, foreign = 0;
     std::vector<uint8_t> buf(65536);
     for (;;) {
-        uint64_t t = now_ns();
+        uint64_t t = mono_ns();
         if (t - start >= duration_ns) break;
         if (last_any && t - last_any >= idle_ns) break;
         ll_tools::Datagram d;
