@@ -257,19 +257,25 @@ bool ll_kport_admit(struct ll_kport *port, struct sk_buff *skb, u32 queue,
 		    unsigned int len)
 {
 	struct ll_kpool *kp = port->pool;
-	u64 now = ktime_get_ns();
 	enum ll_mmu_verdict v;
+	u64 now = 0;
 	int in_port;
 
-	memset(ll_skb_charge(skb), 0, sizeof(struct ll_mmu_charge));
 	spin_lock(&kp->lock);
 	in_port = ll_kpool_port_of(kp, skb->skb_iif);
 	if (in_port < 0) {
 		/* Not from a switch port (local traffic): not accounted. */
+		ll_skb_charge(skb)->region = LL_MMU_REGION_NONE;
 		port->unaccounted++;
 		spin_unlock(&kp->lock);
 		return true;
 	}
+	/* A clock read per packet costs: only for a scheme that reads it.
+	 * Without one, a PFC refresh falls due on the port's own timer, and
+	 * the kick below is for a changed wish, which needs no time.
+	 */
+	if (kp->mmu->scheme_hooks & LL_SCHEME_HOOK_CLOCK)
+		now = ktime_get_ns();
 	v = ll_mmu_admit(kp->mmu, in_port, skb->priority & (LL_PFC_PRIOS - 1),
 			 port->index, queue, len, now, ll_skb_charge(skb));
 	if (!ll_mmu_admitted(v)) {
@@ -394,6 +400,56 @@ void ll_kpool_iq_stats(struct ll_kpool *kp, u32 port, u64 now,
 		o->drops = is.drops;
 		o->paused = is.told_xoff;
 		o->lossless = is.lossless;
+	}
+}
+
+bool ll_kpool_scheme_stats(struct ll_kpool *kp, u32 port, u64 now,
+			   struct tc_lossless_scheme_stats *out, __u32 *prio2)
+{
+	struct ll_scheme_port_stats ss;
+	u32 i;
+
+	BUILD_BUG_ON(LOSSLESS_SCHEME_STATS != LL_SCHEME_STATS);
+	BUILD_BUG_ON(LOSSLESS_SCHEME_MASKS != LL_SCHEME_MASKS);
+	BUILD_BUG_ON(LOSSLESS_PFC_PRIOS != LL_MMU_PRIOS);
+	memset(out, 0, sizeof(*out));
+	if (ll_scheme_get_port_stats(kp->mmu, port, now, &ss) != 1)
+		return false;
+	out->scheme = ss.scheme;
+	out->masks = ss.masks;
+	memcpy(out->ctr, ss.ctr, sizeof(out->ctr));
+	for (i = 0; i < LOSSLESS_PFC_PRIOS; i++) {
+		out->prio[i] = min_t(u64, ss.prio[0][i], U32_MAX);
+		if (prio2)
+			prio2[i] = min_t(u64, ss.prio[1][i], U32_MAX);
+	}
+	return true;
+}
+
+/* The pool's event ring, oldest first, into the plane. */
+static void ll_kpool_plane_events(struct ll_kpool *kp,
+				  struct lossless_plane_tel *t)
+{
+	const struct ll_scheme_events *r = &kp->mmu->events;
+	u32 i;
+
+	BUILD_BUG_ON(LOSSLESS_EVENTS != LL_SCHEME_EVENTS);
+	BUILD_BUG_ON((int)LOSSLESS_EV_PON != (int)LL_EV_PON);
+	BUILD_BUG_ON(LOSSLESS_EV_PORT != 0xff);
+	t->events_total = r->total;
+	for (i = 0; i < LOSSLESS_EVENTS; i++) {
+		const struct ll_scheme_event *e = &r->ev[i];
+		struct lossless_event *o = &t->events[i];
+
+		o->time_ns = e->time_ns;
+		o->bytes = e->bytes;
+		o->shared_used = e->shared_used;
+		o->ifindex = e->type && e->port < LL_MMU_MAX_PORTS ?
+			     kp->ifindex[e->port] : 0;
+		o->port = e->port;
+		o->prio = e->prio;
+		o->type = e->type;
+		o->pad = 0;
 	}
 }
 
@@ -534,6 +590,15 @@ static void ll_kpool_plane_port(struct ll_kpool *kp, u32 port,
 	m->ops->plane_port(m, out, now);
 }
 
+/* Member port's scheme slot. */
+static void ll_kpool_plane_scheme_port(struct ll_kpool *kp, u32 port,
+				       struct lossless_plane_scheme_port *out,
+				       u64 now)
+{
+	memset(out->prio2, 0, sizeof(out->prio2));
+	ll_kpool_scheme_stats(kp, port, now, &out->s, out->prio2);
+}
+
 /* The pool's part of the telemetry. Under kp->lock (the plane's tick). */
 static void ll_kpool_plane_snapshot(void *owner, struct lossless_plane_tel *t,
 				    u64 now)
@@ -564,12 +629,16 @@ static void ll_kpool_plane_snapshot(void *owner, struct lossless_plane_tel *t,
 	for (i = 0; i < max(nr, kp->tel_ports); i++) {
 		struct lossless_plane_port *o = &t->ports[i];
 
-		if (i < nr && kp->members[i])
+		if (i < nr && kp->members[i]) {
 			ll_kpool_plane_port(kp, i, o, now);
-		else
+			ll_kpool_plane_scheme_port(kp, i, &t->sch[i], now);
+		} else {
 			memset(o, 0, sizeof(*o));
+			memset(&t->sch[i], 0, sizeof(t->sch[i]));
+		}
 	}
 	kp->tel_ports = nr;
+	ll_kpool_plane_events(kp, t);
 }
 
 static const struct ll_kplane_ops ll_kpool_plane_ops = {

@@ -129,6 +129,16 @@ void ll_kpool_iq_stats(struct ll_kpool *kp, u32 port, u64 now,
 		       struct tc_lossless_iq_stats *iq);
 
 /*
+ * The scheme's telemetry of port (scheme.h's ll_scheme_get_port_stats()), for
+ * tc's xstats and the plane's scheme slot alike: false, and out zeroed
+ * (scheme 0), if the pool's scheme has none. prio2 (8 values, or NULL):
+ * the second per-priority value, which only the plane carries. Under
+ * kp->lock.
+ */
+bool ll_kpool_scheme_stats(struct ll_kpool *kp, u32 port, u64 now,
+			   struct tc_lossless_scheme_stats *out, __u32 *prio2);
+
+/*
  * The pool totals tc's xstats and the plane's telemetry both carry, as
  * X(field, source in struct ll_mmu_pool_stats): the same fields, named
  * pool_FIELD in the xstats and FIELD in the plane. One list for both, so

@@ -21,10 +21,72 @@ static const struct nla_policy ll_st_policy[TCA_LOSSLESS_ST_MAX + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_st_threshold_range),
 };
 
+/* DSH and SPFC: the ranges of scheme.h (0 in each: its default). */
+static struct netlink_range_validation ll_dsh_window_range = {
+	.max = LL_DSH_WINDOW_NS_MAX,
+};
+
+static struct netlink_range_validation ll_dsh_shift_range = {
+	.max = LL_DSH_EWMA_SHIFT_MAX,
+};
+
+static struct netlink_range_validation ll_dsh_gain_range = {
+	.max = LL_DSH_GAIN_MAX,
+};
+
+static const struct nla_policy ll_dsh_policy[TCA_LOSSLESS_DSH_MAX + 1] = {
+	[TCA_LOSSLESS_DSH_WINDOW_NS] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_dsh_window_range),
+	[TCA_LOSSLESS_DSH_EWMA_SHIFT] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_dsh_shift_range),
+	[TCA_LOSSLESS_DSH_DEVIATION_GAIN] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_dsh_gain_range),
+	[TCA_LOSSLESS_DSH_FLAGS] = NLA_POLICY_MASK(NLA_U64, LL_DSH_F_ALL),
+};
+
+/* TC: 0 or LL_SPFC_TC_NS_MIN and up, which the core's check tells. */
+static struct netlink_range_validation ll_spfc_tc_range = {
+	.max = LL_SPFC_TC_NS_MAX,
+};
+
+static struct netlink_range_validation ll_spfc_irc_th_range = {
+	.max = LL_SPFC_IRC_TH_MAX,
+};
+
+static struct netlink_range_validation ll_spfc_victim_range = {
+	.max = LL_MMU_MAX_TOTAL_BYTES,
+};
+
+static struct netlink_range_validation ll_spfc_k_range = {
+	.max = LL_SPFC_K_MAX,
+};
+
+static const struct nla_policy ll_spfc_policy[TCA_LOSSLESS_SPFC_MAX + 1] = {
+	[TCA_LOSSLESS_SPFC_TC_NS] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_spfc_tc_range),
+	[TCA_LOSSLESS_SPFC_IRC_TH_BYTES] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_spfc_irc_th_range),
+	[TCA_LOSSLESS_SPFC_IRC_TH_PACKETS] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_spfc_irc_th_range),
+	[TCA_LOSSLESS_SPFC_VICTIM_THRESHOLD_BYTES] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_spfc_victim_range),
+	[TCA_LOSSLESS_SPFC_FLAGS] = NLA_POLICY_MASK(NLA_U64, LL_SPFC_F_ALL),
+	[TCA_LOSSLESS_SPFC_K] = NLA_POLICY_FULL_RANGE(NLA_U64, &ll_spfc_k_range),
+};
+
 const struct nla_policy ll_scheme_policy[TCA_LOSSLESS_SCHEME_MAX + 1] = {
 	[TCA_LOSSLESS_SCHEME_ID] = NLA_POLICY_MAX(NLA_U8, LOSSLESS_SCHEME_MAX),
 	[TCA_LOSSLESS_SCHEME_ST] = NLA_POLICY_NESTED(ll_st_policy),
+	[TCA_LOSSLESS_SCHEME_DSH] = NLA_POLICY_NESTED(ll_dsh_policy),
+	[TCA_LOSSLESS_SCHEME_SPFC] = NLA_POLICY_NESTED(ll_spfc_policy),
 };
+
+/* The nested attribute a of a scheme's parameters, if given, into *v. */
+static void ll_get_param(struct nlattr **tb, int a, u64 *v)
+{
+	if (tb[a])
+		*v = nla_get_u64(tb[a]);
+}
 
 static int ll_get_alpha(struct nlattr *attr, struct ll_mmu_alpha *alpha,
 			struct netlink_ext_ack *extack)
@@ -45,11 +107,30 @@ static int ll_scheme_options(struct nlattr *attr, struct ll_mmu_config *cfg,
 {
 	struct nlattr *tb[TCA_LOSSLESS_SCHEME_MAX + 1];
 	struct nlattr *st[TCA_LOSSLESS_ST_MAX + 1];
+	struct nlattr *dsh[TCA_LOSSLESS_DSH_MAX + 1];
+	struct nlattr *spfc[TCA_LOSSLESS_SPFC_MAX + 1];
+	struct ll_dsh_params *d = &cfg->scheme_params.dsh;
+	struct ll_spfc_params *sp = &cfg->scheme_params.spfc;
 	int err;
 
 	BUILD_BUG_ON((int)LOSSLESS_SCHEME_DT != (int)LL_SCHEME_DT ||
 		     (int)LOSSLESS_SCHEME_ST != (int)LL_SCHEME_ST ||
+		     (int)LOSSLESS_SCHEME_DSH != (int)LL_SCHEME_DSH ||
+		     (int)LOSSLESS_SCHEME_SPFC != (int)LL_SCHEME_SPFC ||
 		     (int)__LOSSLESS_SCHEME_COUNT != (int)LL_SCHEME_COUNT);
+	BUILD_BUG_ON((u64)LOSSLESS_DSH_F_NO_SHARED_HEADROOM !=
+		     (u64)LL_DSH_F_NO_SHARED_HEADROOM ||
+		     (u64)LOSSLESS_DSH_F_NO_INSURANCE != (u64)LL_DSH_F_NO_INSURANCE ||
+		     (u64)LOSSLESS_DSH_F_STATIC_TAU != (u64)LL_DSH_F_STATIC_TAU ||
+		     (u64)LOSSLESS_SPFC_F_WINDOW_END != (u64)LL_SPFC_F_WINDOW_END ||
+		     (u64)LOSSLESS_SPFC_F_DAEMON != (u64)LL_SPFC_F_DAEMON);
+	/* The plane's scheme block is the core's parameters word for word. */
+	BUILD_BUG_ON(offsetof(struct lossless_plane_scheme, p.dsh.flags) -
+		     offsetof(struct lossless_plane_scheme, p) !=
+		     offsetof(union ll_scheme_params, dsh.flags));
+	BUILD_BUG_ON(offsetof(struct lossless_plane_scheme, p.spfc.k) -
+		     offsetof(struct lossless_plane_scheme, p) !=
+		     offsetof(union ll_scheme_params, spfc.k));
 	err = nla_parse_nested(tb, TCA_LOSSLESS_SCHEME_MAX, attr,
 			       ll_scheme_policy, extack);
 	if (err)
@@ -74,6 +155,44 @@ static int ll_scheme_options(struct nlattr *attr, struct ll_mmu_config *cfg,
 		if (st[TCA_LOSSLESS_ST_THRESHOLD_BYTES])
 			cfg->scheme_params.st.threshold_bytes =
 				nla_get_u64(st[TCA_LOSSLESS_ST_THRESHOLD_BYTES]);
+	}
+	if (tb[TCA_LOSSLESS_SCHEME_DSH]) {
+		if (cfg->scheme != LL_SCHEME_DSH) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_LOSSLESS_SCHEME_DSH],
+					    "dsh parameters given for another scheme");
+			return -EINVAL;
+		}
+		err = nla_parse_nested(dsh, TCA_LOSSLESS_DSH_MAX,
+				       tb[TCA_LOSSLESS_SCHEME_DSH], ll_dsh_policy,
+				       extack);
+		if (err)
+			return err;
+		ll_get_param(dsh, TCA_LOSSLESS_DSH_WINDOW_NS, &d->window_ns);
+		ll_get_param(dsh, TCA_LOSSLESS_DSH_EWMA_SHIFT, &d->ewma_shift);
+		ll_get_param(dsh, TCA_LOSSLESS_DSH_DEVIATION_GAIN,
+			     &d->deviation_gain);
+		ll_get_param(dsh, TCA_LOSSLESS_DSH_FLAGS, &d->flags);
+	}
+	if (tb[TCA_LOSSLESS_SCHEME_SPFC]) {
+		if (cfg->scheme != LL_SCHEME_SPFC) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_LOSSLESS_SCHEME_SPFC],
+					    "spfc parameters given for another scheme");
+			return -EINVAL;
+		}
+		err = nla_parse_nested(spfc, TCA_LOSSLESS_SPFC_MAX,
+				       tb[TCA_LOSSLESS_SCHEME_SPFC],
+				       ll_spfc_policy, extack);
+		if (err)
+			return err;
+		ll_get_param(spfc, TCA_LOSSLESS_SPFC_TC_NS, &sp->tc_ns);
+		ll_get_param(spfc, TCA_LOSSLESS_SPFC_IRC_TH_BYTES,
+			     &sp->irc_th_bytes);
+		ll_get_param(spfc, TCA_LOSSLESS_SPFC_IRC_TH_PACKETS,
+			     &sp->irc_th_packets);
+		ll_get_param(spfc, TCA_LOSSLESS_SPFC_VICTIM_THRESHOLD_BYTES,
+			     &sp->victim_threshold_bytes);
+		ll_get_param(spfc, TCA_LOSSLESS_SPFC_FLAGS, &sp->flags);
+		ll_get_param(spfc, TCA_LOSSLESS_SPFC_K, &sp->k);
 	}
 	return 0;
 }
@@ -151,8 +270,12 @@ static int ll_pool_options(struct nlattr **tb, struct ll_mmu_config *cfg,
 				NL_SET_ERR_MSG_MOD(extack, "ecn needs kmin < kmax and pmax <= 1");
 				break;
 			case LL_MMU_ERR_SCHEME_PARAMS:
-				NL_SET_ERR_MSG_MOD(extack,
-						   "the scheme's parameters do not fit the buffer (st-threshold above buffer)");
+				/* The core's reason, naming tc's keyword: a
+				 * static string, as ll_err_needs_pool() sets.
+				 */
+				if (extack)
+					extack->_msg = ll_scheme_check_msg(cfg) ?:
+						"the scheme's parameters are invalid";
 				break;
 			default:
 				NL_SET_ERR_MSG_MOD(extack, "invalid pool configuration");
@@ -344,6 +467,12 @@ int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
 		else if (e == LL_MMU_ERR_BUSY)
 			NL_SET_ERR_MSG_MOD(extack,
 					   "the pool holds more than the new sizes allow; retry when idle");
+		else if (e == LL_MMU_ERR_HEADROOM)
+			NL_SET_ERR_MSG_MOD(extack,
+					   "this port's headroom is below 2 MTU (dsh: its insurance)");
+		else if (e == LL_MMU_ERR_NO_SPACE)
+			NL_SET_ERR_MSG_MOD(extack,
+					   "the reserves and headroom leave less than 1 MTU of shared buffer");
 		else
 			NL_SET_ERR_MSG_MOD(extack,
 					   "the pool or this port's buffer settings are invalid");
@@ -367,6 +496,43 @@ static int ll_dump_scheme(const struct ll_mmu_config *cfg, struct sk_buff *skb)
 		    nla_put_u64_64bit(skb, TCA_LOSSLESS_ST_THRESHOLD_BYTES,
 				      cfg->scheme_params.st.threshold_bytes,
 				      TCA_LOSSLESS_ST_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, params);
+	}
+	if (cfg->scheme == LL_SCHEME_DSH) {
+		const struct ll_dsh_params *d = &cfg->scheme_params.dsh;
+
+		params = nla_nest_start_noflag(skb, TCA_LOSSLESS_SCHEME_DSH);
+		if (!params ||
+		    nla_put_u64_64bit(skb, TCA_LOSSLESS_DSH_WINDOW_NS,
+				      d->window_ns, TCA_LOSSLESS_DSH_PAD) ||
+		    nla_put_u64_64bit(skb, TCA_LOSSLESS_DSH_EWMA_SHIFT,
+				      d->ewma_shift, TCA_LOSSLESS_DSH_PAD) ||
+		    nla_put_u64_64bit(skb, TCA_LOSSLESS_DSH_DEVIATION_GAIN,
+				      d->deviation_gain, TCA_LOSSLESS_DSH_PAD) ||
+		    nla_put_u64_64bit(skb, TCA_LOSSLESS_DSH_FLAGS, d->flags,
+				      TCA_LOSSLESS_DSH_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, params);
+	}
+	if (cfg->scheme == LL_SCHEME_SPFC) {
+		const struct ll_spfc_params *sp = &cfg->scheme_params.spfc;
+
+		params = nla_nest_start_noflag(skb, TCA_LOSSLESS_SCHEME_SPFC);
+		if (!params ||
+		    nla_put_u64_64bit(skb, TCA_LOSSLESS_SPFC_TC_NS, sp->tc_ns,
+				      TCA_LOSSLESS_SPFC_PAD) ||
+		    nla_put_u64_64bit(skb, TCA_LOSSLESS_SPFC_IRC_TH_BYTES,
+				      sp->irc_th_bytes, TCA_LOSSLESS_SPFC_PAD) ||
+		    nla_put_u64_64bit(skb, TCA_LOSSLESS_SPFC_IRC_TH_PACKETS,
+				      sp->irc_th_packets, TCA_LOSSLESS_SPFC_PAD) ||
+		    nla_put_u64_64bit(skb, TCA_LOSSLESS_SPFC_VICTIM_THRESHOLD_BYTES,
+				      sp->victim_threshold_bytes,
+				      TCA_LOSSLESS_SPFC_PAD) ||
+		    nla_put_u64_64bit(skb, TCA_LOSSLESS_SPFC_FLAGS, sp->flags,
+				      TCA_LOSSLESS_SPFC_PAD) ||
+		    nla_put_u64_64bit(skb, TCA_LOSSLESS_SPFC_K, sp->k,
+				      TCA_LOSSLESS_SPFC_PAD))
 			return -EMSGSIZE;
 		nla_nest_end(skb, params);
 	}
@@ -434,5 +600,6 @@ void ll_kport_xstats(struct ll_kport *port, struct tc_lossless_xstats *st,
 	LL_KPOOL_TOTALS(LL_TOTAL);
 #undef LL_TOTAL
 	ll_kpool_iq_stats(kp, port->index, now, st->iq);
+	ll_kpool_scheme_stats(kp, port->index, now, &st->sch, NULL);
 	spin_unlock_bh(&kp->lock);
 }

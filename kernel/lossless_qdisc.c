@@ -1086,6 +1086,20 @@ static bool ll_wd_reported(const struct ll_sched *q,
 	return false;
 }
 
+/* Room in the dump for xstats of len bytes: twice (TCA_STATS_APP and
+ * TCA_XSTATS) and the rest of the message (basic, queue, tc_stats). A
+ * dump skb larger than NLMSG_GOODSIZE (a reader with a large buffer, as
+ * tc) always has it: a message that does not fit moves to the next skb.
+ * A fresh socket's first skb (NLMSG_GOODSIZE) must still take the qdisc.
+ */
+static bool ll_xstats_room(struct gnet_dump *d, u32 len)
+{
+	struct sk_buff *skb = d->skb;
+
+	return !skb || skb->len + skb_tailroom(skb) > NLMSG_GOODSIZE ||
+	       skb_tailroom(skb) >= 2 * nla_total_size(len) + 128;
+}
+
 /* Since 4.15 tc dumps stats without the qdisc lock: take it, as sch_fq
  * does, for a consistent snapshot (the gates expire here too).
  */
@@ -1128,9 +1142,14 @@ static int ll_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	 * (3776 with 4 KiB pages) with the options: keep it well below.
 	 */
 	BUILD_BUG_ON(2 * sizeof(st) > 3400);
+	/* The scheme's block (DSH, SPFC) only where it has room: with the
+	 * options of such a pool it does not fit NLMSG_GOODSIZE.
+	 */
+	if (st.sch.scheme && ll_xstats_room(d, sizeof(st)))
+		return gnet_stats_copy_app(d, &st, sizeof(st));
 	if (!ll_wd_reported(q, &st))
 		return gnet_stats_copy_app(d, &st, offsetof(typeof(st), wd_action));
-	return gnet_stats_copy_app(d, &st, sizeof(st));
+	return gnet_stats_copy_app(d, &st, offsetof(typeof(st), sch));
 }
 
 static struct ll_queue *ll_class(struct Qdisc *sch, unsigned long arg)

@@ -24,7 +24,13 @@
  *            [ lossless-prios LIST ] [ reserved SIZE ] [ xon-offset SIZE ]
  *            [ cable-delay TIME ] [ sw-delay TIME ] [ headroom SIZE ]
  *            [ ecn { KMIN KMAX PMAX | off } ]
- *            [ scheme { dt | st [ st-threshold SIZE ] } ]
+ *            [ scheme { dt | st [ st-threshold SIZE ]
+ *                     | dsh [ dsh-window TIME ] [ dsh-ewma-shift N ]
+ *                           [ dsh-gain N ] [ dsh-variant VARIANT ]
+ *                     | spfc [ spfc-window TIME ] [ spfc-irc-th SIZE ]
+ *                            [ spfc-irc-th-packets N ]
+ *                            [ spfc-victim-threshold SIZE ]
+ *                            [ spfc-mode MODE ] [ spfc-k N ] } ]
  *            [ pfcwd { off | alert | forward | drop } ] [ pfcwd-detect TIME ]
  *            [ pfcwd-restore TIME ] [ pfcwd-poll TIME ] [ xoff-alarm TIME ]
  * The second group configures the shared-buffer switch MMU (kernel/core/
@@ -70,30 +76,63 @@
 #define LL_USAGE_INDENT "                    "
 #define LL_USAGE_WIDTH 80
 
+/* One fragment of the usage, on the line if it fits, else on the next. */
+static void usage_frag(size_t *col, const char *frag)
+{
+	size_t n = strlen(frag);
+
+	if (*col && *col + 1 + n > LL_USAGE_WIDTH) {
+		fputc('\n', stderr);
+		*col = 0;
+	}
+	if (!*col)
+		*col = fprintf(stderr, "%s%s", LL_USAGE_INDENT, frag);
+	else
+		*col += fprintf(stderr, " %s", frag);
+}
+
 /* The pool's options, from the table: "[ buffer SIZE ]" each, a scheme's
- * parameters inside "[ scheme ... ]", as many to a line as fit.
+ * parameters inside "[ scheme ... ]" (ll_param_synopsis()'s text, in
+ * fragments), as many to a line as fit.
  */
 static void usage_pool_opts(void)
 {
-	size_t col = 0, n;
+	const struct ll_param *sp;
+	const char *name;
+	unsigned int i, j;
 	char frag[256];
-	unsigned int i;
+	size_t col = 0;
+	int id;
 
 	for (i = 0; i < LL_P_COUNT; i++) {
 		const struct ll_param *p = &ll_params[i];
 
 		if (!p->tc || p->scheme >= 0)
 			continue;
-		ll_param_synopsis(p, frag, sizeof(frag));
-		n = strlen(frag);
-		if (col && col + 1 + n > LL_USAGE_WIDTH) {
-			fputc('\n', stderr);
-			col = 0;
+		if (p->unit != LL_PARAM_SCHEME) {
+			ll_param_synopsis(p, frag, sizeof(frag));
+			usage_frag(&col, frag);
+			continue;
 		}
-		if (!col)
-			col = fprintf(stderr, "%s%s", LL_USAGE_INDENT, frag);
-		else
-			col += fprintf(stderr, " %s", frag);
+		snprintf(frag, sizeof(frag), "[ %s {", p->tc);
+		usage_frag(&col, frag);
+		for (id = 0; (name = ll_param_scheme_name(id)); id++) {
+			/* A scheme of several parameters starts a line. */
+			if (col && ll_param_of_scheme(id, 1)) {
+				fputc('\n', stderr);
+				col = 0;
+			}
+			snprintf(frag, sizeof(frag), "%s%s", id ? "| " : "", name);
+			usage_frag(&col, frag);
+			for (j = 0; (sp = ll_param_of_scheme(id, j)); j++) {
+				if (!sp->tc)
+					continue;
+				snprintf(frag, sizeof(frag), "[ %s %s ]", sp->tc,
+					 sp->arg);
+				usage_frag(&col, frag);
+			}
+		}
+		usage_frag(&col, "} ]");
 	}
 	if (col)
 		fputc('\n', stderr);
@@ -279,6 +318,10 @@ static int ll_parse_param(const struct ll_param *p, const char *arg, __u64 *out)
 	case LL_PARAM_EPRIO_DUP:
 		return ll_fail("invalid %s \"%s\": priority %lld is listed twice",
 			       p->tc, arg, bad);
+	case LL_PARAM_ECOMBO:
+		ll_param_text(p, p->excl, range, sizeof(range));
+		return ll_fail("invalid %s \"%s\": %s do not go together",
+			       p->tc, arg, range);
 	default:
 		ll_param_range(p, range, sizeof(range));
 		return ll_fail("invalid %s \"%s\": must be %s", p->tc, arg, range);
@@ -1291,6 +1334,23 @@ static void ll_print_param(const struct ll_param *p, struct rtattr *a)
 	case LL_PARAM_PRIOS:
 		ll_print_prios(key, p->tc, v);
 		break;
+	case LL_PARAM_COUNT:
+		if (is_json_context()) {
+			print_u64(PRINT_JSON, key, NULL, v);
+		} else {
+			char buf[32];
+
+			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+			print_string(PRINT_FP, NULL, fmt, buf);
+		}
+		break;
+	case LL_PARAM_FLAGS: {	/* text and JSON: the names, as typed */
+		char buf[256];
+
+		ll_param_text(p, v, buf, sizeof(buf));
+		print_string(PRINT_ANY, key, fmt, buf);
+		break;
+	}
 	default:
 		break;
 	}
@@ -1844,6 +1904,94 @@ static void ll_print_wd_xstats(const struct tc_lossless_xstats *st,
 	close_json_object();
 }
 
+/* A scheme value by its unit: text exact, JSON bytes, ns or a number. */
+static void ll_print_scheme_value(const char *key, const char *text_key,
+				  __u8 unit, __u64 v)
+{
+	char fmt[64];
+
+	snprintf(fmt, sizeof(fmt), "%s%s %%s", text_key ? " " : "",
+		 text_key ? text_key : "");
+	if (unit == LL_STAT_BYTES) {
+		ll_print_size64(key, fmt, v);
+	} else if (unit == LL_STAT_NS) {
+		ll_print_time(key, fmt, v);
+	} else {
+		snprintf(fmt, sizeof(fmt), "%s%s %%llu", text_key ? " " : "",
+			 text_key ? text_key : "");
+		print_u64(PRINT_ANY, key, fmt, v);
+	}
+}
+
+/*
+ * The pool's scheme on this port (DSH, SPFC), when the kernel sent it,
+ * printed from the names of scheme_types.h's tables (no code per scheme).
+ * Text: "scheme NAME" and its masks as priority lists, its counters, and
+ * per priority its values (lossless priorities, all with -d); JSON: an
+ * object "scheme_stats" with the masks as arrays, the counters, and each
+ * per-priority value as an array of eight.
+ */
+static void ll_print_scheme_xstats(const struct tc_lossless_xstats *st,
+				   unsigned int len)
+{
+	static const char *const names[LL_SCHEME_CORE_COUNT] = LL_SCHEME_NAMES;
+	static const struct ll_scheme_stat_desc
+		ctr[LL_SCHEME_CORE_COUNT][LL_SCHEME_STATS] = LL_SCHEME_STAT_DESCS;
+	static const char *const masks[LL_SCHEME_CORE_COUNT][LL_SCHEME_MASKS] =
+		LL_SCHEME_MASK_NAMES;
+	static const struct ll_scheme_stat_desc
+		prio[LL_SCHEME_CORE_COUNT][LL_SCHEME_PRIO_STATS] =
+		LL_SCHEME_PRIO_STAT_DESCS;
+	const struct tc_lossless_scheme_stats *ss = &st->sch;
+	__u32 id = ss->scheme;
+	unsigned int i, p;
+
+	if (len < offsetof(struct tc_lossless_xstats, sch) + sizeof(st->sch) ||
+	    !id || id >= LL_SCHEME_CORE_COUNT || !prio[id][0].name)
+		return;
+	print_nl();
+	open_json_object("scheme_stats");
+	print_string(PRINT_ANY, "scheme", "  scheme %s",
+		     names[id] ? names[id] : "?");
+	for (i = 0; i < LL_SCHEME_MASKS; i++) {
+		__u32 m = (ss->masks >> (8 * i)) & 0xff;
+
+		if (!masks[id][i])
+			continue;
+		print_string(PRINT_FP, NULL, " %s", masks[id][i]);
+		open_json_array(PRINT_JSON, masks[id][i]);
+		for (p = 0; p < LOSSLESS_PFC_PRIOS; p++)
+			if (m & (1U << p))
+				print_uint(PRINT_JSON, NULL, NULL, p);
+		close_json_array(PRINT_JSON, NULL);
+		ll_print_prio_list(m);
+	}
+	print_nl();
+	print_string(PRINT_FP, NULL, " ", NULL);
+	for (i = 0; i < LL_SCHEME_STATS; i++)
+		if (ctr[id][i].name)
+			ll_print_scheme_value(ctr[id][i].name, ctr[id][i].name,
+					      ctr[id][i].unit, ss->ctr[i]);
+	/* The first per-priority value (the plane has the second too). */
+	print_nl();
+	print_string(PRINT_FP, NULL, "  %s", prio[id][0].name);
+	open_json_array(PRINT_JSON, prio[id][0].name);
+	for (p = 0; p < LOSSLESS_PFC_PRIOS; p++) {
+		char key[16];
+
+		if (is_json_context()) {
+			print_u64(PRINT_JSON, NULL, NULL, ss->prio[p]);
+			continue;
+		}
+		if (!show_details && !st->iq[p].lossless)
+			continue;
+		snprintf(key, sizeof(key), "prio%u", p);
+		ll_print_scheme_value(NULL, key, prio[id][0].unit, ss->prio[p]);
+	}
+	close_json_array(PRINT_JSON, NULL);
+	close_json_object();
+}
+
 static void ll_print_class_xstats(const struct tc_lossless_class_xstats *st)
 {
 	print_string(PRINT_ANY, "mode", "  mode %s",
@@ -1890,6 +2038,7 @@ static int lossless_print_xstats(struct qdisc_util *qu, FILE *f,
 		ll_print_qdisc_xstats(&st, len);
 		ll_print_pool_xstats(&st, len);
 		ll_print_wd_xstats(&st, len);
+		ll_print_scheme_xstats(&st, len);
 	} else if (type == TC_LOSSLESS_XSTATS_CLASS) {
 		struct tc_lossless_class_xstats st;
 

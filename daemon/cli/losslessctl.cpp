@@ -37,6 +37,10 @@
 #include "plane.h"
 #include "registry.h"
 
+extern "C" {
+#include "scheme.h"
+}
+
 namespace {
 
 namespace lp = lossless::plane;
@@ -64,7 +68,8 @@ constexpr int kExitUsage = 2;
 
 const char kDefaultSocket[] = "/run/lossless/losslessd.sock";
 
-const char kUsage[] = R"(usage: losslessctl [--pool NAME | --plane PATH] [--socket PATH] COMMAND [ARGS]
+const char kUsage[] =
+    R"(usage: losslessctl [--pool NAME | --plane PATH] [--socket PATH] COMMAND [ARGS]
 
 Look at and steer the shared-buffer pools of the lossless qdisc through
 their planes: BPF array maps the pools publish telemetry in and take
@@ -75,7 +80,10 @@ Commands:
                         sent and received, ECN marks and drops, per port
                         and lossless priority; per port its shaper's
                         catch-up, the credit it cut while backlogged (ms),
-                        and how late its timed wake-ups ran (max, p99).
+                        and how late its timed wake-ups ran (max, p99);
+                        with DSH or SPFC, the scheme's state and counters
+                        per port and lossless priority (docs/DSH.md,
+                        docs/SPFC.md).
                         --json prints one object with every telemetry
                         field.
   watchdog [--json]     the PFC watchdog of every port (tc ... pfcwd, or
@@ -87,6 +95,13 @@ Commands:
                         raised and how long the XOFF upstream has lasted
                         now (ms). --json: every priority, the fields named
                         as tc -s -j names them.
+  events [--json]       the timeline of the pool's scheme: its latest 64
+                        state changes (SPFC: pause, resume, to_victim,
+                        to_normal; DSH: qoff, qon, poff, pon), oldest
+                        first, each with its time in ms before the
+                        snapshot, the port and priority, the bytes the
+                        queue (a port: its lossless priorities) held and
+                        the pool's shared bytes then.
   set KEY VALUE [KEY VALUE ...]
                         change pool parameters at run time through the
                         plane, all or nothing, and wait for the datapath to
@@ -299,6 +314,9 @@ json wd_port_json(const lossless_plane_port &p)
           {"prios", prios}};
 }
 
+bool has_scheme_stats(const lossless_plane_scheme_port &sp);
+json scheme_port_json(const lossless_plane_scheme_port &sp);
+
 json tel_json(const std::string &path, const lossless_plane_tel &t)
 {
   json ports = json::array();
@@ -336,6 +354,8 @@ json tel_json(const std::string &path, const lossless_plane_tel &t)
                      {"wake_late", late},
                      {"pfcwd", wd_port_json(p)},
                      {"prios", prios}});
+    if (has_scheme_stats(t.sch[i]))
+      ports.back()["scheme_stats"] = scheme_port_json(t.sch[i]);
   }
   return {{"plane", path},
           {"pool", std::string(t.pool, strnlen(t.pool, sizeof(t.pool)))},
@@ -365,7 +385,8 @@ json tel_json(const std::string &path, const lossless_plane_tel &t)
           {"drops_lossless", t.drops_lossless},
           {"drops_lossy", t.drops_lossy},
           {"paused_queues", t.paused_queues},
-          {"ports", ports}};
+          {"ports", ports},
+          {"events_total", t.events_total}};
 }
 
 // ns as milliseconds with 3 decimals.
@@ -374,6 +395,170 @@ std::string ms_str(unsigned long long ns)
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.3f", ns / 1e6);
   return buf;
+}
+
+// ---------------------------------------------------------------------------
+// The scheme's telemetry (DSH, SPFC), printed from the names of
+// kernel/core/scheme_types.h's tables: no code per scheme.
+
+const ll_scheme_stat_desc kSchCtr[LL_SCHEME_CORE_COUNT][LL_SCHEME_STATS] = LL_SCHEME_STAT_DESCS;
+const char *const kSchMask[LL_SCHEME_CORE_COUNT][LL_SCHEME_MASKS] = LL_SCHEME_MASK_NAMES;
+const ll_scheme_stat_desc kSchPrio[LL_SCHEME_CORE_COUNT][LL_SCHEME_PRIO_STATS] =
+    LL_SCHEME_PRIO_STAT_DESCS;
+const char *const kEventNames[] = LL_SCHEME_EVENT_NAMES;
+
+bool has_scheme_stats(const lossless_plane_scheme_port &sp)
+{
+  std::uint32_t id = sp.s.scheme;
+  return id && id < LL_SCHEME_CORE_COUNT && kSchCtr[id][0].name;
+}
+
+std::string stat_str(std::uint8_t unit, std::uint64_t v)
+{
+  if (unit == LL_STAT_BYTES)
+    return bytes_str(v);
+  if (unit == LL_STAT_NS)
+    return ms_str(v) + "ms";
+  return std::to_string(v);
+}
+
+// "3,4" or "-".
+std::string mask_str(std::uint32_t mask)
+{
+  std::string out;
+  for (unsigned p = 0; p < LOSSLESS_PFC_PRIOS; p++)
+    if (mask & (1u << p))
+      out += (out.empty() ? "" : ",") + std::to_string(p);
+  return out.empty() ? "-" : out;
+}
+
+// As tc -s -j's "scheme_stats", with the second per-priority value too.
+json scheme_port_json(const lossless_plane_scheme_port &sp)
+{
+  std::uint32_t id = sp.s.scheme;
+  const char *name = ll_scheme_name(id);
+  json o = {{"scheme", name ? name : "?"}};
+  for (unsigned m = 0; m < LL_SCHEME_MASKS; m++) {
+    if (!kSchMask[id][m])
+      continue;
+    json prios = json::array();
+    for (unsigned p = 0; p < LOSSLESS_PFC_PRIOS; p++)
+      if ((sp.s.masks >> (8 * m + p)) & 1)
+        prios.push_back(p);
+    o[kSchMask[id][m]] = prios;
+  }
+  for (unsigned i = 0; i < LL_SCHEME_STATS; i++)
+    if (kSchCtr[id][i].name)
+      o[kSchCtr[id][i].name] = sp.s.ctr[i];
+  for (unsigned v = 0; v < LL_SCHEME_PRIO_STATS; v++) {
+    if (!kSchPrio[id][v].name)
+      continue;
+    json vals = json::array();
+    for (unsigned p = 0; p < LOSSLESS_PFC_PRIOS; p++)
+      vals.push_back(v ? sp.prio2[p] : sp.s.prio[p]);
+    o[kSchPrio[id][v].name] = vals;
+  }
+  return o;
+}
+
+// Per port with the scheme's telemetry: its masks and counters, then per
+// lossless priority its values.
+void print_scheme_table(const lossless_plane_tel &t)
+{
+  bool head = false;
+  for (std::uint32_t i = 0; i < t.nr_ports && i < LOSSLESS_PLANE_PORTS; i++) {
+    const auto &sp = t.sch[i];
+    if (!t.ports[i].ifindex || !has_scheme_stats(sp))
+      continue;
+    std::uint32_t id = sp.s.scheme;
+    if (!head)
+      std::printf("  scheme %s telemetry (docs/%s.md):\n", ll_scheme_name(id),
+                  id == LL_SCHEME_DSH ? "DSH" : "SPFC");
+    head = true;
+    std::string line = "  " + ifname(t.ports[i].ifindex);
+    for (unsigned m = 0; m < LL_SCHEME_MASKS; m++)
+      if (kSchMask[id][m])
+        line += std::string("  ") + kSchMask[id][m] + " " +
+                mask_str((sp.s.masks >> (8 * m)) & 0xff);
+    std::printf("%s\n   ", line.c_str());
+    for (unsigned c = 0; c < LL_SCHEME_STATS; c++)
+      if (kSchCtr[id][c].name)
+        std::printf(" %s %s", kSchCtr[id][c].name,
+                    stat_str(kSchCtr[id][c].unit, sp.s.ctr[c]).c_str());
+    std::printf("\n");
+    for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++) {
+      if (!(t.lossless_mask & (1u << q)))
+        continue;
+      std::printf("    prio %u:", q);
+      for (unsigned v = 0; v < LL_SCHEME_PRIO_STATS; v++)
+        if (kSchPrio[id][v].name)
+          std::printf(" %s %s", kSchPrio[id][v].name,
+                      stat_str(kSchPrio[id][v].unit, v ? sp.prio2[q] : sp.s.prio[q]).c_str());
+      std::printf("\n");
+    }
+  }
+}
+
+// The event ring, oldest first (the entries written so far).
+std::vector<lossless_event> ring_events(const lossless_plane_tel &t)
+{
+  std::vector<lossless_event> out;
+  std::uint64_t n = std::min<std::uint64_t>(t.events_total, LOSSLESS_EVENTS);
+  for (std::uint64_t i = t.events_total - n; i < t.events_total; i++) {
+    const auto &e = t.events[i % LOSSLESS_EVENTS];
+    if (e.type)
+      out.push_back(e);
+  }
+  return out;
+}
+
+const char *event_name(std::uint8_t type)
+{
+  return type < sizeof(kEventNames) / sizeof(kEventNames[0]) ? kEventNames[type] : "?";
+}
+
+json events_json(const std::string &path, const lossless_plane_tel &t)
+{
+  json ev = json::array();
+  for (const auto &e : ring_events(t)) {
+    json o = {
+        {"time_ns", e.time_ns},     {"age_ns", t.time_ns > e.time_ns ? t.time_ns - e.time_ns : 0},
+        {"port", e.port},           {"ifindex", e.ifindex},
+        {"dev", ifname(e.ifindex)}, {"type", event_name(e.type)},
+        {"bytes", e.bytes},         {"shared_used", e.shared_used}};
+    if (e.prio == LOSSLESS_EV_PORT)
+      o["prio"] = nullptr;
+    else
+      o["prio"] = e.prio;
+    ev.push_back(o);
+  }
+  return {{"plane", path},
+          {"pool", std::string(t.pool, strnlen(t.pool, sizeof(t.pool)))},
+          {"scheme", scheme_name(t)},
+          {"time_ns", t.time_ns},
+          {"events_total", t.events_total},
+          {"events", ev}};
+}
+
+// The timeline: one line per event, oldest first, its time in ms before
+// the snapshot.
+void print_events(const std::string &path, const lossless_plane_tel &t)
+{
+  std::vector<lossless_event> ev = ring_events(t);
+  std::printf("pool %s  (plane %s, scheme %s, %zu of %llu events)\n",
+              std::string(t.pool, strnlen(t.pool, sizeof(t.pool))).c_str(), path.c_str(),
+              scheme_name(t).c_str(), ev.size(), static_cast<unsigned long long>(t.events_total));
+  std::printf("  %12s %-12s %4s %-10s %9s %9s\n", "T-MS", "PORT", "PRIO", "EVENT", "BYTES",
+              "SHARED");
+  for (const auto &e : ev) {
+    std::string age = "-" + ms_str(t.time_ns > e.time_ns ? t.time_ns - e.time_ns : 0);
+    std::string prio = e.prio == LOSSLESS_EV_PORT ? "port" : std::to_string(e.prio);
+    std::printf("  %12s %-12s %4s %-10s %9s %9s\n", age.c_str(), ifname(e.ifindex).c_str(),
+                prio.c_str(), event_name(e.type), bytes_str(e.bytes).c_str(),
+                bytes_str(e.shared_used).c_str());
+  }
+  if (ev.empty())
+    std::printf("  (none: the ring records DSH and SPFC state changes)\n");
 }
 
 // Per port: the shaper's catch-up, the credit it cut while backlogged, and
@@ -460,6 +645,7 @@ void print_table(const std::string &path, const lossless_plane_tel &t)
                   p.pfc_frames_tx, p.pfc_frames_rx, p.ecn_marks, paused);
   }
   std::printf("  (* = upstream told XOFF now; PAUSED = gates closed by PFC received, bit p)\n");
+  print_scheme_table(t);
   print_shaper_table(t);
 }
 
@@ -1528,6 +1714,16 @@ int run(int argc, char **argv)
     }
     return cmd_watchdog(planes_to_read(plane_path), as_json);
   }
+  if (cmd == "events") {
+    bool as_json = false;
+    for (const auto &a : rest) {
+      if (a == "--json")
+        as_json = true;
+      else
+        throw UsageError{"events: unknown argument \"" + a + "\""};
+    }
+    return each_plane(planes_to_read(plane_path), as_json, events_json, print_events);
+  }
   if (cmd == "daemon") {
     bool as_json = rest.size() == 1 && rest[0] == "--json";
     if (!rest.empty() && !as_json)
@@ -1572,8 +1768,10 @@ int main(int argc, char **argv)
   try {
     return run(argc, argv);
   } catch (const UsageError &e) {
-    std::fprintf(stderr, "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|watchdog|set|watch|record|plot|daemon|config|reload|help ...  (see --help)\n",
-                 e.msg.c_str());
+    std::fprintf(
+        stderr,
+        "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|watchdog|events|set|watch|record|plot|daemon|config|reload|help ...  (see --help)\n",
+        e.msg.c_str());
     return kExitUsage;
   } catch (const std::exception &e) {
     std::fprintf(stderr, "losslessctl: %s\n", e.what());

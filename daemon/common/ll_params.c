@@ -10,7 +10,7 @@
 #include "lossless.h"		/* kernel/uapi: attributes, plane */
 #include "mmu.h"		/* kernel/core: the pool's limits */
 #include "headroom.h"		/* kernel/core: the delays' limit */
-#include "scheme_types.h"	/* kernel/core: the schemes */
+#include "scheme.h"		/* kernel/core: the schemes, their limits */
 
 _Static_assert(LL_ALPHA_SHIFT_MAX == LL_MMU_ALPHA_MAX_SHIFT,
 	       "ll_units.h's alpha shift is the MMU's");
@@ -20,6 +20,22 @@ _Static_assert(LL_UNITS_PRIOS_MAX + 1 == LOSSLESS_PFC_PRIOS,
 #define LL_PARAMS_U32_MAX 0xffffffffULL		/* an NLA_U32 attribute */
 #define LL_PARAMS_PRIO(p) (1ULL << (p))
 #define LL_PARAMS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+_Static_assert(LOSSLESS_DSH_F_NO_SHARED_HEADROOM == LL_DSH_F_NO_SHARED_HEADROOM &&
+	       LOSSLESS_DSH_F_NO_INSURANCE == LL_DSH_F_NO_INSURANCE &&
+	       LOSSLESS_DSH_F_STATIC_TAU == LL_DSH_F_STATIC_TAU &&
+	       LOSSLESS_SPFC_F_WINDOW_END == LL_SPFC_F_WINDOW_END &&
+	       LOSSLESS_SPFC_F_DAEMON == LL_SPFC_F_DAEMON,
+	       "the uapi's scheme flags are the core's");
+
+/* The flags' names: the value 0, then bit 0, 1, ... (LL_PARAM_FLAGS). */
+static const char *const ll_dsh_variants[] = {
+	"dsh", "no-shared-headroom", "no-insurance", "static-tau", NULL,
+};
+
+static const char *const ll_spfc_modes[] = {
+	"irc", "window-end", "daemon", NULL,
+};
 
 /*
  * The defaults are those of the kernel's pool (ll_kpool_default_config()
@@ -155,6 +171,124 @@ const struct ll_param ll_params[LL_P_COUNT] = {
 		.nl_nest = TCA_LOSSLESS_SCHEME_ST, .nl_len = 8,
 		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 0,
 	},
+	/* DSH (docs/DSH.md): struct ll_dsh_params, word by word. */
+	[LL_P_DSH_WINDOW] = {
+		.tc = "dsh-window", .arg = "TIME", .key = "window",
+		.ctl = "dsh.window",
+		.help = "single-queue window (Alg. 4): a port whose lossless packets all went to one priority this long gives it tau 0",
+		.unit = LL_PARAM_TIME,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_DSH, .min = 1, .max = LL_DSH_WINDOW_NS_MAX,
+		.def = LL_DSH_WINDOW_NS_DEFAULT,
+		.nl_attr = TCA_LOSSLESS_DSH_WINDOW_NS,
+		.nl_nest = TCA_LOSSLESS_SCHEME_DSH, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 0,
+	},
+	[LL_P_DSH_EWMA_SHIFT] = {
+		.tc = "dsh-ewma-shift", .arg = "N", .key = "ewma_shift",
+		.ctl = "dsh.ewma-shift",
+		.help = "weight of the in-flight estimator's averages, w = 2^-N",
+		.unit = LL_PARAM_COUNT,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_DSH, .min = 1, .max = LL_DSH_EWMA_SHIFT_MAX,
+		.def = LL_DSH_EWMA_SHIFT_DEFAULT,
+		.nl_attr = TCA_LOSSLESS_DSH_EWMA_SHIFT,
+		.nl_nest = TCA_LOSSLESS_SCHEME_DSH, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 1,
+	},
+	[LL_P_DSH_GAIN] = {
+		.tc = "dsh-gain", .arg = "N", .key = "gain",
+		.ctl = "dsh.gain",
+		.help = "deviation gain k of the estimator, g_hat = g_avg + k x v_avg",
+		.unit = LL_PARAM_COUNT,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_DSH, .min = 1, .max = LL_DSH_GAIN_MAX,
+		.def = LL_DSH_GAIN_DEFAULT,
+		.nl_attr = TCA_LOSSLESS_DSH_DEVIATION_GAIN,
+		.nl_nest = TCA_LOSSLESS_SCHEME_DSH, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 2,
+	},
+	[LL_P_DSH_VARIANT] = {
+		.tc = "dsh-variant", .arg = "VARIANT", .key = "variant",
+		.ctl = "dsh.variant",
+		.help = "dsh, or the paper's ablations: no-shared-headroom, no-insurance, static-tau (comma list)",
+		.unit = LL_PARAM_FLAGS,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_DSH, .min = 0, .max = LL_DSH_F_ALL, .def = 0,
+		.nl_attr = TCA_LOSSLESS_DSH_FLAGS,
+		.nl_nest = TCA_LOSSLESS_SCHEME_DSH, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 3,
+		.names = ll_dsh_variants,
+		.excl = LL_DSH_F_NO_SHARED_HEADROOM | LL_DSH_F_STATIC_TAU,
+	},
+	/* SPFC (docs/SPFC.md): struct ll_spfc_params, word by word. */
+	[LL_P_SPFC_WINDOW] = {
+		.tc = "spfc-window", .arg = "TIME", .key = "window",
+		.ctl = "spfc.window",
+		.help = "the window TC over which departures are counted; at least 4 round trips",
+		.unit = LL_PARAM_TIME,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_SPFC, .min = LL_SPFC_TC_NS_MIN,
+		.max = LL_SPFC_TC_NS_MAX, .def = LL_SPFC_TC_NS_DEFAULT,
+		.nl_attr = TCA_LOSSLESS_SPFC_TC_NS,
+		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 0,
+	},
+	[LL_P_SPFC_IRC_TH] = {
+		.tc = "spfc-irc-th", .arg = "SIZE", .key = "irc_th",
+		.ctl = "spfc.irc-th",
+		.help = "departures per window that make a queue a Victim, at least 1 MTU; 0: C x TC / 8 / K per port",
+		.unit = LL_PARAM_SIZE,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_SPFC, .min = 0, .max = LL_SPFC_IRC_TH_MAX,
+		.def = 0, .nl_attr = TCA_LOSSLESS_SPFC_IRC_TH_BYTES,
+		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 1,
+	},
+	[LL_P_SPFC_IRC_TH_PACKETS] = {
+		.tc = "spfc-irc-th-packets", .arg = "N", .key = "irc_th_packets",
+		.ctl = "spfc.irc-th-packets",
+		.help = "IRC_th counted in packets (the paper's unit), not with spfc-irc-th; 0: count bytes",
+		.unit = LL_PARAM_COUNT,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_SPFC, .min = 0, .max = LL_SPFC_IRC_TH_MAX,
+		.def = 0, .nl_attr = TCA_LOSSLESS_SPFC_IRC_TH_PACKETS,
+		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 2,
+	},
+	[LL_P_SPFC_VICTIM_THRESHOLD] = {
+		.tc = "spfc-victim-threshold", .arg = "SIZE",
+		.key = "victim_threshold", .ctl = "spfc.victim-threshold",
+		.help = "shared bytes at which a Victim pauses (at least the Dynamic Threshold); 0: the whole buffer",
+		.unit = LL_PARAM_SIZE,
+		.flags = LL_PARAM_POLICY | LL_PARAM_MAX_BUFFER | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_SPFC, .min = 0, .max = LL_MMU_MAX_TOTAL_BYTES,
+		.def = 0, .nl_attr = TCA_LOSSLESS_SPFC_VICTIM_THRESHOLD_BYTES,
+		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 3,
+	},
+	[LL_P_SPFC_MODE] = {
+		.tc = "spfc-mode", .arg = "MODE", .key = "mode",
+		.ctl = "spfc.mode",
+		.help = "irc: a queue turns Victim as its count reaches IRC_th; window-end: at a window's end; daemon: by the daemon's bit",
+		.unit = LL_PARAM_FLAGS,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_SPFC, .min = 0, .max = LL_SPFC_F_ALL, .def = 0,
+		.nl_attr = TCA_LOSSLESS_SPFC_FLAGS,
+		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 4,
+		.names = ll_spfc_modes,
+	},
+	[LL_P_SPFC_K] = {
+		.tc = "spfc-k", .arg = "N", .key = "k", .ctl = "spfc.k",
+		.help = "K of the derived IRC_th = C x TC / (8 K) per port, an integer",
+		.unit = LL_PARAM_COUNT,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_SPFC, .min = 1, .max = LL_SPFC_K_MAX,
+		.def = LL_SPFC_K_DEFAULT, .nl_attr = TCA_LOSSLESS_SPFC_K,
+		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 5,
+	},
 };
 
 static const char *const ll_param_schemes[LL_SCHEME_COUNT] = LL_SCHEME_NAMES;
@@ -212,6 +346,42 @@ static int ll_param_u64(const char *text, uint64_t *out)
 	return 0;
 }
 
+/* The name of the value 0 alone, or a comma list of bit names, each once. */
+static int ll_param_flags(const struct ll_param *p, const char *text,
+			  uint64_t *out)
+{
+	const char *s = text, *end;
+	uint64_t v = 0, bit;
+	unsigned int i;
+	size_t n;
+
+	if (!p->names || !p->names[0])
+		return -1;
+	if (strcmp(text, p->names[0]) == 0) {
+		*out = 0;
+		return 0;
+	}
+	for (;;) {
+		end = strchr(s, ',');
+		n = end ? (size_t)(end - s) : strlen(s);
+		for (i = 1; p->names[i]; i++)
+			if (strlen(p->names[i]) == n &&
+			    strncmp(s, p->names[i], n) == 0)
+				break;
+		if (!p->names[i] || i > 64)
+			return -1;
+		bit = 1ULL << (i - 1);
+		if (v & bit)
+			return -1;
+		v |= bit;
+		if (!end)
+			break;
+		s = end + 1;
+	}
+	*out = v;
+	return 0;
+}
+
 int ll_param_parse(const struct ll_param *p, const char *text,
 		   uint64_t *value, long long *bad)
 {
@@ -231,6 +401,12 @@ int ll_param_parse(const struct ll_param *p, const char *text,
 	case LL_PARAM_COUNT:
 		if (ll_param_u64(text, &v))
 			return LL_PARAM_EVALUE;
+		break;
+	case LL_PARAM_FLAGS:
+		if (ll_param_flags(p, text, &v))
+			return LL_PARAM_EVALUE;
+		if (p->excl && (v & p->excl) == p->excl)
+			return LL_PARAM_ECOMBO;
 		break;
 	case LL_PARAM_ALPHA:
 		switch (ll_alpha_parse(text, &alpha)) {
@@ -268,6 +444,11 @@ int ll_param_check(const struct ll_param *p, uint64_t value, uint64_t buffer)
 	switch (p->unit) {
 	case LL_PARAM_ALPHA:
 		return value <= 0xffffffffULL && ll_alpha_valid(value) ? 0 : -1;
+	case LL_PARAM_FLAGS:
+		if ((value & ~p->max) ||
+		    (p->excl && (value & p->excl) == p->excl))
+			return -1;
+		return 0;
 	case LL_PARAM_SIZE:
 	case LL_PARAM_TIME:
 	case LL_PARAM_COUNT:
@@ -286,6 +467,47 @@ int ll_param_check(const struct ll_param *p, uint64_t value, uint64_t buffer)
 uint64_t ll_param_default(const struct ll_param *p, uint32_t mtu)
 {
 	return p->flags & LL_PARAM_DEF_MTU ? p->def * mtu : p->def;
+}
+
+/* The bits of v by name, joined by sep; unknown bits in hex. */
+static int ll_param_flags_names(const struct ll_param *p, uint64_t v,
+				const char *sep, char *buf, unsigned int len)
+{
+	unsigned int i, n = 0;
+	int w;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 1; p->names && p->names[i] && i <= 64; i++) {
+		if (!(v & (1ULL << (i - 1))))
+			continue;
+		v &= ~(1ULL << (i - 1));
+		w = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0,
+			     "%s%s", n ? sep : "", p->names[i]);
+		n += w > 0 ? w : 0;
+	}
+	if (v) {
+		w = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0,
+			     "%s0x%llx", n ? sep : "", (unsigned long long)v);
+		n += w > 0 ? w : 0;
+	}
+	return n;
+}
+
+/* "dsh, or a comma list of a, b, c (not a with c)" */
+static int ll_param_flags_range(const struct ll_param *p, char *buf,
+				unsigned int len)
+{
+	char all[256], excl[128] = "";
+	int n;
+
+	ll_param_flags_names(p, p->max, ", ", all, sizeof(all));
+	if (p->excl)
+		ll_param_flags_names(p, p->excl, " with ", excl, sizeof(excl));
+	n = snprintf(buf, len, "%s, or a comma list of %s%s%s%s",
+		     p->names ? p->names[0] : "?", all,
+		     p->excl ? " (not " : "", excl, p->excl ? ")" : "");
+	return n;
 }
 
 int ll_param_range(const struct ll_param *p, char *buf, unsigned int len)
@@ -308,6 +530,8 @@ int ll_param_range(const struct ll_param *p, char *buf, unsigned int len)
 				LL_UNITS_PRIOS_MAX);
 	case LL_PARAM_SCHEME:
 		return snprintf(buf, len, "one of %s", LL_SCHEME_NAMES_HELP);
+	case LL_PARAM_FLAGS:
+		return ll_param_flags_range(p, buf, len);
 	default:
 		return snprintf(buf, len, "%s %s", p->tc ? p->tc : "", p->arg);
 	}
@@ -353,6 +577,11 @@ int ll_param_text(const struct ll_param *p, uint64_t v, char *buf,
 				ll_param_scheme_name((int)v) : "?");
 	case LL_PARAM_ECN:
 		return snprintf(buf, len, "off");
+	case LL_PARAM_FLAGS:
+		if (!v)
+			return snprintf(buf, len, "%s",
+					p->names ? p->names[0] : "0");
+		return ll_param_flags_names(p, v, ",", buf, len);
 	default:
 		return snprintf(buf, len, "%llu", (unsigned long long)v);
 	}

@@ -47,6 +47,7 @@ enum ll_param_unit {
 	LL_PARAM_ALPHA,		/* num << 8 | shift; NUM or NUM/DEN */
 	LL_PARAM_PRIOS,		/* bit p = priority p; "3,4" or "none" */
 	LL_PARAM_COUNT,		/* a plain decimal integer */
+	LL_PARAM_FLAGS,		/* bits by name: names[0] (0) or a comma list */
 	/* Special syntax: each reader has its own code for these. */
 	LL_PARAM_NAME,		/* the pool's name (ll_units_pool_name) */
 	LL_PARAM_ECN,		/* KMIN KMAX PMAX | off */
@@ -93,6 +94,12 @@ struct ll_param {
 	 */
 	uint32_t plane_set;
 	int word;		/* -1: not a scheme's */
+	/* LL_PARAM_FLAGS: names[0] is the value 0 ("dsh"), names[1 + b] bit
+	 * b ("no-insurance"), NULL-terminated; excl the bits that must not
+	 * all be set together (0: none). max is the mask of known bits.
+	 */
+	const char *const *names;
+	uint64_t excl;
 };
 
 /* The rows, in the order tc sends and prints them. */
@@ -113,6 +120,16 @@ enum ll_param_id {
 	LL_P_SCHEME,
 	/* The schemes' parameters. */
 	LL_P_ST_THRESHOLD,
+	LL_P_DSH_WINDOW,
+	LL_P_DSH_EWMA_SHIFT,
+	LL_P_DSH_GAIN,
+	LL_P_DSH_VARIANT,
+	LL_P_SPFC_WINDOW,
+	LL_P_SPFC_IRC_TH,
+	LL_P_SPFC_IRC_TH_PACKETS,
+	LL_P_SPFC_VICTIM_THRESHOLD,
+	LL_P_SPFC_MODE,
+	LL_P_SPFC_K,
 	LL_P_COUNT
 };
 
@@ -137,6 +154,7 @@ enum ll_param_err {
 	LL_PARAM_EALPHA_DEN,	/* alpha: the denominator */
 	LL_PARAM_EPRIO_DUP,	/* a priority listed twice */
 	LL_PARAM_ESPECIAL,	/* special syntax: not parsed here */
+	LL_PARAM_ECOMBO,	/* flags: names that do not go together (excl) */
 };
 int ll_param_parse(const struct ll_param *p, const char *text,
 		   uint64_t *value, long long *bad);
@@ -153,7 +171,7 @@ uint64_t ll_param_default(const struct ll_param *p, uint32_t mtu);
  * Texts, each returning snprintf()'s:
  *   ll_param_range     what a value must be, after "must be " ("0 ..
  *                      4294967295 bytes (tc size units ...)", "a time 0
- *                      .. 1s with ...");
+ *                      .. 1s with ...", "dsh, or a comma list of ...");
  *   ll_param_text      a value as it is written ("4mb", "1/8", "3,4",
  *                      "1ms"); ll_param_default_text the default ("1 MTU");
  *   ll_param_synopsis  "[ buffer SIZE ]"; a scheme's lists every scheme

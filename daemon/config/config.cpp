@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -17,6 +18,10 @@
 
 #include "ll_params.h"
 #include "ll_units.h"
+
+extern "C" {
+#include "headroom.h"
+}
 
 namespace lossless::config {
 
@@ -428,7 +433,62 @@ struct Parser {
         return alpha(ctx, r.key, n);
       case LL_PARAM_PRIOS:
         return prios(ctx, n);
+      case LL_PARAM_COUNT:
+        return count(ctx, r, n);
+      case LL_PARAM_FLAGS:
+        return flags(ctx, r, n);
       default:  // special syntax: read by its own code
+        return std::nullopt;
+    }
+  }
+
+  // An integer of row r: an integer, or a string of digits. A float is
+  // refused by name, NaN and the infinities too (spfc's k).
+  std::optional<std::uint64_t> count(const std::string &ctx, const ll_param &r, const toml::node &n)
+  {
+    std::string what = "an integer " + std::to_string(r.min) + " .. " + std::to_string(r.max);
+    if (auto f = n.as_floating_point()) {
+      double d = f->get();
+      bad(ctx, r.key, n,
+          "must be " + what + ", not " +
+              (std::isnan(d)   ? std::string("NaN")
+               : std::isinf(d) ? std::string("an infinity")
+                               : std::string("a floating-point number")));
+      return std::nullopt;
+    }
+    auto text = unit_text(n);
+    if (!text) {
+      bad_type(ctx, r.key, n, what);
+      return std::nullopt;
+    }
+    std::uint64_t v;
+    if (ll_param_parse(&r, text->c_str(), &v, nullptr) != LL_PARAM_OK) {
+      bad(ctx, r.key, n, "must be " + what);
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  // Flags of row r by name: a string, "dsh" or "no-insurance,static-tau".
+  std::optional<std::uint64_t> flags(const std::string &ctx, const ll_param &r, const toml::node &n)
+  {
+    char range[512];
+    ll_param_range(&r, range, sizeof(range));
+    auto text = n.as_string();
+    if (!text) {
+      bad_type(ctx, r.key, n, std::string("a string: ") + range);
+      return std::nullopt;
+    }
+    std::uint64_t v;
+    switch (ll_param_parse(&r, text->get().c_str(), &v, nullptr)) {
+      case LL_PARAM_OK:
+        return v;
+      case LL_PARAM_ECOMBO:
+        ll_param_text(&r, r.excl, range, sizeof(range));
+        bad(ctx, r.key, n, std::string(range) + " do not go together");
+        return std::nullopt;
+      default:
+        bad(ctx, r.key, n, std::string("must be ") + range);
         return std::nullopt;
     }
   }
@@ -967,6 +1027,94 @@ void Parser::scheme_tables(const toml::table &t, const std::string &ctx,
       if (x && (!buffer_ok || within_buffer(sctx, *v, *sp, *x, p.buffer_bytes)))
         p.scheme_block.p.raw[sp->word] = *x;
     }
+    // K only derives IRC_th: with a given one it would do nothing.
+    const toml::node *k = tab->get(ll_params[LL_P_SPFC_K].key);
+    if (reg.scheme_id == LOSSLESS_SCHEME_SPFC && k)
+      for (ll_param_id id : {LL_P_SPFC_IRC_TH, LL_P_SPFC_IRC_TH_PACKETS})
+        if (tab->get(ll_params[id].key)) {
+          bad(sctx, "k", *k,
+              std::string("K only derives IRC_th = C x TC / (8 K): not with ") +
+                  ll_params[id].key);
+          break;
+        }
+  }
+}
+
+// The scheme's checks against the pool's ports (registry.h's
+// check_scheme()), at the line of the key they are about. Ports' headroom
+// is the given one, or the formula's when the rate is given (without the
+// shaper's term, which the qdisc reports later); round trips are 2 x
+// (cable delay + the pool's sw_delay). SPFC's window, when not given, is
+// 4 round trips of the slowest port, at least the row's default.
+void scheme_checks(Parser &ps, const toml::table &pool_table, Pool &pool,
+                   const std::vector<const toml::table *> &port_tables, const Config &cfg)
+{
+  if (pool.scheme_block.id != LOSSLESS_SCHEME_DSH && pool.scheme_block.id != LOSSLESS_SCHEME_SPFC)
+    return;
+  std::vector<lossless::policy::SchemePort> ports;
+  std::vector<std::size_t> index;  // into cfg.ports
+  std::uint32_t frame = 1500 + 14 + 4;
+  for (std::size_t i = 0; i < cfg.ports.size(); i++) {
+    const Port &p = cfg.ports[i];
+    if (p.pool != pool.name)
+      continue;
+    std::uint32_t f = p.mtu_bytes.value_or(1500) + 14 + 4;
+    if (index.empty())
+      frame = f;  // the defaults in MTUs are the first port's
+    lossless::policy::SchemePort sp;
+    sp.dev = p.dev;
+    sp.rtt_ns = 2 * (p.cable_delay_ns + pool.sw_delay_ns);
+    sp.frame_bytes = f;
+    sp.headroom_bytes = p.headroom_bytes;
+    if (!sp.headroom_bytes && p.rate_bps) {
+      ll_headroom_params h{};
+      h.rate_bps = *p.rate_bps;
+      h.cable_delay_ns = p.cable_delay_ns;
+      h.sw_response_ns = pool.sw_delay_ns;
+      h.mtu_bytes = f;
+      sp.headroom_bytes = ll_headroom_bytes(&h);
+    }
+    ports.push_back(sp);
+    index.push_back(i);
+  }
+  const std::string scheme = pool.scheme;
+  const toml::node *stab_node = pool_table.get(scheme);
+  const toml::table *stab = stab_node ? stab_node->as_table() : nullptr;
+  auto &tc = pool.scheme_block.p.spfc.tc_ns;
+  if (pool.scheme_block.id == LOSSLESS_SCHEME_SPFC &&
+      !(stab && stab->get(ll_params[LL_P_SPFC_WINDOW].key))) {
+    std::uint64_t rtt = 0;
+    for (const auto &sp : ports)
+      rtt = std::max(rtt, sp.rtt_ns);
+    tc = std::clamp<std::uint64_t>(4 * rtt, ll_params[LL_P_SPFC_WINDOW].def,
+                                   ll_params[LL_P_SPFC_WINDOW].max);
+  }
+  lossless::policy::PoolSettings s;
+  s.alpha = pool.alpha;
+  s.lossless_mask = pool.lossless_mask;
+  s.buffer_bytes = pool.buffer_bytes;
+  s.sw_delay_ns = pool.sw_delay_ns;
+  s.reserved_bytes = pool.reserved_bytes.value_or(
+      static_cast<std::uint32_t>(ll_param_default(&ll_params[LL_P_RESERVED], frame)));
+  s.scheme = pool.scheme_block;
+  const std::string ctx = "pool " + quote(pool.name) + ": ";
+  for (const auto &issue : lossless::policy::check_scheme(s, ports)) {
+    std::uint32_t line = pool.line;
+    if (issue.port >= 0 && issue.param < 0) {
+      const Port &port = cfg.ports[index[issue.port]];
+      const toml::table &pt = *port_tables[index[issue.port]];
+      const toml::node *h = pt.get(ll_params[LL_P_HEADROOM].key);
+      line = h ? Parser::line_of(h->source()) : port.line;
+    } else if (issue.param >= 0) {
+      const ll_param &r = ll_params[issue.param];
+      const toml::table *t = r.scheme >= 0 ? stab : &pool_table;
+      const toml::node *n = t && r.key ? t->get(r.key) : nullptr;
+      line = n ? Parser::line_of(n->source()) : t ? Parser::line_of(t->source()) : pool.line;
+    }
+    if (issue.error)
+      ps.error(line, ctx + issue.msg);
+    else
+      ps.warn(line, ctx + issue.msg);
   }
 }
 
@@ -1292,6 +1440,10 @@ Config parse_document(const toml::table &doc, std::string_view name)
     }
     cfg.ports.push_back(std::move(p));
   }
+
+  for (std::size_t i = 0; i < cfg.pools.size(); i++)
+    if (!cfg.pools[i].name.empty() && pool_ok[i])
+      scheme_checks(ps, *pool_tables[i], cfg.pools[i], port_tables, cfg);
 
   for (std::size_t i = 0; i < cfg.pools.size(); i++) {
     const Pool &p = cfg.pools[i];

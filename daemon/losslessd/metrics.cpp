@@ -11,6 +11,10 @@
 #include "ll_params.h"
 #include "registry.h"
 
+extern "C" {
+#include "scheme.h"
+}
+
 namespace lossless::daemon {
 
 namespace metrics {
@@ -275,31 +279,135 @@ class Writer {
     s += value;
     s += '\n';
   }
+  // A family named at run time (a scheme's telemetry: scheme_types.h's
+  // tables), printed after the fixed ones in the order first added.
+  void add_named(const std::string &name, const char *type, const char *help,
+                 std::initializer_list<Label> labels, const std::string &value)
+  {
+    auto [it, fresh] = named_index_.try_emplace(name, named_.size());
+    if (fresh)
+      named_.push_back({name, type, help, {}});
+    std::string &s = named_[it->second].samples;
+    s += name;
+    append_labels(s, labels);
+    s += ' ';
+    s += value;
+    s += '\n';
+  }
   std::string text() const
   {
     std::string out;
-    for (int f = 0; f < kFamilies; f++) {
-      if (samples_[f].empty())
-        continue;
-      out += "# HELP ";
-      out += kDefs[f].name;
-      out += ' ';
-      // HELP text: backslash and line feed escaped.
-      for (const char *c = kDefs[f].help; *c; c++)
-        out += *c == '\\' ? "\\\\" : *c == '\n' ? "\\n" : std::string(1, *c);
-      out += "\n# TYPE ";
-      out += kDefs[f].name;
-      out += ' ';
-      out += kDefs[f].type;
-      out += '\n';
-      out += samples_[f];
-    }
+    for (int f = 0; f < kFamilies; f++)
+      if (!samples_[f].empty())
+        append_family(out, kDefs[f].name, kDefs[f].type, kDefs[f].help, samples_[f]);
+    for (const auto &n : named_)
+      append_family(out, n.name.c_str(), n.type, n.help, n.samples);
     return out;
   }
 
  private:
+  static void append_labels(std::string &s, std::initializer_list<Label> labels)
+  {
+    if (!labels.size())
+      return;
+    s += '{';
+    bool first = true;
+    for (const auto &[k, v] : labels) {
+      if (!first)
+        s += ',';
+      first = false;
+      s += k;
+      s += "=\"";
+      append_escaped(s, v);
+      s += '"';
+    }
+    s += '}';
+  }
+  static void append_family(std::string &out, const char *name, const char *type, const char *help,
+                            const std::string &samples)
+  {
+    out += "# HELP ";
+    out += name;
+    out += ' ';
+    // HELP text: backslash and line feed escaped.
+    for (const char *c = help; *c; c++)
+      out += *c == '\\' ? "\\\\" : *c == '\n' ? "\\n" : std::string(1, *c);
+    out += "\n# TYPE ";
+    out += name;
+    out += ' ';
+    out += type;
+    out += '\n';
+    out += samples;
+  }
+
+  struct Named {
+    std::string name;
+    const char *type;
+    const char *help;
+    std::string samples;
+  };
   std::string samples_[kFamilies];
+  std::vector<Named> named_;
+  std::map<std::string, std::size_t> named_index_;
 };
+
+// The scheme telemetry of a port slot (DSH, SPFC), from the names of
+// scheme_types.h's tables: per port lossless_<scheme>_port_<counter> with
+// the unit's suffix, per lossless priority lossless_<scheme>_ingress_<mask>
+// (1 while set) and lossless_<scheme>_ingress_<value>.
+void add_scheme_port(Writer &w, const lossless_plane_tel &t, std::uint32_t slot,
+                     std::string_view pv, std::string_view dv)
+{
+  static const ll_scheme_stat_desc kCtr[LL_SCHEME_CORE_COUNT][LL_SCHEME_STATS] =
+      LL_SCHEME_STAT_DESCS;
+  static const char *const kMask[LL_SCHEME_CORE_COUNT][LL_SCHEME_MASKS] = LL_SCHEME_MASK_NAMES;
+  static const ll_scheme_stat_desc kPrio[LL_SCHEME_CORE_COUNT][LL_SCHEME_PRIO_STATS] =
+      LL_SCHEME_PRIO_STAT_DESCS;
+  static const char *const kPrioLabel[LOSSLESS_PFC_PRIOS] = {"0", "1", "2", "3",
+                                                             "4", "5", "6", "7"};
+  const lossless_plane_scheme_port &sp = t.sch[slot];
+  std::uint32_t id = sp.s.scheme;
+  const char *scheme = id < LL_SCHEME_CORE_COUNT ? ll_scheme_name(id) : nullptr;
+  if (!id || !scheme || !kCtr[id][0].name)
+    return;
+  const std::string base = std::string("lossless_") + scheme;
+  auto value = [](std::uint8_t unit, std::uint64_t v) {
+    return unit == LL_STAT_NS ? seconds(v) : u64(v);
+  };
+  auto suffix = [](std::uint8_t unit) {
+    return unit == LL_STAT_COUNT   ? "_total"
+           : unit == LL_STAT_BYTES ? "_bytes"
+           : unit == LL_STAT_NS    ? "_seconds_total"
+                                   : "";
+  };
+  auto type = [](std::uint8_t unit) {
+    return unit == LL_STAT_COUNT || unit == LL_STAT_NS ? "counter" : "gauge";
+  };
+  for (unsigned i = 0; i < LL_SCHEME_STATS; i++) {
+    const ll_scheme_stat_desc &d = kCtr[id][i];
+    if (d.name)
+      w.add_named(base + "_port_" + d.name + suffix(d.unit), type(d.unit), d.help,
+                  {{"pool", pv}, {"dev", dv}}, value(d.unit, sp.s.ctr[i]));
+  }
+  for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++) {
+    if (!(t.lossless_mask & (1u << q)))
+      continue;
+    const std::string_view qv = kPrioLabel[q];
+    for (unsigned m = 0; m < LL_SCHEME_MASKS; m++)
+      if (kMask[id][m])
+        w.add_named(base + "_ingress_" + kMask[id][m], "gauge",
+                    "1 while the priority is in this state of the scheme.",
+                    {{"pool", pv}, {"dev", dv}, {"prio", qv}},
+                    (sp.s.masks >> (8 * m + q)) & 1 ? "1" : "0");
+    for (unsigned v = 0; v < LL_SCHEME_PRIO_STATS; v++) {
+      const ll_scheme_stat_desc &d = kPrio[id][v];
+      if (d.name)
+        w.add_named(base + "_ingress_" + d.name + suffix(d.unit), type(d.unit), d.help,
+                    {{"pool", pv}, {"dev", dv}, {"prio", qv}},
+                    value(d.unit, v ? sp.prio2[q] : sp.s.prio[q]));
+    }
+  }
+}
 
 }  // namespace
 
@@ -412,6 +520,8 @@ std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
         w.add(kIqPausedSeconds, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, seconds(s.paused_ns));
         w.add(kIqPaused, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, s.paused ? "1" : "0");
       }
+
+      add_scheme_port(w, t, i, pv, dv);
 
       // The PFC watchdog: with an action, every lossless priority; any
       // priority once it has counted something (an XOFF alarm alone, or

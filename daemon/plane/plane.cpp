@@ -154,6 +154,12 @@ Plane::Read Plane::try_read_telemetry(lossless_plane_tel &t) const
     std::memcpy(&t, base, kHeader);
     std::uint32_t n = std::min<std::uint32_t>(t.nr_ports, LOSSLESS_PLANE_PORTS);
     std::memcpy(&t.ports, base + kHeader, n * sizeof(t.ports[0]));
+    // The scheme's slots of the same ports, and the event ring.
+    constexpr std::size_t kSch = offsetof(lossless_plane_tel, sch);
+    constexpr std::size_t kEvents = offsetof(lossless_plane_tel, events_total);
+    std::memcpy(&t.sch, base + kSch, n * sizeof(t.sch[0]));
+    std::memcpy(reinterpret_cast<char *>(&t) + kEvents, base + kEvents,
+                sizeof(lossless_plane_tel) - kEvents);
     std::atomic_thread_fence(std::memory_order_acquire);
     if (load_acquire(&shared->seq) != before)
       return Read::Busy;

@@ -46,6 +46,17 @@ std::string text(const ll_param &r, std::uint64_t v)
   return r.unit == LL_PARAM_ALPHA ? std::string(buf) : std::to_string(v);
 }
 
+// A scheme parameter's value: flags by name, the rest as numbers (bytes,
+// ns), as the policies have always shown them.
+std::string scheme_text(const ll_param &r, std::uint64_t v)
+{
+  char buf[256];
+  if (r.unit != LL_PARAM_FLAGS)
+    return std::to_string(v);
+  ll_param_text(&r, v, buf, sizeof(buf));
+  return buf;
+}
+
 bool same(const plane::Params &a, const plane::Params &b)
 {
   auto key = [](const plane::Params &p) {
@@ -88,6 +99,16 @@ const Registration kPfcDtRegistration = {
 const Registration kStRegistration = {
     "st", "st", LOSSLESS_SCHEME_ST, scheme_params(LOSSLESS_SCHEME_ST),
     "PFC + a static threshold per ingress (docs/SCHEMES.md)", make_pfc_dt};
+
+const Registration kDshRegistration = {
+    "dsh", "dsh", LOSSLESS_SCHEME_DSH, scheme_params(LOSSLESS_SCHEME_DSH),
+    "Dynamic and Shared Headroom: insurance headroom per port, port-level pause (docs/DSH.md)",
+    make_pfc_dt};
+
+const Registration kSpfcRegistration = {
+    "spfc", "spfc", LOSSLESS_SCHEME_SPFC, scheme_params(LOSSLESS_SCHEME_SPFC),
+    "Selective PFC: queues that still drain fast pause only on a full buffer (docs/SPFC.md)",
+    make_pfc_dt};
 
 PfcDt::PfcDt(const Registration &reg, const PoolSettings &pool) : reg_(reg), cfg_(pool)
 {
@@ -187,32 +208,71 @@ std::string PfcDt::set(const std::string &key, const std::string &value)
   const std::string bad = "invalid " + key + " \"" + value + "\": ";
   const ll_param *r = param(key);
   std::uint64_t v = 0;
+  PoolSettings next = cfg_;
   if (key == "sw-delay-us") {
     auto us = parse_u64(value);
     if (!us || *us > max_delay_ns() / 1000)
       return bad + "must be 0 .. " + std::to_string(max_delay_ns() / 1000);
-    cfg_.sw_delay_ns = *us * 1000;
+    next.sw_delay_ns = *us * 1000;
   } else if (r && r->scheme >= 0) {
-    bool ok = r->unit == LL_PARAM_TIME ? !ll_units_time(value.c_str(), r->max, &v)
-                                       : !ll_units_size(value.c_str(), &v);
-    std::string why = ok ? check_value(*r, v, cfg_.buffer_bytes) : "not a valid value";
+    char range[256];
+    switch (ll_param_parse(r, value.c_str(), &v, nullptr)) {
+      case LL_PARAM_OK:
+        break;
+      case LL_PARAM_ECOMBO:
+        ll_param_text(r, r->excl, range, sizeof(range));
+        return bad + range + " do not go together";
+      default:
+        ll_param_range(r, range, sizeof(range));
+        return bad + "must be " + range;
+    }
+    std::string why = check_value(*r, v, cfg_.buffer_bytes);
     if (!why.empty())
       return bad + why;
-    cfg_.scheme.p.raw[r->word] = v;
+    next.scheme.p.raw[r->word] = v;
   } else if (r) {
     if (ll_param_parse(r, value.c_str(), &v, nullptr) != LL_PARAM_OK)
       return bad + (r->unit == LL_PARAM_ALPHA ? std::string(LL_ALPHA_FORM)
                                               : "must be bytes " + std::to_string(r->min) + " .. " +
                                                     std::to_string(r->max));
-    cfg_.*setting(*r) = static_cast<std::uint32_t>(v);
+    next.*setting(*r) = static_cast<std::uint32_t>(v);
   } else {
     std::string keys;
     for (const auto &pi : params())
       keys += (keys.empty() ? "" : ", ") + pi.name;
     return std::string(reg_.policy) + " has no parameter \"" + key + "\" (" + keys + ")";
   }
+  // The scheme's checks against the ports as last seen: nothing changes
+  // on a refusal.
+  std::swap(cfg_, next);
+  std::vector<SchemeIssue> issues = check_scheme(cfg_, scheme_ports());
+  for (const auto &i : issues)
+    if (i.error) {
+      std::swap(cfg_, next);
+      return bad + i.msg;
+    }
   dirty_ = true;
   return {};
+}
+
+std::vector<SchemePort> PfcDt::scheme_ports() const
+{
+  std::vector<SchemePort> out;
+  for (const auto &port : last_ports_) {
+    if (!port.ifindex)
+      continue;
+    std::uint64_t sw = sw_delay_ns(port.ifindex);
+    SchemePort sp;
+    sp.dev = port.dev;
+    sp.rtt_ns = 2 * (port.cable_delay_ns + sw);
+    sp.frame_bytes = port.mtu_bytes;
+    if (port.headroom_bytes)
+      sp.headroom_bytes = port.headroom_bytes;
+    else if (port.rate_bps)
+      sp.headroom_bytes = headroom_bytes(port, sw);
+    out.push_back(sp);
+  }
+  return out;
 }
 
 const ll_param *PfcDt::param(const std::string &key) const
@@ -234,7 +294,7 @@ std::vector<ParamInfo> PfcDt::params() const
                  "software response the headroom covers at least; measured delays raise it"});
   for (const SchemeParam *r : reg_.params)
     if (r->ctl)
-      out.push_back({r->ctl, std::to_string(cfg_.scheme.p.raw[r->word]), r->help});
+      out.push_back({r->ctl, scheme_text(*r, cfg_.scheme.p.raw[r->word]), r->help});
   return out;
 }
 

@@ -18,8 +18,12 @@
 //     the one its qdisc computed, which counts it;
 //   - the pool's scheme and its parameters (registry.h), as configured or
 //     set at run time.
-// The same class runs "st" (PFC + static threshold): the headroom and the
-// pool parameters are the baseline's, the scheme block is ST's.
+// The same class runs "st" (PFC + static threshold), "dsh" (DSH: the
+// port's headroom is its insurance Phi) and "spfc" (selective PFC): the
+// headroom and the pool parameters are the baseline's, the scheme block is
+// the scheme's, and a change that check_scheme() (registry.h) refuses
+// against the ports the policy last saw (their round trip with the
+// software delay in force, measured or configured) is refused.
 #pragma once
 
 #include "policy.h"
@@ -29,6 +33,8 @@ namespace lossless::policy {
 
 extern const Registration kPfcDtRegistration;  // "pfc-dt", scheme dt
 extern const Registration kStRegistration;     // "st", scheme st
+extern const Registration kDshRegistration;    // "dsh", scheme dsh
+extern const Registration kSpfcRegistration;   // "spfc", scheme spfc
 
 class PfcDt final : public Policy {
  public:
@@ -53,6 +59,8 @@ class PfcDt final : public Policy {
   // The row (ll_params.h) of a parameter key this policy takes: a
   // pool-wide one, or one of its scheme's ("<scheme>.<key>").
   const ll_param *param(const std::string &key) const;
+  // The ports as check_scheme() sees them, from the last decision's.
+  std::vector<SchemePort> scheme_ports() const;
 
   const Registration &reg_;
   PoolSettings cfg_;

@@ -123,6 +123,14 @@ ll_u32 ll_mmu_attached_ports(const struct ll_mmu_pool *pool)
 	return popcount64(pool->attached_mask);
 }
 
+/* The scheme's deadline on port, without a call for a scheme without one. */
+static ll_u64 port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
+{
+	if (!(pool->scheme_hooks & LL_SCHEME_HOOK_TIMER))
+		return LL_MMU_NEVER;
+	return ll_scheme_port_deadline(pool, port);
+}
+
 static int pfc_due_port(const struct ll_mmu_port *p, ll_u64 now_ns)
 {
 	if (p->pfc.taken)
@@ -235,6 +243,7 @@ enum ll_mmu_err ll_mmu_pool_init(struct ll_mmu_pool *pool,
 		return err;
 	zero_bytes(pool, LL_MMU_POOL_BYTES(cfg->max_ports));
 	pool->cfg = *cfg;
+	pool->scheme_hooks = ll_scheme_hooks(cfg->scheme);
 	partition_set(pool, 0, 0);
 	pool->sweep_step = sweep_step(cfg);
 	return LL_MMU_OK;
@@ -302,6 +311,7 @@ enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 		}
 	}
 	pool->cfg = *cfg;
+	pool->scheme_hooks = ll_scheme_hooks(cfg->scheme);
 	partition_set(pool, reserved_size, headroom_size);
 	pool->sweep_step = sweep_step(cfg);
 	for (port = 0; port < pool->cfg.max_ports; port++) {
@@ -490,7 +500,8 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 		pool->ctr.drops_invalid++;
 		return LL_MMU_DROP_INVALID;
 	}
-	ll_scheme_arrival(pool, in_port, prio, now_ns);
+	if (pool->scheme_hooks & LL_SCHEME_HOOK_ARRIVAL)
+		ll_scheme_arrival(pool, in_port, prio, now_ns);
 	pi = &pool->ports[in_port];
 	po = &pool->ports[eg_port];
 	iq = &pi->iq[prio];
@@ -556,7 +567,8 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 	charge->region = (ll_u8)region;
 	charge->lossless = (ll_u8)lossless;
 
-	ll_scheme_admitted(pool, charge, now_ns);
+	if (pool->scheme_hooks & LL_SCHEME_HOOK_ADMITTED)
+		ll_scheme_admitted(pool, charge, now_ns);
 	if (lossless)
 		ll_scheme_evaluate(pool, in_port, prio, now_ns);
 	return (enum ll_mmu_verdict)region;
@@ -616,16 +628,17 @@ ll_u32 ll_mmu_release(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
 
 	if (charge_side_ok(pool, charge->in_port, charge->in_gen)) {
 		struct ll_mmu_port *pi = &pool->ports[charge->in_port];
-		ll_u64 deadline = ll_scheme_port_deadline(pool, charge->in_port);
+		ll_u64 deadline = port_deadline(pool, charge->in_port);
 
 		uncharge_ingress(pool, pi, &pi->iq[charge->prio], bytes, region);
-		ll_scheme_released(pool, charge, now_ns);
+		if (pool->scheme_hooks & LL_SCHEME_HOOK_RELEASED)
+			ll_scheme_released(pool, charge, now_ns);
 		if (is_lossless(pool, charge->prio))
 			ll_scheme_evaluate(pool, charge->in_port, charge->prio,
 					   now_ns);
 		if (pfc_due_port(pi, now_ns))
 			ev |= LL_MMU_EV_PFC_DUE;
-		if (ll_scheme_port_deadline(pool, charge->in_port) < deadline)
+		if (port_deadline(pool, charge->in_port) < deadline)
 			ev |= LL_MMU_EV_TIMER;
 	} else {
 		pool->ctr.stale_releases++;
@@ -663,7 +676,7 @@ int ll_mmu_port_timer(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 {
 	if (!port_ok(pool, port))
 		return 0;
-	if (now_ns >= ll_scheme_port_deadline(pool, port))
+	if (now_ns >= port_deadline(pool, port))
 		ll_scheme_port_tick(pool, port, now_ns);
 	return pfc_due_port(&pool->ports[port], now_ns);
 }
@@ -760,7 +773,7 @@ ll_u64 ll_mmu_pfc_next_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 	if (!port_ok(pool, port))
 		return LL_MMU_NEVER;
 	pfc = &pool->ports[port].pfc;
-	next = ll_scheme_port_deadline(pool, port);
+	next = port_deadline(pool, port);
 	if (pfc->taken)
 		return next;
 	if (pfc->want != pfc->told)

@@ -321,9 +321,10 @@ struct ll_mmu_pool {
 	ll_u64 sweep_mark;		/* highest S since the last sweep */
 	ll_u64 sweep_step;		/* S drop worth a sweep: mtu / alpha */
 	ll_u32 paused_count;		/* want bits set, pool-wide */
-	ll_u32 reserved0;
+	ll_u32 scheme_hooks;		/* ll_scheme_hooks() of cfg.scheme */
 	struct ll_mmu_counters ctr;
 	union ll_scheme_pool_state sch;	/* the scheme's (scheme_types.h) */
+	struct ll_scheme_events events;	/* the schemes' event ring */
 	struct ll_mmu_port ports[];
 };
 

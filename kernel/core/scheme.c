@@ -65,6 +65,28 @@ enum ll_mmu_err ll_scheme_check(const struct ll_mmu_config *cfg)
 	}
 }
 
+const char *ll_scheme_check_msg(const struct ll_mmu_config *cfg)
+{
+	ll_u32 i;
+
+	if (cfg->scheme >= LL_SCHEME_CORE_COUNT)
+		return "unknown scheme";
+	for (i = scheme_param_words[cfg->scheme];
+	     i < sizeof(cfg->scheme_params.raw) / sizeof(ll_u64); i++)
+		if (cfg->scheme_params.raw[i])
+			return "parameters of another scheme given";
+	switch (cfg->scheme) {
+	case LL_SCHEME_ST:
+		return ll_st_check_msg(cfg);
+	case LL_SCHEME_DSH:
+		return ll_dsh_check_msg(cfg);
+	case LL_SCHEME_SPFC:
+		return ll_spfc_check_msg(cfg);
+	default:
+		return (const char *)0;
+	}
+}
+
 ll_u64 ll_scheme_ingress_threshold(const struct ll_mmu_pool *pool,
 				   ll_u32 port, ll_u32 prio)
 {
@@ -173,6 +195,20 @@ void ll_scheme_released(struct ll_mmu_pool *pool,
 	}
 }
 
+ll_u32 ll_scheme_hooks(ll_u32 scheme)
+{
+	switch (scheme) {
+	case LL_SCHEME_DSH:
+		return LL_SCHEME_HOOK_ADMITTED | LL_SCHEME_HOOK_TIMER |
+		       LL_SCHEME_HOOK_CLOCK;
+	case LL_SCHEME_SPFC:
+		return LL_SCHEME_HOOK_ARRIVAL | LL_SCHEME_HOOK_RELEASED |
+		       LL_SCHEME_HOOK_TIMER | LL_SCHEME_HOOK_CLOCK;
+	default:
+		return 0;
+	}
+}
+
 ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 {
 	switch (pool->cfg.scheme) {
@@ -197,5 +233,54 @@ void ll_scheme_port_tick(struct ll_mmu_pool *pool, ll_u32 port,
 		break;
 	default:
 		break;
+	}
+}
+
+/* ------------------------------------------------------------ telemetry */
+
+ll_u64 ll_scheme_iq_bytes(const struct ll_mmu_pool *pool, ll_u32 port,
+			  ll_u32 prio)
+{
+	const struct ll_mmu_iq *iq = &pool->ports[port].iq[prio];
+
+	return iq->reserved_used + iq->shared_used + iq->headroom_used;
+}
+
+void ll_scheme_log_event(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+			 enum ll_scheme_event_type type, ll_u64 bytes,
+			 ll_u64 now_ns)
+{
+	struct ll_scheme_events *r = &pool->events;
+	struct ll_scheme_event *e = &r->ev[r->total % LL_SCHEME_EVENTS];
+
+	e->time_ns = now_ns;
+	e->bytes = bytes;
+	e->shared_used = pool->shared_used;
+	e->port = (ll_u8)port;
+	e->prio = (ll_u8)prio;
+	e->type = (ll_u8)type;
+	r->total++;
+}
+
+int ll_scheme_get_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
+			     ll_u64 now_ns, struct ll_scheme_port_stats *out)
+{
+	ll_u8 *b = (ll_u8 *)out;
+	ll_u32 i;
+
+	for (i = 0; i < sizeof(*out); i++)
+		b[i] = 0;
+	out->scheme = pool->cfg.scheme;
+	if (port >= pool->cfg.max_ports || !pool->ports[port].attached)
+		return -1;
+	switch (pool->cfg.scheme) {
+	case LL_SCHEME_DSH:
+		ll_dsh_port_stats(pool, port, out);
+		return 1;
+	case LL_SCHEME_SPFC:
+		ll_spfc_port_stats(pool, port, now_ns, out);
+		return 1;
+	default:
+		return 0;
 	}
 }

@@ -45,6 +45,13 @@ int ll_scheme_by_name(const char *name);
  */
 enum ll_mmu_err ll_scheme_check(const struct ll_mmu_config *cfg);
 
+/*
+ * Why ll_scheme_check() refuses cfg, for the user ("spfc: spfc-irc-th
+ * below one frame", naming tc's keywords), or NULL if it does not. A
+ * static string.
+ */
+const char *ll_scheme_check_msg(const struct ll_mmu_config *cfg);
+
 ll_u64 ll_scheme_ingress_threshold(const struct ll_mmu_pool *pool,
 				   ll_u32 port, ll_u32 prio);
 ll_u64 ll_scheme_egress_threshold(const struct ll_mmu_pool *pool,
@@ -84,10 +91,55 @@ void ll_scheme_admitted(struct ll_mmu_pool *pool,
 void ll_scheme_released(struct ll_mmu_pool *pool,
 			const struct ll_mmu_charge *charge, ll_u64 now_ns);
 
+/*
+ * The hooks a scheme has beyond the baseline's, kept in the pool
+ * (ll_mmu_pool.scheme_hooks), so that mmu.c makes no call for the others:
+ * a call and a switch per packet for nothing is measurable in the bridge
+ * bench under emulation. LL_SCHEME_HOOK_CLOCK: the scheme reads now_ns in
+ * an admission; without it, ll_mmu_admit() may be given 0.
+ */
+#define LL_SCHEME_HOOK_ARRIVAL	0x01u	/* ll_scheme_arrival() */
+#define LL_SCHEME_HOOK_ADMITTED	0x02u	/* ll_scheme_admitted() */
+#define LL_SCHEME_HOOK_RELEASED	0x04u	/* ll_scheme_released() */
+#define LL_SCHEME_HOOK_TIMER	0x08u	/* ll_scheme_port_deadline(), tick */
+#define LL_SCHEME_HOOK_CLOCK	0x10u	/* now_ns in an admission */
+
+ll_u32 ll_scheme_hooks(ll_u32 scheme);
+
 /* The scheme's next deadline on port (LL_MMU_NEVER: none), and its tick. */
 ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port);
 void ll_scheme_port_tick(struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u64 now_ns);
+
+/*
+ * Telemetry of port's scheme state, with the names of scheme_types.h's
+ * LL_SCHEME_STAT_DESCS, LL_SCHEME_MASK_NAMES and LL_SCHEME_PRIO_STAT_DESCS
+ * (so its readers need no code per scheme). Times that grow (LL_STAT_NS)
+ * include now_ns. Returns 1 if the pool's scheme has telemetry (DSH,
+ * SPFC), 0 if not (out zeroed but for scheme), -1 for a bad or detached
+ * port. Under the pool lock; without it, a telemetry read.
+ */
+struct ll_scheme_port_stats {
+	ll_u32 scheme;			/* the pool's, enum ll_scheme_id */
+	ll_u32 masks;			/* mask i in bits 8 i .. 8 i + 7 */
+	ll_u64 ctr[LL_SCHEME_STATS];
+	ll_u64 prio[LL_SCHEME_PRIO_STATS][LL_MMU_PRIOS];
+};
+
+int ll_scheme_get_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
+			     ll_u64 now_ns, struct ll_scheme_port_stats *out);
+
+/*
+ * Log an event of (port, prio) (prio 0xff: the port) in the pool's ring
+ * (pool->events), with the queue's (or given) bytes and the pool's S.
+ */
+void ll_scheme_log_event(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+			 enum ll_scheme_event_type type, ll_u64 bytes,
+			 ll_u64 now_ns);
+
+/* Bytes of ingress (port, prio) in every region. */
+ll_u64 ll_scheme_iq_bytes(const struct ll_mmu_pool *pool, ll_u32 port,
+			  ll_u32 prio);
 
 /* ------------------------------------------ services of the MMU to schemes */
 
@@ -113,6 +165,7 @@ void ll_dt_hysteresis(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 
 /* ST (scheme_st.c). */
 enum ll_mmu_err ll_st_check(const struct ll_mmu_config *cfg);
+const char *ll_st_check_msg(const struct ll_mmu_config *cfg);
 ll_u64 ll_st_threshold(const struct ll_mmu_pool *pool);
 
 /*
@@ -123,7 +176,16 @@ ll_u64 ll_st_threshold(const struct ll_mmu_pool *pool);
  * pause OR the port-level pause (the effective state of dsh.md section 4).
  * Times are the pool's clock: the latest now_ns any hook was given.
  */
+/* DSH's parameters (struct ll_dsh_params): 0 in a field is its default. */
+#define LL_DSH_WINDOW_NS_DEFAULT (10ULL * 1000 * 1000)	/* 10 ms, Alg. 4 */
+#define LL_DSH_WINDOW_NS_MAX (10ULL * LL_NSEC_PER_SEC)
+#define LL_DSH_EWMA_SHIFT_DEFAULT 2ULL			/* w = 1/4 */
+#define LL_DSH_EWMA_SHIFT_MAX 8ULL
+#define LL_DSH_GAIN_DEFAULT 4ULL			/* k of Eq. 7 */
+#define LL_DSH_GAIN_MAX 16ULL
+
 enum ll_mmu_err ll_dsh_check(const struct ll_mmu_config *cfg);
+const char *ll_dsh_check_msg(const struct ll_mmu_config *cfg);
 ll_u64 ll_dsh_port_carve(const struct ll_mmu_config *cfg, ll_u64 h);
 enum ll_mmu_region ll_dsh_admit_lossless(const struct ll_mmu_pool *pool,
 					 ll_u32 port, ll_u32 prio,
@@ -149,6 +211,10 @@ ll_u64 ll_dsh_headroom_estimate(const struct ll_mmu_pool *pool, ll_u32 port,
 				ll_u32 prio);
 /* 1 if the port is in single-queue mode now (Alg. 4). */
 int ll_dsh_single_queue(const struct ll_mmu_pool *pool, ll_u32 port);
+/* Shared headroom in use: sum of (shared - X_qoff) of the QOFF queues. */
+ll_u64 ll_dsh_shared_headroom(const struct ll_mmu_pool *pool, ll_u32 port);
+void ll_dsh_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
+		       struct ll_scheme_port_stats *out);
 
 /*
  * SPFC (scheme_spfc.c, spfc.md sections 3 and 6.2; docs/SPFC.md). Per
@@ -163,6 +229,7 @@ int ll_dsh_single_queue(const struct ll_mmu_pool *pool, ll_u32 port);
 #define LL_SPFC_TC_NS_MIN 10000ULL		/* 10 us */
 #define LL_SPFC_TC_NS_MAX 1000000000ULL		/* 1 s (spfc.md B2) */
 #define LL_SPFC_K_DEFAULT 5ULL			/* K_spfc of the derived IRC_th */
+#define LL_SPFC_K_MAX 1000ULL			/* K: 1 .. this; 0 = the default */
 #define LL_SPFC_IRC_TH_MAX 0xFFFFFFFFULL	/* the counters are 32 bits */
 
 enum ll_spfc_forced {
@@ -180,6 +247,7 @@ ll_u8 ll_spfc_state(ll_u8 reset, ll_u8 sh, ll_u8 force_victim,
 		    ll_u8 force_normal);
 
 enum ll_mmu_err ll_spfc_check(const struct ll_mmu_config *cfg);
+const char *ll_spfc_check_msg(const struct ll_mmu_config *cfg);
 void ll_spfc_arrival(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
 void ll_spfc_released(struct ll_mmu_pool *pool,
 		      const struct ll_mmu_charge *charge, ll_u64 now_ns);
@@ -199,6 +267,8 @@ ll_u8 ll_spfc_victims(const struct ll_mmu_pool *pool, ll_u32 port);
 /* X_off of (port, prio): the Victim's threshold or DT's T. */
 ll_u64 ll_spfc_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u32 prio);
+void ll_spfc_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
+			ll_u64 now_ns, struct ll_scheme_port_stats *out);
 
 /*
  * Force the state of a lossless (port, prio) (the oracle of spfc.md 6.3,

@@ -47,12 +47,12 @@
 #include "scheme.h"
 #include "headroom.h"
 
-#define DSH_WINDOW_NS_DEFAULT (10ULL * 1000 * 1000)	/* 10 ms, Alg. 4 */
-#define DSH_WINDOW_NS_MAX (10ULL * LL_NSEC_PER_SEC)
-#define DSH_EWMA_SHIFT_DEFAULT 2			/* w = 1/4 */
-#define DSH_EWMA_SHIFT_MAX 8
-#define DSH_GAIN_DEFAULT 4				/* k */
-#define DSH_GAIN_MAX 16
+#define DSH_WINDOW_NS_DEFAULT LL_DSH_WINDOW_NS_DEFAULT	/* scheme.h */
+#define DSH_WINDOW_NS_MAX LL_DSH_WINDOW_NS_MAX
+#define DSH_EWMA_SHIFT_DEFAULT LL_DSH_EWMA_SHIFT_DEFAULT
+#define DSH_EWMA_SHIFT_MAX LL_DSH_EWMA_SHIFT_MAX
+#define DSH_GAIN_DEFAULT LL_DSH_GAIN_DEFAULT
+#define DSH_GAIN_MAX LL_DSH_GAIN_MAX
 #define DSH_Q_MAX 0xFFFFFFFFULL
 
 static const struct ll_dsh_params *params(const struct ll_mmu_pool *pool)
@@ -118,19 +118,28 @@ static ll_s32 ewma_step(ll_s32 v, ll_u32 shift)
 
 /* ------------------------------------------------------- configuration */
 
-enum ll_mmu_err ll_dsh_check(const struct ll_mmu_config *cfg)
+const char *ll_dsh_check_msg(const struct ll_mmu_config *cfg)
 {
 	const struct ll_dsh_params *d = &cfg->scheme_params.dsh;
 
-	if (d->window_ns > DSH_WINDOW_NS_MAX ||
-	    d->ewma_shift > DSH_EWMA_SHIFT_MAX ||
-	    d->deviation_gain > DSH_GAIN_MAX || (d->flags & ~LL_DSH_F_ALL))
-		return LL_MMU_ERR_SCHEME_PARAMS;
+	if (d->window_ns > DSH_WINDOW_NS_MAX)
+		return "dsh: dsh-window above 10 s";
+	if (d->ewma_shift > DSH_EWMA_SHIFT_MAX)
+		return "dsh: dsh-ewma-shift above 8";
+	if (d->deviation_gain > DSH_GAIN_MAX)
+		return "dsh: dsh-gain above 16";
+	if (d->flags & ~LL_DSH_F_ALL)
+		return "dsh: unknown dsh-variant flags";
 	/* Without shared headroom tau is 0: a static tau would mean nothing. */
 	if ((d->flags & LL_DSH_F_NO_SHARED_HEADROOM) &&
 	    (d->flags & LL_DSH_F_STATIC_TAU))
-		return LL_MMU_ERR_SCHEME_PARAMS;
-	return LL_MMU_OK;
+		return "dsh: dsh-variant no-shared-headroom and static-tau together";
+	return (const char *)0;
+}
+
+enum ll_mmu_err ll_dsh_check(const struct ll_mmu_config *cfg)
+{
+	return ll_dsh_check_msg(cfg) ? LL_MMU_ERR_SCHEME_PARAMS : LL_MMU_OK;
 }
 
 /* Phi_i once per port (Eq. 9), if the pool has lossless priorities. */
@@ -294,12 +303,16 @@ static void estimate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 void ll_dsh_admitted(struct ll_mmu_pool *pool,
 		     const struct ll_mmu_charge *charge, ll_u64 now_ns)
 {
-	struct ll_dsh_port_state *st = &pool->ports[charge->in_port].sch.dsh;
+	struct ll_mmu_port *p = &pool->ports[charge->in_port];
+	struct ll_dsh_port_state *st = &p->sch.dsh;
 	ll_u32 prio = charge->prio;
 
 	/* Lossy and control classes change neither the mode nor an estimate. */
 	if (!charge->lossless)
 		return;
+	if (p->headroom_used > st->insurance_peak)
+		st->insurance_peak = p->headroom_used < DSH_Q_MAX ?
+				     (ll_u32)p->headroom_used : (ll_u32)DSH_Q_MAX;
 	now_ns = clock_ns(pool, now_ns);
 	/* Alg. 4: the window restarts when another queue gets a packet. */
 	if (!st->has_prev || st->prev_prio != prio) {
@@ -323,11 +336,19 @@ static void queue_eval(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio)
 	ll_u8 bit = (ll_u8)(1u << prio);
 
 	if (!(st->qoff & bit)) {
-		if (s > pool->cfg.xon_bytes && s > x)
+		if (s > pool->cfg.xon_bytes && s > x) {
 			st->qoff |= bit;
+			st->qoff_pauses++;
+			ll_scheme_log_event(pool, port, prio, LL_EV_QOFF,
+					    ll_scheme_iq_bytes(pool, port, prio),
+					    pool->sch.dsh.now_ns);
+		}
 	} else if (s <= pool->cfg.xon_bytes ||
 		   s + pool->cfg.xon_offset_bytes < x) {
 		st->qoff &= (ll_u8)~bit;
+		ll_scheme_log_event(pool, port, prio, LL_EV_QON,
+				    ll_scheme_iq_bytes(pool, port, prio),
+				    pool->sch.dsh.now_ns);
 	}
 }
 
@@ -341,12 +362,82 @@ static void port_eval(struct ll_mmu_pool *pool, ll_u32 port)
 	/* Insurance in use means POFF, as headroom in use means XOFF in DT. */
 	if (!st->poff) {
 		if (p->headroom_used ||
-		    (s > pool->cfg.xon_bytes && s > x))
+		    (s > pool->cfg.xon_bytes && s > x)) {
 			st->poff = 1;
+			st->poff_pauses++;
+			ll_scheme_log_event(pool, port, 0xff, LL_EV_POFF,
+					    s + p->headroom_used,
+					    pool->sch.dsh.now_ns);
+		}
 	} else if (!p->headroom_used &&
 		   (s <= pool->cfg.xon_bytes ||
 		    s + pool->cfg.xon_offset_bytes < x)) {
 		st->poff = 0;
+		ll_scheme_log_event(pool, port, 0xff, LL_EV_PON, s,
+				    pool->sch.dsh.now_ns);
+	}
+}
+
+ll_u64 ll_dsh_shared_headroom(const struct ll_mmu_pool *pool, ll_u32 port)
+{
+	const struct ll_mmu_port *p = &pool->ports[port];
+	ll_u8 qoff = p->sch.dsh.qoff & pool->cfg.lossless_mask;
+	ll_u64 sum = 0;
+	ll_u32 prio;
+
+	for (prio = 0; qoff; prio++, qoff >>= 1) {
+		ll_u64 s = p->iq[prio].shared_used;
+		ll_u64 x;
+
+		if (!(qoff & 1))
+			continue;
+		x = ll_dsh_queue_threshold(pool, port, prio);
+		if (s > x)
+			sum += s - x;
+	}
+	return sum;
+}
+
+/* Telemetry: the peak of the shared headroom, after every evaluation. */
+static void shared_headroom_peak(struct ll_mmu_pool *pool, ll_u32 port)
+{
+	struct ll_dsh_port_state *st = &pool->ports[port].sch.dsh;
+	ll_u64 hr;
+
+	if (!(st->qoff & pool->cfg.lossless_mask))
+		return;
+	hr = ll_dsh_shared_headroom(pool, port);
+	if (hr > DSH_Q_MAX)
+		hr = DSH_Q_MAX;
+	if (hr > st->shared_hr_peak)
+		st->shared_hr_peak = (ll_u32)hr;
+}
+
+void ll_dsh_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
+		       struct ll_scheme_port_stats *out)
+{
+	const struct ll_mmu_port *p = &pool->ports[port];
+	const struct ll_dsh_port_state *st = &p->sch.dsh;
+	ll_u8 mask = pool->cfg.lossless_mask;
+	ll_u32 prio;
+
+	out->masks = (ll_u32)(st->qoff & mask);
+	if (st->poff)
+		out->masks |= (ll_u32)mask << 8;
+	if (ll_dsh_single_queue(pool, port))
+		out->masks |= (1u << st->prev_prio) << 16;
+	out->ctr[0] = st->qoff_pauses;
+	out->ctr[1] = st->poff_pauses;
+	out->ctr[2] = p->headroom_used;
+	out->ctr[3] = st->insurance_peak;
+	out->ctr[4] = ll_dsh_shared_headroom(pool, port);
+	out->ctr[5] = st->shared_hr_peak;
+	out->ctr[6] = ll_dsh_port_shared(pool, port);
+	for (prio = 0; prio < LL_MMU_PRIOS; prio++) {
+		if (!((mask >> prio) & 1))
+			continue;
+		out->prio[0][prio] = ll_dsh_tau(pool, port, prio);
+		out->prio[1][prio] = ll_dsh_headroom_estimate(pool, port, prio);
 	}
 }
 
@@ -374,6 +465,7 @@ void ll_dsh_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 	queue_eval(pool, port, prio);
 	port_eval(pool, port);
 	apply(pool, port);
+	shared_headroom_peak(pool, port);
 }
 
 /*
@@ -403,4 +495,5 @@ void ll_dsh_port_tick(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 			queue_eval(pool, port, prio);
 	port_eval(pool, port);
 	apply(pool, port);
+	shared_headroom_peak(pool, port);
 }

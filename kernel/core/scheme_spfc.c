@@ -85,25 +85,35 @@ ll_u8 ll_spfc_state(ll_u8 reset, ll_u8 sh, ll_u8 force_victim,
 
 /* ------------------------------------------------------- configuration */
 
-enum ll_mmu_err ll_spfc_check(const struct ll_mmu_config *cfg)
+const char *ll_spfc_check_msg(const struct ll_mmu_config *cfg)
 {
 	const struct ll_spfc_params *s = &cfg->scheme_params.spfc;
 
 	if (s->tc_ns &&
 	    (s->tc_ns < LL_SPFC_TC_NS_MIN || s->tc_ns > LL_SPFC_TC_NS_MAX))
-		return LL_MMU_ERR_SCHEME_PARAMS;
+		return "spfc: spfc-window outside 10 us .. 1 s";
 	/* Never below one frame (B5): a tiny IRC_th makes every queue a Victim. */
-	if (s->irc_th_bytes &&
-	    (s->irc_th_bytes < cfg->mtu_bytes ||
-	     s->irc_th_bytes > LL_SPFC_IRC_TH_MAX))
-		return LL_MMU_ERR_SCHEME_PARAMS;
-	if (s->irc_th_packets > LL_SPFC_IRC_TH_MAX ||
-	    (s->irc_th_packets && s->irc_th_bytes))
-		return LL_MMU_ERR_SCHEME_PARAMS;
-	if (s->victim_threshold_bytes > cfg->total_bytes ||
-	    (s->flags & ~LL_SPFC_F_ALL))
-		return LL_MMU_ERR_SCHEME_PARAMS;
-	return LL_MMU_OK;
+	if (s->irc_th_bytes && s->irc_th_bytes < cfg->mtu_bytes)
+		return "spfc: spfc-irc-th below one frame (the pool's MTU)";
+	if (s->irc_th_bytes > LL_SPFC_IRC_TH_MAX)
+		return "spfc: spfc-irc-th above 4294967295 bytes";
+	if (s->irc_th_packets > LL_SPFC_IRC_TH_MAX)
+		return "spfc: spfc-irc-th-packets above 4294967295";
+	if (s->irc_th_packets && s->irc_th_bytes)
+		return "spfc: spfc-irc-th and spfc-irc-th-packets together (give one)";
+	if (s->victim_threshold_bytes > cfg->total_bytes)
+		return "spfc: spfc-victim-threshold above the buffer";
+	if (s->flags & ~LL_SPFC_F_ALL)
+		return "spfc: unknown spfc-mode flags";
+	/* K sizes the derived IRC_th only; with a given one it does nothing. */
+	if (s->k > LL_SPFC_K_MAX)
+		return "spfc: spfc-k above 1000";
+	return (const char *)0;
+}
+
+enum ll_mmu_err ll_spfc_check(const struct ll_mmu_config *cfg)
+{
+	return ll_spfc_check_msg(cfg) ? LL_MMU_ERR_SCHEME_PARAMS : LL_MMU_OK;
 }
 
 ll_u64 ll_spfc_tc_ns(const struct ll_mmu_pool *pool)
@@ -125,7 +135,7 @@ ll_u64 ll_spfc_irc_threshold(const struct ll_mmu_pool *pool, ll_u32 port)
 	/* (C_p / 8) x TC / K, at least one frame (B5), at most IRC's range. */
 	th = ll_div_u64(ll_bytes_in_ns(pool->ports[port].rate_bps,
 				       ll_spfc_tc_ns(pool)),
-			LL_SPFC_K_DEFAULT);
+			s->k ? s->k : LL_SPFC_K_DEFAULT);
 	if (th < pool->cfg.mtu_bytes)
 		th = pool->cfg.mtu_bytes;
 	return th < LL_SPFC_IRC_TH_MAX ? th : LL_SPFC_IRC_TH_MAX;
@@ -165,14 +175,68 @@ ll_u64 ll_spfc_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
 	return ll_dt_ingress_threshold(pool);
 }
 
-/* Count the port's transitions since its Victim bits were `before`. */
+/*
+ * Count the port's transitions since its Victim bits were `before`, log
+ * them, and bring the time in Victim up to the pool's clock.
+ */
 static void account(struct ll_mmu_pool *pool, ll_u32 port, ll_u8 before)
 {
 	struct ll_spfc_port_state *st = &pool->ports[port].sch.spfc;
 	ll_u8 after = ll_spfc_victims(pool, port);
+	ll_u8 changed = (ll_u8)(before ^ after);
+	ll_u64 now = pool->sch.spfc.now_ns;
+	ll_u32 prio;
 
 	st->to_victim += popcount8((ll_u8)(after & ~before));
 	st->to_normal += popcount8((ll_u8)(before & ~after));
+	for (prio = 0; changed; prio++, changed >>= 1) {
+		enum ll_scheme_event_type type = (after >> prio) & 1 ?
+						 LL_EV_TO_VICTIM :
+						 LL_EV_TO_NORMAL;
+
+		if (changed & 1)
+			ll_scheme_log_event(pool, port, prio, type,
+					    ll_scheme_iq_bytes(pool, port, prio),
+					    now);
+	}
+	if (after != st->victims) {
+		if (now > st->victims_ns_at)
+			st->victim_ns += popcount8(st->victims) *
+					 (now - st->victims_ns_at);
+		st->victims_ns_at = now;
+		st->victims = after;
+	}
+}
+
+void ll_spfc_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
+			ll_u64 now_ns, struct ll_scheme_port_stats *out)
+{
+	const struct ll_mmu_port *p = &pool->ports[port];
+	const struct ll_spfc_port_state *st = &p->sch.spfc;
+	ll_u8 mask = pool->cfg.lossless_mask;
+	ll_u8 sh = has_flag(pool, LL_SPFC_F_DAEMON) ? st->daemon_sh : st->sh;
+	ll_u32 prio;
+
+	out->masks = (ll_u32)ll_spfc_victims(pool, port) |
+		     (ll_u32)(sh & mask) << 8 |
+		     (ll_u32)(st->force_victim & mask) << 16 |
+		     (ll_u32)(st->force_normal & mask) << 24;
+	out->ctr[0] = st->to_victim;
+	out->ctr[1] = st->to_normal;
+	out->ctr[2] = st->victim_ns;
+	if (now_ns > st->victims_ns_at)
+		out->ctr[2] += popcount8(st->victims) *
+			       (now_ns - st->victims_ns_at);
+	out->ctr[3] = st->pauses_normal;
+	out->ctr[4] = st->pauses_victim;
+	out->ctr[5] = st->trigger_peak;
+	out->ctr[6] = ll_spfc_irc_threshold(pool, port);
+	for (prio = 0; prio < LL_MMU_PRIOS; prio++) {
+		if (!((mask >> prio) & 1))
+			continue;
+		out->prio[0][prio] = p->iq[prio].sch.spfc.last_win;
+		out->prio[1][prio] = p->iq[prio].sch.spfc.irc;
+	}
 }
 
 /* ------------------------------------------------------------- windows */
@@ -245,19 +309,31 @@ void ll_spfc_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 	struct ll_spfc_port_state *st = &p->sch.spfc;
 	ll_u8 bit = (ll_u8)(1u << prio);
 	ll_u8 before = ll_spfc_victims(pool, port);
-	ll_u8 was;
+	ll_u8 was, victim;
 
 	now_ns = clock_ns(pool, now_ns);
 	roll(pool, port, now_ns);
 	was = p->pfc.want & bit;
+	victim = ll_spfc_victims(pool, port) & bit;
 	ll_dt_hysteresis(pool, port, prio, ll_spfc_threshold(pool, port, prio));
 	if (!was && (p->pfc.want & bit)) {
+		ll_u64 bytes = ll_scheme_iq_bytes(pool, port, prio);
+
 		/* The PAUSE pulse resets SH; the wish holds the reset. */
 		st->sh &= (ll_u8)~bit;
 		st->hold |= bit;
+		if (victim)
+			st->pauses_victim++;
+		else
+			st->pauses_normal++;
+		if (bytes > st->trigger_peak)
+			st->trigger_peak = bytes;
+		ll_scheme_log_event(pool, port, prio, LL_EV_PAUSE, bytes, now_ns);
 	} else if (was && !(p->pfc.want & bit)) {
 		/* RESUME releases the reset: IRC's output counts again. */
 		st->resume_ns = now_ns;
+		ll_scheme_log_event(pool, port, prio, LL_EV_RESUME,
+				    ll_scheme_iq_bytes(pool, port, prio), now_ns);
 		if (!has_flag(pool, LL_SPFC_F_WINDOW_END) &&
 		    p->iq[prio].sch.spfc.irc >= ll_spfc_irc_threshold(pool, port))
 			st->sh |= bit;

@@ -8,11 +8,16 @@
  */
 #include "scheme.h"
 
-enum ll_mmu_err ll_st_check(const struct ll_mmu_config *cfg)
+const char *ll_st_check_msg(const struct ll_mmu_config *cfg)
 {
 	if (cfg->scheme_params.st.threshold_bytes > cfg->total_bytes)
-		return LL_MMU_ERR_SCHEME_PARAMS;
-	return LL_MMU_OK;
+		return "st: st-threshold above the buffer";
+	return (const char *)0;
+}
+
+enum ll_mmu_err ll_st_check(const struct ll_mmu_config *cfg)
+{
+	return ll_st_check_msg(cfg) ? LL_MMU_ERR_SCHEME_PARAMS : LL_MMU_OK;
 }
 
 /* The given threshold, or B_shared / attached ports. */

@@ -19,24 +19,26 @@
 enum ll_scheme_id {
 	LL_SCHEME_DT = 0,	/* PFC + Dynamic Threshold + static headroom */
 	LL_SCHEME_ST = 1,	/* PFC + static threshold (spfc.md 2.6) */
-	LL_SCHEME_DSH = 2,	/* Dynamic and Shared Headroom (dsh.md), core only */
-	LL_SCHEME_SPFC = 3,	/* Selective PFC (spfc.md), core only */
+	LL_SCHEME_DSH = 2,	/* Dynamic and Shared Headroom (dsh.md) */
+	LL_SCHEME_SPFC = 3,	/* Selective PFC (spfc.md) */
 	LL_SCHEME_CORE_COUNT,	/* every scheme the core implements */
 };
 
 /*
  * The schemes users can select: ids below LL_SCHEME_COUNT, the uapi's
  * __LOSSLESS_SCHEME_COUNT. tc (q_lossless.c), the kernel's netlink and
- * plane code and the daemon accept only these. DSH and SPFC are
- * implemented in the core and unit-tested, but not selectable until their
- * netlink, tc and daemon parts exist (docs/DSH.md, docs/SPFC.md): exposing
- * them raises this bound to LL_SCHEME_CORE_COUNT and adds their names below.
+ * plane code and the daemon accept only these. A scheme can land in the
+ * core first, at or above this bound and below LL_SCHEME_CORE_COUNT, with
+ * no name below, until its netlink, tc and daemon parts exist
+ * (docs/ARCHITECTURE.md, "How to add a scheme"); today every scheme of the
+ * core is selectable.
  */
-#define LL_SCHEME_COUNT 2
+#define LL_SCHEME_COUNT 4
 
 /* The names users type (tc, TOML, losslessctl), indexed by id. */
-#define LL_SCHEME_NAMES { [LL_SCHEME_DT] = "dt", [LL_SCHEME_ST] = "st" }
-#define LL_SCHEME_NAMES_HELP "dt, st"
+#define LL_SCHEME_NAMES { [LL_SCHEME_DT] = "dt", [LL_SCHEME_ST] = "st", \
+			  [LL_SCHEME_DSH] = "dsh", [LL_SCHEME_SPFC] = "spfc" }
+#define LL_SCHEME_NAMES_HELP "dt, st, dsh, spfc"
 
 /*
  * ST: every lossless ingress (port, prio) pauses when its shared bytes
@@ -80,10 +82,11 @@ struct ll_dsh_params {
  */
 struct ll_spfc_params {
 	ll_u64 tc_ns;		/* window TC; 0 = 1 ms; else 10 us .. 1 s */
-	ll_u64 irc_th_bytes;	/* IRC_th for every port; 0 = C_p x TC / 8 / 5 */
+	ll_u64 irc_th_bytes;	/* IRC_th for every port; 0 = C_p x TC / 8 / K */
 	ll_u64 irc_th_packets;	/* IRC_th counting packets (spfc.md A4); 0 = bytes */
 	ll_u64 victim_threshold_bytes;	/* a Victim's X_off; 0 = the whole buffer */
 	ll_u64 flags;		/* LL_SPFC_F_*; 0 = the paper's SPFC */
+	ll_u64 k;		/* K of the derived IRC_th, 1..1000; 0 = 5 */
 };
 
 /* SH latches only when a window ends (spfc.md A2's WINDOW_END). */
@@ -126,6 +129,11 @@ struct ll_dsh_port_state {
 	ll_u8 est_valid;	/* bit p: the queue has a first sample */
 	ll_u8 ticked;		/* the window's deadline was served */
 	ll_u8 reserved0[2];
+	/* Telemetry (ll_scheme_get_port_stats()). */
+	ll_u32 qoff_pauses;	/* QOFF 0 -> 1, all priorities (wrap) */
+	ll_u32 poff_pauses;	/* POFF 0 -> 1 (wrap) */
+	ll_u32 insurance_peak;	/* highest insurance in use, bytes */
+	ll_u32 shared_hr_peak;	/* highest shared headroom in use (saturated) */
 };
 
 struct ll_dsh_iq_state {
@@ -156,7 +164,14 @@ struct ll_spfc_port_state {
 	ll_u8 daemon_sh;	/* bit p: the daemon's Victim bit (slow path) */
 	ll_u8 force_victim;	/* bit p: oracle, Victim whatever happens */
 	ll_u8 force_normal;	/* bit p: SPFC off, always DT */
-	ll_u8 reserved0[3];
+	ll_u8 victims;		/* Victim bits since victims_ns_at */
+	ll_u8 reserved0[2];
+	/* Telemetry (ll_scheme_get_port_stats()). */
+	ll_u32 pauses_normal;	/* PAUSEs of a Normal queue (wrap) */
+	ll_u32 pauses_victim;	/* PAUSEs of a Victim: the latch (wrap) */
+	ll_u64 victim_ns;	/* time in Victim, summed over priorities */
+	ll_u64 victims_ns_at;	/* when victim_ns was last brought up to date */
+	ll_u64 trigger_peak;	/* most bytes a queue held at its PAUSE */
 };
 
 struct ll_spfc_iq_state {
@@ -177,7 +192,7 @@ union ll_scheme_pool_state {
 union ll_scheme_port_state {
 	struct ll_dsh_port_state dsh;
 	struct ll_spfc_port_state spfc;
-	ll_u64 raw[6];
+	ll_u64 raw[8];
 };
 
 /* Eight of these per port: kept small (a port stays under 3 KB). */
@@ -185,6 +200,133 @@ union ll_scheme_iq_state {
 	struct ll_dsh_iq_state dsh;
 	struct ll_spfc_iq_state spfc;
 	ll_u64 raw[1];
+};
+
+/*
+ * A scheme's telemetry (scheme.h's ll_scheme_get_port_stats(), the uapi's
+ * struct tc_lossless_scheme_stats): per port LL_SCHEME_STATS counters,
+ * LL_SCHEME_MASKS priority masks and LL_SCHEME_PRIO_STATS values per
+ * priority, each named by the tables below (indexed by scheme id, then
+ * position; a NULL name is unused). tc, losslessctl and the Prometheus
+ * metrics print them from the names, with no code per scheme: a counter
+ * is "NAME VALUE" in tc, lossless_<scheme>_port_<name>[_total|_bytes|
+ * _seconds_total] in Prometheus (by its unit).
+ */
+#define LL_SCHEME_STATS 7
+#define LL_SCHEME_MASKS 4
+#define LL_SCHEME_PRIO_STATS 2
+
+enum ll_scheme_stat_unit {
+	LL_STAT_COUNT = 1,	/* events, only grows (wraps at 2^32) */
+	LL_STAT_BYTES,		/* a size or an occupancy in bytes, a gauge */
+	LL_STAT_NS,		/* time, only grows, ns */
+	LL_STAT_GAUGE,		/* a number that goes up and down */
+};
+
+struct ll_scheme_stat_desc {
+	const char *name;	/* snake_case; NULL: not used */
+	ll_u8 unit;		/* enum ll_scheme_stat_unit */
+	const char *help;	/* one line */
+};
+
+/* Positional (C and C++): DT, ST, DSH, SPFC. */
+#define LL_SCHEME_STAT_DESCS {						\
+	{ { 0, 0, 0 } },						\
+	{ { 0, 0, 0 } },						\
+	{								\
+		{ "qoff_pauses", LL_STAT_COUNT,				\
+		  "Queue-level pauses (QOFF) of the port's priorities." },	\
+		{ "poff_pauses", LL_STAT_COUNT,				\
+		  "Port-level pauses (POFF) of the port." },		\
+		{ "insurance_used", LL_STAT_BYTES,			\
+		  "Bytes in the port's insurance headroom now." },	\
+		{ "insurance_peak", LL_STAT_BYTES,			\
+		  "Highest insurance headroom use seen." },		\
+		{ "shared_headroom_used", LL_STAT_BYTES,		\
+		  "Shared bytes above X_qoff of the queues in QOFF now." }, \
+		{ "shared_headroom_peak", LL_STAT_BYTES,		\
+		  "Highest shared headroom use seen." },		\
+		{ "port_shared", LL_STAT_BYTES,				\
+		  "Shared bytes of the port's lossless priorities (S_i)." }, \
+	},								\
+	{								\
+		{ "to_victim", LL_STAT_COUNT,				\
+		  "Transitions of a priority to Victim." },		\
+		{ "to_normal", LL_STAT_COUNT,				\
+		  "Transitions of a priority back to Normal." },	\
+		{ "victim_time", LL_STAT_NS,				\
+		  "Time in Victim, summed over the priorities." },	\
+		{ "pauses_normal", LL_STAT_COUNT,			\
+		  "PAUSEs of a priority while Normal." },		\
+		{ "pauses_victim", LL_STAT_COUNT,			\
+		  "PAUSEs of a priority while Victim (the pool full)." }, \
+		{ "trigger_peak", LL_STAT_BYTES,			\
+		  "Most bytes a priority held when it paused." },	\
+		{ "irc_threshold", LL_STAT_GAUGE,			\
+		  "IRC_th of the port (bytes, or packets)." },		\
+	},								\
+}
+
+/* The masks: bit p of mask i is bit 8 i + p of the stats' masks word. */
+#define LL_SCHEME_MASK_NAMES {						\
+	{ 0 },								\
+	{ 0 },								\
+	{ "qoff", "poff", "single_queue", 0 },				\
+	{ "victim", "sh", "forced_victim", "forced_normal" },		\
+}
+
+#define LL_SCHEME_PRIO_STAT_DESCS {					\
+	{ { 0, 0, 0 } },						\
+	{ { 0, 0, 0 } },						\
+	{								\
+		{ "tau", LL_STAT_BYTES,					\
+		  "tau: the priority's shared headroom (X_qoff = T - tau)." }, \
+		{ "phi_hat", LL_STAT_BYTES,				\
+		  "phi_hat: the estimated in-flight bytes after a pause." }, \
+	},								\
+	{								\
+		{ "last_window", LL_STAT_GAUGE,				\
+		  "IRC of the last complete window (bytes, or packets)." }, \
+		{ "irc", LL_STAT_GAUGE,					\
+		  "IRC of the window in progress (bytes, or packets)." }, \
+	},								\
+}
+
+/*
+ * The pool's event ring (ll_scheme_log_event(); scheme.h): the latest
+ * LL_SCHEME_EVENTS state changes of the scheme's queues and ports, for a
+ * timeline. Values of type are the uapi's LOSSLESS_EV_*.
+ */
+#define LL_SCHEME_EVENTS 64
+
+enum ll_scheme_event_type {
+	LL_EV_PAUSE = 1,	/* a priority's pause wish set (SPFC) */
+	LL_EV_RESUME,		/* and cleared */
+	LL_EV_TO_VICTIM,	/* SPFC: Normal -> Victim */
+	LL_EV_TO_NORMAL,	/* SPFC: Victim -> Normal */
+	LL_EV_QOFF,		/* DSH: queue-level pause */
+	LL_EV_QON,		/* DSH: queue-level resume */
+	LL_EV_POFF,		/* DSH: port-level pause (prio 0xff) */
+	LL_EV_PON,		/* DSH: port-level resume (prio 0xff) */
+	LL_EV_TYPES,
+};
+
+#define LL_SCHEME_EVENT_NAMES { "", "pause", "resume", "to_victim",	\
+	"to_normal", "qoff", "qon", "poff", "pon" }
+
+struct ll_scheme_event {
+	ll_u64 time_ns;		/* the pool's clock */
+	ll_u64 bytes;		/* the queue's bytes (port events: S_i + insurance) */
+	ll_u64 shared_used;	/* the pool's S */
+	ll_u8 port;
+	ll_u8 prio;		/* 0xff: the port */
+	ll_u8 type;		/* enum ll_scheme_event_type */
+	ll_u8 reserved0[5];
+};
+
+struct ll_scheme_events {
+	ll_u64 total;		/* events ever logged; the next is ev[total % N] */
+	struct ll_scheme_event ev[LL_SCHEME_EVENTS];
 };
 
 #endif /* LL_SCHEME_TYPES_H */

@@ -71,6 +71,8 @@ enum {
 enum {
 	LOSSLESS_SCHEME_DT = 0,		/* PFC + Dynamic Threshold (default) */
 	LOSSLESS_SCHEME_ST,		/* PFC + static threshold */
+	LOSSLESS_SCHEME_DSH,		/* Dynamic and Shared Headroom */
+	LOSSLESS_SCHEME_SPFC,		/* Selective PFC */
 	__LOSSLESS_SCHEME_COUNT
 };
 
@@ -80,6 +82,8 @@ enum {
 	TCA_LOSSLESS_SCHEME_UNSPEC,
 	TCA_LOSSLESS_SCHEME_ID,		/* u8: LOSSLESS_SCHEME_* */
 	TCA_LOSSLESS_SCHEME_ST,		/* nested TCA_LOSSLESS_ST_* */
+	TCA_LOSSLESS_SCHEME_DSH,	/* nested TCA_LOSSLESS_DSH_* */
+	TCA_LOSSLESS_SCHEME_SPFC,	/* nested TCA_LOSSLESS_SPFC_* */
 	__TCA_LOSSLESS_SCHEME_MAX
 };
 
@@ -93,6 +97,41 @@ enum {
 };
 
 #define TCA_LOSSLESS_ST_MAX (__TCA_LOSSLESS_ST_MAX - 1)
+
+/* DSH (docs/DSH.md); every attribute 0 or absent: its default. */
+#define LOSSLESS_DSH_F_NO_SHARED_HEADROOM	0x1ULL
+#define LOSSLESS_DSH_F_NO_INSURANCE		0x2ULL
+#define LOSSLESS_DSH_F_STATIC_TAU		0x4ULL
+
+enum {
+	TCA_LOSSLESS_DSH_UNSPEC,
+	TCA_LOSSLESS_DSH_WINDOW_NS,	/* u64: single-queue window; 0 = 10 ms */
+	TCA_LOSSLESS_DSH_EWMA_SHIFT,	/* u64: w = 2^-shift, 1..8; 0 = 2 */
+	TCA_LOSSLESS_DSH_DEVIATION_GAIN, /* u64: k of Eq. 7, 1..16; 0 = 4 */
+	TCA_LOSSLESS_DSH_FLAGS,		/* u64: LOSSLESS_DSH_F_*; 0 = DSH */
+	TCA_LOSSLESS_DSH_PAD,
+	__TCA_LOSSLESS_DSH_MAX
+};
+
+#define TCA_LOSSLESS_DSH_MAX (__TCA_LOSSLESS_DSH_MAX - 1)
+
+/* SPFC (docs/SPFC.md); every attribute 0 or absent: its default. */
+#define LOSSLESS_SPFC_F_WINDOW_END	0x1ULL	/* promote at a window's end */
+#define LOSSLESS_SPFC_F_DAEMON		0x2ULL	/* the daemon's Victim bit */
+
+enum {
+	TCA_LOSSLESS_SPFC_UNSPEC,
+	TCA_LOSSLESS_SPFC_TC_NS,	/* u64: window TC; 0 = 1 ms */
+	TCA_LOSSLESS_SPFC_IRC_TH_BYTES,	/* u64: IRC_th; 0 = C x TC / 8 / K */
+	TCA_LOSSLESS_SPFC_IRC_TH_PACKETS, /* u64: IRC_th in packets; 0 = bytes */
+	TCA_LOSSLESS_SPFC_VICTIM_THRESHOLD_BYTES, /* u64: 0 = the buffer */
+	TCA_LOSSLESS_SPFC_FLAGS,	/* u64: LOSSLESS_SPFC_F_* */
+	TCA_LOSSLESS_SPFC_K,		/* u64: K, 1..1000; 0 = 5 */
+	TCA_LOSSLESS_SPFC_PAD,
+	__TCA_LOSSLESS_SPFC_MAX
+};
+
+#define TCA_LOSSLESS_SPFC_MAX (__TCA_LOSSLESS_SPFC_MAX - 1)
 
 /* PFC watchdog (nested in TCA_LOSSLESS_WATCHDOG); see docs/WATCHDOG.md. */
 enum {
@@ -136,6 +175,22 @@ struct tc_lossless_wd_stats {
 	__u64 dropped;		/* packets dropped by the watchdog */
 	__u64 storm_ns;		/* time in storm, including now */
 	__u64 xoff_ns;		/* our XOFF upstream lasting now, 0 if none */
+};
+
+/*
+ * The pool's scheme on one port (DSH, SPFC), in tc_lossless_xstats and
+ * the plane. What each word means is the scheme's: names, units and help
+ * are kernel/core/scheme_types.h's LL_SCHEME_STAT_DESCS (ctr),
+ * LL_SCHEME_MASK_NAMES (masks) and LL_SCHEME_PRIO_STAT_DESCS (prio).
+ */
+#define LOSSLESS_SCHEME_STATS 7
+#define LOSSLESS_SCHEME_MASKS 4
+
+struct tc_lossless_scheme_stats {
+	__u32 scheme;		/* the pool's LOSSLESS_SCHEME_*; 0: no telemetry */
+	__u32 masks;		/* priority mask i in bits 8 i .. 8 i + 7 */
+	__u64 ctr[LOSSLESS_SCHEME_STATS];
+	__u32 prio[LOSSLESS_PFC_PRIOS];	/* the first per-priority value */
 };
 
 enum {
@@ -214,6 +269,13 @@ struct tc_lossless_xstats {
 	__u32 wd_alarm_mask;	/* priorities with the XOFF alarm raised */
 	__u32 wd_pad;
 	struct tc_lossless_wd_stats wd[LOSSLESS_PFC_PRIOS];
+	/* The pool's scheme on this port (appended). Sent only when the
+	 * pool's scheme has telemetry (DSH, SPFC) and the dump has room for
+	 * it (always in a large buffer like tc's; not in a fresh socket's
+	 * first NLMSG_GOODSIZE skb, the qdisc must fit there without it).
+	 * The watchdog's part is then sent too.
+	 */
+	struct tc_lossless_scheme_stats sch;
 };
 
 struct tc_lossless_class_xstats {
@@ -249,7 +311,7 @@ struct tc_lossless_class_xstats {
 #define LOSSLESS_PLANE_TEL 1
 #define LOSSLESS_PLANE_ENTRIES 2
 #define LOSSLESS_PLANE_MAGIC 0x4c4c504eU	/* "LLPN" */
-#define LOSSLESS_PLANE_VERSION 4
+#define LOSSLESS_PLANE_VERSION 5
 #define LOSSLESS_PLANE_PORTS 64
 #define LOSSLESS_PLANE_INTERVAL_MIN_US 100U
 #define LOSSLESS_PLANE_INTERVAL_MAX_US 1000000U
@@ -276,6 +338,20 @@ struct lossless_plane_scheme {
 		struct {
 			__u64 threshold_bytes;	/* 0: shared / ports */
 		} st;
+		struct {
+			__u64 window_ns;
+			__u64 ewma_shift;
+			__u64 deviation_gain;
+			__u64 flags;		/* LOSSLESS_DSH_F_* */
+		} dsh;
+		struct {
+			__u64 tc_ns;
+			__u64 irc_th_bytes;
+			__u64 irc_th_packets;
+			__u64 victim_threshold_bytes;
+			__u64 flags;		/* LOSSLESS_SPFC_F_* */
+			__u64 k;
+		} spfc;
 		__u64 raw[8];
 	} p;
 };
@@ -326,6 +402,43 @@ struct lossless_plane_port {
 	struct tc_lossless_wd_stats wd[LOSSLESS_PFC_PRIOS];
 };
 
+/* The scheme's telemetry of a port slot (as in tc's xstats, and more). */
+struct lossless_plane_scheme_port {
+	struct tc_lossless_scheme_stats s;
+	__u32 prio2[LOSSLESS_PFC_PRIOS];	/* the second per-priority value */
+};
+
+/*
+ * The pool's event ring: the latest LOSSLESS_EVENTS state changes of its
+ * scheme (SPFC: PAUSE, RESUME, to Victim, to Normal; DSH: QOFF, QON,
+ * POFF, PON), oldest overwritten first.
+ */
+#define LOSSLESS_EVENTS 64
+
+enum {
+	LOSSLESS_EV_PAUSE = 1,		/* a priority's pause decided */
+	LOSSLESS_EV_RESUME,		/* and ended */
+	LOSSLESS_EV_TO_VICTIM,		/* SPFC: Normal -> Victim */
+	LOSSLESS_EV_TO_NORMAL,		/* SPFC: Victim -> Normal */
+	LOSSLESS_EV_QOFF,		/* DSH: queue-level pause */
+	LOSSLESS_EV_QON,		/* DSH: queue-level resume */
+	LOSSLESS_EV_POFF,		/* DSH: port-level pause */
+	LOSSLESS_EV_PON,		/* DSH: port-level resume */
+};
+
+#define LOSSLESS_EV_PORT 0xff		/* prio of a port's event */
+
+struct lossless_event {
+	__u64 time_ns;		/* CLOCK_MONOTONIC, as time_ns of the snapshot */
+	__u64 bytes;		/* the queue's bytes; a port's: its lossless */
+	__u64 shared_used;	/* the pool's shared bytes then */
+	__u32 ifindex;		/* the port's device */
+	__u8 port;		/* the port's index in the pool */
+	__u8 prio;		/* or LOSSLESS_EV_PORT */
+	__u8 type;		/* LOSSLESS_EV_* */
+	__u8 pad;
+};
+
 struct lossless_plane_tel {
 	__u32 magic;		/* LOSSLESS_PLANE_MAGIC once written */
 	__u32 version;
@@ -358,6 +471,12 @@ struct lossless_plane_tel {
 	__u64 paused_queues;
 	struct lossless_plane_scheme scheme;	/* in force */
 	struct lossless_plane_port ports[LOSSLESS_PLANE_PORTS];
+	/* Version 5: the scheme's telemetry per port slot, and its events. */
+	struct lossless_plane_scheme_port sch[LOSSLESS_PLANE_PORTS];
+	__u64 events_total;	/* events ever logged; the latest is
+				 * events[(events_total - 1) % LOSSLESS_EVENTS]
+				 */
+	struct lossless_event events[LOSSLESS_EVENTS];
 };
 
 /*

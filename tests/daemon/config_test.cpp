@@ -430,7 +430,7 @@ INSTANTIATE_TEST_SUITE_P(
                 {"t.toml:1: pool #1: missing required key \"name\"",
                  "t.toml:6: port \"swp1\": pool \"sw0\": no [[pool]] has this name"}},
         BadCase{"PoolMissingPolicy", "[[pool]]\nname = \"sw0\"\n" + std::string(kPorts),
-                {"t.toml:1: pool \"sw0\": missing required key \"policy\" (pfc-dt, st)"}},
+                {"t.toml:1: pool \"sw0\": missing required key \"policy\" (pfc-dt, st, dsh, spfc)"}},
         BadCase{"PortMissingDev", "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n[[port]]\npool = \"sw0\"\n",
                 {"t.toml:4: port #1: missing required key \"dev\""}},
         BadCase{"PortMissingPool", "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n[[port]]\ndev = \"swp1\"\n",
@@ -504,7 +504,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"EcnPmaxPercent", in_pool("ecn = { kmin = 1, kmax = 2, pmax = \"20%\" }"),
                 {"t.toml:4: pool \"sw0\": ecn.pmax \"20%\": must be a probability 0 .. 1 (0.2)"}},
         BadCase{"PolicyUnknownSuggested", "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-td\"\n" + std::string(kPorts),
-                {"t.toml:3: pool \"sw0\": policy \"pfc-td\": unknown policy (did you mean \"pfc-dt\"?); known: pfc-dt, st"}},
+                {"t.toml:3: pool \"sw0\": policy \"pfc-td\": unknown policy (did you mean \"pfc-dt\"?); known: pfc-dt, st, dsh, spfc"}},
         BadCase{"PoolNameBadChar", "[[pool]]\nname = \"sw/0\"\npolicy = \"pfc-dt\"\n",
                 {"t.toml:2: pool #1: name \"sw/0\": character 3 ('/') is not allowed: the name must be 1 .. 15 characters of A-Z a-z 0-9 _ . -"}},
         BadCase{"PoolNameTooLong", "[[pool]]\nname = \"abcdefghijklmnop\"\npolicy = \"pfc-dt\"\n",
@@ -702,11 +702,219 @@ TEST(Scheme, StPolicyWithItsTable)
   EXPECT_EQ(d.pools[0].scheme_block.p.st.threshold_bytes, 0u) << "default: shared / ports";
 }
 
+// A pool of policy NAME (line 3), extra from line 4, and a 10 Gbit/s
+// port with a 1 us cable (its headroom the formula's).
+std::string scheme_pool(const std::string &name, const std::string &extra)
+{
+  return "[[pool]]\nname = \"sw0\"\npolicy = \"" + name + "\"\n" + extra +
+         "\n\n[[port]]\ndev = \"swp1\"\npool = \"sw0\"\nrate = \"10gbit\"\ncable_delay = \"1us\"\n";
+}
+
+TEST(Scheme, DshPolicyWithItsTable)
+{
+  Config c = parse_string(scheme_pool("dsh", "scheme = \"dsh\"\n[pool.dsh]\nwindow = \"5ms\"\n"
+                                             "ewma_shift = 3\ngain = \"8\"\n"
+                                             "variant = \"no-insurance,static-tau\""),
+                          "t.toml");
+  const Pool &p = c.pools[0];
+  EXPECT_EQ(p.policy, "dsh");
+  EXPECT_EQ(p.scheme, "dsh");
+  EXPECT_EQ(p.scheme_block.id, (unsigned)LOSSLESS_SCHEME_DSH);
+  EXPECT_EQ(p.scheme_block.p.dsh.window_ns, 5000000u);
+  EXPECT_EQ(p.scheme_block.p.dsh.ewma_shift, 3u);
+  EXPECT_EQ(p.scheme_block.p.dsh.deviation_gain, 8u);
+  EXPECT_EQ(p.scheme_block.p.dsh.flags, LOSSLESS_DSH_F_NO_INSURANCE | LOSSLESS_DSH_F_STATIC_TAU);
+  // The defaults are the rows' (the kernel's values for 0).
+  Config d = parse_string(scheme_pool("dsh", ""), "t.toml");
+  EXPECT_EQ(d.pools[0].scheme_block.p.dsh.window_ns, 10000000u);
+  EXPECT_EQ(d.pools[0].scheme_block.p.dsh.ewma_shift, 2u);
+  EXPECT_EQ(d.pools[0].scheme_block.p.dsh.deviation_gain, 4u);
+  EXPECT_EQ(d.pools[0].scheme_block.p.dsh.flags, 0u);
+  EXPECT_TRUE(d.warnings.empty());
+}
+
+TEST(Scheme, SpfcPolicyWithItsTable)
+{
+  Config c = parse_string(scheme_pool("spfc", "sw_delay = \"100us\"\n[pool.spfc]\n"
+                                              "window = \"2ms\"\nk = 8\nvictim_threshold = \"1mb\"\n"
+                                              "mode = \"window-end\""),
+                          "t.toml");
+  const Pool &p = c.pools[0];
+  EXPECT_EQ(p.scheme, "spfc");
+  EXPECT_EQ(p.scheme_block.id, (unsigned)LOSSLESS_SCHEME_SPFC);
+  EXPECT_EQ(p.scheme_block.p.spfc.tc_ns, 2000000u);
+  EXPECT_EQ(p.scheme_block.p.spfc.k, 8u);
+  EXPECT_EQ(p.scheme_block.p.spfc.victim_threshold_bytes, 1048576u);
+  EXPECT_EQ(p.scheme_block.p.spfc.flags, LOSSLESS_SPFC_F_WINDOW_END);
+  EXPECT_EQ(p.scheme_block.p.spfc.irc_th_bytes, 0u);
+  EXPECT_TRUE(c.warnings.empty()) << c.warnings[0];
+  Config d = parse_string(scheme_pool("spfc", "[pool.spfc]\nirc_th = \"64kb\"\n"
+                                              "window = \"1s\""),
+                          "t.toml");
+  EXPECT_EQ(d.pools[0].scheme_block.p.spfc.irc_th_bytes, 65536u);
+  EXPECT_EQ(d.pools[0].scheme_block.p.spfc.k, 5u) << "the row's default, unused";
+  Config e = parse_string(scheme_pool("spfc", "[pool.spfc]\nirc_th_packets = \"200\"\n"
+                                              "window = \"1s\""),
+                          "t.toml");
+  EXPECT_EQ(e.pools[0].scheme_block.p.spfc.irc_th_packets, 200u);
+}
+
+// SPFC's window, when not given, is 4 round trips of the slowest port (2 x
+// (cable + sw_delay)), at least the kernel's 1 ms.
+TEST(Scheme, SpfcWindowDefaultsToFourRoundTrips)
+{
+  Config c = parse_string(scheme_pool("spfc", ""), "t.toml");  // sw_delay 1ms, cable 1us
+  EXPECT_EQ(c.pools[0].scheme_block.p.spfc.tc_ns, 4 * 2 * (1000000u + 1000u));
+  EXPECT_TRUE(c.warnings.empty());
+  Config d = parse_string(scheme_pool("spfc", "sw_delay = \"10us\""), "t.toml");
+  EXPECT_EQ(d.pools[0].scheme_block.p.spfc.tc_ns, 1000000u) << "88us: at least 1ms";
+  Config e = parse_string(scheme_pool("spfc", "sw_delay = \"200ms\""), "t.toml");
+  EXPECT_EQ(e.pools[0].scheme_block.p.spfc.tc_ns, 1000000000u) << "at most 1s";
+  EXPECT_EQ(e.warnings.size(), 1u) << "1s is below 4 round trips of 400ms";
+  // A round trip beyond 1 s: no window fits.
+  EXPECT_EQ(errors_of(scheme_pool("spfc", "sw_delay = \"1s\"")),
+            (std::vector<std::string>{
+                "t.toml:1: pool \"sw0\": spfc: window TC 1s is shorter than port swp1's round "
+                "trip 2 x (cable-delay + sw-delay) = 2000002us: a window must see the reaction to "
+                "a pause"}));
+}
+
+// Below 4 round trips (and at least one) is legal, with a warning.
+TEST(Scheme, SpfcWindowBelowFourRoundTripsWarns)
+{
+  Config c = parse_string(scheme_pool("spfc", "sw_delay = \"100us\"\n[pool.spfc]\n"
+                                              "window = \"500us\""),
+                          "t.toml");
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0],
+            "t.toml:6: pool \"sw0\": spfc: window TC 500us is below 4 x port swp1's round trip "
+            "2 x (cable-delay + sw-delay) = 202us (spfc.md: TC >= 4 RTT), so a Victim may be "
+            "judged on a pause's transient");
+}
+
+// alpha x N_q past 1: the shared region, not the port's pause, is the
+// limit (dsh.md 9 #3's warning).
+TEST(Scheme, DshAlphaTimesPriosAboveOneWarns)
+{
+  Config c = parse_string(scheme_pool("dsh", "alpha = \"5/8\""), "t.toml");
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("t.toml:4: pool \"sw0\": dsh: N_q x T (2 lossless priorities x T "),
+            std::string::npos)
+      << c.warnings[0];
+  EXPECT_NE(c.warnings[0].find("beyond the shared region"), std::string::npos) << c.warnings[0];
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    DshSpfc, Invalid,
+    testing::Values(
+        BadCase{"DshVariantRefusedPair",
+                scheme_pool("dsh", "[pool.dsh]\nvariant = \"no-shared-headroom,static-tau\""),
+                {"t.toml:5: pool \"sw0\": dsh: variant \"no-shared-headroom,static-tau\": "
+                 "no-shared-headroom,static-tau do not go together"}},
+        BadCase{"DshVariantUnknown", scheme_pool("dsh", "[pool.dsh]\nvariant = \"sih\""),
+                {"t.toml:5: pool \"sw0\": dsh: variant \"sih\": must be dsh, or a comma list of "
+                 "no-shared-headroom, no-insurance, static-tau (not no-shared-headroom with "
+                 "static-tau)"}},
+        BadCase{"DshVariantNotAString", scheme_pool("dsh", "[pool.dsh]\nvariant = 2"),
+                {"t.toml:5: pool \"sw0\": dsh: variant 2: must be a string: dsh, or a comma list "
+                 "of no-shared-headroom, no-insurance, static-tau (not no-shared-headroom with "
+                 "static-tau), not an integer"}},
+        BadCase{"DshShiftZero", scheme_pool("dsh", "[pool.dsh]\newma_shift = 0"),
+                {"t.toml:5: pool \"sw0\": dsh: ewma_shift 0: must be an integer 1 .. 8"}},
+        BadCase{"DshGainAboveMax", scheme_pool("dsh", "[pool.dsh]\ngain = 17"),
+                {"t.toml:5: pool \"sw0\": dsh: gain 17: must be an integer 1 .. 16"}},
+        BadCase{"DshWindowZero", scheme_pool("dsh", "[pool.dsh]\nwindow = \"0ns\""),
+                {"t.toml:5: pool \"sw0\": dsh: window \"0ns\": must be a time 1ns .. 10s with a "
+                 "unit ns, us, ms or s (5us, 1ms)"}},
+        BadCase{"DshTableUnderSpfc", scheme_pool("spfc", "[pool.dsh]\nwindow = \"1ms\""),
+                {"t.toml:4: pool \"sw0\": [pool.dsh] is for scheme \"dsh\"; this pool runs \"spfc\""}},
+        BadCase{"SpfcTableUnderDsh", scheme_pool("dsh", "[pool.spfc]\nk = 5"),
+                {"t.toml:4: pool \"sw0\": [pool.spfc] is for scheme \"spfc\"; this pool runs \"dsh\""}},
+        // The reserves and the port's insurance leave no shared region:
+        // 8 x 100000 + the 10G port's Phi (1 ms of software: 1.26 MB).
+        BadCase{"DshInsuranceLeavesNoSharedRegion",
+                scheme_pool("dsh", "buffer = \"2mb\"\nreserved = \"110000\""),
+                {"t.toml:4: pool \"sw0\": dsh: the reserves (880000 bytes) and the ports' "
+                 "insurance headroom (1260958 bytes) leave no shared region in buffer (2097152 "
+                 "bytes)"}},
+        // One port: its Phi above what is left of the buffer (at the port).
+        BadCase{"DshPhiAboveTheSharedRegionOfOnePort",
+                scheme_pool("dsh", "buffer = \"2mb\"\nreserved = \"100000\""),
+                {"t.toml:7: pool \"sw0\": dsh: port swp1's insurance headroom Phi (1260958 bytes) "
+                 "is larger than the shared region (36194 bytes: the buffer less the reserves "
+                 "(800000 bytes) and the ports' insurance headroom (1260958 bytes))"}},
+        // Phi of a port larger than the shared region (at the port's
+        // headroom key).
+        BadCase{"DshPhiAboveTheSharedRegion",
+                "[[pool]]\nname = \"sw0\"\npolicy = \"dsh\"\nbuffer = \"4mb\"\n\n"
+                "[[port]]\ndev = \"swp1\"\npool = \"sw0\"\nheadroom = \"2100000\"\n\n"
+                "[[port]]\ndev = \"swp2\"\npool = \"sw0\"\nheadroom = \"64kb\"\n",
+                {"t.toml:9: pool \"sw0\": dsh: port swp1's insurance headroom Phi (2100000 bytes) "
+                 "is larger than the shared region (2004480 bytes: the buffer less the reserves "
+                 "(24288 bytes) and the ports' insurance headroom (2165536 bytes))"}},
+        BadCase{"DshNqTimesTBeyondTheBuffer", scheme_pool("dsh", "alpha = \"4\""),
+                {"t.toml:4: pool \"sw0\": dsh: N_q x T (2 lossless priorities x T 11684808 bytes "
+                 "of an empty pool = 23369616 bytes) beyond the buffer (4194304 bytes): lower "
+                 "alpha or the lossless priorities"}},
+        BadCase{"SpfcKZero", scheme_pool("spfc", "[pool.spfc]\nk = 0"),
+                {"t.toml:5: pool \"sw0\": spfc: k 0: must be an integer 1 .. 1000"}},
+        BadCase{"SpfcKNegative", scheme_pool("spfc", "[pool.spfc]\nk = -2"),
+                {"t.toml:5: pool \"sw0\": spfc: k -2: must be an integer 1 .. 1000"}},
+        BadCase{"SpfcKFloat", scheme_pool("spfc", "[pool.spfc]\nk = 2.5"),
+                {"t.toml:5: pool \"sw0\": spfc: k 2.5: must be an integer 1 .. 1000, not a "
+                 "floating-point number"}},
+        BadCase{"SpfcKWholeFloat", scheme_pool("spfc", "[pool.spfc]\nk = 5.0"),
+                {"t.toml:5: pool \"sw0\": spfc: k 5.0: must be an integer 1 .. 1000, not a "
+                 "floating-point number"}},
+        BadCase{"SpfcKNan", scheme_pool("spfc", "[pool.spfc]\nk = nan"),
+                {"t.toml:5: pool \"sw0\": spfc: k nan: must be an integer 1 .. 1000, not NaN"}},
+        BadCase{"SpfcKInf", scheme_pool("spfc", "[pool.spfc]\nk = inf"),
+                {"t.toml:5: pool \"sw0\": spfc: k inf: must be an integer 1 .. 1000, not an "
+                 "infinity"}},
+        BadCase{"SpfcKNegativeInf", scheme_pool("spfc", "[pool.spfc]\nk = -inf"),
+                {"t.toml:5: pool \"sw0\": spfc: k -inf: must be an integer 1 .. 1000, not an "
+                 "infinity"}},
+        BadCase{"SpfcKString", scheme_pool("spfc", "[pool.spfc]\nk = \"five\""),
+                {"t.toml:5: pool \"sw0\": spfc: k \"five\": must be an integer 1 .. 1000"}},
+        BadCase{"SpfcKAboveMax", scheme_pool("spfc", "[pool.spfc]\nk = 1001"),
+                {"t.toml:5: pool \"sw0\": spfc: k 1001: must be an integer 1 .. 1000"}},
+        BadCase{"SpfcKWithIrcTh",
+                scheme_pool("spfc", "[pool.spfc]\nwindow = \"1s\"\nk = 4\nirc_th = \"64kb\""),
+                {"t.toml:6: pool \"sw0\": spfc: k 4: K only derives IRC_th = C x TC / (8 K): not "
+                 "with irc_th"}},
+        BadCase{"SpfcIrcThBothUnits",
+                scheme_pool("spfc", "[pool.spfc]\nwindow = \"1s\"\nirc_th = \"64kb\"\n"
+                                    "irc_th_packets = 100"),
+                {"t.toml:7: pool \"sw0\": spfc: irc_th and irc_th_packets together: give one "
+                 "(bytes or packets)"}},
+        // One frame of the ports (1500 + 18 bytes): the kernel's floor.
+        BadCase{"SpfcIrcThBelowOneFrame",
+                scheme_pool("spfc", "[pool.spfc]\nwindow = \"1s\"\nirc_th = \"1517\""),
+                {"t.toml:6: pool \"sw0\": spfc: irc_th (1517 bytes) is below one frame (1518 "
+                 "bytes): every queue would be a Victim"}},
+        BadCase{"SpfcModeUnknown", scheme_pool("spfc", "[pool.spfc]\nmode = \"fast\""),
+                {"t.toml:5: pool \"sw0\": spfc: mode \"fast\": must be irc, or a comma list of "
+                 "window-end, daemon"}},
+        BadCase{"SpfcWindowBelowMin", scheme_pool("spfc", "[pool.spfc]\nwindow = \"5us\""),
+                {"t.toml:5: pool \"sw0\": spfc: window \"5us\": must be a time 10us .. 1s with a "
+                 "unit ns, us, ms or s (5us, 1ms)"}},
+        // TC below the port's round trip: 2 x (1 us + 1 ms).
+        BadCase{"SpfcWindowBelowTheRoundTrip",
+                scheme_pool("spfc", "[pool.spfc]\nwindow = \"1ms\""),
+                {"t.toml:5: pool \"sw0\": spfc: window TC 1ms is shorter than port swp1's round "
+                 "trip 2 x (cable-delay + sw-delay) = 2002us: a window must see the reaction to a "
+                 "pause"}},
+        BadCase{"SpfcVictimAboveBuffer",
+                scheme_pool("spfc", "buffer = \"1mb\"\n[pool.spfc]\nvictim_threshold = \"2mb\""),
+                {"t.toml:6: pool \"sw0\": spfc: victim_threshold \"2mb\": must be at most buffer "
+                 "(1048576 bytes)"}}),
+    [](const testing::TestParamInfo<BadCase> &i) { return std::string(i.param.name); });
+
 INSTANTIATE_TEST_SUITE_P(
     Scheme, Invalid,
     testing::Values(
         BadCase{"UnknownSchemeSuggested", in_pool("scheme = \"sx\""),
-                {"t.toml:4: pool \"sw0\": scheme \"sx\": unknown scheme (did you mean \"st\"?); known: dt, st"}},
+                {"t.toml:4: pool \"sw0\": scheme \"sx\": unknown scheme (did you mean \"st\"?); known: dt, st, dsh, spfc"}},
         BadCase{"SchemeDisagreesWithPolicy", in_pool("scheme = \"st\""),
                 {"t.toml:4: pool \"sw0\": scheme \"st\": policy \"pfc-dt\" drives scheme \"dt\" (policy \"st\" drives this one)"}},
         BadCase{"TableOfAnotherScheme", in_pool("[pool.st]\nthreshold = \"64kb\""),

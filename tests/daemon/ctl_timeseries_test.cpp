@@ -566,3 +566,124 @@ TEST_F(CtlTimeSeries, UsageErrors)
 }
 
 }  // namespace
+
+namespace {
+
+// status and events with an SPFC pool: the scheme's per-port state and
+// counters (named from scheme_types.h's tables), and its event ring as a
+// timeline, oldest first, also once the ring has wrapped.
+TEST_F(CtlTimeSeries, SchemeTelemetryAndEventTimeline)
+{
+  auto t = std::make_unique<lossless_plane_tel>();
+  t->magic = LOSSLESS_PLANE_MAGIC;
+  t->version = LOSSLESS_PLANE_VERSION;
+  std::strcpy(t->pool, "sw0");
+  t->time_ns = 10000000000ULL;
+  t->snapshots = 9;
+  t->nr_ports = 2;
+  t->lossless_mask = 1u << 3;
+  t->scheme.id = LOSSLESS_SCHEME_SPFC;
+  t->ports[0].ifindex = 1;
+  t->ports[0].iq[3].lossless = 1;
+  t->ports[1].ifindex = kOther;
+  auto &s = t->sch[0];
+  s.s.scheme = LOSSLESS_SCHEME_SPFC;
+  s.s.masks = (1u << 3) | (1u << 3 << 8);
+  s.s.ctr[0] = 2;        // to_victim
+  s.s.ctr[1] = 1;        // to_normal
+  s.s.ctr[2] = 2500000;  // victim_time
+  s.s.ctr[4] = 1;        // pauses_victim
+  s.s.ctr[5] = 1001000;  // trigger_peak
+  s.s.ctr[6] = 200000;   // irc_threshold
+  s.s.prio[3] = 150000;  // last_window
+  s.prio2[3] = 35000;    // irc
+  auto ev = [&](unsigned i, std::uint64_t ago_ns, std::uint8_t type, std::uint64_t bytes) {
+    t->events[i] = {.time_ns = t->time_ns - ago_ns,
+                    .bytes = bytes,
+                    .shared_used = 1000000,
+                    .ifindex = 1,
+                    .port = 0,
+                    .prio = 3,
+                    .type = type,
+                    .pad = 0};
+  };
+  ev(0, 5000000, LOSSLESS_EV_TO_VICTIM, 0);
+  ev(1, 2000000, LOSSLESS_EV_PAUSE, 1001000);
+  ev(2, 2000000, LOSSLESS_EV_TO_NORMAL, 1001000);
+  t->events_total = 3;
+  t->seq = 2;
+  kernel_write_tel(plane_->fd(), *t);
+
+  std::string out, err;
+  ASSERT_EQ(run({"--plane", path_, "status"}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("  scheme spfc telemetry (docs/SPFC.md):\n"
+                     "  lo  victim 3  sh 3  forced_victim -  forced_normal -\n"
+                     "    to_victim 2 to_normal 1 victim_time 2.500ms pauses_normal 0"
+                     " pauses_victim 1 trigger_peak 977.5K irc_threshold 200000\n"
+                     "    prio 3: last_window 150000 irc 35000\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("  if4242  victim"), std::string::npos) << out;
+  ASSERT_EQ(run({"--plane", path_, "status", "--json"}, &out, &err), 0) << err;
+  auto j = nlohmann::json::parse(out)["pools"][0];
+  EXPECT_EQ(j["events_total"], 3);
+  const auto &ss = j["ports"][0]["scheme_stats"];
+  EXPECT_EQ(ss["scheme"], "spfc");
+  EXPECT_EQ(ss["victim"], nlohmann::json::array({3}));
+  EXPECT_EQ(ss["forced_normal"], nlohmann::json::array());
+  EXPECT_EQ(ss["victim_time"], 2500000);
+  EXPECT_EQ(ss["irc"], nlohmann::json::array({0, 0, 0, 35000, 0, 0, 0, 0}));
+  EXPECT_FALSE(j["ports"][1].contains("scheme_stats"));
+
+  ASSERT_EQ(run({"--plane", path_, "events"}, &out, &err), 0) << err;
+  EXPECT_EQ(out, "pool sw0  (plane " + path_ +
+                     ", scheme spfc, 3 of 3 events)\n"
+                     "          T-MS PORT         PRIO EVENT          BYTES    SHARED\n"
+                     "        -5.000 lo              3 to_victim          0    976.6K\n"
+                     "        -2.000 lo              3 pause         977.5K    976.6K\n"
+                     "        -2.000 lo              3 to_normal     977.5K    976.6K\n");
+  ASSERT_EQ(run({"--plane", path_, "events", "--json"}, &out, &err), 0) << err;
+  auto e = nlohmann::json::parse(out)["pools"][0];
+  EXPECT_EQ(e["scheme"], "spfc");
+  ASSERT_EQ(e["events"].size(), 3u);
+  EXPECT_EQ(e["events"][1], (nlohmann::json{{"time_ns", 9998000000ULL},
+                                            {"age_ns", 2000000},
+                                            {"port", 0},
+                                            {"ifindex", 1},
+                                            {"dev", "lo"},
+                                            {"type", "pause"},
+                                            {"bytes", 1001000},
+                                            {"shared_used", 1000000},
+                                            {"prio", 3}}));
+
+  // Wrapped: 70 events, the ring holds the latest 64, oldest first.
+  for (unsigned i = 0; i < LOSSLESS_EVENTS; i++) {
+    unsigned n = i < 6 ? i + LOSSLESS_EVENTS : i;  // event number in slot i
+    t->events[i] = {.time_ns = 1000 + n,
+                    .bytes = n,
+                    .shared_used = 0,
+                    .ifindex = kOther,
+                    .port = 1,
+                    .prio = LOSSLESS_EV_PORT,
+                    .type = LOSSLESS_EV_POFF,
+                    .pad = 0};
+  }
+  t->events_total = 70;
+  t->seq = 4;
+  kernel_write_tel(plane_->fd(), *t);
+  ASSERT_EQ(run({"--plane", path_, "events", "--json"}, &out, &err), 0) << err;
+  e = nlohmann::json::parse(out)["pools"][0];
+  ASSERT_EQ(e["events"].size(), (size_t)LOSSLESS_EVENTS);
+  for (unsigned i = 0; i < LOSSLESS_EVENTS; i++)
+    EXPECT_EQ(e["events"][i]["bytes"], i + 6) << i;
+  EXPECT_TRUE(e["events"][0]["prio"].is_null());
+  EXPECT_EQ(e["events"][0]["type"], "poff");
+  ASSERT_EQ(run({"--plane", path_, "events"}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("64 of 70 events"), std::string::npos) << out;
+  EXPECT_NE(out.find(" if4242       port poff "), std::string::npos) << out;
+
+  EXPECT_EQ(run({"--plane", path_, "events", "--bogus"}, &out, &err), 2);
+  EXPECT_NE(err.find("events: unknown argument \"--bogus\""), std::string::npos) << err;
+}
+
+}  // namespace

@@ -668,3 +668,79 @@ TEST(Scheme, InfoAndParameters)
 }
 
 }  // namespace
+
+namespace {
+
+// A DSH or SPFC pool's telemetry per port: families named from the
+// scheme's tables (scheme_types.h), with the units' suffixes; lossless
+// priorities only; none for DT.
+TEST(Scheme, TelemetryFamiliesFromTheSchemeTables)
+{
+  auto t = sample_tel();
+  std::string dt = lm::render({{t.get(), std::nullopt}}, {});
+  EXPECT_EQ(dt.find("lossless_dsh_"), std::string::npos);
+  EXPECT_EQ(dt.find("lossless_spfc_"), std::string::npos);
+
+  t->scheme.id = LOSSLESS_SCHEME_DSH;
+  auto &d = t->sch[0].s;
+  d.scheme = LOSSLESS_SCHEME_DSH;
+  d.masks = (1u << 3) | (1u << 3 << 8);
+  d.ctr[0] = 12;
+  d.ctr[1] = 1;
+  d.ctr[3] = 16384;
+  d.prio[3] = 1500;
+  t->sch[0].prio2[3] = 2000;
+  std::string dsh = lm::render({{t.get(), std::nullopt}}, {{5, "sw0p1"}});
+  for (const char *line :
+       {"# TYPE lossless_dsh_port_qoff_pauses_total counter\n"
+        "lossless_dsh_port_qoff_pauses_total{pool=\"sw0\",dev=\"sw0p1\"} 12\n",
+        "lossless_dsh_port_poff_pauses_total{pool=\"sw0\",dev=\"sw0p1\"} 1\n",
+        "# TYPE lossless_dsh_port_insurance_peak_bytes gauge\n"
+        "lossless_dsh_port_insurance_peak_bytes{pool=\"sw0\",dev=\"sw0p1\"} 16384\n",
+        "lossless_dsh_port_port_shared_bytes{pool=\"sw0\",dev=\"sw0p1\"} 0\n",
+        "lossless_dsh_ingress_qoff{pool=\"sw0\",dev=\"sw0p1\",prio=\"3\"} 1\n",
+        "lossless_dsh_ingress_poff{pool=\"sw0\",dev=\"sw0p1\",prio=\"3\"} 1\n",
+        "lossless_dsh_ingress_single_queue{pool=\"sw0\",dev=\"sw0p1\",prio=\"3\"} 0\n",
+        "lossless_dsh_ingress_tau_bytes{pool=\"sw0\",dev=\"sw0p1\",prio=\"3\"} 1500\n",
+        "lossless_dsh_ingress_phi_hat_bytes{pool=\"sw0\",dev=\"sw0p1\",prio=\"3\"} 2000\n"})
+    EXPECT_NE(dsh.find(line), std::string::npos) << line << dsh;
+  EXPECT_EQ(dsh.find("lossless_dsh_ingress_tau_bytes{pool=\"sw0\",dev=\"sw0p1\",prio=\"0\"}"),
+            std::string::npos)
+      << "lossy priorities have none";
+  EXPECT_EQ(dsh.find("lossless_dsh_port_qoff_pauses_total{pool=\"sw0\",dev=\"if9\"}"),
+            std::string::npos)
+      << "a slot without the block has none";
+
+  t->scheme.id = LOSSLESS_SCHEME_SPFC;
+  d = {};
+  d.scheme = LOSSLESS_SCHEME_SPFC;
+  d.masks = 1u << 3;
+  d.ctr[0] = 5;
+  d.ctr[2] = 1500000000;  // victim_time: 1.5 s
+  d.ctr[6] = 250000;
+  d.prio[3] = 260000;
+  t->sch[0].prio2[3] = 7000;
+  std::string spfc = lm::render({{t.get(), std::nullopt}}, {{5, "sw0p1"}});
+  for (const char *line :
+       {"lossless_spfc_port_to_victim_total{pool=\"sw0\",dev=\"sw0p1\"} 5\n",
+        "# TYPE lossless_spfc_port_victim_time_seconds_total counter\n"
+        "lossless_spfc_port_victim_time_seconds_total{pool=\"sw0\",dev=\"sw0p1\"} 1.5\n",
+        "lossless_spfc_port_pauses_victim_total{pool=\"sw0\",dev=\"sw0p1\"} 0\n",
+        "lossless_spfc_port_trigger_peak_bytes{pool=\"sw0\",dev=\"sw0p1\"} 0\n",
+        "# TYPE lossless_spfc_port_irc_threshold gauge\n"
+        "lossless_spfc_port_irc_threshold{pool=\"sw0\",dev=\"sw0p1\"} 250000\n",
+        "lossless_spfc_ingress_victim{pool=\"sw0\",dev=\"sw0p1\",prio=\"3\"} 1\n",
+        "lossless_spfc_ingress_sh{pool=\"sw0\",dev=\"sw0p1\",prio=\"3\"} 0\n",
+        "lossless_spfc_ingress_last_window{pool=\"sw0\",dev=\"sw0p1\",prio=\"3\"} 260000\n",
+        "lossless_spfc_ingress_irc{pool=\"sw0\",dev=\"sw0p1\",prio=\"3\"} 7000\n"})
+    EXPECT_NE(spfc.find(line), std::string::npos) << line << spfc;
+  // Every family has its HELP and TYPE once.
+  std::set<std::string> types;
+  for (const auto &l : lines_of(spfc)) {
+    if (l.starts_with("# TYPE ")) {
+      EXPECT_TRUE(types.insert(l).second) << l;
+    }
+  }
+}
+
+}  // namespace

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -23,6 +24,7 @@
 extern "C" {
 #include "headroom.h"
 #include "mmu.h"
+#include "scheme.h"
 }
 
 namespace {
@@ -142,8 +144,11 @@ TEST(ParamTable, SchemeParametersAreTheirSchemesRows)
     EXPECT_TRUE(words.insert({r.scheme, r.word}).second) << name << ": word twice";
     EXPECT_EQ(r.plane_set, (std::uint32_t)LOSSLESS_PLANE_SET_SCHEME) << name;
     ASSERT_TRUE(r.tc && r.key && r.ctl) << name;
-    EXPECT_EQ(std::string(r.tc), scheme + "-" + r.key) << "tc: <scheme>-<param>";
-    EXPECT_EQ(std::string(r.ctl), scheme + "." + r.key) << "losslessctl: <scheme>.<param>";
+    // TOML keys spell words with '_' (irc_th), tc and losslessctl with '-'.
+    std::string key = r.key;
+    std::replace(key.begin(), key.end(), '_', '-');
+    EXPECT_EQ(std::string(r.tc), scheme + "-" + key) << "tc: <scheme>-<param>";
+    EXPECT_EQ(std::string(r.ctl), scheme + "." + key) << "losslessctl: <scheme>.<param>";
     // The registry's rows are the table's.
     const auto *reg = lossless::policy::by_scheme_id(static_cast<std::uint8_t>(r.scheme));
     ASSERT_NE(reg, nullptr) << scheme;
@@ -165,6 +170,91 @@ TEST(ParamTable, LimitsAreTheKernels)
   EXPECT_EQ(ll_params[LL_P_ALPHA].min >> 8, 1u);
   EXPECT_EQ(ll_params[LL_P_ALPHA].min & 0xff, LL_MMU_ALPHA_MAX_SHIFT);
   EXPECT_EQ(ll_params[LL_P_SCHEME].max, LL_SCHEME_COUNT - 1u);
+  // DSH's and SPFC's: scheme.h's constants (0 in the kernel is the
+  // default; the rows' minimum is what a user may type).
+  EXPECT_EQ(ll_params[LL_P_DSH_WINDOW].max, LL_DSH_WINDOW_NS_MAX);
+  EXPECT_EQ(ll_params[LL_P_DSH_WINDOW].def, LL_DSH_WINDOW_NS_DEFAULT);
+  EXPECT_EQ(ll_params[LL_P_DSH_EWMA_SHIFT].max, LL_DSH_EWMA_SHIFT_MAX);
+  EXPECT_EQ(ll_params[LL_P_DSH_EWMA_SHIFT].def, LL_DSH_EWMA_SHIFT_DEFAULT);
+  EXPECT_EQ(ll_params[LL_P_DSH_GAIN].max, LL_DSH_GAIN_MAX);
+  EXPECT_EQ(ll_params[LL_P_DSH_GAIN].def, LL_DSH_GAIN_DEFAULT);
+  EXPECT_EQ(ll_params[LL_P_DSH_VARIANT].max, LL_DSH_F_ALL);
+  EXPECT_EQ(ll_params[LL_P_SPFC_WINDOW].min, LL_SPFC_TC_NS_MIN);
+  EXPECT_EQ(ll_params[LL_P_SPFC_WINDOW].max, LL_SPFC_TC_NS_MAX);
+  EXPECT_EQ(ll_params[LL_P_SPFC_WINDOW].def, LL_SPFC_TC_NS_DEFAULT);
+  EXPECT_EQ(ll_params[LL_P_SPFC_IRC_TH].max, LL_SPFC_IRC_TH_MAX);
+  EXPECT_EQ(ll_params[LL_P_SPFC_IRC_TH_PACKETS].max, LL_SPFC_IRC_TH_MAX);
+  EXPECT_EQ(ll_params[LL_P_SPFC_VICTIM_THRESHOLD].max, LL_MMU_MAX_TOTAL_BYTES);
+  EXPECT_EQ(ll_params[LL_P_SPFC_MODE].max, LL_SPFC_F_ALL);
+  EXPECT_EQ(ll_params[LL_P_SPFC_K].min, 1u);
+  EXPECT_EQ(ll_params[LL_P_SPFC_K].max, LL_SPFC_K_MAX);
+  EXPECT_EQ(ll_params[LL_P_SPFC_K].def, LL_SPFC_K_DEFAULT);
+  // Every word of the plane's scheme block is the core's.
+  EXPECT_EQ(ll_params[LL_P_SPFC_K].word * 8, (int)offsetof(ll_scheme_params, spfc.k));
+  EXPECT_EQ(ll_params[LL_P_DSH_VARIANT].word * 8, (int)offsetof(ll_scheme_params, dsh.flags));
+  EXPECT_EQ(ll_params[LL_P_SPFC_MODE].word * 8, (int)offsetof(ll_scheme_params, spfc.flags));
+}
+
+// Flags by name: the value 0's name alone, or a comma list of bits, each
+// once; the refused pair; the texts.
+TEST(ParamTable, FlagsByName)
+{
+  const ll_param &v = ll_params[LL_P_DSH_VARIANT];
+  const ll_param &m = ll_params[LL_P_SPFC_MODE];
+  std::uint64_t x = 99;
+  EXPECT_EQ(ll_param_parse(&v, "dsh", &x, nullptr), LL_PARAM_OK);
+  EXPECT_EQ(x, 0u);
+  EXPECT_EQ(ll_param_parse(&v, "no-insurance", &x, nullptr), LL_PARAM_OK);
+  EXPECT_EQ(x, LL_DSH_F_NO_INSURANCE);
+  EXPECT_EQ(ll_param_parse(&v, "static-tau,no-insurance", &x, nullptr), LL_PARAM_OK);
+  EXPECT_EQ(x, LL_DSH_F_STATIC_TAU | LL_DSH_F_NO_INSURANCE);
+  EXPECT_EQ(ll_param_parse(&v, "no-shared-headroom,no-insurance", &x, nullptr), LL_PARAM_OK);
+  EXPECT_EQ(x, LL_DSH_F_NO_SHARED_HEADROOM | LL_DSH_F_NO_INSURANCE);
+  EXPECT_EQ(ll_param_parse(&v, "no-shared-headroom,static-tau", &x, nullptr), LL_PARAM_ECOMBO);
+  for (const char *bad : {"", "DSH", "dsh,no-insurance", "no-insurance,", ",no-insurance",
+                          "no-insurance,no-insurance", "sih", "1", "no-insurance static-tau"})
+    EXPECT_EQ(ll_param_parse(&v, bad, &x, nullptr), LL_PARAM_EVALUE) << bad;
+  EXPECT_EQ(text(v, 0), "dsh");
+  EXPECT_EQ(text(v, LL_DSH_F_NO_INSURANCE | LL_DSH_F_STATIC_TAU), "no-insurance,static-tau");
+  EXPECT_EQ(text(v, 0x10), "0x10");
+  EXPECT_EQ(ll_param_check(&v, LL_DSH_F_NO_SHARED_HEADROOM | LL_DSH_F_STATIC_TAU, 0), -1);
+  EXPECT_EQ(ll_param_check(&v, 0x8, 0), -1);
+  EXPECT_EQ(ll_param_check(&v, LL_DSH_F_NO_INSURANCE, 0), 0);
+  char buf[256];
+  ll_param_range(&v, buf, sizeof(buf));
+  EXPECT_STREQ(buf,
+               "dsh, or a comma list of no-shared-headroom, no-insurance, static-tau (not "
+               "no-shared-headroom with static-tau)");
+  ll_param_range(&m, buf, sizeof(buf));
+  EXPECT_STREQ(buf, "irc, or a comma list of window-end, daemon");
+  EXPECT_EQ(ll_param_parse(&m, "window-end,daemon", &x, nullptr), LL_PARAM_OK);
+  EXPECT_EQ(x, LL_SPFC_F_WINDOW_END | LL_SPFC_F_DAEMON);
+  EXPECT_EQ(ll_param_parse(&m, "irc", &x, nullptr), LL_PARAM_OK);
+  EXPECT_EQ(x, 0u);
+  EXPECT_EQ(default_text(v), "dsh");
+  EXPECT_EQ(default_text(m), "irc");
+  // Every value of a flags row parses back from its text.
+  for (const ll_param *r : {&v, &m})
+    for (std::uint64_t f = 0; f <= r->max; f++) {
+      if (ll_param_check(r, f, 0))
+        continue;
+      std::uint64_t back = ~0ull;
+      EXPECT_EQ(ll_param_parse(r, text(*r, f).c_str(), &back, nullptr), LL_PARAM_OK) << f;
+      EXPECT_EQ(back, f);
+    }
+}
+
+// K: an integer 1 .. 1000; 0, negatives, fractions, NaN and Inf refused.
+TEST(ParamTable, SpfcKIsAPositiveInteger)
+{
+  const ll_param &k = ll_params[LL_P_SPFC_K];
+  std::uint64_t x = 0;
+  EXPECT_EQ(ll_param_parse(&k, "1", &x, nullptr), LL_PARAM_OK);
+  EXPECT_EQ(x, 1u);
+  EXPECT_EQ(ll_param_parse(&k, "1000", &x, nullptr), LL_PARAM_OK);
+  for (const char *bad : {"0", "-1", "2.5", "nan", "NaN", "inf", "-inf", "1e3", "", " 5", "5 ",
+                          "1001", "18446744073709551616"})
+    EXPECT_EQ(ll_param_parse(&k, bad, &x, nullptr), LL_PARAM_EVALUE) << bad;
 }
 
 // One encoding of alpha: text <-> num << 8 | shift <-> value.
@@ -193,8 +283,13 @@ TEST(ParamTable, TextsAsUsersWriteThem)
   EXPECT_EQ(default_text(ll_params[LL_P_CABLE_DELAY]), "0");
   EXPECT_EQ(text(ll_params[LL_P_LOSSLESS_PRIOS], 0), "none");
   char buf[256];
-  ll_param_synopsis(&ll_params[LL_P_SCHEME], buf, sizeof(buf));
-  EXPECT_STREQ(buf, "[ scheme { dt | st [ st-threshold SIZE ] } ]");
+  char syn[1024];
+  ll_param_synopsis(&ll_params[LL_P_SCHEME], syn, sizeof(syn));
+  EXPECT_STREQ(syn,
+               "[ scheme { dt | st [ st-threshold SIZE ] | dsh [ dsh-window TIME ] [ "
+               "dsh-ewma-shift N ] [ dsh-gain N ] [ dsh-variant VARIANT ] | spfc [ spfc-window "
+               "TIME ] [ spfc-irc-th SIZE ] [ spfc-irc-th-packets N ] [ spfc-victim-threshold "
+               "SIZE ] [ spfc-mode MODE ] [ spfc-k N ] } ]");
   ll_param_synopsis(&ll_params[LL_P_BUFFER], buf, sizeof(buf));
   EXPECT_STREQ(buf, "[ buffer SIZE ]");
   ll_param_range(&ll_params[LL_P_BUFFER], buf, sizeof(buf));
@@ -248,8 +343,9 @@ TEST(ParamTable, TheConfigurationReadsEveryKey)
     std::string file;
     if (r.scheme >= 0) {
       std::string s = ll_param_scheme_name(r.scheme);
+      // sw_delay 100us: a round trip of 200us, below SPFC's window.
       file = pool + "policy = \"" + std::string(lossless::policy::by_scheme(s)->policy) +
-             "\"\n[pool." + s + "]\n" + line + port;
+             "\"\nsw_delay = \"100us\"\n[pool." + s + "]\n" + line + port;
     } else if (r.flags & LL_PARAM_TOML_PORT) {
       file = pool + "policy = \"pfc-dt\"\n" + port + line;
     } else {

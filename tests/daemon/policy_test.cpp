@@ -207,19 +207,37 @@ TEST(PfcDt, SetValidatesAndNamesTheParameters)
   EXPECT_EQ(ps[1].value, "2");
 }
 
-TEST(PolicyRegistry, KnowsPfcDtAndSt)
+TEST(PolicyRegistry, KnowsPfcDtStDshAndSpfc)
 {
   PoolSettings s = pool(1000000);
   EXPECT_NE(make("pfc-dt", s), nullptr);
   EXPECT_NE(make("st", s), nullptr);
-  EXPECT_EQ(make("dsh", s), nullptr);
-  EXPECT_EQ(names(), (std::vector<std::string>{"pfc-dt", "st"}));
+  EXPECT_NE(make("dsh", s), nullptr);
+  EXPECT_NE(make("spfc", s), nullptr);
+  EXPECT_EQ(make("pcn", s), nullptr);
+  EXPECT_EQ(names(), (std::vector<std::string>{"pfc-dt", "st", "dsh", "spfc"}));
   ASSERT_NE(by_scheme("st"), nullptr);
   EXPECT_EQ(by_scheme("st")->policy, "st");
   EXPECT_EQ(by_scheme("dt")->policy, "pfc-dt");
-  EXPECT_EQ(by_scheme("dsh"), nullptr);
+  EXPECT_EQ(by_scheme("dsh")->policy, "dsh");
+  EXPECT_EQ(by_scheme("spfc")->policy, "spfc");
+  EXPECT_EQ(by_scheme("pcn"), nullptr);
   EXPECT_EQ(by_scheme_id(LOSSLESS_SCHEME_ST), by_scheme("st"));
-  EXPECT_EQ(scheme_names(), "dt, st");
+  EXPECT_EQ(by_scheme_id(LOSSLESS_SCHEME_DSH), by_scheme("dsh"));
+  EXPECT_EQ(by_scheme_id(LOSSLESS_SCHEME_SPFC), by_scheme("spfc"));
+  EXPECT_EQ(by_scheme("dsh")->params.size(), 4u);
+  EXPECT_EQ(by_scheme("spfc")->params.size(), 6u);
+  EXPECT_EQ(scheme_names(), "dt, st, dsh, spfc");
+  lossless_plane_scheme d = default_block(*by_scheme("dsh"));
+  EXPECT_EQ(d.id, (unsigned)LOSSLESS_SCHEME_DSH);
+  EXPECT_EQ(d.p.dsh.window_ns, 10000000u);
+  EXPECT_EQ(d.p.dsh.ewma_shift, 2u);
+  EXPECT_EQ(d.p.dsh.deviation_gain, 4u);
+  EXPECT_EQ(d.p.dsh.flags, 0u);
+  lossless_plane_scheme f = default_block(*by_scheme("spfc"));
+  EXPECT_EQ(f.p.spfc.tc_ns, 1000000u);
+  EXPECT_EQ(f.p.spfc.k, 5u);
+  EXPECT_EQ(f.p.spfc.irc_th_bytes, 0u);
   lossless_plane_scheme b = default_block(*by_scheme("st"));
   EXPECT_EQ(b.id, (unsigned)LOSSLESS_SCHEME_ST);
   EXPECT_EQ(b.p.st.threshold_bytes, 0u);
@@ -249,11 +267,159 @@ TEST(St, PushesItsSchemeBlockAndSetsItsThreshold)
   EXPECT_EQ(d->scheme->p.st.threshold_bytes, 131072u);
   EXPECT_EQ(pol->set("st.threshold", "5mb"),
             "invalid st.threshold \"5mb\": must be 0 .. 4194304 bytes (the pool's buffer)");
-  EXPECT_EQ(pol->set("st.threshold", "lots"), "invalid st.threshold \"lots\": not a valid value");
+  EXPECT_EQ(pol->set("st.threshold", "lots"),
+            "invalid st.threshold \"lots\": must be 0 .. 1099511627776 bytes (tc size units b, "
+            "kb, mb, gb: 1500b, 64kb, 4mb)");
   auto ps = pol->params();
   ASSERT_EQ(ps.size(), 6u);
   EXPECT_EQ(ps[5].name, "st.threshold");
   EXPECT_EQ(ps[5].value, "131072");
+}
+
+// The dsh policy: the baseline's headroom (the ports' insurance Phi), DSH's
+// block, its parameters by name; a change that leaves N_q x T beyond the
+// buffer, or a port's Phi above the shared region, is refused and changes
+// nothing.
+TEST(Dsh, PushesItsBlockAndChecksItsChanges)
+{
+  PoolSettings s = pool(60000000);
+  s.scheme = default_block(*by_scheme("dsh"));
+  auto pol = make("dsh", s);
+  ASSERT_NE(pol, nullptr);
+  EXPECT_EQ(pol->name(), "dsh");
+  Inputs in{&s, {port5m(4), port5m(5)}, nullptr, 0};
+  auto d = pol->decide(in);
+  ASSERT_TRUE(d.has_value());
+  ASSERT_TRUE(d->scheme.has_value());
+  EXPECT_EQ(d->scheme->id, (unsigned)LOSSLESS_SCHEME_DSH);
+  EXPECT_EQ(d->scheme->p.dsh.window_ns, 10000000u);
+  EXPECT_EQ(d->headroom.size(), 2u);
+  pol->pushed(*d);
+  EXPECT_EQ(pol->set("dsh.variant", "no-insurance"), "");
+  EXPECT_EQ(pol->set("dsh.window", "20ms"), "");
+  EXPECT_EQ(pol->set("dsh.gain", "8"), "");
+  EXPECT_EQ(pol->set("dsh.ewma-shift", "1"), "");
+  d = pol->decide(in);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->scheme->p.dsh.flags, LOSSLESS_DSH_F_NO_INSURANCE);
+  EXPECT_EQ(d->scheme->p.dsh.window_ns, 20000000u);
+  EXPECT_EQ(d->scheme->p.dsh.deviation_gain, 8u);
+  EXPECT_EQ(d->scheme->p.dsh.ewma_shift, 1u);
+  pol->pushed(*d);
+  EXPECT_EQ(pol->set("dsh.variant", "no-shared-headroom,static-tau"),
+            "invalid dsh.variant \"no-shared-headroom,static-tau\": "
+            "no-shared-headroom,static-tau do not go together");
+  EXPECT_EQ(pol->set("dsh.gain", "0"), "invalid dsh.gain \"0\": must be an integer 1 .. 16");
+  EXPECT_EQ(pol->set("dsh.window", "0ns"),
+            "invalid dsh.window \"0ns\": must be a time 1ns .. 10s with a unit ns, us, ms or s "
+            "(5us, 1ms)");
+  // alpha 4 with 1 lossless priority: T of an empty pool is 4 x shared.
+  std::string why = pol->set("alpha", "4");
+  EXPECT_NE(why.find("invalid alpha \"4\": dsh: N_q x T (1 lossless priorities x T "), std::string::npos)
+      << why;
+  EXPECT_NE(why.find("beyond the buffer (4194304 bytes)"), std::string::npos) << why;
+  EXPECT_FALSE(pol->decide(in).has_value()) << "nothing changed";
+  auto ps = pol->params();
+  ASSERT_EQ(ps.size(), 9u);
+  EXPECT_EQ(ps[5].name, "dsh.window");
+  EXPECT_EQ(ps[5].value, "20000000");
+  EXPECT_EQ(ps[8].name, "dsh.variant");
+  EXPECT_EQ(ps[8].value, "no-insurance");
+}
+
+// The spfc policy: K, the window against the ports' round trip with the
+// software delay in force (configured or measured), both IRC_th units.
+TEST(Spfc, PushesItsBlockAndChecksItsChanges)
+{
+  PoolSettings s = pool(100000);  // 100 us
+  s.scheme = default_block(*by_scheme("spfc"));
+  auto pol = make("spfc", s);
+  ASSERT_NE(pol, nullptr);
+  Inputs in{&s, {port5m(4, 50000)}, nullptr, 0};  // 50 us cable: RTT 300 us
+  auto d = pol->decide(in);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->scheme->id, (unsigned)LOSSLESS_SCHEME_SPFC);
+  EXPECT_EQ(d->scheme->p.spfc.k, 5u);
+  pol->pushed(*d);
+  EXPECT_EQ(pol->set("spfc.k", "10"), "");
+  EXPECT_EQ(pol->set("spfc.mode", "window-end"), "");
+  EXPECT_EQ(pol->set("spfc.window", "2ms"), "");
+  d = pol->decide(in);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->scheme->p.spfc.k, 10u);
+  EXPECT_EQ(d->scheme->p.spfc.flags, LOSSLESS_SPFC_F_WINDOW_END);
+  EXPECT_EQ(d->scheme->p.spfc.tc_ns, 2000000u);
+  pol->pushed(*d);
+  for (const char *bad : {"0", "-1", "2.5", "nan", "inf", "1001"})
+    EXPECT_EQ(pol->set("spfc.k", bad),
+              std::string("invalid spfc.k \"") + bad + "\": must be an integer 1 .. 1000");
+  EXPECT_EQ(pol->set("spfc.window", "200us"),
+            "invalid spfc.window \"200us\": spfc: window TC 200us is shorter than port p4's round "
+            "trip 2 x (cable-delay + sw-delay) = 300us: a window must see the reaction to a pause");
+  // The software delay in force counts: 1 ms makes the round trip 2.1 ms.
+  EXPECT_EQ(pol->set("sw-delay-us", "1000"),
+            "invalid sw-delay-us \"1000\": spfc: window TC 2ms is shorter than port p4's round "
+            "trip 2 x (cable-delay + sw-delay) = 2100us: a window must see the reaction to a pause");
+  EXPECT_EQ(pol->set("spfc.irc-th", "1000"),
+            "invalid spfc.irc-th \"1000\": spfc: irc_th (1000 bytes) is below one frame (1518 "
+            "bytes): every queue would be a Victim");
+  EXPECT_EQ(pol->set("spfc.irc-th", "64kb"), "");
+  EXPECT_EQ(pol->set("spfc.irc-th-packets", "100"),
+            "invalid spfc.irc-th-packets \"100\": spfc: irc_th and irc_th_packets together: give "
+            "one (bytes or packets)");
+  d = pol->decide(in);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->scheme->p.spfc.irc_th_bytes, 65536u);
+  EXPECT_EQ(d->scheme->p.spfc.irc_th_packets, 0u);
+  EXPECT_EQ(d->scheme->p.spfc.tc_ns, 2000000u);
+  auto ps = pol->params();
+  ASSERT_EQ(ps.size(), 11u);
+  EXPECT_EQ(ps[9].name, "spfc.mode");
+  EXPECT_EQ(ps[9].value, "window-end");
+}
+
+// A scheme's checks, on their own (integers; ports of unknown headroom or
+// round trip left out).
+TEST(SchemeChecks, DshAndSpfc)
+{
+  PoolSettings s = pool(1000000);
+  s.buffer_bytes = 1000000;
+  s.reserved_bytes = 1000;
+  s.alpha = (1u << 8) | 3;  // 1/8
+  s.scheme = default_block(*by_scheme("dsh"));
+  std::vector<SchemePort> ports = {{"a", 0, 100000}, {"b", 0, 0}};
+  EXPECT_TRUE(check_scheme(s, ports).empty());
+  ports[1].headroom_bytes = 900000;  // 16000 + 1000000 > the buffer
+  auto is = check_scheme(s, ports);
+  ASSERT_EQ(is.size(), 1u);
+  EXPECT_TRUE(is[0].error);
+  EXPECT_EQ(is[0].param, LL_P_BUFFER);
+  ports[1].headroom_bytes = 500000;  // shared 384000: b's Phi above it
+  is = check_scheme(s, ports);
+  ASSERT_EQ(is.size(), 1u);
+  EXPECT_EQ(is[0].port, 1);
+  EXPECT_EQ(is[0].msg,
+            "dsh: port b's insurance headroom Phi (500000 bytes) is larger than the shared region "
+            "(384000 bytes: the buffer less the reserves (16000 bytes) and the ports' insurance "
+            "headroom (600000 bytes))");
+  s.scheme.p.dsh.flags = LOSSLESS_DSH_F_NO_INSURANCE;  // nothing carved
+  EXPECT_TRUE(check_scheme(s, ports).empty());
+  s.scheme = default_block(*by_scheme("spfc"));
+  s.scheme.p.spfc.tc_ns = 0;  // 1 ms
+  ports = {{"a", 300000, 0}, {"b", 0, 0}};
+  is = check_scheme(s, ports);
+  ASSERT_EQ(is.size(), 1u);
+  EXPECT_FALSE(is[0].error) << "1 ms < 4 x 300 us: a warning";
+  EXPECT_EQ(is[0].param, LL_P_SPFC_WINDOW);
+  ports[0].rtt_ns = 250000;
+  EXPECT_TRUE(check_scheme(s, ports).empty()) << "exactly 4 round trips";
+  ports[1].rtt_ns = 1000001;
+  is = check_scheme(s, ports);
+  ASSERT_EQ(is.size(), 1u);
+  EXPECT_TRUE(is[0].error);
+  EXPECT_EQ(is[0].port, 1);
+  s.scheme.id = LOSSLESS_SCHEME_ST;
+  EXPECT_TRUE(check_scheme(s, ports).empty()) << "not ST's";
 }
 
 TEST(St, TheBaselineHasNoStParameterAndPushesDt)

@@ -28,10 +28,18 @@ TCA_LOSSLESS = {
     "ecn_kmax": 20, "ecn_pmax": 21, "plane_fd": 22, "plane_id": 23,
     "catchup": 24, "watchdog": 25, "scheme": 26, "backlog_need": 27,
 }
-# Nested in TCA_LOSSLESS_SCHEME, and its TCA_LOSSLESS_SCHEME_ST.
-TCA_LOSSLESS_SCHEME = {"id": 1, "st": 2}
+# Nested in TCA_LOSSLESS_SCHEME, and its TCA_LOSSLESS_SCHEME_<NAME> nests
+# (every parameter a u64).
+TCA_LOSSLESS_SCHEME = {"id": 1, "st": 2, "dsh": 3, "spfc": 4}
 TCA_LOSSLESS_ST = {"threshold": 1}
-LOSSLESS_SCHEME = {"dt": 0, "st": 1}
+TCA_LOSSLESS_DSH = {"window": 1, "ewma_shift": 2, "deviation_gain": 3, "flags": 4}
+TCA_LOSSLESS_SPFC = {
+    "tc": 1, "irc_th": 2, "irc_th_packets": 3, "victim_threshold": 4,
+    "flags": 5, "k": 6,
+}
+LOSSLESS_SCHEME = {"dt": 0, "st": 1, "dsh": 2, "spfc": 3}
+LOSSLESS_DSH_F = {"no_shared_headroom": 0x1, "no_insurance": 0x2, "static_tau": 0x4}
+LOSSLESS_SPFC_F = {"window_end": 0x1, "daemon": 0x2}
 
 
 def _align(n):

@@ -281,10 +281,12 @@ struct QdiscOpts {
 		uint64_t poll_ns = 100000000, xoff_alarm_ns = 0;
 	};
 	std::optional<Watchdog> wd;
-	// The scheme nest (id, and ST's threshold when set), as dumped.
+	// The scheme nest (id, and ST's threshold when set; DSH's and SPFC's
+	// attributes when given), as dumped.
 	struct Scheme {
 		uint8_t id = LOSSLESS_SCHEME_ST;
 		std::optional<uint64_t> st_threshold;
+		std::vector<std::pair<uint16_t, uint64_t>> dsh, spfc;
 		std::optional<uint32_t> backlog_need;
 	};
 	std::optional<Scheme> scheme;
@@ -325,6 +327,16 @@ void PutOptions(Msg &m, const QdiscOpts &o)
 			size_t st = m.Nest(TCA_LOSSLESS_SCHEME_ST);
 			m.PutT<uint64_t>(TCA_LOSSLESS_ST_THRESHOLD_BYTES, *o.scheme->st_threshold);
 			m.End(st);
+		}
+		for (const auto &[nest, attrs] :
+		     {std::pair{TCA_LOSSLESS_SCHEME_DSH, &o.scheme->dsh},
+		      std::pair{TCA_LOSSLESS_SCHEME_SPFC, &o.scheme->spfc}}) {
+			if (attrs->empty())
+				continue;
+			size_t n = m.Nest(nest);
+			for (const auto &[a, v] : *attrs)
+				m.PutT<uint64_t>(a, v);
+			m.End(n);
 		}
 		m.End(sn);
 		if (o.scheme->backlog_need)
@@ -494,6 +506,26 @@ std::string DecodeWatchdog(const rtattr *nest)
 	return os.str();
 }
 
+// A scheme's parameters' nest as "dsh{window=5000000}", by the names.
+std::string DecodeSchemeParams(const rtattr *a, const char *scheme,
+			       const std::map<unsigned, const char *> &names)
+{
+	std::ostringstream os;
+	int slen = RTA_PAYLOAD(a);
+	const char *sep = "";
+	os << scheme << "{" << ((a->rta_type & NLA_F_NESTED) ? "" : "(no NLA_F_NESTED)");
+	for (const rtattr *s = static_cast<const rtattr *>(RTA_DATA(a)); RTA_OK(s, slen);
+	     s = RTA_NEXT(s, slen), sep = " ") {
+		uint64_t v = 0;
+		memcpy(&v, RTA_DATA(s), RTA_PAYLOAD(s) == 8 ? 8 : 0);
+		auto it = names.find(s->rta_type);
+		os << sep << (it == names.end() ? "attr" + std::to_string(s->rta_type) : it->second)
+		   << "=" << v << (RTA_PAYLOAD(s) == 8 ? "" : "(bad len)");
+	}
+	os << "}";
+	return os.str();
+}
+
 // The scheme nest as "scheme{id=1 st{threshold=102400}}".
 std::string DecodeScheme(const rtattr *nest)
 {
@@ -521,6 +553,20 @@ std::string DecodeScheme(const rtattr *nest)
 					os << "attr" << s->rta_type;
 			}
 			os << "}";
+		} else if ((a->rta_type & NLA_TYPE_MASK) == TCA_LOSSLESS_SCHEME_DSH) {
+			os << DecodeSchemeParams(a, "dsh",
+						 {{TCA_LOSSLESS_DSH_WINDOW_NS, "window"},
+						  {TCA_LOSSLESS_DSH_EWMA_SHIFT, "ewma_shift"},
+						  {TCA_LOSSLESS_DSH_DEVIATION_GAIN, "gain"},
+						  {TCA_LOSSLESS_DSH_FLAGS, "flags"}});
+		} else if ((a->rta_type & NLA_TYPE_MASK) == TCA_LOSSLESS_SCHEME_SPFC) {
+			os << DecodeSchemeParams(a, "spfc",
+						 {{TCA_LOSSLESS_SPFC_TC_NS, "tc"},
+						  {TCA_LOSSLESS_SPFC_IRC_TH_BYTES, "irc_th"},
+						  {TCA_LOSSLESS_SPFC_IRC_TH_PACKETS, "irc_th_packets"},
+						  {TCA_LOSSLESS_SPFC_VICTIM_THRESHOLD_BYTES, "victim"},
+						  {TCA_LOSSLESS_SPFC_FLAGS, "flags"},
+						  {TCA_LOSSLESS_SPFC_K, "k"}});
 		} else {
 			os << "attr" << a->rta_type << "(len " << n << ")";
 		}
@@ -910,8 +956,65 @@ const RejectCase kRejects[] = {
 	{"PlaneRelativePath", "pool p plane x/y", "invalid plane \"x/y\": must be auto or an absolute path on bpffs"},
 	{"PlaneMissing", "pool p plane", "option \"plane\" needs a value"},
 	{"PlaneDuplicate", "pool p plane /a plane /b", "duplicate \"plane\""},
-	{"SchemeUnknown", "pool p scheme bogus", "invalid scheme \"bogus\": one of dt, st"},
-	{"SchemeIsCaseSensitive", "pool p scheme ST", "invalid scheme \"ST\": one of dt, st"},
+	{"SchemeUnknown", "pool p scheme bogus", "invalid scheme \"bogus\": one of dt, st, dsh, spfc"},
+	{"SchemeIsCaseSensitive", "pool p scheme ST", "invalid scheme \"ST\": one of dt, st, dsh, spfc"},
+	// DSH's and SPFC's parameters: ranges, names, another scheme's.
+	{"DshWindowWithoutScheme", "pool p dsh-window 5ms",
+	 "option \"dsh-window\" needs \"scheme dsh\" in the same command"},
+	{"DshWindowOfAnotherScheme", "pool p scheme spfc dsh-window 5ms",
+	 "option \"dsh-window\" is a parameter of scheme dsh, not spfc"},
+	{"SpfcWindowOfAnotherScheme", "pool p scheme dsh spfc-window 5ms",
+	 "option \"spfc-window\" is a parameter of scheme spfc, not dsh"},
+	{"StThresholdOfDsh", "pool p scheme dsh st-threshold 1kb",
+	 "option \"st-threshold\" is a parameter of scheme st, not dsh"},
+	{"DshWindowZero", "pool p scheme dsh dsh-window 0ns",
+	 "invalid dsh-window \"0ns\": must be a time 1ns .. 10s"},
+	{"DshWindowAboveMax", "pool p scheme dsh dsh-window 11s",
+	 "invalid dsh-window \"11s\": must be a time 1ns .. 10s"},
+	{"DshWindowNoUnit", "pool p scheme dsh dsh-window 5", "invalid dsh-window \"5\""},
+	{"DshEwmaShiftZero", "pool p scheme dsh dsh-ewma-shift 0",
+	 "invalid dsh-ewma-shift \"0\": must be an integer 1 .. 8"},
+	{"DshEwmaShiftAboveMax", "pool p scheme dsh dsh-ewma-shift 9",
+	 "invalid dsh-ewma-shift \"9\": must be an integer 1 .. 8"},
+	{"DshGainAboveMax", "pool p scheme dsh dsh-gain 17",
+	 "invalid dsh-gain \"17\": must be an integer 1 .. 16"},
+	{"DshGainNegative", "pool p scheme dsh dsh-gain -1", "invalid dsh-gain \"-1\""},
+	{"DshGainFraction", "pool p scheme dsh dsh-gain 2.5", "invalid dsh-gain \"2.5\""},
+	{"DshVariantUnknown", "pool p scheme dsh dsh-variant sih",
+	 "invalid dsh-variant \"sih\": must be dsh, or a comma list of no-shared-headroom, "
+	 "no-insurance, static-tau (not no-shared-headroom with static-tau)"},
+	{"DshVariantRefusedPair", "pool p scheme dsh dsh-variant no-shared-headroom,static-tau",
+	 "invalid dsh-variant \"no-shared-headroom,static-tau\": no-shared-headroom,static-tau do "
+	 "not go together"},
+	{"DshVariantTwice", "pool p scheme dsh dsh-variant no-insurance,no-insurance",
+	 "invalid dsh-variant \"no-insurance,no-insurance\""},
+	{"DshVariantDshInAList", "pool p scheme dsh dsh-variant dsh,no-insurance",
+	 "invalid dsh-variant \"dsh,no-insurance\""},
+	{"DshWindowDuplicate", "pool p scheme dsh dsh-window 1ms dsh-window 2ms",
+	 "duplicate \"dsh-window\""},
+	{"SpfcWindowBelowMin", "pool p scheme spfc spfc-window 9us",
+	 "invalid spfc-window \"9us\": must be a time 10us .. 1s"},
+	{"SpfcWindowAboveMax", "pool p scheme spfc spfc-window 2s",
+	 "invalid spfc-window \"2s\": must be a time 10us .. 1s"},
+	{"SpfcKZero", "pool p scheme spfc spfc-k 0",
+	 "invalid spfc-k \"0\": must be an integer 1 .. 1000"},
+	{"SpfcKNegative", "pool p scheme spfc spfc-k -5",
+	 "invalid spfc-k \"-5\": must be an integer 1 .. 1000"},
+	{"SpfcKFraction", "pool p scheme spfc spfc-k 0.5",
+	 "invalid spfc-k \"0.5\": must be an integer 1 .. 1000"},
+	{"SpfcKNan", "pool p scheme spfc spfc-k nan",
+	 "invalid spfc-k \"nan\": must be an integer 1 .. 1000"},
+	{"SpfcKInf", "pool p scheme spfc spfc-k inf",
+	 "invalid spfc-k \"inf\": must be an integer 1 .. 1000"},
+	{"SpfcKAboveMax", "pool p scheme spfc spfc-k 1001",
+	 "invalid spfc-k \"1001\": must be an integer 1 .. 1000"},
+	{"SpfcIrcThAboveMax", "pool p scheme spfc spfc-irc-th 4gb", "invalid spfc-irc-th \"4gb\""},
+	{"SpfcIrcThPacketsAboveMax", "pool p scheme spfc spfc-irc-th-packets 4294967296",
+	 "invalid spfc-irc-th-packets \"4294967296\": must be an integer 0 .. 4294967295"},
+	{"SpfcVictimAboveMax", "pool p scheme spfc spfc-victim-threshold 2048gb",
+	 "invalid spfc-victim-threshold \"2048gb\""},
+	{"SpfcModeUnknown", "pool p scheme spfc spfc-mode fast",
+	 "invalid spfc-mode \"fast\": must be irc, or a comma list of window-end, daemon"},
 	{"SchemeMissing", "pool p scheme", "option \"scheme\" needs a value"},
 	{"SchemeDuplicate", "pool p scheme st scheme dt", "duplicate \"scheme\""},
 	{"SchemeNeedsPool", "scheme st", "option \"scheme\" needs \"pool NAME\""},
@@ -1025,6 +1128,33 @@ const AcceptCase kAccepts[] = {
 	 "pool=sw0 scheme{id=1 st{threshold=0}}"},
 	{"SchemeOfAMember", "scheme st st-threshold 1mb", "scheme{id=1 st{threshold=1048576}}",
 	 "replace"},
+	{"SchemeDsh", "pool sw0 scheme dsh", "pool=sw0 scheme{id=2}"},
+	{"SchemeDshWindow", "pool sw0 scheme dsh dsh-window 5ms",
+	 "pool=sw0 scheme{id=2 dsh{window=5000000}}"},
+	{"SchemeDshAll",
+	 "pool sw0 dsh-variant no-insurance dsh-gain 16 scheme dsh dsh-ewma-shift 3 dsh-window 10s",
+	 "pool=sw0 scheme{id=2 dsh{window=10000000000 ewma_shift=3 gain=16 flags=2}}"},
+	{"SchemeDshVariantDsh", "pool sw0 scheme dsh dsh-variant dsh",
+	 "pool=sw0 scheme{id=2 dsh{flags=0}}"},
+	{"SchemeDshVariantList", "pool sw0 scheme dsh dsh-variant static-tau,no-insurance",
+	 "pool=sw0 scheme{id=2 dsh{flags=6}}"},
+	{"SchemeDshNoSharedHeadroom", "pool sw0 scheme dsh dsh-variant no-shared-headroom",
+	 "pool=sw0 scheme{id=2 dsh{flags=1}}"},
+	{"SchemeSpfc", "pool sw0 scheme spfc", "pool=sw0 scheme{id=3}"},
+	{"SchemeSpfcWindow", "pool sw0 scheme spfc spfc-window 500us",
+	 "pool=sw0 scheme{id=3 spfc{tc=500000}}"},
+	{"SchemeSpfcK", "pool sw0 scheme spfc spfc-window 2ms spfc-k 10",
+	 "pool=sw0 scheme{id=3 spfc{tc=2000000 k=10}}"},
+	{"SchemeSpfcAll",
+	 "pool sw0 scheme spfc spfc-mode window-end spfc-k 1000 spfc-victim-threshold 1mb "
+	 "spfc-irc-th-packets 200 spfc-irc-th 64kb spfc-window 1s",
+	 "pool=sw0 scheme{id=3 spfc{tc=1000000000 irc_th=65536 irc_th_packets=200 "
+	 "victim=1048576 flags=1 k=1000}}"},
+	{"SchemeSpfcModeDaemon", "pool sw0 scheme spfc spfc-mode daemon",
+	 "pool=sw0 scheme{id=3 spfc{flags=2}}"},
+	{"SchemeSpfcModeIrc", "pool sw0 scheme spfc spfc-mode irc",
+	 "pool=sw0 scheme{id=3 spfc{flags=0}}"},
+	{"SchemeSpfcOfAMember", "scheme spfc spfc-k 1", "scheme{id=3 spfc{k=1}}", "replace"},
 	{"PoolNameMax", "pool Ab-9_.xxxxxxxxx", "pool=Ab-9_.xxxxxxxxx"},
 	{"PoolNameOneChar", "pool -", "pool=-"},
 	{"Buffer", "buffer 4mb", "buffer=4194304", "replace"},
@@ -1108,7 +1238,12 @@ TEST(TcPlugin, HelpIsASynopsisPointingToTheManPage)
 		     "[ reserved SIZE ] [ xon-offset SIZE ] [ cable-delay TIME ]",
 		     "[ sw-delay TIME ] [ headroom SIZE ]",
 		     "[ ecn { KMIN KMAX PMAX | off } ]",
-		     "[ scheme { dt | st [ st-threshold SIZE ] } ]",
+		     "[ scheme { dt | st [ st-threshold SIZE ]\n",
+		     "| dsh [ dsh-window TIME ] [ dsh-ewma-shift N ]\n",
+		     "[ dsh-gain N ] [ dsh-variant VARIANT ]\n",
+		     "| spfc [ spfc-window TIME ] [ spfc-irc-th SIZE ]\n",
+		     "[ spfc-irc-th-packets N ] [ spfc-victim-threshold SIZE ]\n",
+		     "[ spfc-mode MODE ] [ spfc-k N ] } ]\n",
 		     "[ pfcwd { off | alert | forward | drop } ]",
 		     "[ pfcwd-detect TIME ] [ pfcwd-restore TIME ]",
 		     "[ pfcwd-poll TIME ] [ xoff-alarm { TIME | off } ]",
@@ -1154,7 +1289,10 @@ TEST(TcPlugin, ManPageDocumentsEveryOptionWithRangeAndDefault)
 		     "alpha ALPHA", "Default 1/8", "egress-alpha ALPHA", "lossless-prios PRIOS",
 		     "Default 3,4", "reserved SIZE", "xon-offset SIZE", "cable-delay TIME",
 		     "sw-delay TIME", "Default 1ms", "headroom SIZE", "ecn KMIN KMAX PMAX",
-		     "plane", "scheme NAME", "st-threshold SIZE", "pfcwd ACTION", "pfcwd-detect TIME",
+		     "plane", "scheme NAME", "st-threshold SIZE", "dsh-window TIME", "dsh-ewma-shift N",
+		     "dsh-gain N", "dsh-variant VARIANT", "spfc-window TIME", "spfc-irc-th SIZE",
+		     "spfc-irc-th-packets N", "spfc-victim-threshold SIZE", "spfc-mode MODE",
+		     "spfc-k N", "pfcwd ACTION", "pfcwd-detect TIME",
 		     "Default 200ms", "pfcwd-restore TIME", "pfcwd-poll TIME", "Default 100ms",
 		     "xoff-alarm { TIME | off }", "backlog-need",
 	     })
@@ -1179,15 +1317,29 @@ TEST(TcPluginTable, HelpAndManPageHaveEveryRow)
 	Result help = Tc({"qdisc", "add", "dev", "lo", "root", "lossless", "help"});
 	std::string man = ManPageText();
 	ASSERT_FALSE(man.empty());
+	// The help wraps the scheme's synopsis over lines: compare it with
+	// white space collapsed, as the man page's.
+	auto collapse = [](const std::string &in) {
+		std::string out;
+		for (char ch : in) {
+			bool ws = ch == ' ' || ch == '\n' || ch == '\t';
+			if (ws && (out.empty() || out.back() == ' '))
+				continue;
+			out += ws ? ' ' : ch;
+		}
+		return out;
+	};
+	std::string help_text = collapse(help.err);
 	for (const ll_param &p : ll_params) {
-		char syn[256], def[64];
+		char syn[1024], def[64];
 
 		if (!p.tc)
 			continue;
 		ll_param_synopsis(&p, syn, sizeof(syn));
 		if (p.scheme >= 0)	/* inside its scheme's entry */
 			ll_param_synopsis(&ll_params[LL_P_SCHEME], syn, sizeof(syn));
-		EXPECT_NE(help.err.find(syn), std::string::npos) << "help lacks " << syn;
+		ASSERT_LT(strlen(syn), sizeof(syn) - 1) << "the synopsis fits";
+		EXPECT_NE(help_text.find(syn), std::string::npos) << "help lacks " << syn;
 		EXPECT_NE(man.find(syn), std::string::npos) << "tc-lossless(8) lacks " << syn;
 		if (p.unit == LL_PARAM_ECN || p.unit == LL_PARAM_SCHEME)
 			continue;	/* their entries spell the syntax out */
@@ -1538,6 +1690,66 @@ TEST(TcPluginPrint, SchemeJson)
 	EXPECT_NE(r.out.find("\"scheme\":\"st\",\"st_threshold\":65536,\"backlog_need\":42"),
 		  std::string::npos)
 		<< r.out;
+}
+
+// DSH's and SPFC's parameters print as typed (flags by name), only when
+// not 0 (the default the kernel stands for); JSON: ns, counts, names.
+TEST(TcPluginPrint, DshAndSpfcSchemes)
+{
+	QdiscOpts o;
+	o.pool.emplace();
+	o.scheme.emplace();
+	o.scheme->id = LOSSLESS_SCHEME_DSH;
+	o.scheme->dsh = {{TCA_LOSSLESS_DSH_WINDOW_NS, 5000000},
+			 {TCA_LOSSLESS_DSH_EWMA_SHIFT, 0},
+			 {TCA_LOSSLESS_DSH_DEVIATION_GAIN, 8},
+			 {TCA_LOSSLESS_DSH_FLAGS, LOSSLESS_DSH_F_NO_INSURANCE | LOSSLESS_DSH_F_STATIC_TAU}};
+	Result r = Show({"qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find("scheme dsh dsh-window 5ms dsh-gain 8 dsh-variant no-insurance,static-tau "),
+		  std::string::npos)
+		<< r.out;
+	EXPECT_EQ(r.out.find("dsh-ewma-shift"), std::string::npos) << r.out;
+	r = Show({"-j", "qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_NE(r.out.find("\"scheme\":\"dsh\",\"dsh_window\":5000000,\"dsh_gain\":8,"
+			     "\"dsh_variant\":\"no-insurance,static-tau\""),
+		  std::string::npos)
+		<< r.out;
+	o.scheme->dsh = {{TCA_LOSSLESS_DSH_WINDOW_NS, 0}, {TCA_LOSSLESS_DSH_FLAGS, 0}};
+	r = Show({"qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_NE(r.out.find("scheme dsh "), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("dsh-"), std::string::npos) << r.out;
+
+	o.scheme->id = LOSSLESS_SCHEME_SPFC;
+	o.scheme->dsh.clear();
+	o.scheme->spfc = {{TCA_LOSSLESS_SPFC_TC_NS, 2000000},
+			  {TCA_LOSSLESS_SPFC_IRC_TH_BYTES, 0},
+			  {TCA_LOSSLESS_SPFC_IRC_TH_PACKETS, 200},
+			  {TCA_LOSSLESS_SPFC_VICTIM_THRESHOLD_BYTES, 1 << 20},
+			  {TCA_LOSSLESS_SPFC_FLAGS, LOSSLESS_SPFC_F_WINDOW_END},
+			  {TCA_LOSSLESS_SPFC_K, 8}};
+	r = Show({"qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_NE(r.out.find("scheme spfc spfc-window 2ms spfc-irc-th-packets 200 "
+			     "spfc-victim-threshold 1Mb spfc-mode window-end spfc-k 8 "),
+		  std::string::npos)
+		<< r.out;
+	EXPECT_EQ(r.out.find("spfc-irc-th "), std::string::npos) << r.out;
+	r = Show({"-j", "qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_NE(r.out.find("\"scheme\":\"spfc\",\"spfc_window\":2000000,"
+			     "\"spfc_irc_th_packets\":200,\"spfc_victim_threshold\":1048576,"
+			     "\"spfc_mode\":\"window-end\",\"spfc_k\":8"),
+		  std::string::npos)
+		<< r.out;
+	TempDir tmp;
+	WriteFile(tmp.File("j"), r.out);
+	Result py = RunCmd({"python3", "-c", "import json,sys; json.load(open(sys.argv[1]))", tmp.File("j")}, {});
+	if (py.rc != -1) {
+		EXPECT_EQ(py.rc, 0) << py.err << r.out;
+	}
+	// Another scheme's nest next to the id is not printed as this one's.
+	o.scheme->id = LOSSLESS_SCHEME_DSH;
+	r = Show({"qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_EQ(r.out.find("spfc-"), std::string::npos) << r.out;
 }
 
 TEST(TcPluginPrint, PoolOptionForms)
@@ -2390,7 +2602,8 @@ TEST(TcPluginWatchdog, XstatsNeedTheWholeBlock)
 {
 	tc_lossless_xstats st = SampleWdXstats();
 	for (size_t len : {offsetof(tc_lossless_xstats, wd_action), offsetof(tc_lossless_xstats, wd),
-			   offsetof(tc_lossless_xstats, wd[7]), sizeof(st) - 1}) {
+			   offsetof(tc_lossless_xstats, wd[7]),
+			   offsetof(tc_lossless_xstats, wd) + sizeof(st.wd) - 1}) {
 		Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, len));
 		EXPECT_EQ(r.rc, 0) << r.err;
 		EXPECT_EQ(r.out, std::string("qdisc lossless 1: root refcnt 2 ") + kDefaultOptsText + "\n" + kStatsHead)
@@ -2406,6 +2619,91 @@ TEST(TcPluginWatchdog, XstatsNeedTheWholeBlock)
 	Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump({}, big.data(), big.size()));
 	EXPECT_EQ(r.out, std::string("qdisc lossless 1: root refcnt 2 ") + kDefaultOptsText + "\n" + kStatsHead +
 				 kWdStatsText);
+}
+
+}  // namespace
+
+namespace {
+
+// The pool's scheme on the port (DSH, SPFC): printed from the names of
+// scheme_types.h's tables, only when the kernel sent it for such a scheme.
+tc_lossless_xstats SampleDshXstats()
+{
+	tc_lossless_xstats st = SamplePoolXstats();
+	st.sch.scheme = LOSSLESS_SCHEME_DSH;
+	st.sch.masks = (1u << 3) | ((1u << 3 | 1u << 4) << 8);	// QOFF 3, POFF
+	st.sch.ctr[0] = 12;		// qoff_pauses
+	st.sch.ctr[1] = 1;		// poff_pauses
+	st.sch.ctr[2] = 0;		// insurance_used
+	st.sch.ctr[3] = 9 << 10;	// insurance_peak
+	st.sch.ctr[4] = 0;		// shared_headroom_used
+	st.sch.ctr[5] = 3000;		// shared_headroom_peak
+	st.sch.ctr[6] = 12 << 10;	// port_shared
+	st.sch.prio[3] = 1500;		// tau
+	return st;
+}
+
+TEST(TcPluginPrint, SchemeXstatsDshText)
+{
+	QdiscOpts o;
+	o.pool.emplace();
+	tc_lossless_xstats st = SampleDshXstats();
+	Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump(o, &st, sizeof(st)));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find(" drops 0\n"
+			     "  scheme dsh qoff prio 3 poff prio 3 4 single_queue none\n"
+			     "  qoff_pauses 12 poff_pauses 1 insurance_used 0b insurance_peak 9Kb"
+			     " shared_headroom_used 0b shared_headroom_peak 3000b port_shared 12Kb\n"
+			     "  tau prio3 1500b prio4 0b\n"),
+		  std::string::npos)
+		<< r.out;
+	// Only the watchdog's part before it: not printed, all zero.
+	EXPECT_EQ(r.out.find("pfcwd"), std::string::npos) << r.out;
+}
+
+TEST(TcPluginPrint, SchemeXstatsSpfcJson)
+{
+	tc_lossless_xstats st = SamplePoolXstats();
+	st.sch.scheme = LOSSLESS_SCHEME_SPFC;
+	st.sch.masks = (1u << 4) | (1u << 4 << 8) | (1u << 3 << 24);
+	st.sch.ctr[0] = 5;		// to_victim
+	st.sch.ctr[1] = 4;		// to_normal
+	st.sch.ctr[2] = 2500000;	// victim_time, ns
+	st.sch.ctr[3] = 7;		// pauses_normal
+	st.sch.ctr[4] = 1;		// pauses_victim
+	st.sch.ctr[5] = 200000;		// trigger_peak
+	st.sch.ctr[6] = 250000;		// irc_threshold
+	st.sch.prio[4] = 260000;	// last_window
+	Result r = Show({"-s", "-j", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, sizeof(st)));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find("\"scheme_stats\":{\"scheme\":\"spfc\",\"victim\":[4],\"sh\":[4],"
+			     "\"forced_victim\":[],\"forced_normal\":[3],\"to_victim\":5,\"to_normal\":4,"
+			     "\"victim_time\":2500000,\"pauses_normal\":7,\"pauses_victim\":1,"
+			     "\"trigger_peak\":200000,\"irc_threshold\":250000,"
+			     "\"last_window\":[0,0,0,0,260000,0,0,0]}"),
+		  std::string::npos)
+		<< r.out;
+	r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, sizeof(st)));
+	EXPECT_NE(r.out.find("  scheme spfc victim prio 4 sh prio 4 forced_victim none forced_normal prio 3\n"
+			     "  to_victim 5 to_normal 4 victim_time 2.5ms pauses_normal 7 pauses_victim 1"
+			     " trigger_peak 200000b irc_threshold 250000\n"
+			     "  last_window prio3 0 prio4 260000\n"),
+		  std::string::npos)
+		<< r.out;
+}
+
+// DT and ST have no scheme telemetry (scheme 0), and a kernel that did not
+// send the block (shorter struct) prints none either.
+TEST(TcPluginPrint, SchemeXstatsOnlyWhenSent)
+{
+	tc_lossless_xstats st = SampleDshXstats();
+	Result r = Show({"-s", "qdisc", "show", "dev", "lo"},
+			QdiscDump({}, &st, offsetof(tc_lossless_xstats, sch)));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_EQ(r.out.find("scheme"), std::string::npos) << r.out;
+	st.sch.scheme = 0;
+	r = Show({"-s", "-j", "qdisc", "show", "dev", "lo"}, QdiscDump({}, &st, sizeof(st)));
+	EXPECT_EQ(r.out.find("scheme_stats"), std::string::npos) << r.out;
 }
 
 }  // namespace

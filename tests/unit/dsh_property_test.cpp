@@ -158,26 +158,46 @@ public:
 	{
 		for (ll_u32 port = 0; port < pool->cfg.max_ports; port++) {
 			const ll_dsh_port_state &st = pool->ports[port].sch.dsh;
-			c.queue_pauses += Popcount((ll_u8)(st.qoff & ~qoff_[port]));
-			if (st.poff && !poff_[port])
+			ll_u32 q = Popcount((ll_u8)(st.qoff & ~qoff_[port]));
+			c.queue_pauses += q;
+			seen_q_[port] += q;
+			if (st.poff && !poff_[port]) {
 				c.port_pauses++;
+				seen_p_[port]++;
+			}
 			qoff_[port] = st.qoff;
 			poff_[port] = st.poff;
+			seen_ins_[port] = std::max(seen_ins_[port],
+						   pool->ports[port].headroom_used);
 		}
 	}
 	void Finish(const ll_mmu_pool *pool) override
 	{
+		ll_u64 pauses = 0;
 		for (ll_u32 port = 0; port < pool->cfg.max_ports; port++) {
-			EXPECT_EQ(pool->ports[port].sch.dsh.qoff, 0) << "port " << port;
-			EXPECT_EQ(pool->ports[port].sch.dsh.poff, 0) << "port " << port;
+			const ll_dsh_port_state &st = pool->ports[port].sch.dsh;
+			EXPECT_EQ(st.qoff, 0) << "port " << port;
+			EXPECT_EQ(st.poff, 0) << "port " << port;
 			EXPECT_EQ(ll_dsh_port_shared(pool, port), 0u);
+			// Telemetry: every pause seen counted (and those between
+			// two samples), the insurance's peak within Phi.
+			EXPECT_GE(st.qoff_pauses, seen_q_[port]) << "port " << port;
+			EXPECT_GE(st.poff_pauses, seen_p_[port]) << "port " << port;
+			EXPECT_GE(st.insurance_peak, seen_ins_[port]) << "port " << port;
+			EXPECT_LE(st.insurance_peak, pool->ports[port].headroom_bytes);
+			pauses += st.qoff_pauses + st.poff_pauses;
 		}
+		// All resumed: the ring saw a resume for every pause.
+		EXPECT_EQ(pool->events.total, 2 * pauses);
 	}
 
 private:
 	ll_u64 t_before_ = 0;
 	ll_u8 qoff_[kMaxPorts] = {};
 	ll_u8 poff_[kMaxPorts] = {};
+	ll_u64 seen_q_[kMaxPorts] = {};
+	ll_u64 seen_p_[kMaxPorts] = {};
+	ll_u64 seen_ins_[kMaxPorts] = {};
 };
 
 NetCounts RunNet(const NetConfig &nc, ll_u64 seed)
@@ -588,3 +608,25 @@ TEST(DshProperty, RandomOrderReleasesExactly)
 }
 
 } // namespace
+
+// The pool's hooks mask skips only calls that do nothing (scheme.h's
+// LL_SCHEME_HOOK_*): DSH with every hook called is the same run.
+TEST(SchemeHooks, DshSkippedHooksChangeNothing)
+{
+	for (ll_u64 seed = 1; seed <= 4; seed++) {
+		SCOPED_TRACE(seed);
+		NetConfig nc = StressConfig(seed);
+		NetConfig all = nc;
+		all.all_hooks = true;
+		NetCounts a = RunNet(nc, seed);
+		NetCounts b = RunNet(all, seed);
+		if (HasFatalFailure())
+			return;
+		EXPECT_EQ(a.admitted, b.admitted);
+		EXPECT_EQ(a.headroom_admits, b.headroom_admits);
+		EXPECT_EQ(a.frames, b.frames);
+		EXPECT_EQ(a.queue_pauses, b.queue_pauses);
+		EXPECT_EQ(a.port_pauses, b.port_pauses);
+		EXPECT_GT(a.frames, 0u);
+	}
+}

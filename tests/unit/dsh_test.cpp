@@ -128,12 +128,12 @@ void ExpectAllResumed(Pool &pool, ll_u64 now)
 
 // ------------------------------------------------------------ the seam
 
-TEST(DshScheme, InTheCoreButNotSelectable)
+TEST(DshScheme, SelectableAndFitsItsUnions)
 {
-	EXPECT_GE(LL_SCHEME_DSH, LL_SCHEME_COUNT);
+	EXPECT_LT(LL_SCHEME_DSH, LL_SCHEME_COUNT);
 	EXPECT_LT(LL_SCHEME_DSH, LL_SCHEME_CORE_COUNT);
-	EXPECT_EQ(ll_scheme_by_name("dsh"), -1);
-	EXPECT_EQ(ll_scheme_name(LL_SCHEME_DSH), nullptr);
+	EXPECT_EQ(ll_scheme_by_name("dsh"), LL_SCHEME_DSH);
+	EXPECT_STREQ(ll_scheme_name(LL_SCHEME_DSH), "dsh");
 	ll_mmu_config c = UConfig();
 	EXPECT_EQ(ll_mmu_config_check(&c), LL_MMU_OK);
 	// The state fits its unions, and a port stays under 3 KB.
@@ -148,26 +148,38 @@ TEST(DshScheme, InTheCoreButNotSelectable)
 TEST(DshConfig, BadParametersRefused)
 {
 	ll_mmu_config c = UConfig();
-	auto check = [&](void (*set)(ll_dsh_params &), ll_mmu_err want) {
+	// Each refusal with the message the kernel gives (naming tc's keyword).
+	auto check = [&](void (*set)(ll_dsh_params &), ll_mmu_err want,
+			 const char *msg = nullptr) {
 		ll_mmu_config x = c;
 		set(x.scheme_params.dsh);
 		EXPECT_EQ(ll_mmu_config_check(&x), want);
+		const char *got = ll_scheme_check_msg(&x);
+		if (want == LL_MMU_OK)
+			EXPECT_EQ(got, nullptr) << got;
+		else
+			EXPECT_STREQ(got, msg);
 	};
 	check([](ll_dsh_params &d) { d.window_ns = 10 * LL_NSEC_PER_SEC; }, LL_MMU_OK);
 	check([](ll_dsh_params &d) { d.window_ns = 10 * LL_NSEC_PER_SEC + 1; },
-	      LL_MMU_ERR_SCHEME_PARAMS);
+	      LL_MMU_ERR_SCHEME_PARAMS, "dsh: dsh-window above 10 s");
 	check([](ll_dsh_params &d) { d.ewma_shift = 8; }, LL_MMU_OK);
-	check([](ll_dsh_params &d) { d.ewma_shift = 9; }, LL_MMU_ERR_SCHEME_PARAMS);
+	check([](ll_dsh_params &d) { d.ewma_shift = 9; }, LL_MMU_ERR_SCHEME_PARAMS,
+	      "dsh: dsh-ewma-shift above 8");
 	check([](ll_dsh_params &d) { d.deviation_gain = 16; }, LL_MMU_OK);
-	check([](ll_dsh_params &d) { d.deviation_gain = 17; }, LL_MMU_ERR_SCHEME_PARAMS);
+	check([](ll_dsh_params &d) { d.deviation_gain = 17; }, LL_MMU_ERR_SCHEME_PARAMS,
+	      "dsh: dsh-gain above 16");
 	check([](ll_dsh_params &d) { d.flags = LL_DSH_F_ALL & ~LL_DSH_F_STATIC_TAU; },
 	      LL_MMU_OK);
-	check([](ll_dsh_params &d) { d.flags = 0x8; }, LL_MMU_ERR_SCHEME_PARAMS);
+	check([](ll_dsh_params &d) { d.flags = 0x8; }, LL_MMU_ERR_SCHEME_PARAMS,
+	      "dsh: unknown dsh-variant flags");
 	check([](ll_dsh_params &d) {
 		d.flags = LL_DSH_F_NO_SHARED_HEADROOM | LL_DSH_F_STATIC_TAU;
-	}, LL_MMU_ERR_SCHEME_PARAMS);
+	}, LL_MMU_ERR_SCHEME_PARAMS,
+	      "dsh: dsh-variant no-shared-headroom and static-tau together");
 	c.scheme_params.raw[4] = 1;	// past DSH's four words
 	EXPECT_EQ(ll_mmu_config_check(&c), LL_MMU_ERR_SCHEME_PARAMS);
+	EXPECT_NE(ll_scheme_check_msg(&c), nullptr);
 	// Phi below 2 MTU is refused at attach, as for every scheme.
 	Pool pool(UConfig());
 	ll_mmu_port_config pc = PortCfg(10 * kGbit, 2999);
@@ -978,6 +990,115 @@ TEST(DshScheme, ChangeOnlyWhenIdle)
 	for (ll_u32 p = 0; p < 4; p++)
 		EXPECT_FALSE(St(s.pool, p).has_prev);
 	ExpectAllResumed(s.pool, s.t);
+}
+
+} // namespace
+
+// ------------------------------------------------------------ telemetry
+
+namespace {
+
+// The events of the pool's ring, oldest first.
+std::vector<ll_scheme_event> Events(Pool &pool)
+{
+	const ll_scheme_events &r = pool->events;
+	std::vector<ll_scheme_event> out;
+	ll_u64 n = std::min<ll_u64>(r.total, LL_SCHEME_EVENTS);
+	for (ll_u64 i = r.total - n; i < r.total; i++)
+		out.push_back(r.ev[i % LL_SCHEME_EVENTS]);
+	return out;
+}
+
+// #5's sequence, counted: one queue pause at 106, one port pause at 312,
+// the insurance's peak kept after the drain, the shared headroom (bytes
+// above X_qoff while in QOFF) and its peak, and the ring's QOFF, POFF,
+// then QON and PON with the bytes of the moment.
+TEST(DshTelemetry, PausesCountedOncePeaksKept)
+{
+	Pool pool(UConfig(), 10 * kGbit, kPhi);
+	Traffic tr{pool, {}};
+	ll_scheme_port_stats ss;
+	ll_u64 t = 1, hr_peak = 0;
+	for (ll_u32 n = 1; n <= 327; n++) {
+		if (n == 2)
+			t += kWindow;
+		ASSERT_TRUE(ll_mmu_admitted(tr.Send(0, 1, t++)));
+		hr_peak = std::max(hr_peak, ll_dsh_shared_headroom(pool.p(), 0));
+	}
+	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 0, t, &ss), 1);
+	EXPECT_EQ(ss.scheme, (ll_u32)LL_SCHEME_DSH);
+	EXPECT_EQ(ss.masks & 0xff, 1u << 1);			// qoff: prio 1
+	EXPECT_EQ((ss.masks >> 8) & 0xff, (ll_u32)kUMask);	// poff: all lossless
+	EXPECT_EQ((ss.masks >> 16) & 0xff, 1u << 1);		// single-queue: 1
+	EXPECT_EQ(ss.ctr[0], 1u);				// qoff_pauses
+	EXPECT_EQ(ss.ctr[1], 1u);				// poff_pauses
+	EXPECT_EQ(ss.ctr[2], (ll_u64)kPhi);			// insurance_used
+	EXPECT_EQ(ss.ctr[3], (ll_u64)kPhi);			// insurance_peak
+	// tau 0 (single queue): X_qoff = T; the bytes above it are shared headroom.
+	ll_u64 s = pool->ports[0].iq[1].shared_used;
+	EXPECT_EQ(ss.ctr[4], s - T(pool));
+	EXPECT_GT(ss.ctr[4], 0u);
+	EXPECT_EQ(ss.ctr[5], hr_peak);
+	EXPECT_EQ(ss.ctr[6], ll_dsh_port_shared(pool.p(), 0));
+	EXPECT_EQ(ss.prio[0][1], 0u);				// tau
+	EXPECT_EQ(ss.prio[0][0], 0u);				// lossy: nothing
+
+	tr.ReleaseAll(t);
+	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 0, t, &ss), 1);
+	EXPECT_EQ(ss.masks & 0xffff, 0u);
+	EXPECT_EQ(ss.ctr[0], 1u);
+	EXPECT_EQ(ss.ctr[1], 1u);
+	EXPECT_EQ(ss.ctr[2], 0u);
+	EXPECT_EQ(ss.ctr[3], (ll_u64)kPhi);			// the peak stays
+	EXPECT_EQ(ss.ctr[4], 0u);
+	EXPECT_EQ(ss.ctr[5], hr_peak);
+
+	std::vector<ll_scheme_event> ev = Events(pool);
+	ASSERT_EQ(ev.size(), 4u);
+	EXPECT_EQ(ev[0].type, LL_EV_QOFF);
+	EXPECT_EQ(ev[0].prio, 1);
+	EXPECT_EQ(ev[0].bytes, 106u * kPkt);			// 2 reserved, 104 shared
+	EXPECT_EQ(ev[0].time_ns, kWindow + 106);
+	EXPECT_EQ(ev[1].type, LL_EV_POFF);
+	EXPECT_EQ(ev[1].prio, 0xff);
+	EXPECT_EQ(ev[1].bytes, 316416u + kPkt);			// S_i + insurance
+	EXPECT_EQ(ev[1].shared_used, 316416u);			// port 0's alone
+	std::vector<int> rest = {ev[2].type, ev[3].type};
+	std::sort(rest.begin(), rest.end());
+	EXPECT_EQ(rest, (std::vector<int>{LL_EV_QON, LL_EV_PON}));
+	for (const auto &e : ev)
+		EXPECT_EQ(e.port, 0);
+}
+
+// Only DSH and SPFC have telemetry; a detached port has none.
+TEST(DshTelemetry, OtherSchemesAndDetachedPorts)
+{
+	ll_scheme_port_stats ss;
+	Pool dt(UConfig(LL_SCHEME_DT), 10 * kGbit, kPhi);
+	EXPECT_EQ(ll_scheme_get_port_stats(dt.p(), 0, 1, &ss), 0);
+	EXPECT_EQ(ss.scheme, (ll_u32)LL_SCHEME_DT);
+	EXPECT_EQ(ss.ctr[0] | ss.masks, 0u);
+	Pool pool(UConfig(), 10 * kGbit, kPhi);
+	ll_mmu_port_detach(pool.p(), 2, 1);
+	EXPECT_EQ(ll_scheme_get_port_stats(pool.p(), 2, 1, &ss), -1);
+	EXPECT_EQ(ll_scheme_get_port_stats(pool.p(), 9, 1, &ss), -1);
+}
+
+// The ring keeps the latest LL_SCHEME_EVENTS, overwriting the oldest.
+TEST(DshTelemetry, EventRingWraps)
+{
+	Pool pool(UConfig(), 10 * kGbit, kPhi);
+	for (ll_u32 i = 0; i < LL_SCHEME_EVENTS + 6; i++)
+		ll_scheme_log_event(pool.p(), i % 4, i % 8, LL_EV_QOFF, i, 1000 + i);
+	EXPECT_EQ(pool->events.total, (ll_u64)LL_SCHEME_EVENTS + 6);
+	std::vector<ll_scheme_event> ev = Events(pool);
+	ASSERT_EQ(ev.size(), (size_t)LL_SCHEME_EVENTS);
+	for (ll_u32 i = 0; i < LL_SCHEME_EVENTS; i++) {
+		EXPECT_EQ(ev[i].bytes, i + 6u) << i;
+		EXPECT_EQ(ev[i].time_ns, 1006u + i) << i;
+		EXPECT_EQ(ev[i].port, (i + 6) % 4) << i;
+		EXPECT_EQ(ev[i].prio, (i + 6) % 8) << i;
+	}
 }
 
 } // namespace

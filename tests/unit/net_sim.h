@@ -147,6 +147,10 @@ struct NetConfig {
 	ll_u32 sinks = 0;		// receive only, never stalled (spfc's R1)
 	ll_u32 victims = 0;		// heavy ports sending to a sink and hot
 	ll_u32 victim_hot_per_mille = 300;	// a victim's share to the hot port
+	// Call every scheme hook, skipping none (pool->scheme_hooks all set),
+	// and give every admission the clock: what the hooks mask saves must
+	// change nothing (scheme_test.cpp's SchemeHooks).
+	bool all_hooks = false;
 };
 
 struct NetCounts {
@@ -254,6 +258,8 @@ public:
 		for (ll_u32 i = 0; i < nc.ports; i++)
 			EXPECT_EQ(ll_mmu_port_attach(pool(), i, &pc_[i], 0), LL_MMU_OK);
 		EXPECT_EQ(pool()->shared_size, nc.shared_bytes);
+		if (nc.all_hooks)
+			pool()->scheme_hooks = ~0u;
 		for (ll_u32 p = 0; p < 8; p++)
 			if ((nc.lossless_mask >> p) & 1)
 				lossless_.push_back(p);
@@ -430,7 +436,9 @@ private:
 		ll_u32 prio = s.prio, eg = s.dest, bytes = s.bytes;
 		ll_mmu_verdict want = hooks_.PreAdmit(pool(), in, prio, eg, prio, bytes, now_);
 		ll_mmu_charge c;
-		ll_mmu_verdict v = ll_mmu_admit(pool(), in, prio, eg, prio, bytes, now_, &c);
+		// As the kernel: no clock for a scheme that does not read it.
+		ll_u64 t = pool()->scheme_hooks & LL_SCHEME_HOOK_CLOCK ? now_ : 0;
+		ll_mmu_verdict v = ll_mmu_admit(pool(), in, prio, eg, prio, bytes, t, &c);
 		ASSERT_EQ(v, want) << "in " << in << " prio " << prio << " bytes " << bytes;
 		hooks_.PostAdmit(pool(), in, prio, bytes, v, now_);
 		if (::testing::Test::HasFatalFailure())

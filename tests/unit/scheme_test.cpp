@@ -56,23 +56,28 @@ TEST(Scheme, NamesAndIds)
 {
 	EXPECT_EQ(ll_scheme_by_name("dt"), LL_SCHEME_DT);
 	EXPECT_EQ(ll_scheme_by_name("st"), LL_SCHEME_ST);
-	EXPECT_EQ(ll_scheme_by_name("dsh"), -1);
-	EXPECT_EQ(ll_scheme_by_name("spfc"), -1);
+	EXPECT_EQ(ll_scheme_by_name("dsh"), LL_SCHEME_DSH);
+	EXPECT_EQ(ll_scheme_by_name("spfc"), LL_SCHEME_SPFC);
 	EXPECT_EQ(ll_scheme_by_name(""), -1);
 	EXPECT_EQ(ll_scheme_by_name("stt"), -1);
 	EXPECT_STREQ(ll_scheme_name(LL_SCHEME_DT), "dt");
 	EXPECT_STREQ(ll_scheme_name(LL_SCHEME_ST), "st");
+	EXPECT_STREQ(ll_scheme_name(LL_SCHEME_DSH), "dsh");
+	EXPECT_STREQ(ll_scheme_name(LL_SCHEME_SPFC), "spfc");
 	EXPECT_EQ(ll_scheme_name(LL_SCHEME_COUNT), nullptr);
+	// Every scheme of the core is selectable.
+	EXPECT_EQ(LL_SCHEME_COUNT, LL_SCHEME_CORE_COUNT);
 }
 
 TEST(Scheme, BadSchemeAndParametersRefused)
 {
-	// Past every scheme the core has (LL_SCHEME_COUNT, the selectable
-	// bound, is DSH's id: core only, dsh_test.cpp).
+	// Past every scheme the core has.
 	ll_mmu_config c = TwoPorts(LL_SCHEME_CORE_COUNT);
 	EXPECT_EQ(ll_mmu_config_check(&c), LL_MMU_ERR_SCHEME);
+	EXPECT_STREQ(ll_scheme_check_msg(&c), "unknown scheme");
 	c = TwoPorts(LL_SCHEME_ST, 1ull << 41);
 	EXPECT_EQ(ll_mmu_config_check(&c), LL_MMU_ERR_SCHEME_PARAMS);
+	EXPECT_STREQ(ll_scheme_check_msg(&c), "st: st-threshold above the buffer");
 	c = TwoPorts(LL_SCHEME_ST, c.total_bytes);
 	EXPECT_EQ(ll_mmu_config_check(&c), LL_MMU_OK);
 	EXPECT_STREQ(ll_mmu_err_name(LL_MMU_ERR_SCHEME), "unknown-scheme");

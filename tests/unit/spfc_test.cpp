@@ -133,21 +133,21 @@ void MakeVictim(Traffic &tr, ll_u64 t = 0)
 
 // ------------------------------------------------------------ the seam
 
-TEST(SpfcScheme, InTheCoreButNotSelectable)
+TEST(SpfcScheme, SelectableAndFitsItsUnions)
 {
-	EXPECT_GE(LL_SCHEME_SPFC, LL_SCHEME_COUNT);
+	EXPECT_LT(LL_SCHEME_SPFC, LL_SCHEME_COUNT);
 	EXPECT_LT(LL_SCHEME_SPFC, LL_SCHEME_CORE_COUNT);
-	EXPECT_EQ(ll_scheme_by_name("spfc"), -1);
-	EXPECT_EQ(ll_scheme_name(LL_SCHEME_SPFC), nullptr);
+	EXPECT_EQ(ll_scheme_by_name("spfc"), LL_SCHEME_SPFC);
+	EXPECT_STREQ(ll_scheme_name(LL_SCHEME_SPFC), "spfc");
 	ll_mmu_config c = SpfcConfig();
 	c.scheme_params.spfc = ll_spfc_params{};	// zeroed: the defaults
 	EXPECT_EQ(ll_mmu_config_check(&c), LL_MMU_OK);
-	// The state fits the unions as they were: a port stays 2968 bytes.
+	// The state fits the unions; a port is 2984 bytes with the telemetry.
 	static_assert(sizeof(ll_spfc_port_state) <= sizeof(ll_scheme_port_state), "");
 	static_assert(sizeof(ll_spfc_iq_state) <= sizeof(ll_scheme_iq_state), "");
 	static_assert(sizeof(ll_spfc_pool_state) <= sizeof(ll_scheme_pool_state), "");
 	static_assert(sizeof(ll_spfc_params) <= sizeof(ll_scheme_params), "");
-	EXPECT_EQ(sizeof(ll_mmu_port), 2968u);
+	EXPECT_EQ(sizeof(ll_mmu_port), 2984u);
 	EXPECT_LT(sizeof(ll_mmu_port), 3000u);
 }
 
@@ -964,10 +964,19 @@ TEST(SpfcState, SU18VictimNormalCycles)
 TEST(SpfcConfig, BadParametersRefused)
 {
 	ll_mmu_config c = SpfcConfig();
-	auto check = [&](void (*set)(ll_spfc_params &), ll_mmu_err want) {
+	auto check = [&](void (*set)(ll_spfc_params &), ll_mmu_err want,
+			 const char *msg = nullptr) {
 		ll_mmu_config x = c;
 		set(x.scheme_params.spfc);
 		EXPECT_EQ(ll_mmu_config_check(&x), want);
+		// The reason the kernel gives, naming tc's keyword.
+		const char *got = ll_scheme_check_msg(&x);
+		if (want == LL_MMU_OK)
+			EXPECT_EQ(got, nullptr) << got;
+		else if (msg)
+			EXPECT_STREQ(got, msg);
+		else
+			EXPECT_NE(got, nullptr);
 		Pool pool(SpfcConfig(), k100G, kHdrm);
 		if (want != LL_MMU_OK) {	// a live pool keeps its configuration
 			EXPECT_EQ(ll_mmu_pool_reconfigure(pool.p(), &x), want);
@@ -977,12 +986,13 @@ TEST(SpfcConfig, BadParametersRefused)
 	check([](ll_spfc_params &s) { s.tc_ns = 0; }, LL_MMU_OK);	// 1 ms
 	check([](ll_spfc_params &s) { s.tc_ns = LL_SPFC_TC_NS_MIN; }, LL_MMU_OK);
 	check([](ll_spfc_params &s) { s.tc_ns = LL_SPFC_TC_NS_MIN - 1; },
-	      LL_MMU_ERR_SCHEME_PARAMS);
+	      LL_MMU_ERR_SCHEME_PARAMS, "spfc: spfc-window outside 10 us .. 1 s");
 	check([](ll_spfc_params &s) { s.tc_ns = LL_NSEC_PER_SEC; }, LL_MMU_OK);
 	check([](ll_spfc_params &s) { s.tc_ns = LL_NSEC_PER_SEC + 1; },
 	      LL_MMU_ERR_SCHEME_PARAMS);
 	check([](ll_spfc_params &s) { s.irc_th_bytes = 1500; }, LL_MMU_OK);	// 1 MTU
-	check([](ll_spfc_params &s) { s.irc_th_bytes = 1499; }, LL_MMU_ERR_SCHEME_PARAMS);
+	check([](ll_spfc_params &s) { s.irc_th_bytes = 1499; }, LL_MMU_ERR_SCHEME_PARAMS,
+	      "spfc: spfc-irc-th below one frame (the pool's MTU)");
 	check([](ll_spfc_params &s) { s.irc_th_bytes = 1; }, LL_MMU_ERR_SCHEME_PARAMS);
 	check([](ll_spfc_params &s) { s.irc_th_bytes = 0xFFFFFFFFull; }, LL_MMU_OK);
 	check([](ll_spfc_params &s) { s.irc_th_bytes = 1ull << 32; },
@@ -993,14 +1003,30 @@ TEST(SpfcConfig, BadParametersRefused)
 	check([](ll_spfc_params &s) {
 		s.irc_th_packets = 200;
 		s.irc_th_bytes = 200000;
-	}, LL_MMU_ERR_SCHEME_PARAMS);
+	}, LL_MMU_ERR_SCHEME_PARAMS,
+	      "spfc: spfc-irc-th and spfc-irc-th-packets together (give one)");
 	check([](ll_spfc_params &s) { s.victim_threshold_bytes = 1020000; }, LL_MMU_OK);
 	check([](ll_spfc_params &s) { s.victim_threshold_bytes = 1020001; },
-	      LL_MMU_ERR_SCHEME_PARAMS);
+	      LL_MMU_ERR_SCHEME_PARAMS, "spfc: spfc-victim-threshold above the buffer");
 	check([](ll_spfc_params &s) { s.flags = LL_SPFC_F_ALL; }, LL_MMU_OK);
-	check([](ll_spfc_params &s) { s.flags = 0x4; }, LL_MMU_ERR_SCHEME_PARAMS);
-	c.scheme_params.raw[5] = 1;	// past SPFC's five words
+	check([](ll_spfc_params &s) { s.flags = 0x4; }, LL_MMU_ERR_SCHEME_PARAMS,
+	      "spfc: unknown spfc-mode flags");
+	// K (B1): an integer 1 .. 1000, 0 the default 5; the user's K <= 0,
+	// NaN and Inf are the parameter table's to refuse where it is typed.
+	check([](ll_spfc_params &s) { s.k = 1; }, LL_MMU_OK);
+	check([](ll_spfc_params &s) { s.k = LL_SPFC_K_MAX; }, LL_MMU_OK);
+	check([](ll_spfc_params &s) { s.k = LL_SPFC_K_MAX + 1; }, LL_MMU_ERR_SCHEME_PARAMS,
+	      "spfc: spfc-k above 1000");
+	check([](ll_spfc_params &s) { s.k = ~0ull; }, LL_MMU_ERR_SCHEME_PARAMS,
+	      "spfc: spfc-k above 1000");
+	// With a given IRC_th K does nothing, and is not refused.
+	check([](ll_spfc_params &s) {
+		s.k = 7;
+		s.irc_th_bytes = 200000;
+	}, LL_MMU_OK);
+	c.scheme_params.raw[6] = 1;	// past SPFC's six words
 	EXPECT_EQ(ll_mmu_config_check(&c), LL_MMU_ERR_SCHEME_PARAMS);
+	EXPECT_NE(ll_scheme_check_msg(&c), nullptr);
 	// ST's threshold beyond the buffer (the baseline's check).
 	c = PaperConfig(2, {2, 0});
 	c.scheme = LL_SCHEME_ST;
@@ -1008,9 +1034,9 @@ TEST(SpfcConfig, BadParametersRefused)
 	EXPECT_EQ(ll_mmu_config_check(&c), LL_MMU_ERR_SCHEME_PARAMS);
 }
 
-// B1, B5: IRC_th 0 is the default, never 0: C_p x TC / 8 / 5 per port
-// (mixed speeds get their own), at least one frame, at most 2^32 - 1.
-// TC 0 is 1 ms.
+// B1, B5: IRC_th 0 is the default, never 0: C_p x TC / 8 / K per port
+// (mixed speeds get their own; K 0 is 5), at least one frame, at most
+// 2^32 - 1. TC 0 is 1 ms.
 TEST(SpfcConfig, ZeroIsTheDerivedDefaultNeverZero)
 {
 	ll_mmu_config c = SpfcConfig(4);
@@ -1027,6 +1053,28 @@ TEST(SpfcConfig, ZeroIsTheDerivedDefaultNeverZero)
 	EXPECT_EQ(ll_spfc_irc_threshold(pool.p(), 1), 250000u);
 	EXPECT_EQ(ll_spfc_irc_threshold(pool.p(), 2), 1500u);		// 25 B: 1 MTU
 	EXPECT_EQ(ll_spfc_irc_threshold(pool.p(), 3), 40000000u);
+	// K: C_p x TC / 8 / K per port, integers only (K = 1: a full window
+	// at line rate; K = 1000: 1/1000 of it, at least one frame).
+	c.scheme_params.spfc.k = 1;
+	ASSERT_EQ(ll_mmu_pool_reconfigure(pool.p(), &c), LL_MMU_OK);
+	EXPECT_EQ(ll_spfc_irc_threshold(pool.p(), 0), 12500000u);
+	EXPECT_EQ(ll_spfc_irc_threshold(pool.p(), 1), 1250000u);
+	c.scheme_params.spfc.k = 3;	// 12.5 MB / 3, rounded down
+	ASSERT_EQ(ll_mmu_pool_reconfigure(pool.p(), &c), LL_MMU_OK);
+	EXPECT_EQ(ll_spfc_irc_threshold(pool.p(), 0), 4166666u);
+	c.scheme_params.spfc.k = LL_SPFC_K_MAX;
+	ASSERT_EQ(ll_mmu_pool_reconfigure(pool.p(), &c), LL_MMU_OK);
+	EXPECT_EQ(ll_spfc_irc_threshold(pool.p(), 0), 12500u);
+	EXPECT_EQ(ll_spfc_irc_threshold(pool.p(), 1), 1500u);		// 1250 B: 1 MTU
+	c.scheme_params.spfc.k = LL_SPFC_K_DEFAULT;	// the same as 0
+	ASSERT_EQ(ll_mmu_pool_reconfigure(pool.p(), &c), LL_MMU_OK);
+	EXPECT_EQ(ll_spfc_irc_threshold(pool.p(), 0), 2500000u);
+	// A given IRC_th applies whatever K is.
+	c.scheme_params.spfc.irc_th_bytes = 100000;
+	ASSERT_EQ(ll_mmu_pool_reconfigure(pool.p(), &c), LL_MMU_OK);
+	EXPECT_EQ(ll_spfc_irc_threshold(pool.p(), 0), 100000u);
+	c.scheme_params.spfc.irc_th_bytes = 0;
+	c.scheme_params.spfc.k = 0;
 	c.scheme_params.spfc.tc_ns = LL_SPFC_TC_NS_MAX;	// 1.6T x 1 s / 5: 40 GB
 	ASSERT_EQ(ll_mmu_pool_reconfigure(pool.p(), &c), LL_MMU_OK);
 	EXPECT_EQ(ll_spfc_irc_threshold(pool.p(), 3), LL_SPFC_IRC_TH_MAX);
@@ -1223,6 +1271,117 @@ TEST(SpfcSlowPath, DaemonBitWithExactReset)
 	EXPECT_TRUE(Paused(pool.p(), 0));
 	EXPECT_EQ(ll_spfc_publish(pool.p(), 9, 0, 0, 0), -1);
 	tr.DrainAll(t + 40);
+}
+
+} // namespace
+
+// ------------------------------------------------------------ telemetry
+
+namespace {
+
+std::vector<ll_scheme_event> Events(Pool &pool)
+{
+	const ll_scheme_events &r = pool->events;
+	std::vector<ll_scheme_event> out;
+	ll_u64 n = std::min<ll_u64>(r.total, LL_SCHEME_EVENTS);
+	for (ll_u64 i = r.total - n; i < r.total; i++)
+		out.push_back(r.ev[i % LL_SCHEME_EVENTS]);
+	return out;
+}
+
+// S-U5 and S-U7 counted: Victim at the 200th departure (t 20,000), the
+// latch at the 1001st packet (t 30,000: a PAUSE while Victim, the queue
+// holding 1,001,000 B), the RESUME at the 335th departure and Victim again
+// (t 40,000); then a Normal port's PAUSE. The ring has each with its time
+// and bytes; the time in Victim counts up to now.
+TEST(SpfcTelemetry, TransitionsPausesAndRing)
+{
+	Pool pool(SpfcConfig(), k100G, kHdrm);
+	Traffic tr{pool};
+	tr.PassThrough(0, 200, 100, 100);		// departures at 100 .. 20,000
+	ASSERT_TRUE(Victim(pool, 0));
+	for (int k = 0; k < 1001; k++)
+		tr.Send(0, 30000);
+	ASSERT_TRUE(Paused(pool.p(), 0));
+	for (int k = 0; k < 335; k++)
+		tr.Depart(0, 40000);
+	ASSERT_FALSE(Paused(pool.p(), 0));
+	ASSERT_TRUE(Victim(pool, 0));
+
+	ll_scheme_port_stats ss;
+	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 0, 50000, &ss), 1);
+	EXPECT_EQ(ss.scheme, (ll_u32)LL_SCHEME_SPFC);
+	EXPECT_EQ(ss.masks & 0xff, 1u << kP);			// victim
+	EXPECT_EQ((ss.masks >> 8) & 0xff, 1u << kP);		// sh
+	EXPECT_EQ(ss.masks >> 16, 0u);				// nothing forced
+	EXPECT_EQ(ss.ctr[0], 2u);				// to_victim
+	EXPECT_EQ(ss.ctr[1], 1u);				// to_normal
+	EXPECT_EQ(ss.ctr[2], 10000u + 10000u);			// victim_time, to 50,000
+	EXPECT_EQ(ss.ctr[3], 0u);				// pauses_normal
+	EXPECT_EQ(ss.ctr[4], 1u);				// pauses_victim
+	EXPECT_EQ(ss.ctr[5], 1001000u);				// trigger_peak
+	EXPECT_EQ(ss.ctr[6], kTh);				// irc_threshold
+	EXPECT_EQ(ss.prio[0][kP], 0u);				// last_window
+	EXPECT_EQ(ss.prio[1][kP], kTh + 335000u);		// irc
+	EXPECT_EQ(ss.prio[1][0], 0u);
+
+	std::vector<ll_scheme_event> ev = Events(pool);
+	ASSERT_EQ(ev.size(), 5u);
+	const int want[] = {LL_EV_TO_VICTIM, LL_EV_PAUSE, LL_EV_TO_NORMAL, LL_EV_RESUME,
+			    LL_EV_TO_VICTIM};
+	const ll_u64 when[] = {20000, 30000, 30000, 40000, 40000};
+	for (size_t i = 0; i < ev.size(); i++) {
+		EXPECT_EQ(ev[i].type, want[i]) << i;
+		EXPECT_EQ(ev[i].time_ns, when[i]) << i;
+		EXPECT_EQ(ev[i].port, 0) << i;
+		EXPECT_EQ(ev[i].prio, kP) << i;
+	}
+	EXPECT_EQ(ev[1].bytes, 1001000u);
+	EXPECT_EQ(ev[1].shared_used, 1000000u);			// the pool full
+	EXPECT_EQ(ev[3].bytes, 666000u);
+
+	// A Normal port pauses at DT's threshold: counted as such.
+	int n = 0;
+	while (!Paused(pool.p(), 1) && n++ < 1000)
+		tr.Send(1, 60000, kP, kPkt, 0);
+	ASSERT_TRUE(Paused(pool.p(), 1));
+	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 1, 60000, &ss), 1);
+	EXPECT_EQ(ss.ctr[3], 1u);
+	EXPECT_EQ(ss.ctr[4], 0u);
+	EXPECT_EQ(ss.ctr[5], (ll_u64)n * kPkt);
+	EXPECT_EQ(ss.ctr[2], 0u);
+	ev = Events(pool);
+	EXPECT_EQ(ev.back().type, LL_EV_PAUSE);
+	EXPECT_EQ(ev.back().port, 1);
+
+	// The drain resumes port 1; time in Victim keeps counting on port 0.
+	tr.DrainAll(70000);
+	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 0, 70000, &ss), 1);
+	EXPECT_EQ(ss.ctr[2], 10000u + 30000u);
+	ev = Events(pool);
+	EXPECT_TRUE(std::any_of(ev.begin(), ev.end(), [](const ll_scheme_event &e) {
+		return e.port == 1 && e.type == LL_EV_RESUME && e.time_ns == 70000;
+	}));
+}
+
+// The forced states show in their masks; forcing is a transition.
+TEST(SpfcTelemetry, ForcedMasks)
+{
+	Pool pool(SpfcConfig(), k100G, kHdrm);
+	ASSERT_EQ(ll_spfc_force(pool.p(), 0, kP, LL_SPFC_FORCE_VICTIM, 1000), 0);
+	ASSERT_EQ(ll_spfc_force(pool.p(), 1, kP, LL_SPFC_FORCE_NORMAL, 1000), 0);
+	ll_scheme_port_stats ss;
+	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 0, 3000, &ss), 1);
+	EXPECT_EQ(ss.masks, (1u << kP) | (1u << kP << 16));
+	EXPECT_EQ(ss.ctr[0], 1u);
+	EXPECT_EQ(ss.ctr[2], 2000u);
+	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 1, 3000, &ss), 1);
+	EXPECT_EQ(ss.masks, 1u << kP << 24);
+	EXPECT_EQ(ss.ctr[0], 0u);
+	std::vector<ll_scheme_event> ev = Events(pool);
+	ASSERT_EQ(ev.size(), 1u);
+	EXPECT_EQ(ev[0].type, LL_EV_TO_VICTIM);
+	EXPECT_EQ(ev[0].time_ns, 1000u);
 }
 
 } // namespace

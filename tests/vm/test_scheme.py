@@ -66,7 +66,7 @@ def kernel_refusals(c, sw, port):
         ("an st-threshold above the buffer",
          [nest(A["scheme"], attr(S["id"], u8(LOSSLESS_SCHEME["st"])),
                nest(S["st"], attr(ST["threshold"], u64(3 << 20))))],
-         "do not fit the buffer"),
+         "st-threshold above the buffer"),
         ("a backlog need (read-only)", [attr(A["backlog_need"], u8(1) + b"\0\0\0")], "read-only"),
     ]
     for what, opts, msg in cases:
