@@ -85,7 +85,7 @@ demo: all
 bench: all
 	$(BUILD_DIR)/tests/bench/ll_bench_core
 	$(BUILD_DIR)/tests/bench/ll_bench_daemon --benchmark_enable_random_interleaving=true
-	$(RUN_VM) --timeout 900 -- tests/vm/bench-bridge.py
+	$(RUN_VM) --timeout 1200 -- env LL_BENCH_SCHEMES="dsh spfc" tests/vm/bench-bridge.py
 	$(RUN_VM) --timeout 900 -- tests/vm/bench-daemon.py
 
 line-rate: all
