@@ -296,12 +296,13 @@ bool ll_kport_admit(struct ll_kport *port, struct sk_buff *skb, u32 queue,
 }
 
 void ll_kpool_release(struct ll_kpool *kp, struct ll_mmu_charge *charge,
-		      u64 now)
+		      u64 now, bool departed)
 {
 	u32 ev;
 
 	spin_lock(&kp->lock);
-	ev = ll_mmu_release(kp->mmu, charge, now);
+	ev = departed ? ll_mmu_release(kp->mmu, charge, now) :
+			ll_mmu_purge(kp->mmu, charge, now);
 	/* A frame due, or the scheme's timer of the port due earlier than
 	 * the port last asked: its qdisc runs and re-arms its timer.
 	 */
@@ -317,7 +318,10 @@ void ll_kport_release_list(struct ll_kport *port, struct sk_buff *skb)
 	u64 now = ktime_get_ns();
 
 	for (; skb; skb = skb->next)
-		ll_kport_release(port, skb, now);
+		if (port->pool &&
+		    ll_skb_charge(skb)->region != LL_MMU_REGION_NONE)
+			ll_kpool_release(port->pool, ll_skb_charge(skb), now,
+					 false);
 }
 
 /* Build the PFC frames the MMU has due on this port, for the qdisc's

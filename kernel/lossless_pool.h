@@ -181,11 +181,11 @@ bool ll_kport_admit(struct ll_kport *port, struct sk_buff *skb, u32 queue,
 		    unsigned int len);
 
 void ll_kpool_release(struct ll_kpool *kp, struct ll_mmu_charge *charge,
-		      u64 now);
+		      u64 now, bool departed);
 
 /*
- * Un-charge a packet leaving the qdisc (dequeue, purge, reset) and wake
- * the ports whose PFC state changed. Called with the qdisc lock held;
+ * Un-charge a packet the qdisc dequeued (a departure) and wake the ports
+ * whose PFC state changed. Called with the qdisc lock held;
  * takes the pool lock.
  *
  * The packet paths (enqueue, dequeue, and reset/purge under the qdisc
@@ -197,10 +197,13 @@ static inline void ll_kport_release(struct ll_kport *port,
 				    struct sk_buff *skb, u64 now)
 {
 	if (port->pool && ll_skb_charge(skb)->region != LL_MMU_REGION_NONE)
-		ll_kpool_release(port->pool, ll_skb_charge(skb), now);
+		ll_kpool_release(port->pool, ll_skb_charge(skb), now, true);
 }
 
-/* ll_kport_release() of a list of packets linked by ->next. */
+/*
+ * Un-charge a list of packets linked by ->next that did not leave (purge,
+ * reset): not departures for the scheme (ll_mmu_purge()).
+ */
 void ll_kport_release_list(struct ll_kport *port, struct sk_buff *skb);
 
 /* In a pool and priority prio (0..7) lossless there. */

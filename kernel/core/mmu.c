@@ -610,8 +610,8 @@ static int charge_side_ok(const struct ll_mmu_pool *pool, ll_u32 port,
 	return port_ok(pool, port) && pool->ports[port].gen == gen;
 }
 
-ll_u32 ll_mmu_release(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
-		      ll_u64 now_ns)
+static ll_u32 uncharge(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
+		       ll_u64 now_ns, int departed)
 {
 	ll_u8 region = charge->region;
 	ll_u64 bytes = charge->bytes;
@@ -631,7 +631,7 @@ ll_u32 ll_mmu_release(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
 		ll_u64 deadline = port_deadline(pool, charge->in_port);
 
 		uncharge_ingress(pool, pi, &pi->iq[charge->prio], bytes, region);
-		if (pool->scheme_hooks & LL_SCHEME_HOOK_RELEASED)
+		if (departed && (pool->scheme_hooks & LL_SCHEME_HOOK_RELEASED))
 			ll_scheme_released(pool, charge, now_ns);
 		if (is_lossless(pool, charge->prio))
 			ll_scheme_evaluate(pool, charge->in_port, charge->prio,
@@ -659,6 +659,18 @@ ll_u32 ll_mmu_release(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
 	    pool->shared_used + pool->sweep_step <= pool->sweep_mark)
 		ev |= LL_MMU_EV_SWEEP;
 	return ev;
+}
+
+ll_u32 ll_mmu_release(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
+		      ll_u64 now_ns)
+{
+	return uncharge(pool, charge, now_ns, 1);
+}
+
+ll_u32 ll_mmu_purge(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
+		    ll_u64 now_ns)
+{
+	return uncharge(pool, charge, now_ns, 0);
 }
 
 ll_u64 ll_mmu_sweep(struct ll_mmu_pool *pool, ll_u64 now_ns)

@@ -427,12 +427,20 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 #define LL_MMU_EV_TIMER 0x4u
 
 /*
- * Un-charge exactly what admit charged (on dequeue, purge, drop after
- * admission, reset, destroy). Zeroes charge->region, so a second release
- * of the same record is a no-op. Returns LL_MMU_EV_* flags.
+ * Un-charge exactly what admit charged: a departure (dequeue). Zeroes
+ * charge->region, so a second release of the same record is a no-op.
+ * Returns LL_MMU_EV_* flags.
  */
 ll_u32 ll_mmu_release(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
 		      ll_u64 now_ns);
+
+/*
+ * The same for a packet that never left (a purge, reset, destroy, drop
+ * after admission): the bytes are un-charged alike, but the scheme is not
+ * told of a departure (SPFC counts none, spfc.md B8).
+ */
+ll_u32 ll_mmu_purge(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
+		    ll_u64 now_ns);
 
 /*
  * Re-evaluate the hysteresis of every lossless queue of every attached

@@ -1136,6 +1136,37 @@ TEST(SpfcRobust, B9DetachResets)
 	ExpectEmpty(pool.p());
 }
 
+// B8: a purge (qdisc reset, device down) un-charges through the same path
+// as a departure but counts no departure: IRC stays, every counter ends 0.
+TEST(SpfcRobust, B8PurgeIsNoDeparture)
+{
+	Pool pool(SpfcConfig(), k100G, kHdrm);
+	Traffic tr{pool};
+	for (int k = 0; k < 50; k++)
+		tr.Send(0, 10 + k);
+	tr.Depart(0, 100);
+	ASSERT_EQ(Iq(pool, 0).irc, kPkt);
+	while (!tr.held.empty()) {
+		ll_mmu_charge c = tr.held.front();
+		tr.held.pop_front();
+		ll_mmu_purge(pool.p(), &c, 200);
+		ExpectInvariants(pool.p());
+		EXPECT_EQ(c.region, LL_MMU_REGION_NONE);
+	}
+	EXPECT_EQ(Iq(pool, 0).irc, kPkt);	// one departure, 49 purges
+	ExpectEmpty(pool.p());
+	// A purged record is spent, as a released one.
+	ll_mmu_charge c{};
+	ASSERT_TRUE(ll_mmu_admitted(tr.Send(0, 300)));
+	c = tr.held.front();
+	tr.held.clear();
+	ll_mmu_purge(pool.p(), &c, 310);
+	ll_mmu_release(pool.p(), &c, 320);
+	EXPECT_EQ(Iq(pool, 0).irc, kPkt);
+	EXPECT_EQ(pool->ctr.release_anomalies, 0u);
+	ExpectEmpty(pool.p());
+}
+
 // B10: a huge time jump rolls without overflow; a time before the window
 // (another CPU's clock) counts in the current window.
 TEST(SpfcRobust, B10TimeJumpsAndOldTimestamps)
