@@ -282,7 +282,12 @@ bool ll_kport_admit(struct ll_kport *port, struct sk_buff *skb, u32 queue,
 		spin_unlock(&kp->lock);
 		return false;
 	}
-	if (ll_mmu_pfc_due(kp->mmu, in_port, now))
+	/* Only a lossless admission, or a scheme's hook (SPFC's window roll
+	 * on any arrival), changes a pause wish; a refresh falls due on the
+	 * port's own timer.
+	 */
+	if ((ll_skb_charge(skb)->lossless || kp->mmu->scheme_hooks) &&
+	    ll_mmu_pfc_due(kp->mmu, in_port, now))
 		ll_kpool_kick(kp, in_port);
 	/* Only ECT packets are asked about, so the MMU's count and ours are
 	 * marks made here (not Not-ECT packets, not CE from upstream).

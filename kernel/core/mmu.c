@@ -77,15 +77,6 @@ static int alpha_ok(struct ll_mmu_alpha a)
 
 /* -------------------------------------------------------- threshold policy */
 
-ll_u64 ll_mmu_dt_threshold(ll_u64 size_bytes, ll_u64 used_bytes,
-			   struct ll_mmu_alpha alpha)
-{
-	if (used_bytes >= size_bytes)
-		return 0;
-	/* size <= 2^40 and num < 2^16: the product fits in 64 bits. */
-	return ((size_bytes - used_bytes) * alpha.num) >> alpha.shift;
-}
-
 ll_u64 ll_mmu_ingress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
 				ll_u32 prio)
 {

@@ -492,9 +492,19 @@ ll_u64 ll_mmu_next_deadline(const struct ll_mmu_pool *pool);
 
 /* ---------------------------------------------------- thresholds, ECN */
 
-/* alpha * (size - used), 0 if used >= size. */
-ll_u64 ll_mmu_dt_threshold(ll_u64 size_bytes, ll_u64 used_bytes,
-			   struct ll_mmu_alpha alpha);
+/*
+ * alpha * (size - used), 0 if used >= size. Inline, as the thresholds
+ * below: they run for every packet, and a call costs more than they do
+ * under emulation (docs/MMU.md, Limitations).
+ */
+static inline ll_u64 ll_mmu_dt_threshold(ll_u64 size_bytes, ll_u64 used_bytes,
+					 struct ll_mmu_alpha alpha)
+{
+	if (used_bytes >= size_bytes)
+		return 0;
+	/* size <= 2^40 and num < 2^16: the product fits in 64 bits. */
+	return ((size_bytes - used_bytes) * alpha.num) >> alpha.shift;
+}
 
 /* Current X_off threshold of a lossless ingress queue (T_in). */
 ll_u64 ll_mmu_ingress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,

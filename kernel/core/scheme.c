@@ -102,14 +102,6 @@ ll_u64 ll_scheme_ingress_threshold(const struct ll_mmu_pool *pool,
 	}
 }
 
-ll_u64 ll_scheme_egress_threshold(const struct ll_mmu_pool *pool,
-				  ll_u32 port, ll_u32 queue)
-{
-	(void)port;
-	(void)queue;
-	return ll_dt_egress_threshold(pool);
-}
-
 enum ll_mmu_region ll_scheme_admit_lossless(const struct ll_mmu_pool *pool,
 					    ll_u32 port, ll_u32 prio,
 					    ll_u32 bytes, ll_u64 now_ns)

@@ -54,8 +54,16 @@ const char *ll_scheme_check_msg(const struct ll_mmu_config *cfg);
 
 ll_u64 ll_scheme_ingress_threshold(const struct ll_mmu_pool *pool,
 				   ll_u32 port, ll_u32 prio);
-ll_u64 ll_scheme_egress_threshold(const struct ll_mmu_pool *pool,
-				  ll_u32 port, ll_u32 queue);
+
+/* Every scheme admits lossy bytes under DT's egress threshold. */
+static inline ll_u64 ll_scheme_egress_threshold(const struct ll_mmu_pool *pool,
+						ll_u32 port, ll_u32 queue)
+{
+	(void)port;
+	(void)queue;
+	return ll_mmu_dt_threshold(pool->shared_size, pool->shared_used,
+				   pool->cfg.egress_alpha);
+}
 
 /*
  * Region for bytes of a lossless (port, prio) that the reserve did not
@@ -155,8 +163,12 @@ ll_u32 ll_mmu_attached_ports(const struct ll_mmu_pool *pool);
  * DT, the baseline (scheme_dt.c). Its hysteresis and admission chain take
  * the threshold as an argument: ST (and SPFC) reuse them with their own.
  */
-ll_u64 ll_dt_ingress_threshold(const struct ll_mmu_pool *pool);
-ll_u64 ll_dt_egress_threshold(const struct ll_mmu_pool *pool);
+static inline ll_u64 ll_dt_ingress_threshold(const struct ll_mmu_pool *pool)
+{
+	return ll_mmu_dt_threshold(pool->shared_size, pool->shared_used,
+				   pool->cfg.alpha);
+}
+
 enum ll_mmu_region ll_dt_admit_lossless(const struct ll_mmu_pool *pool,
 					ll_u32 port, ll_u32 prio,
 					ll_u32 bytes, ll_u64 threshold);

@@ -6,18 +6,6 @@
  */
 #include "scheme.h"
 
-ll_u64 ll_dt_ingress_threshold(const struct ll_mmu_pool *pool)
-{
-	return ll_mmu_dt_threshold(pool->shared_size, pool->shared_used,
-				   pool->cfg.alpha);
-}
-
-ll_u64 ll_dt_egress_threshold(const struct ll_mmu_pool *pool)
-{
-	return ll_mmu_dt_threshold(pool->shared_size, pool->shared_used,
-				   pool->cfg.egress_alpha);
-}
-
 /* Shared while under the threshold and the pool has room, then headroom. */
 enum ll_mmu_region ll_dt_admit_lossless(const struct ll_mmu_pool *pool,
 					ll_u32 port, ll_u32 prio,
