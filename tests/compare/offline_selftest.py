@@ -58,6 +58,8 @@ def main():
            (base + "[incast]\nfanin = 3\nsize = 1000\nperiod = 1\n", "incast.fanin: want 1..2"),
            (base.replace('"1mb"\n', '"1mb"\nsw_delay = "soon"\n') + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\n",
             "network.sw_delay: want a time"),
+           (base + '[background]\ncdf = "WebSearch"\nload = 0.1\nreceivers = [1]\n', "background.receivers: want"),
+           (base + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\nprio = 16\n", "incast.prio: want an integer 0..15"),
            ("duration = [\n", "Invalid value")]
     for i, (text, want) in enumerate(bad):
         path = os.path.join(tmp, f"bad{i}.toml")

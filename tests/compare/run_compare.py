@@ -71,6 +71,9 @@ SCHEMA = {
         "load": None,          # per sender: fraction of its line rate
         "size_scale": 1,
         "senders": "all",      # "all" or a number: the first N senders
+        "receivers": "all",    # "all" or a list of receiver indices they send to
+        "prio": AUTO,          # SO_PRIORITY / PFC priority (default network.prio)
+        "dscp": AUTO,          # DSCP (default network.dscp)
     },
     "incast": {
         "fanin": None,         # the first FANIN senders take part
@@ -80,6 +83,8 @@ SCHEMA = {
         "start": AUTO,         # ... the first at t0 + start (default: period)
         "poisson": False,      # exponential gaps of mean period instead
         "receiver": 0,         # which receiver the incast goes to
+        "prio": AUTO,          # SO_PRIORITY / PFC priority (default network.prio)
+        "dscp": AUTO,          # DSCP (default network.dscp)
     },
     "report": {
         "small_max": 10000,    # flows of at most this many bytes are "small"
@@ -167,6 +172,11 @@ def load_scenario(name):
         if not isinstance(n, int) or not 0 < n <= net["senders"]:
             raise ScenarioError(f"{path}: background.senders: want \"all\" or 1..{net['senders']}")
         bg["n"] = n
+        if bg["receivers"] == "all":
+            bg["receivers"] = list(range(net["receivers"]))
+        if not isinstance(bg["receivers"], list) or not bg["receivers"] or \
+                not all(isinstance(j, int) and 0 <= j < net["receivers"] for j in bg["receivers"]):
+            raise ScenarioError(f"{path}: background.receivers: want \"all\" or a list of 0..{net['receivers'] - 1}")
     if inc:
         if not isinstance(inc["fanin"], int) or not 0 < inc["fanin"] <= net["senders"]:
             raise ScenarioError(f"{path}: incast.fanin: want 1..{net['senders']} (senders taking part)")
@@ -174,6 +184,13 @@ def load_scenario(name):
             raise ScenarioError(f"{path}: incast.receiver: want 0..{net['receivers'] - 1}")
         if inc["start"] == AUTO:
             inc["start"] = inc["period"]
+    for sec in (bg, inc):
+        for k in ("prio", "dscp") if sec else ():
+            if sec[k] == AUTO:
+                sec[k] = net[k]
+            if not isinstance(sec[k], int) or not 0 <= sec[k] <= (15 if k == "prio" else 63):
+                raise ScenarioError(f"{path}: {'background' if sec is bg else 'incast'}.{k}: want an integer "
+                                    f"0..{15 if k == 'prio' else 63}")
     if net["host_catchup"] == AUTO:
         net["host_catchup"] = max(3028, int(net["rate_mbit"] * 1e6 * seconds(net["sw_delay"], path) / 8))
     if not isinstance(s["scheme_options"], dict) or \
@@ -341,22 +358,32 @@ def retry_us(net):
     return int(min(5000, max(200, drain_us / 4)))
 
 
-def sender_cmd(scn, i, t0, bg_dsts, incast_dst):
+def sender_cmds(scn, i, t0, bg_dsts, incast_dst):
+    """The ll-flows commands of sender i: one, or two when its background and
+    its incast flows have different priorities (one process per priority;
+    the incast one reports as sender 100 + i)."""
     net, bg, inc = scn["network"], scn["background"], scn["incast"]
-    cmd = [FLOWS, "send", "--dst", ",".join(bg_dsts) if bg_dsts else incast_dst, "--port", str(PORT),
-           "--rate-mbit", str(net["rate_mbit"]), "--duration", str(scn["duration"]), "--t0-ns", str(t0),
-           "--sender", str(i), "--seed", str(scn["seed"] * 1000 + i), "--prio", str(net["prio"]),
-           "--dscp", str(net["dscp"]), "--sndbuf", str(net["sndbuf"]), "--payload", str(net["payload"]),
-           "--max-drain", str(scn["report"]["max_drain"]), "--retry-us", str(retry_us(net))]
-    if bg and i < bg["n"]:
-        cmd += ["--cdf", bg["cdf_path"], "--load", str(bg["load"]), "--size-scale", str(bg["size_scale"])]
-    if inc and i < inc["fanin"]:
-        cmd += ["--incast-size", str(inc["size"]), "--incast-flows", str(inc["flows_per_sender"]),
-                "--incast-period", str(inc["period"]), "--incast-start", str(inc["start"]),
-                "--incast-seed", str(scn["seed"]), "--incast-dst", incast_dst]
-        if inc["poisson"]:
-            cmd.append("--incast-poisson")
-    return " ".join(shlex.quote(c) for c in cmd)
+    has_bg, has_inc = bool(bg and i < bg["n"]), bool(inc and i < inc["fanin"])
+    split = has_bg and has_inc and (bg["prio"], bg["dscp"]) != (inc["prio"], inc["dscp"])
+    parts = [(i, has_bg, has_inc and not split)] + ([(100 + i, False, True)] if split else [])
+    cmds = []
+    for sid, with_bg, with_inc in parts:
+        cls = bg if with_bg else inc if with_inc else net
+        cmd = [FLOWS, "send", "--dst", ",".join(bg_dsts) if with_bg else incast_dst, "--port", str(PORT),
+               "--rate-mbit", str(net["rate_mbit"]), "--duration", str(scn["duration"]), "--t0-ns", str(t0),
+               "--sender", str(sid), "--seed", str(scn["seed"] * 1000 + i), "--prio", str(cls["prio"]),
+               "--dscp", str(cls["dscp"]), "--sndbuf", str(net["sndbuf"]), "--payload", str(net["payload"]),
+               "--max-drain", str(scn["report"]["max_drain"]), "--retry-us", str(retry_us(net))]
+        if with_bg:
+            cmd += ["--cdf", bg["cdf_path"], "--load", str(bg["load"]), "--size-scale", str(bg["size_scale"])]
+        if with_inc:
+            cmd += ["--incast-size", str(inc["size"]), "--incast-flows", str(inc["flows_per_sender"]),
+                    "--incast-period", str(inc["period"]), "--incast-start", str(inc["start"]),
+                    "--incast-seed", str(scn["seed"]), "--incast-dst", incast_dst]
+            if inc["poisson"]:
+                cmd.append("--incast-poisson")
+        cmds.append(" ".join(shlex.quote(c) for c in cmd))
+    return cmds
 
 
 def run_scheme(scn, scheme, scheme_opts, hook=None):
@@ -389,10 +416,11 @@ def run_built(scn, scheme, scheme_opts, hook, started):
         t0 = time.monotonic_ns() + int((2.0 + 0.5 * (len(senders) + len(receivers))) * 1e9)
         recv = [popen(r, f"{FLOWS} recv --port {PORT} --duration 100000 --bucket-ms 100 --t0-ns {t0}")
                 for r, _, _ in receivers]
-        bg_dsts = [ip for _, ip, _ in receivers] if bg else []
+        bg_dsts = [receivers[j][1] for j in bg["receivers"]] if bg else []
         incast_dst = receivers[inc["receiver"] if inc else 0][1]
         drops0 = backlog_drops()
-        procs = [popen(h, sender_cmd(scn, i, t0, bg_dsts, incast_dst)) for i, (h, _, _) in enumerate(senders)]
+        procs = [(h.name, popen(h, cmd)) for i, (h, _, _) in enumerate(senders)
+                 for cmd in sender_cmds(scn, i, t0, bg_dsts, incast_dst)]
         for (r, _, _), p in zip(receivers, recv):
             line = p.stderr.readline()  # "ll-flows: receiving on port N" once bound
             if "receiving" not in line:
@@ -404,12 +432,12 @@ def run_built(scn, scheme, scheme_opts, hook, started):
         sampler.start()
         limit = scn["duration"] + scn["report"]["max_drain"] + 60 + (t0 - time.monotonic_ns()) / 1e9
         sends = []
-        for i, p in enumerate(procs):
+        for hname, p in procs:
             out, err = p.communicate(timeout=max(10, limit - (time.monotonic() - built)))
             if p.returncode:
-                raise RuntimeError(f"sender h{i} failed ({p.returncode}): {err.strip()}")
+                raise RuntimeError(f"sender {hname} failed ({p.returncode}): {err.strip()}")
             for line in err.splitlines():
-                print(f"    h{i}: {line}", flush=True)
+                print(f"    {hname}: {line}", flush=True)
             sends.append(json.loads(out))
         sent_done = time.monotonic_ns()
 
@@ -556,6 +584,35 @@ def metrics(scn, raw):
             "paused_s": sum(x["paused_time"] for x in iq) / 1e9,
             "peak_headroom": max(x["peak_headroom"] for x in iq) if iq else 0,
             "headroom_size": max(x["headroom_size"] for x in iq) if iq else 0}
+        if "scheme_stats" in q:
+            m["ports"][raw["ports"][dev]]["scheme_stats"] = q["scheme_stats"]
+    # Victim ports (senders that carry background flows and take part in
+    # the incast) against incast-only ports, when a scenario has both
+    # (spfc-victim): the paper's "non-bursty" ports.
+    bg, inc = scn["background"], scn["incast"]
+    if bg and inc and inc["fanin"] > bg["n"]:
+        groups = {"victim": [f"h{i}" for i in range(bg["n"])],
+                  "incast_only": [f"h{i}" for i in range(bg["n"], inc["fanin"])]}
+        m["groups"] = {g: {"hosts": hs,
+                           **{k: sum(m["ports"][h][k] for h in hs if h in m["ports"])
+                              for k in ("pfc_tx", "xoff", "paused_s")}}
+                       for g, hs in groups.items()}
+    dsh = [p["scheme_stats"] for p in m["ports"].values() if p.get("scheme_stats", {}).get("scheme") == "dsh"]
+    if dsh:
+        m["dsh"] = {"poff_pauses": sum(x.get("poff_pauses", 0) for x in dsh),
+                    "qoff_pauses": sum(x.get("qoff_pauses", 0) for x in dsh),
+                    "insurance_peak_max": max(x.get("insurance_peak", 0) for x in dsh)}
+    spfc = {n: p["scheme_stats"] for n, p in m["ports"].items()
+            if p.get("scheme_stats", {}).get("scheme") == "spfc"}
+    if spfc:
+        m["spfc"] = {k: sum(x.get(k, 0) for x in spfc.values())
+                     for k in ("to_victim", "to_normal", "pauses_normal", "pauses_victim")}
+        m["spfc"]["victim_time_s"] = sum(x.get("victim_time", 0) for x in spfc.values()) / 1e9
+        if "groups" in m:
+            vic = [spfc[h] for h in m["groups"]["victim"]["hosts"] if h in spfc]
+            m["spfc"]["victim_ports"] = {k: sum(x.get(k, 0) for x in vic)
+                                         for k in ("to_victim", "to_normal", "pauses_normal", "pauses_victim")}
+            m["spfc"]["victim_ports"]["victim_time_s"] = sum(x.get("victim_time", 0) for x in vic) / 1e9
     m["pfc_tx_total"] = sum(p["pfc_tx"] for p in m["ports"].values())
     m["xoff_total"] = sum(p["xoff"] for p in m["ports"].values())
     m["paused_s_total"] = sum(p["paused_s"] for p in m["ports"].values())
@@ -629,6 +686,31 @@ def table(scn, results):
     row("time paused, total (s)", lambda m: f"{m['paused_s_total']:.2f}")
     for p in ports:
         row(f"  paused by port to {p} (s)", lambda m, p=p: f"{m['ports'][p]['paused_s']:.2f}" if p in m["ports"] else "-")
+    if any("groups" in results[n] for n in names if "error" not in results[n]):
+        for g, label in (("victim", "victim ports (background + incast)"), ("incast_only", "incast-only ports")):
+            row(f"PFC frames / XOFF / paused (s), {label}",
+                lambda m, g=g: (f"{m['groups'][g]['pfc_tx']}/{m['groups'][g]['xoff']}/"
+                                f"{m['groups'][g]['paused_s']:.2f}") if "groups" in m else "-")
+    if any("dsh" in results[n] for n in names if "error" not in results[n]):
+        row("dsh: queue / port-level pauses, total",
+            lambda m: f"{m['dsh']['qoff_pauses']}/{m['dsh']['poff_pauses']}" if "dsh" in m else "-")
+        row("dsh: insurance peak, worst port (KB)",
+            lambda m: f"{m['dsh']['insurance_peak_max'] / 1e3:.0f}" if "dsh" in m else "-")
+    if any("spfc" in results[n] for n in names if "error" not in results[n]):
+        row("spfc: to Victim / to Normal, all ports",
+            lambda m: f"{m['spfc']['to_victim']}/{m['spfc']['to_normal']}" if "spfc" in m else "-")
+        row("spfc: pauses while Normal / Victim, all ports",
+            lambda m: f"{m['spfc']['pauses_normal']}/{m['spfc']['pauses_victim']}" if "spfc" in m else "-")
+        row("spfc: time as Victim, all ports (s)",
+            lambda m: f"{m['spfc']['victim_time_s']:.2f}" if "spfc" in m else "-")
+        if any("victim_ports" in results[n].get("spfc", {}) for n in names if "error" not in results[n]):
+            row("spfc: victim ports: to Victim / pauses Normal / Victim",
+                lambda m: (f"{m['spfc']['victim_ports']['to_victim']}/{m['spfc']['victim_ports']['pauses_normal']}/"
+                           f"{m['spfc']['victim_ports']['pauses_victim']}") if "victim_ports" in m.get("spfc", {})
+                else "-")
+            row("spfc: victim ports: time as Victim (s)",
+                lambda m: f"{m['spfc']['victim_ports']['victim_time_s']:.2f}" if "victim_ports" in m.get("spfc", {})
+                else "-")
     row("peak shared / shared size (KB)", lambda m: f"{m['pool_peak_shared'] / 1e3:.0f}/{m['pool_shared_size'] / 1e3:.0f}")
     row("peak headroom / headroom size (KB)",
         lambda m: f"{m['pool_peak_headroom'] / 1e3:.0f}/{m['pool_headroom_size'] / 1e3:.0f}")

@@ -1,0 +1,208 @@
+#!/usr/bin/python3
+"""DSH end to end in the VM (docs/DSH.md, dsh.md 8.3 scaled): one switch,
+3 senders, 1 receiver, 5 Mbit/s, four lossless priorities, so that DT's
+static headroom (one per port and lossless priority) takes most of the
+buffer while DSH carves one insurance per port.
+
+  1. Bad input through real tc and raw netlink: DSH parameters out of
+     range or inconsistent are refused with a message, and every port's
+     options are the same before and after.
+  2. The same fan-in (3 synchronised bursts per sender, on priority 3)
+     under DT and under DSH, in one run: zero lossless drops and every
+     datagram delivered under both; the pauses (XOFF transitions) and the
+     time paused are printed side by side. DSH's larger shared region
+     (its T) should absorb bursts DT pauses for: asserted only as "DSH
+     does not pause more than DT" (a VM run's timing varies).
+  3. The port-level pause: `dsh-variant no-shared-headroom` (a queue over
+     T takes insurance and pauses the port, dsh.md 3.10) on a steady 3:1
+     incast. The port-level PAUSE is sent (telemetry poff_pauses,
+     insurance in use), honoured (the senders' uplinks closed the gates
+     of lossless priorities 4-6, which carry nothing: only a port-level
+     frame pauses them) and resumed (every gate open at the end, every
+     datagram delivered, the insurance empty, no priority in POFF).
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import Checks  # noqa: E402
+from fanin import bursts, build, drained, port_stats, uplink_stats  # noqa: E402
+from incast import traffic  # noqa: E402
+from nltc import (LOSSLESS_DSH_F, LOSSLESS_SCHEME, TCA_LOSSLESS as A,  # noqa: E402
+                  TCA_LOSSLESS_DSH as D, TCA_LOSSLESS_SCHEME as S, attr, qdisc_request, u8, u64)
+from topology import Topology  # noqa: E402
+
+EINVAL, ERANGE = 22, 34
+NLA_F_NESTED = 1 << 15
+MBIT = 5
+SENDERS = 3
+PRIOS = [3, 4, 5, 6]
+# At 5 Mbit/s with sw-delay 60 ms a (port, priority) headroom is about
+# 79 KB: DT carves 4 ports x 4 x 79 KB = 1.27 MB of the 2 MiB buffer
+# (60 %), DSH 4 x 79 KB = 0.32 MB. The tests print the sizes tc reports.
+POOL = "pool sw0 buffer 2mb lossless-prios 3,4,5,6 alpha 1/8 sw-delay 60ms"
+# Each sender's burst: its ingress grows by about 2/3 of it (the bottleneck
+# drains a third per sender), above DT's fixed point (shared / 7.33 with
+# alpha 1/8 and three ingresses) and below DSH's.
+BURST = 180_000
+BURST_AT = [0.3, 2.3]
+
+
+def first_line(text):
+    return text.strip().splitlines()[0] if text.strip() else "no message"
+
+
+def nest(kind, *attrs):
+    return attr(kind | NLA_F_NESTED, b"".join(attrs))
+
+
+def all_options(sw, ports):
+    return {p: q["options"] for p, q in port_stats(sw).items() if p in ports}
+
+
+def bad_input(c, sw, ports):
+    port = list(ports)[1]
+    before = all_options(sw, ports)
+    tc_cases = [("scheme dsh dsh-ewma-shift 9", "dsh-ewma-shift"),
+                ("scheme dsh dsh-ewma-shift 0", "dsh-ewma-shift"),
+                ("scheme dsh dsh-gain 17", "dsh-gain"),
+                ("scheme dsh dsh-window 11s", "dsh-window"),
+                ("scheme dsh dsh-window 0ms", "dsh-window"),
+                ("scheme dsh dsh-variant no-shared-headroom,static-tau", "do not go together"),
+                ("scheme dsh dsh-variant bogus", "dsh-variant"),
+                ("scheme dt dsh-gain 2", "dsh"),
+                ("scheme dsh headroom 2000", "2 MTU")]
+    for args, msg in tc_cases:
+        r = sw.run(f"tc qdisc change dev {port} root lossless {args}", check=False)
+        c.ok(r.returncode != 0 and msg in r.stderr, f"tc refuses '{args}'", first_line(r.stderr))
+    idx = sw.link_info(port)["ifindex"]
+    dsh = u8(LOSSLESS_SCHEME["dsh"])
+    nl_cases = [
+        ("dsh ewma_shift 9", [attr(D["ewma_shift"], u64(9))], "out of range"),
+        ("dsh deviation_gain 17", [attr(D["deviation_gain"], u64(17))], "out of range"),
+        ("dsh window 10 s + 1 ns", [attr(D["window"], u64(10_000_000_001))], "out of range"),
+        ("an unknown dsh flag", [attr(D["flags"], u64(0x80))], ""),
+        ("no-shared-headroom with static-tau",
+         [attr(D["flags"], u64(LOSSLESS_DSH_F["no_shared_headroom"] | LOSSLESS_DSH_F["static_tau"]))],
+         "dsh: dsh-variant no-shared-headroom and static-tau together"),
+    ]
+    for what, params, msg in nl_cases:
+        err, text = qdisc_request(idx, "lossless",
+                                  [nest(A["scheme"], attr(S["id"], dsh), nest(S["dsh"], *params))],
+                                  change=True, ns=sw.ns)
+        c.ok(err in (EINVAL, ERANGE) and text and msg in text, f"kernel refuses {what}",
+             f"errno {err}: '{text}'")
+    c.eq(all_options(sw, ports), before, "every port's options are the same after the refusals")
+
+
+def set_scheme(c, sw, ports, args):
+    r = sw.run(f"tc qdisc change dev {list(ports)[1]} root lossless {args}", check=False)
+    c.ok(r.returncode == 0, f"the idle pool takes '{args}'", first_line(r.stderr) if r.returncode else "")
+    st = port_stats(sw)
+    any_q = next(iter(st.values()))
+    print(f"  {args}: buffer {any_q['pool_total_bytes']} B, shared {any_q['pool_shared_size']} B, "
+          f"headroom {any_q['pool_headroom_size']} B "
+          f"({100 * any_q['pool_headroom_size'] / any_q['pool_total_bytes']:.0f} % of the buffer), "
+          f"T(empty) {any_q['ingress'][3]['threshold']} B", flush=True)
+    return any_q
+
+
+def fanin(c, sw, rx, tx, ports, scheme):
+    # The counters run on across scheme changes: the run's are the deltas.
+    def counts(st):
+        return (sum(q["ingress"][p]["xoff_frames"] for q in st.values() for p in PRIOS),
+                sum(q["ingress"][p]["paused_time"] for q in st.values() for p in PRIOS) / 1e9,
+                sum(q.get("pfc_frames_tx", 0) for q in st.values()),
+                max(q["pool_drops_lossless"] for q in st.values()))
+    before = counts(port_stats(sw))
+    sends, res, _, sent, got = bursts(sw, rx, tx, BURST, BURST_AT, MBIT)
+    st = port_stats(sw)
+    xoff, paused, pfc, drops = (a - b for a, b in zip(counts(st), before))
+    peak = max(q["pool_peak_shared"] for q in st.values())
+    fcts = sorted(f["fct_ns"] / 1e6 for f in res["flows"] if f["complete"])
+    ss = [q.get("scheme_stats", {}) for q in st.values()]
+    extra = ""
+    if scheme == "dsh":
+        extra = (f", qoff_pauses {sum(x.get('qoff_pauses', 0) for x in ss)}"
+                 f", poff_pauses {sum(x.get('poff_pauses', 0) for x in ss)}"
+                 f", insurance peak {max(x.get('insurance_peak', 0) for x in ss)} B")
+    print(f"  {scheme}: datagrams sent {sent} received {got}; XOFF {xoff}, PFC frames {pfc}, "
+          f"paused {paused:.3f} s, peak shared {peak} B (pool, since it was created), flows {len(fcts)} FCT p50 "
+          f"{fcts[len(fcts) // 2] if fcts else 0:.0f} ms max {fcts[-1] if fcts else 0:.0f} ms{extra}", flush=True)
+    c.eq(sent - got, 0, f"{scheme}: every datagram of the fan-in arrived")
+    c.eq(drops, 0, f"{scheme}: MMU: no lossless drop")
+    c.eq(len(fcts), len(tx) * len(BURST_AT), f"{scheme}: every fan-in flow completed")
+    return {"xoff": xoff, "paused": paused, "pfc": pfc,
+            "fct_max": fcts[-1] if fcts else None}
+
+
+def port_level(c, sw, rx, tx, ports):
+    """no-shared-headroom: a queue over T takes insurance and the port
+    pauses every lossless priority of its upstream."""
+    set_scheme(c, sw, ports, "scheme dsh dsh-variant no-shared-headroom")
+    r, r_ip, rlk = rx[0]
+    senders = [(h, lk) for h, _, lk in tx]
+    up0 = {h.name: uplink_stats(h, lk) for h, _, lk in tx}
+    # A small socket buffer: the senders' backlog drains in a few seconds.
+    sends, res, util = traffic(sw, r, r_ip, rlk["b_if"], senders, 3, MBIT, None, sndbuf=300_000, idle_exit=1)
+    drained(sw)
+    st = port_stats(sw)
+    sent = sum(s["sent"] for s in sends)
+    got = sum(f["received"] for f in res["flows"].values())
+    ss = {ports[d]: q.get("scheme_stats", {}) for d, q in st.items()}
+    poff = sum(x.get("poff_pauses", 0) for x in ss.values())
+    ins_peak = max(x.get("insurance_peak", 0) for x in ss.values())
+    print(f"  port-level: sent {sent} received {got}, utilisation {util * 100:.0f} %; "
+          + "; ".join(f"{n}: qoff {x.get('qoff_pauses')} poff {x.get('poff_pauses')} insurance peak "
+                      f"{x.get('insurance_peak')} B" for n, x in sorted(ss.items()) if n.startswith("h")),
+          flush=True)
+    c.ok(poff > 0, "the switch decided port-level pauses (POFF)", f"poff_pauses {poff}")
+    c.ok(ins_peak > 0, "bytes went to the insurance", f"insurance peak {ins_peak} B")
+    idle_gates = {}
+    for h, _, lk in tx:
+        u = uplink_stats(h, lk)
+        g = {x["gate"]: x for x in u["gates"]}
+        g0 = {x["gate"]: x for x in up0[h.name]["gates"]}
+        idle_gates[h.name] = {p: (g[p]["paused_time"] - g0[p]["paused_time"]) / 1e6 for p in (3, 4, 5, 6)}
+        idle_gates[h.name]["xon4"] = g[4]["xon_frames"] - g0[4]["xon_frames"]
+        idle_gates[h.name]["open"] = not any(g[p]["paused"] for p in (3, 4, 5, 6))
+    print("  senders' gates, ms paused by priority (4-6 carry nothing): " +
+          "; ".join(f"{n}: " + " ".join(f"p{p} {v[p]:.0f}" for p in (3, 4, 5, 6)) + f" xon4 {v['xon4']}"
+                    for n, v in sorted(idle_gates.items())), flush=True)
+    honoured = [n for n, v in idle_gates.items() if min(v[4], v[5], v[6]) > 0]
+    c.ok(honoured, "honoured: a sender's idle lossless priorities were paused (a port-level frame)",
+         f"{len(honoured)} of {len(tx)} senders")
+    c.ok(all(v["open"] for v in idle_gates.values()), "resumed: every sender's gates are open at the end")
+    c.eq(sent - got, 0, "every datagram arrived (the senders resumed)")
+    c.eq(max(q["pool_drops_lossless"] for q in st.values()), 0, "MMU: no lossless drop")
+    c.eq(sum(x.get("insurance_used", 0) for x in ss.values()), 0, "the insurance is empty at the end")
+    c.eq([n for n, x in ss.items() if x.get("poff")], [], "no port is in POFF at the end")
+
+
+def main():
+    c = Checks("dsh")
+    with Topology("dsh") as t:
+        sw, rx, tx, ports = build(t, f"lossless rate {MBIT}mbit {POOL}", SENDERS, 1, MBIT)
+        set_scheme(c, sw, ports, "scheme dsh")
+        bad_input(c, sw, ports)
+        res = {}
+        for scheme in ("dt", "dsh"):
+            set_scheme(c, sw, ports, f"scheme {scheme}")
+            res[scheme] = fanin(c, sw, rx, tx, ports, scheme)
+        dt, dsh = res["dt"], res["dsh"]
+        print(f"  DSH / DT: XOFF {dsh['xoff']} / {dt['xoff']}, PFC frames {dsh['pfc']} / {dt['pfc']}, paused "
+              f"{dsh['paused']:.3f} / {dt['paused']:.3f} s, slowest flow {dsh['fct_max']:.0f} / "
+              f"{dt['fct_max']:.0f} ms", flush=True)
+        # DT's T under the bursts is about 50-97 KB, each ingress grows by
+        # about 120 KB; DSH's T stays above 170 KB (the numbers above).
+        c.ok(dt["xoff"] > 0, "dt paused the fan-in (its static headroom leaves a small shared region)",
+             f"XOFF {dt['xoff']}")
+        c.ok(dsh["paused"] < dt["paused"], "DSH paused the same fan-in for less time than DT",
+             f"{dsh['paused']:.3f} s < {dt['paused']:.3f} s")
+        port_level(c, sw, rx, tx, ports)
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()
