@@ -444,8 +444,10 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 	/* Nothing queued and no PFC frame possibly due: the common empty
 	 * call after the last packet costs no clock read.
 	 */
-	if (!sch->q.qlen && ll_kport_pfc_idle(&q->port))
+	if (!sch->q.qlen && ll_kport_pfc_idle(&q->port)) {
+		q->wake_ns = 0;		/* as below: no wake-up is due */
 		return NULL;
+	}
 	now = ll_now_ns();
 	ll_wake_record(q, now);
 	if (q->port.pool) {
@@ -506,6 +508,13 @@ idle:
 		q->wake_ns = max(wake, now);
 		qdisc_watchdog_schedule_range_ns(&q->watchdog, q->wake_ns,
 						 LL_TIMER_SLACK_NS);
+	} else {
+		/* Nothing to wake for: a timer still armed for an earlier
+		 * deadline (a scheme's window that no longer matters) fires
+		 * for nothing, and is no late wake-up when the qdisc next
+		 * runs, maybe seconds later.
+		 */
+		q->wake_ns = 0;
 	}
 	return NULL;
 }
