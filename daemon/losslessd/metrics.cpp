@@ -261,20 +261,7 @@ class Writer {
     std::string &s = samples_[f];
     s += kDefs[f].name;
     s += suffix;
-    if (labels.size()) {
-      s += '{';
-      bool first = true;
-      for (const auto &[k, v] : labels) {
-        if (!first)
-          s += ',';
-        first = false;
-        s += k;
-        s += "=\"";
-        append_escaped(s, v);
-        s += '"';
-      }
-      s += '}';
-    }
+    append_labels(s, labels);
     s += ' ';
     s += value;
     s += '\n';

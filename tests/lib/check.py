@@ -4,6 +4,11 @@ measured value, all checks run, and the test fails if any failed."""
 import sys
 
 
+def first_line(text):
+    """The first line of a command's message, for a check's detail."""
+    return text.strip().splitlines()[0] if text.strip() else "no message"
+
+
 class Checks:
     def __init__(self, name):
         self.name = name

@@ -56,6 +56,11 @@ def port_stats(sw):
             if q.get("kind") == "lossless"}
 
 
+def all_options(sw, ports):
+    """The tc options of each of ports, to compare before and after."""
+    return {p: q["options"] for p, q in port_stats(sw).items() if p in ports}
+
+
 def uplink_stats(host, link):
     return json.loads(host.run(f"tc -s -j qdisc show dev {link['a_if']}"))[0]
 

@@ -51,6 +51,11 @@ def attr(kind, payload):
     return hdr + payload + b"\0" * (_align(len(payload)) - len(payload))
 
 
+def nest(kind, *attrs):
+    """A nested attribute of the given ones."""
+    return attr(kind | NLA_F_NESTED, b"".join(attrs))
+
+
 def u8(v):
     return struct.pack("=B", v)
 

@@ -26,15 +26,14 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import Checks  # noqa: E402
-from fanin import bursts, build, drained, port_stats, uplink_stats  # noqa: E402
+from check import Checks, first_line  # noqa: E402
+from fanin import all_options, bursts, build, drained, port_stats, uplink_stats  # noqa: E402
 from incast import traffic  # noqa: E402
 from nltc import (LOSSLESS_DSH_F, LOSSLESS_SCHEME, TCA_LOSSLESS as A,  # noqa: E402
-                  TCA_LOSSLESS_DSH as D, TCA_LOSSLESS_SCHEME as S, attr, qdisc_request, u8, u64)
+                  TCA_LOSSLESS_DSH as D, TCA_LOSSLESS_SCHEME as S, attr, nest, qdisc_request, u8, u64)
 from topology import Topology  # noqa: E402
 
 EINVAL, ERANGE = 22, 34
-NLA_F_NESTED = 1 << 15
 MBIT = 5
 SENDERS = 3
 PRIOS = [3, 4, 5, 6]
@@ -47,18 +46,6 @@ POOL = "pool sw0 buffer 2mb lossless-prios 3,4,5,6 alpha 1/8 sw-delay 60ms"
 # alpha 1/8 and three ingresses) and below DSH's.
 BURST = 180_000
 BURST_AT = [0.3, 2.3]
-
-
-def first_line(text):
-    return text.strip().splitlines()[0] if text.strip() else "no message"
-
-
-def nest(kind, *attrs):
-    return attr(kind | NLA_F_NESTED, b"".join(attrs))
-
-
-def all_options(sw, ports):
-    return {p: q["options"] for p, q in port_stats(sw).items() if p in ports}
 
 
 def bad_input(c, sw, ports):

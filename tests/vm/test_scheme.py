@@ -12,22 +12,17 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import Checks  # noqa: E402
+from check import Checks, first_line  # noqa: E402
 from incast import BACKLOG_SYSCTL, build, qstats, size_backlog, traffic  # noqa: E402
 from nltc import (LOSSLESS_SCHEME, TCA_LOSSLESS as A, TCA_LOSSLESS_SCHEME as S,  # noqa: E402
-                  TCA_LOSSLESS_ST as ST, attr, qdisc_request, u8, u64)
+                  TCA_LOSSLESS_ST as ST, attr, nest, qdisc_request, u8, u64)
 from topology import Topology  # noqa: E402
 
 EINVAL, ERANGE = 22, 34
-NLA_F_NESTED = 1 << 15
 MBIT = 5
 SENDERS = 3
 ST_THRESHOLD = 100_000
 POOL = "pool sw0 buffer 2mb lossless-prios 3 alpha 1/8 sw-delay 60ms"
-
-
-def first_line(text):
-    return text.strip().splitlines()[0] if text.strip() else "no message"
 
 
 def options(sw, dev):
@@ -36,10 +31,6 @@ def options(sw, dev):
 
 def schemes(sw, ports):
     return {p: options(sw, p).get("scheme") for p in ports}
-
-
-def nest(kind, *attrs):
-    return attr(kind | NLA_F_NESTED, b"".join(attrs))
 
 
 def tc_refusals(c, sw, port):

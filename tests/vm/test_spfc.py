@@ -32,15 +32,14 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from check import Checks  # noqa: E402
-from fanin import build, drained, port_stats  # noqa: E402
+from check import Checks, first_line  # noqa: E402
+from fanin import all_options, build, drained, port_stats  # noqa: E402
 from nltc import (LOSSLESS_SCHEME, TCA_LOSSLESS as A, TCA_LOSSLESS_SCHEME as S,  # noqa: E402
-                  TCA_LOSSLESS_SPFC as F, attr, qdisc_request, u8, u64)
+                  TCA_LOSSLESS_SPFC as F, attr, nest, qdisc_request, u8, u64)
 from incast import steady_util  # noqa: E402
 from topology import Paths, Topology  # noqa: E402
 
 EINVAL, ERANGE = 22, 34
-NLA_F_NESTED = 1 << 15
 MBIT = 5
 BURST_PORTS = 4
 SECONDS = 5
@@ -58,18 +57,6 @@ POOL = f"pool sw0 buffer {BUFFER} lossless-prios 3 alpha 1/8 sw-delay 60ms"
 # of r0, a burst port about C/8 to C/5.
 SPFC = "scheme spfc spfc-window 200ms spfc-k 3"
 PORT = 5000
-
-
-def first_line(text):
-    return text.strip().splitlines()[0] if text.strip() else "no message"
-
-
-def nest(kind, *attrs):
-    return attr(kind | NLA_F_NESTED, b"".join(attrs))
-
-
-def all_options(sw, ports):
-    return {p: q["options"] for p, q in port_stats(sw).items() if p in ports}
 
 
 def bad_input(c, sw, ports):
