@@ -167,6 +167,7 @@ int ll_kport_join(struct ll_kport *port, struct net *net, const char *name,
 	if (err == LL_MMU_OK) {
 		kp->members[i] = port;
 		kp->ifindex[i] = qdisc_dev(port->sch)->ifindex;
+		kp->by_ifindex[(u32)kp->ifindex[i] % LL_KPOOL_IFHASH] = i + 1;
 		kp->nr_ports = max(kp->nr_ports, i + 1);
 		port->pool = kp;
 		port->index = i;
@@ -192,6 +193,10 @@ void ll_kport_leave(struct ll_kport *port)
 	 */
 	ll_mmu_port_detach(kp->mmu, port->index, ktime_get_ns());
 	kp->members[port->index] = NULL;
+	if (kp->by_ifindex[(u32)kp->ifindex[port->index] % LL_KPOOL_IFHASH] ==
+	    port->index + 1)
+		kp->by_ifindex[(u32)kp->ifindex[port->index] %
+			       LL_KPOOL_IFHASH] = 0;
 	kp->ifindex[port->index] = 0;
 	while (kp->nr_ports && !kp->members[kp->nr_ports - 1])
 		kp->nr_ports--;
@@ -203,8 +208,10 @@ void ll_kport_leave(struct ll_kport *port)
 /* Port of ifindex in the pool, or -1. Under kp->lock. */
 static int ll_kpool_port_of(const struct ll_kpool *kp, int ifindex)
 {
-	u32 i;
+	u32 i = kp->by_ifindex[(u32)ifindex % LL_KPOOL_IFHASH];
 
+	if (i && kp->ifindex[i - 1] == ifindex && kp->members[i - 1])
+		return i - 1;
 	for (i = 0; i < kp->nr_ports; i++)
 		if (kp->ifindex[i] == ifindex && kp->members[i])
 			return i;
@@ -260,6 +267,7 @@ bool ll_kport_admit(struct ll_kport *port, struct sk_buff *skb, u32 queue,
 	enum ll_mmu_verdict v;
 	u64 now = 0;
 	int in_port;
+	u32 prio;
 
 	spin_lock(&kp->lock);
 	in_port = ll_kpool_port_of(kp, skb->skb_iif);
@@ -270,23 +278,24 @@ bool ll_kport_admit(struct ll_kport *port, struct sk_buff *skb, u32 queue,
 		spin_unlock(&kp->lock);
 		return true;
 	}
-	/* A clock read per packet costs: only for a scheme that reads it.
-	 * Without one, a PFC refresh falls due on the port's own timer, and
-	 * the kick below is for a changed wish, which needs no time.
+	/* A clock read per packet costs: only for a scheme that reads it,
+	 * and only for the classes its hooks watch. Without one, a PFC
+	 * refresh falls due on the port's own timer, and the kick below is
+	 * for a changed wish, which needs no time.
 	 */
-	if (kp->mmu->scheme_hooks & LL_SCHEME_HOOK_CLOCK)
+	prio = skb->priority & (LL_PFC_PRIOS - 1);
+	if (ll_scheme_admit_needs_clock(kp->mmu, prio))
 		now = ktime_get_ns();
-	v = ll_mmu_admit(kp->mmu, in_port, skb->priority & (LL_PFC_PRIOS - 1),
-			 port->index, queue, len, now, ll_skb_charge(skb));
+	v = ll_mmu_admit(kp->mmu, in_port, prio, port->index, queue, len, now,
+			 ll_skb_charge(skb));
 	if (!ll_mmu_admitted(v)) {
 		spin_unlock(&kp->lock);
 		return false;
 	}
-	/* Only a lossless admission, or a scheme's hook (SPFC's window roll
-	 * on any arrival), changes a pause wish; a refresh falls due on the
-	 * port's own timer.
+	/* Only a lossless admission, or a scheme's hook run for a lossy one,
+	 * changes a pause wish; a refresh falls due on the port's own timer.
 	 */
-	if ((ll_skb_charge(skb)->lossless || kp->mmu->scheme_hooks) &&
+	if ((ll_skb_charge(skb)->lossless || ll_scheme_hooks_for(kp->mmu, 0)) &&
 	    ll_mmu_pfc_due(kp->mmu, in_port, now))
 		ll_kpool_kick(kp, in_port);
 	/* Only ECT packets are asked about, so the MMU's count and ours are

@@ -35,6 +35,8 @@
 
 struct ll_kport;
 
+#define LL_KPOOL_IFHASH 64
+
 struct ll_kpool {
 	struct list_head node;		/* on the registry, under RTNL */
 	refcount_t refs;		/* member qdiscs */
@@ -44,6 +46,11 @@ struct ll_kpool {
 	spinlock_t lock;
 	struct ll_kport *members[LL_MMU_MAX_PORTS];
 	int ifindex[LL_MMU_MAX_PORTS];
+	/* ifindex % LL_KPOOL_IFHASH -> port + 1 (0: none): one look per
+	 * packet instead of a scan of the table (a hint: checked, and on a
+	 * collision the scan finds the port).
+	 */
+	u8 by_ifindex[LL_KPOOL_IFHASH];
 	u32 nr_ports;			/* highest attached index + 1 */
 	u32 tel_ports;			/* plane port slots written last time */
 	struct ll_mmu_pool *mmu;

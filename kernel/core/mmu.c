@@ -483,6 +483,7 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 	struct ll_mmu_iq *iq;
 	struct ll_mmu_eq *eq;
 	enum ll_mmu_region region;
+	ll_u32 hooks;
 	int lossless;
 
 	zero_bytes(charge, sizeof(*charge));
@@ -491,13 +492,14 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 		pool->ctr.drops_invalid++;
 		return LL_MMU_DROP_INVALID;
 	}
-	if (pool->scheme_hooks & LL_SCHEME_HOOK_ARRIVAL)
+	lossless = is_lossless(pool, prio);
+	hooks = ll_scheme_hooks_for(pool, lossless);
+	if (hooks & LL_SCHEME_HOOK_ARRIVAL)
 		ll_scheme_arrival(pool, in_port, prio, now_ns);
 	pi = &pool->ports[in_port];
 	po = &pool->ports[eg_port];
 	iq = &pi->iq[prio];
 	eq = &po->eq[eg_queue];
-	lossless = is_lossless(pool, prio);
 
 	if (iq->reserved_used + bytes <= pool->cfg.reserved_bytes) {
 		region = LL_MMU_REGION_RESERVED;
@@ -558,7 +560,7 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 	charge->region = (ll_u8)region;
 	charge->lossless = (ll_u8)lossless;
 
-	if (pool->scheme_hooks & LL_SCHEME_HOOK_ADMITTED)
+	if (hooks & LL_SCHEME_HOOK_ADMITTED)
 		ll_scheme_admitted(pool, charge, now_ns);
 	if (lossless)
 		ll_scheme_evaluate(pool, in_port, prio, now_ns);
@@ -622,7 +624,8 @@ static ll_u32 uncharge(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
 		ll_u64 deadline = port_deadline(pool, charge->in_port);
 
 		uncharge_ingress(pool, pi, &pi->iq[charge->prio], bytes, region);
-		if (departed && (pool->scheme_hooks & LL_SCHEME_HOOK_RELEASED))
+		if (departed && (ll_scheme_hooks_for(pool, charge->lossless) &
+				 LL_SCHEME_HOOK_RELEASED))
 			ll_scheme_released(pool, charge, now_ns);
 		if (is_lossless(pool, charge->prio))
 			ll_scheme_evaluate(pool, charge->in_port, charge->prio,

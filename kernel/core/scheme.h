@@ -103,16 +103,39 @@ void ll_scheme_released(struct ll_mmu_pool *pool,
  * The hooks a scheme has beyond the baseline's, kept in the pool
  * (ll_mmu_pool.scheme_hooks), so that mmu.c makes no call for the others:
  * a call and a switch per packet for nothing is measurable in the bridge
- * bench under emulation. LL_SCHEME_HOOK_CLOCK: the scheme reads now_ns in
- * an admission; without it, ll_mmu_admit() may be given 0.
+ * bench under emulation. They run for lossless packets only, unless the
+ * scheme lists LL_SCHEME_HOOK_LOSSY: DSH and SPFC watch lossless queues,
+ * and a lossy packet changes only the shared occupancy, which the next
+ * lossless event or the port's timer reads. LL_SCHEME_HOOK_CLOCK: the
+ * scheme reads now_ns in such an admission; without it (and for a lossy
+ * packet without LL_SCHEME_HOOK_LOSSY), ll_mmu_admit() may be given 0.
  */
 #define LL_SCHEME_HOOK_ARRIVAL	0x01u	/* ll_scheme_arrival() */
 #define LL_SCHEME_HOOK_ADMITTED	0x02u	/* ll_scheme_admitted() */
 #define LL_SCHEME_HOOK_RELEASED	0x04u	/* ll_scheme_released() */
 #define LL_SCHEME_HOOK_TIMER	0x08u	/* ll_scheme_port_deadline(), tick */
 #define LL_SCHEME_HOOK_CLOCK	0x10u	/* now_ns in an admission */
+#define LL_SCHEME_HOOK_LOSSY	0x20u	/* the hooks for lossy packets too */
 
 ll_u32 ll_scheme_hooks(ll_u32 scheme);
+
+/* The hooks that run for a packet of this class. */
+static inline ll_u32 ll_scheme_hooks_for(const struct ll_mmu_pool *pool,
+					 int lossless)
+{
+	ll_u32 hooks = pool->scheme_hooks;
+
+	return lossless || (hooks & LL_SCHEME_HOOK_LOSSY) ? hooks : 0;
+}
+
+/* Whether ll_mmu_admit() of a packet of priority prio needs the clock. */
+static inline int ll_scheme_admit_needs_clock(const struct ll_mmu_pool *pool,
+					      ll_u32 prio)
+{
+	int lossless = (pool->cfg.lossless_mask >> (prio & 7)) & 1;
+
+	return !!(ll_scheme_hooks_for(pool, lossless) & LL_SCHEME_HOOK_CLOCK);
+}
 
 /* The scheme's next deadline on port (LL_MMU_NEVER: none), and its tick. */
 ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port);

@@ -147,7 +147,8 @@ struct NetConfig {
 	ll_u32 sinks = 0;		// receive only, never stalled (spfc's R1)
 	ll_u32 victims = 0;		// heavy ports sending to a sink and hot
 	ll_u32 victim_hot_per_mille = 300;	// a victim's share to the hot port
-	// Call every scheme hook, skipping none (pool->scheme_hooks all set),
+	// Call every scheme hook for every packet, lossy ones too (all of
+	// pool->scheme_hooks set, LL_SCHEME_HOOK_LOSSY included),
 	// and give every admission the clock: what the hooks mask saves must
 	// change nothing (scheme_test.cpp's SchemeHooks).
 	bool all_hooks = false;
@@ -437,7 +438,7 @@ private:
 		ll_mmu_verdict want = hooks_.PreAdmit(pool(), in, prio, eg, prio, bytes, now_);
 		ll_mmu_charge c;
 		// As the kernel: no clock for a scheme that does not read it.
-		ll_u64 t = pool()->scheme_hooks & LL_SCHEME_HOOK_CLOCK ? now_ : 0;
+		ll_u64 t = ll_scheme_admit_needs_clock(pool(), prio) ? now_ : 0;
 		ll_mmu_verdict v = ll_mmu_admit(pool(), in, prio, eg, prio, bytes, t, &c);
 		ASSERT_EQ(v, want) << "in " << in << " prio " << prio << " bytes " << bytes;
 		hooks_.PostAdmit(pool(), in, prio, bytes, v, now_);

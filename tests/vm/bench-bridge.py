@@ -20,7 +20,10 @@ the targets:
 >= 0.9 for `lossless` and for `lossless+pool`, no round below 0.8.
 
 LL_BENCH_SECONDS (default 3) per run, LL_BENCH_ROUNDS (default 10);
-LL_BENCH_SCHEMES="dsh spfc" adds a path per scheme (target >= 0.85)."""
+LL_BENCH_SCHEMES="dsh spfc" adds a path per scheme (target >= 0.85).
+LL_BENCH_DSCP (default 0: priority 0, lossy in the pool) sets the packets'
+DSCP; 24 makes them priority 3, lossless: every packet then takes the
+schemes' lossless path (their hooks and clock read), uncongested."""
 
 import json
 import os
@@ -33,6 +36,7 @@ from topology import Paths, Topology, announce, ensure_modules, host_pair_via  #
 SECONDS = float(os.environ.get("LL_BENCH_SECONDS", "3"))
 ROUNDS = int(os.environ.get("LL_BENCH_ROUNDS", "10"))
 SIZE = 64
+DSCP = int(os.environ.get("LL_BENCH_DSCP", "0"))
 SENDER_CPU, RECEIVER_CPU = 0, 1
 POOL = "lossless rate 10gbit pool bench buffer 16mb lossless-prios 3 scheme"
 KINDS = {"pfifo_fast": "pfifo_fast",
@@ -113,7 +117,7 @@ def run_round(paths, port):
     soft = ksoftirqd_ticks()
     for kind, (h1, _, ip2) in paths.items():
         sends[kind] = h1.popen(f"taskset -c {SENDER_CPU} {Paths.traffic} send --dst {ip2} "
-                               f"--port {port} --size {SIZE} --duration {SECONDS}")
+                               f"--port {port} --size {SIZE} --dscp {DSCP} --duration {SECONDS}")
     buckets, lost = {}, {}
     for kind in paths:
         s = json.loads(sends[kind].communicate(timeout=120)[0])
@@ -159,7 +163,7 @@ def main():
                 pps[k].append(v[0])
         base = pps["pfifo_fast"]
         print(f"bridge pps ({ROUNDS} rounds of {len(KINDS)} x {SECONDS:g} s, {SIZE}-byte UDP payload, "
-              f"the {len(KINDS)} paths at once on one CPU), pfifo_fast median "
+              f"DSCP {DSCP} (priority {DSCP >> 3}), the {len(KINDS)} paths at once on one CPU), pfifo_fast median "
               f"{statistics.median(base):.0f}:")
         for kind, target in TARGETS.items():
             ratios = [x / b for b, x in zip(base, pps[kind])]
