@@ -3,6 +3,7 @@
 //
 //   ll-traffic send --dst ADDR --port N [--flow ID] [--prio P] [--size B]
 //                   [--dscp D] [--ecn] [--rate-mbit R] (--duration S | --count N)
+//                   [--start-ns T]
 //   ll-traffic recv --port N [--duration S] [--idle-exit S] [--gap-ms G]
 //                   [--bucket-ms B]
 //
@@ -79,6 +80,8 @@ const char* kUsage =
     "                    allows (blocking: the qdisc's backpressure paces it)\n"
     "  --duration S      send for S seconds (fractions allowed)\n"
     "  --count N         send N packets (either --duration or --count)\n"
+    "  --start-ns T      start at T, in CLOCK_MONOTONIC ns (default: now), so\n"
+    "                    that senders started one after another send together\n"
     "recv options:\n"
     "  --port N          UDP port to listen on (all addresses)\n"
     "  --duration S      stop after S seconds (default 60)\n"
@@ -167,6 +170,12 @@ int do_send(const Args& a) {
 
     std::vector<uint8_t> buf(size, 0x5a);
     uint64_t interval_ns = rate_mbit > 0 ? uint64_t(size * 8 * 1000.0 / rate_mbit) : 0;
+    if (auto t0 = a.get("start-ns")) {
+        char* tail = nullptr;
+        uint64_t at = std::strtoull(t0->c_str(), &tail, 10);
+        if (t0->empty() || *tail) die("--start-ns must be a count of ns");
+        sleep_until_ns(at);
+    }
     uint64_t start = mono_ns(), end = start + uint64_t(duration * 1e9), next = start;
     uint64_t sent = 0, errors = 0, bytes = 0;
     for (;;) {
