@@ -35,6 +35,7 @@
 #include "ll_params.h"
 #include "ll_plane_map.h"
 #include "plane.h"
+#include "spfc_slow.h"
 #include "registry.h"
 
 extern "C" {
@@ -112,6 +113,18 @@ Commands:
                         (alpha, egress-alpha, reserved, xon-offset,
                         sw-delay-us for pfc-dt; st adds st.threshold);
                         --plane writes the map directly instead.
+  spfc-force DEV PRIO victim|normal|auto
+                        SPFC's oracle (docs/SPFC.md; pools with scheme
+                        spfc): force lossless priority PRIO (0 .. 7) of
+                        port DEV Victim (it pauses only once the pool is
+                        full: the paper's Fig. 4), Normal (SPFC off on it:
+                        DT's threshold), or give it back to the detector
+                        (auto), and wait for the datapath to apply it (at
+                        most 1 s). With losslessd running it goes through
+                        the daemon, which keeps it with its slow path
+                        (losslessctl daemon lists it); otherwise, or with
+                        --plane, it is written into the map directly.
+                        status shows it (forced_victim, forced_normal).
   watch [--interval MS] [--count N]
                         a live view, redrawn in place every MS ms (default
                         1000) until Ctrl-C: per pool, bars of the shared and
@@ -386,7 +399,11 @@ json tel_json(const std::string &path, const lossless_plane_tel &t)
           {"drops_lossy", t.drops_lossy},
           {"paused_queues", t.paused_queues},
           {"ports", ports},
-          {"events_total", t.events_total}};
+          {"events_total", t.events_total},
+          {"spfc_applied_seq", t.spfc_applied_seq},
+          {"spfc_apply_error", t.spfc_apply_error},
+          {"spfc_applied", t.spfc_applied},
+          {"spfc_refused", t.spfc_refused}};
 }
 
 // ns as milliseconds with 3 decimals.
@@ -646,6 +663,14 @@ void print_table(const std::string &path, const lossless_plane_tel &t)
   }
   std::printf("  (* = upstream told XOFF now; PAUSED = gates closed by PFC received, bit p)\n");
   print_scheme_table(t);
+  if (t.scheme.id == LOSSLESS_SCHEME_SPFC && (t.spfc_applied_seq || t.spfc_refused))
+    std::printf("  spfc block (slow path, oracle): seq %llu %s; %llu applied, %llu refused\n",
+                static_cast<unsigned long long>(t.spfc_applied_seq),
+                t.spfc_apply_error
+                    ? ("refused: " + lossless::datapath_error_text(-t.spfc_apply_error)).c_str()
+                    : "ok",
+                static_cast<unsigned long long>(t.spfc_applied),
+                static_cast<unsigned long long>(t.spfc_refused));
   print_shaper_table(t);
 }
 
@@ -832,6 +857,19 @@ int cmd_daemon(const std::string &sock, bool as_json)
                 p["last_push_latency_us"].get<double>() / 1000);
     for (const auto &[k, v] : p["params"].items())
       std::printf("    %-12s %s\n", k.c_str(), v.get<std::string>().c_str());
+    if (p.contains("spfc")) {
+      const auto &sp = p["spfc"];
+      std::string forced;
+      for (const auto &f : sp["forced"])
+        forced += (forced.empty() ? "" : ", ") + f["dev"].get<std::string>() + " prio " +
+                  std::to_string(f["prio"].get<unsigned>()) + " " + f["state"].get<std::string>();
+      std::printf("    spfc block: %llu written, %llu refused%s%s; forced: %s\n",
+                  sp["blocks_written"].get<unsigned long long>(),
+                  sp["blocks_refused"].get<unsigned long long>(),
+                  sp["last_error"].get<std::string>().empty() ? "" : ", last: ",
+                  sp["last_error"].get<std::string>().c_str(),
+                  forced.empty() ? "none" : forced.c_str());
+    }
   }
   for (const auto &p : r["ports"])
     std::printf("  port %-12s ifindex %-4d pool %-8s %-5s %s\n", p["dev"].get<std::string>().c_str(),
@@ -853,6 +891,125 @@ int cmd_set_daemon(const std::string &sock, const std::string &pool,
     std::printf("%s %s: applied by the datapath in %.1f ms\n", args[i].c_str(),
                 args[i + 1].c_str(), r["latency_us"].get<double>() / 1000);
   }
+  return kExitOk;
+}
+
+// The arguments of spfc-force, checked before anything is touched.
+struct ForceArgs {
+  std::string dev, prio_text, state_text;
+  unsigned prio = 0;
+  lossless::policy::SpfcForce state = lossless::policy::SpfcForce::Auto;
+};
+
+ForceArgs parse_force_args(const std::vector<std::string> &args)
+{
+  if (args.size() != 3)
+    throw UsageError{"spfc-force needs DEV PRIO victim|normal|auto"};
+  ForceArgs a{args[0], args[1], args[2]};
+  auto prio = lossless::policy::parse_spfc_prio(a.prio_text);
+  if (!prio)
+    throw UsageError{"spfc-force: invalid priority \"" + a.prio_text + "\": must be 0 .. 7"};
+  auto state = lossless::policy::parse_spfc_force(a.state_text);
+  if (!state)
+    throw UsageError{"spfc-force: invalid state \"" + a.state_text +
+                     "\": must be victim, normal or auto"};
+  a.prio = *prio;
+  a.state = *state;
+  return a;
+}
+
+int cmd_spfc_force_daemon(const std::string &sock, const std::string &pool, const ForceArgs &a)
+{
+  json r = daemon_request(sock, {{"cmd", "spfc-force"},
+                                 {"pool", pool},
+                                 {"dev", a.dev},
+                                 {"prio", a.prio_text},
+                                 {"state", a.state_text}});
+  if (int rc = print_reply(r, false); rc >= 0)
+    return rc;
+  std::printf("%s priority %u %s: applied by the datapath in %.1f ms\n", a.dev.c_str(), a.prio,
+              a.state_text.c_str(), r["latency_us"].get<double>() / 1000);
+  return kExitOk;
+}
+
+// Without losslessd: the block in the map, with the port's slot changed.
+int cmd_spfc_force(const std::string &path, const ForceArgs &a)
+{
+  auto plane = lp::Plane::open(path);
+  auto t = plane.telemetry();
+  if (!t)
+    throw std::runtime_error(path + ": no telemetry yet (the map is not given to a pool)");
+  if (t->scheme.id != LOSSLESS_SCHEME_SPFC)
+    throw std::runtime_error(path + ": the pool runs scheme " + scheme_name(*t) +
+                             ", not spfc (tc ... scheme spfc, or losslessd's policy spfc)");
+  unsigned idx = if_nametoindex(a.dev.c_str());
+  bool member = false;
+  for (std::uint32_t i = 0; idx && i < t->nr_ports && i < LOSSLESS_PLANE_PORTS; i++)
+    member = member || t->ports[i].ifindex == idx;
+  if (!member)
+    throw std::runtime_error("no port \"" + a.dev + "\" in pool " + std::string(t->pool, strnlen(t->pool, sizeof(t->pool))));
+  if (!(t->lossless_mask & (1u << a.prio)) && a.state != lossless::policy::SpfcForce::Auto)
+    throw std::runtime_error("priority " + a.prio_text + " is not lossless in pool " +
+                             std::string(t->pool, strnlen(t->pool, sizeof(t->pool))) + " (lossless-prios)");
+  lossless_plane_spfc_ctl w = plane.spfc();
+  if (w.magic != LOSSLESS_PLANE_MAGIC || w.version != LOSSLESS_PLANE_VERSION)
+    w = lossless_plane_spfc_ctl{};  // never written (or by another version)
+  // Keep what the datapath would take of it: the pool's ports now, once
+  // each, their lossless priorities (a stale slot would refuse it all).
+  lossless_plane_spfc_ctl kept{};
+  std::size_t n = 0;
+  std::uint8_t lossless = static_cast<std::uint8_t>(t->lossless_mask);
+  for (const auto &s : w.ports) {
+    bool in_pool = false, dup = false;
+    for (std::uint32_t i = 0; i < t->nr_ports && i < LOSSLESS_PLANE_PORTS; i++)
+      in_pool = in_pool || (s.ifindex && t->ports[i].ifindex == s.ifindex);
+    for (std::size_t j = 0; j < n; j++)
+      dup = dup || kept.ports[j].ifindex == s.ifindex;
+    if (!in_pool || dup)
+      continue;
+    lossless_plane_spfc_port &k = kept.ports[n++];
+    k = s;
+    k.force_victim &= lossless;
+    k.force_normal &= lossless & static_cast<std::uint8_t>(~k.force_victim);
+    k.victims &= lossless;
+    k.flags &= LOSSLESS_SPFC_PUB;
+    if (!k.flags || k.window_end_ns > t->time_ns)
+      k.flags = 0, k.victims = 0, k.window_end_ns = 0;
+  }
+  w = kept;
+  // The port's slot, else the first free one.
+  lossless_plane_spfc_port *slot = nullptr;
+  for (auto &s : w.ports)
+    if (s.ifindex == idx)
+      slot = &s;
+  for (auto &s : w.ports)
+    if (!slot && !s.ifindex)
+      slot = &s;
+  if (!slot)
+    throw std::runtime_error(path + ": SPFC's block has no free slot");
+  slot->ifindex = idx;
+  std::uint8_t bit = static_cast<std::uint8_t>(1u << a.prio);
+  slot->force_victim &= static_cast<std::uint8_t>(~bit);
+  slot->force_normal &= static_cast<std::uint8_t>(~bit);
+  if (a.state == lossless::policy::SpfcForce::Victim)
+    slot->force_victim |= bit;
+  else if (a.state == lossless::policy::SpfcForce::Normal)
+    slot->force_normal |= bit;
+  std::uint64_t seq = plane.submit_spfc(w);
+  auto r = plane.wait_spfc_applied(seq, std::chrono::milliseconds(1000));
+  if (!r) {
+    std::fprintf(stderr, "losslessctl: %s: the datapath did not take SPFC block seq %llu within 1 s\n",
+                 path.c_str(), static_cast<unsigned long long>(seq));
+    return kExitError;
+  }
+  if (r->error) {
+    std::fprintf(stderr, "losslessctl: %s: the datapath refused %s priority %u %s: %s\n",
+                 path.c_str(), a.dev.c_str(), a.prio, a.state_text.c_str(),
+                 lossless::datapath_error_text(r->error).c_str());
+    return kExitError;
+  }
+  std::printf("%s priority %u %s: applied (seq %llu) in %.1f ms\n", a.dev.c_str(), a.prio,
+              a.state_text.c_str(), static_cast<unsigned long long>(seq), r->latency.count() / 1e6);
   return kExitOk;
 }
 
@@ -1748,6 +1905,17 @@ int run(int argc, char **argv)
       throw UsageError{"plot reads a CSV file: no --pool or --plane"};
     return cmd_plot(rest);
   }
+  if (cmd == "spfc-force") {
+    ForceArgs a = parse_force_args(rest);
+    if (via_daemon) {
+      if (pool.empty())
+        throw UsageError{"spfc-force needs --pool NAME"};
+      return cmd_spfc_force_daemon(sock, pool, a);
+    }
+    if (plane_path.empty())
+      throw UsageError{"spfc-force needs --pool NAME or --plane PATH"};
+    return cmd_spfc_force(plane_path, a);
+  }
   if (cmd == "set" && via_daemon) {
     if (pool.empty())
       throw UsageError{"set needs --pool NAME"};
@@ -1770,7 +1938,7 @@ int main(int argc, char **argv)
   } catch (const UsageError &e) {
     std::fprintf(
         stderr,
-        "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|watchdog|events|set|watch|record|plot|daemon|config|reload|help ...  (see --help)\n",
+        "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|watchdog|events|set|spfc-force|watch|record|plot|daemon|config|reload|help ...  (see --help)\n",
         e.msg.c_str());
     return kExitUsage;
   } catch (const std::exception &e) {

@@ -65,7 +65,8 @@ struct Config {
 // Loads and converts a configuration file (throws with every error).
 using ConfigLoader = Config (*)(const std::string &path);
 
-struct Pool;  // pool.h
+struct Pool;     // pool.h
+struct Request;  // request.h
 
 class Daemon {
  public:
@@ -106,6 +107,7 @@ class Daemon {
   void start_control();
   void accept_control();
   void reload();
+  std::string spfc_force(const Request &req);
   Pool *pool_named(const std::string &name);
 
   Config cfg_;

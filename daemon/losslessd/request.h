@@ -12,13 +12,17 @@
 namespace lossless::daemon {
 
 // One request: a JSON object with a string "cmd" and, for set, string
-// members "pool", "key" and "value" ("" when absent). Other members, and
-// those a command does not read, are ignored.
+// members "pool", "key" and "value"; for spfc-force, "pool", "dev",
+// "prio" and "state" ("" when absent). Other members, and those a
+// command does not read, are ignored.
 struct Request {
-  std::string cmd;    // status, config, set, reload, or what the client sent
-  std::string pool;   // set: the pool
+  std::string cmd;    // status, config, set, spfc-force, reload, or what the client sent
+  std::string pool;   // set, spfc-force: the pool
   std::string key;    // set: the parameter
   std::string value;  // set: its new value
+  std::string dev;    // spfc-force: the port's device
+  std::string prio;   // spfc-force: the priority, "0" .. "7"
+  std::string state;  // spfc-force: victim, normal or auto
 };
 
 // Parses one line from the socket. On a malformed line (not JSON, not an

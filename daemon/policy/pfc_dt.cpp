@@ -275,6 +275,23 @@ std::vector<SchemePort> PfcDt::scheme_ports() const
   return out;
 }
 
+std::optional<lossless_plane_spfc_ctl> PfcDt::spfc_block(const Inputs &in)
+{
+  if (reg_.scheme_id != LOSSLESS_SCHEME_SPFC || !in.telemetry)
+    return std::nullopt;
+  return spfc_.block(*in.telemetry);
+}
+
+std::string PfcDt::spfc_force(const PortLink &port, unsigned prio, SpfcForce state,
+                              std::uint8_t lossless_mask)
+{
+  if (reg_.scheme_id != LOSSLESS_SCHEME_SPFC)
+    return Policy::spfc_force(port, prio, state, lossless_mask);
+  return spfc_.force(port.ifindex, prio, state, lossless_mask);
+}
+
+std::vector<SpfcForced> PfcDt::spfc_forced() const { return spfc_.all_forced(); }
+
 const ll_param *PfcDt::param(const std::string &key) const
 {
   for (const ll_param &r : ll_params)

@@ -55,6 +55,13 @@ class PfcDt final : public Policy {
   static std::uint64_t measured_sw_delay_ns(const PortLink &port, std::uint64_t peak_bytes);
   std::uint64_t sw_delay_ns(std::uint32_t ifindex) const override;
 
+  // spfc only (spfc_slow.h): the slow path with spfc-mode daemon, once
+  // per window of the telemetry's clock, and the oracle's forced states.
+  std::optional<lossless_plane_spfc_ctl> spfc_block(const Inputs &in) override;
+  std::string spfc_force(const PortLink &port, unsigned prio, SpfcForce state,
+                         std::uint8_t lossless_mask) override;
+  std::vector<SpfcForced> spfc_forced() const override;
+
  private:
   // The row (ll_params.h) of a parameter key this policy takes: a
   // pool-wide one, or one of its scheme's ("<scheme>.<key>").
@@ -70,6 +77,7 @@ class PfcDt final : public Policy {
   // common tick costs a telemetry scan, not a new decision).
   std::vector<PortLink> last_ports_;
   bool dirty_ = true;                                   // set() since then
+  SpfcSlowPath spfc_;                                   // spfc only
 };
 
 }  // namespace lossless::policy

@@ -27,6 +27,7 @@
 #include "ll_params.h"
 #include "lossless.h"
 #include "plane.h"
+#include "spfc_slow.h"
 
 namespace lossless::policy {
 
@@ -103,6 +104,25 @@ class Policy {
   // The software delay (headroom.h term 7) this policy sizes port
   // ifindex's headroom with now: the datapath's timers must run within it.
   virtual std::uint64_t sw_delay_ns(std::uint32_t ifindex) const = 0;
+
+  // SPFC's run-time block (spfc_slow.h; plane.h's submit_spfc()) to write
+  // now, or nullopt: the slow path's publication of a window that ended
+  // (spfc-mode daemon), or a change of the forced states. Only the spfc
+  // policy has one.
+  virtual std::optional<lossless_plane_spfc_ctl> spfc_block(const Inputs &in)
+  {
+    (void)in;
+    return std::nullopt;
+  }
+  // The oracle: force a lossless priority of port Victim, Normal or back
+  // to Auto; "" or why not. The next spfc_block() writes it.
+  virtual std::string spfc_force(const PortLink &port, unsigned prio, SpfcForce state,
+                                 std::uint8_t lossless_mask)
+  {
+    (void)port, (void)prio, (void)state, (void)lossless_mask;
+    return "policy " + std::string(name()) + " has no SPFC oracle (policy spfc has)";
+  }
+  virtual std::vector<SpfcForced> spfc_forced() const { return {}; }
 };
 
 // The registry's (registry.h): a policy by name, and every name.

@@ -93,6 +93,38 @@ TEST(Request, MemberNotAString)
             "malformed request: \"value\" must be a string, not number");
 }
 
+// losslessctl spfc-force DEV PRIO STATE (docs/SPFC.md): its members are
+// strings, checked by the daemon (a priority 0 .. 7, a state victim,
+// normal or auto: spfc_slow_test.cpp).
+TEST(Request, SpfcForce)
+{
+  std::string reply;
+  auto r = parse_request(
+      R"({"cmd":"spfc-force","pool":"sw0","dev":"swp1","prio":"3","state":"victim","key":5})",
+      reply);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->cmd, "spfc-force");
+  EXPECT_EQ(r->pool, "sw0");
+  EXPECT_EQ(r->dev, "swp1");
+  EXPECT_EQ(r->prio, "3");
+  EXPECT_EQ(r->state, "victim");
+  EXPECT_EQ(r->key, "");  // not spfc-force's: ignored
+  r = parse_request(R"({"cmd":"spfc-force"})", reply);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->dev, "");
+  EXPECT_EQ(r->prio, "");
+  EXPECT_EQ(r->state, "");
+  EXPECT_EQ(refusal(R"({"cmd":"spfc-force","pool":"sw0","dev":"swp1","prio":3})"),
+            "malformed request: \"prio\" must be a string, not number");
+  EXPECT_EQ(refusal(R"({"cmd":"spfc-force","dev":["swp1"]})"),
+            "malformed request: \"dev\" must be a string, not array");
+  EXPECT_EQ(refusal(R"({"cmd":"spfc-force","state":true})"),
+            "malformed request: \"state\" must be a string, not boolean");
+  // set does not read spfc-force's members.
+  r = parse_request(R"({"cmd":"set","prio":3})", reply);
+  ASSERT_TRUE(r.has_value());
+}
+
 TEST(Request, InvalidUtf8GetsAValidReply)
 {
   // The parse error quotes the bytes; the reply replaces what is not UTF-8.

@@ -24,10 +24,23 @@ the incast) and h1..h4 (burst ports: line rate into r0), 5 Mbit/s.
      Victim while its bytes fill the shared region; it pauses anyway (a
      pause while Victim: the pool is full), turns Normal, drains to DT's
      X_on, resumes, is a Victim again; nothing is lost.
+  4. The slow path and the oracle (spfc.md 6.3): losslessd adopts the
+     switch with policy spfc and `mode = "daemon"`; h0 streams to r1 and
+     its port becomes a Victim through the daemon's publications (the
+     State Holder is the daemon's bit), the idle ports do not.
+     `losslessctl spfc-force DEV 3 victim` on an idle port shows in status
+     and raises its threshold to the whole buffer, `auto` gives back DT's;
+     bad ports, priorities and states are refused. With the daemon
+     stopped, a block written straight into the map that names no port
+     of the pool is refused and counted, and the forced state stays.
 """
 
+import ctypes
 import json
+import mmap
 import os
+import struct
+import subprocess
 import sys
 import time
 
@@ -36,6 +49,7 @@ from check import Checks, first_line  # noqa: E402
 from fanin import all_options, build, drained, port_stats  # noqa: E402
 from nltc import (LOSSLESS_SCHEME, TCA_LOSSLESS as A, TCA_LOSSLESS_SCHEME as S,  # noqa: E402
                   TCA_LOSSLESS_SPFC as F, attr, nest, qdisc_request, u8, u64)
+from daemon_conf import losslessd_config  # noqa: E402
 from incast import steady_util  # noqa: E402
 from topology import Paths, Topology  # noqa: E402
 
@@ -221,6 +235,176 @@ def latch(c, sw, rx, tx, ports):
          "every ingress resumed at the end")
 
 
+SOCK = "/run/lossless-spfc/losslessd.sock"
+CONF = "/tmp/losslessd-spfc.toml"
+ENODEV = 19
+PLANE_MAGIC, PLANE_VERSION, SPFC_OFFSET = 0x4C4C504E, 6, 4096
+
+
+def ctl(sw, args, check=False):
+    return sw.run(f"{Paths.ctl} --socket {SOCK} {args}", check=check)
+
+
+def status(sw, plane):
+    return json.loads(ctl(sw, f"--plane {plane} status --json", check=True))["pools"][0]
+
+
+def wait_for(pred, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(0.1)
+    return pred()
+
+
+def write_raw_block(path, ifindex, force_victim):
+    """Write SPFC's block (kernel/uapi/lossless.h) straight into the pinned
+    plane map's mapping, as a buggy writer would: one slot."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    name = ctypes.create_string_buffer(path.encode())
+    attr = struct.pack("QII", ctypes.addressof(name), 0, 0) + bytes(128 - 16)
+    buf = ctypes.create_string_buffer(attr, len(attr))
+    fd = libc.syscall(321, 7, buf, len(attr))  # bpf(BPF_OBJ_GET)
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), f"BPF_OBJ_GET {path}")
+    try:
+        m = mmap.mmap(fd, 2 * SPFC_OFFSET, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+        seq = struct.unpack_from("Q", m, SPFC_OFFSET + 8)[0]
+        seq = (seq | 1) + 1
+        struct.pack_into("Q", m, SPFC_OFFSET + 8, seq - 1)
+        body = struct.pack("II", PLANE_MAGIC, PLANE_VERSION) + struct.pack("Q", seq - 1)
+        body += struct.pack("IBBBBQ", ifindex, 0, 0, force_victim, 0, 0) + bytes(16 * 63)
+        m[SPFC_OFFSET:SPFC_OFFSET + len(body)] = body
+        struct.pack_into("Q", m, SPFC_OFFSET + 8, seq)
+        m.close()
+        return seq
+    finally:
+        os.close(fd)
+
+
+def slow_path_and_oracle(c, sw, rx, tx, ports):
+    start = time.monotonic()
+    devs = {v: k for k, v in ports.items()}
+    change(c, sw, ports, f"buffer {BUFFER}")
+    sw.run(f"tc qdisc change dev {devs['r0']} root lossless rate {MBIT}mbit")
+    pin = f"/sys/fs/bpf/ll-{sw.ns}"  # where the switch's ingress maps are
+    plane = f"{pin}/sw0/plane"
+    subprocess.run(f"rm -rf /run/lossless-spfc {pin}/sw0", shell=True, check=True)
+    table = '[pool.spfc]\nwindow = "200ms"\nk = 3\nmode = "daemon"'
+    text = losslessd_config(SOCK, pin, list(ports), {"buffer": BUFFER, "lossless_prios": [3],
+                                                     "alpha": "1/8", "sw_delay": "60ms"},
+                            f"{MBIT}mbit", table)
+    with open(CONF, "w") as f:
+        f.write(text.replace('policy = "pfc-dt"', 'policy = "spfc"'))
+    d = sw.popen(f"{Paths.losslessd} --config {CONF}")
+    up = wait_for(lambda: ctl(sw, "daemon --json").returncode == 0, 20)
+    c.ok(up, "losslessd (policy spfc, mode daemon) adopts the switch",
+         f"in {time.monotonic() - start:.1f} s" if d.poll() is None else d.stderr.read()[:300])
+    if not up:
+        return
+    c.ok(wait_for(lambda: status(sw, plane)["scheme_params"].get("mode") == 2),
+         "the datapath runs spfc-mode daemon", str(status(sw, plane)["scheme_params"]))
+
+    # The slow path: h0 streams to r1 at line rate (C per window, IRC_th
+    # C/3); the idle ports see no departure.
+    (r1, r1_ip, _) = rx[1]
+    h0, idle = devs["h0"], devs["h1"]
+    before = {p: q.get("scheme_stats", {}) for p, q in port_stats(sw).items()}
+    t0 = status(sw, plane)
+    recv = r1.popen(f"{Paths.traffic} recv --port {PORT} --idle-exit 1 --duration 60")
+    r1.wait_udp(PORT)
+    send = tx[0][0].popen(f"{Paths.traffic} send --port {PORT} --prio 3 --dscp 24 --size 1000 "
+                          f"--sndbuf {SNDBUF} --duration 3 --dst {r1_ip} --flow 0")
+    # Samples while it streams (a TCG stall can empty one window).
+    samples = []
+    while send.poll() is None and len(samples) < 40:
+        time.sleep(0.25)
+        samples.append(port_stats(sw)[h0].get("scheme_stats", {}))
+    mid = next((x for x in samples if 3 in x.get("sh", [])), samples[len(samples) // 2] if samples else {})
+    sent = json.loads(send.communicate(timeout=60)[0])["sent"]
+    got = sum(f["received"] for f in json.loads(recv.communicate(timeout=60)[0])["flows"].values())
+    after = {p: q.get("scheme_stats", {}) for p, q in port_stats(sw).items()}
+    t1 = status(sw, plane)
+    dmn = json.loads(ctl(sw, "daemon --json", check=True))["pools"][0].get("spfc", {})
+    dv = after[h0].get("to_victim", 0) - before[h0].get("to_victim", 0)
+    di = after[idle].get("to_victim", 0) - before[idle].get("to_victim", 0)
+    blocks = t1["spfc_applied"] - t0["spfc_applied"]
+    sh_seen = sum(1 for x in samples if 3 in x.get("sh", []))
+    print(f"  slow path: h0 -> r1 3 s, sent {sent} received {got}; the daemon's bit (sh) set in {sh_seen} "
+          f"of {len(samples)} samples; h0's port mid-run victim "
+          f"{mid.get('victim')} sh {mid.get('sh')} last_window {mid.get('last_window')} B "
+          f"irc_threshold {mid.get('irc_threshold')} B; to_victim +{dv}, victim_time "
+          f"+{(after[h0].get('victim_time', 0) - before[h0].get('victim_time', 0)) / 1e9:.2f} s; "
+          f"idle port to_victim +{di}; blocks applied by the datapath +{blocks} (refused "
+          f"{t1['spfc_refused']}); daemon: {dmn.get('blocks_written')} written, "
+          f"{dmn.get('blocks_refused')} refused", flush=True)
+    # In mode daemon only the daemon's bit (or a forced state: none here)
+    # makes a Victim.
+    c.ok(dv > 0 and sh_seen > 0, "slow path: h0's port became a Victim by the daemon's bit",
+         f"to_victim +{dv}, sh set in {sh_seen} of {len(samples)} samples")
+    c.eq(di, 0, "slow path: an idle port did not")
+    c.ok(blocks >= 10 and t1["spfc_refused"] == 0 and dmn.get("blocks_refused") == 0,
+         "slow path: the daemon published every window, nothing refused",
+         f"+{blocks} applied, {t1['spfc_refused']} refused")
+    c.eq(sent - got, 0, "slow path: every datagram arrived")
+
+    # The oracle, on the idle port.
+    q = port_stats(sw)[idle]
+    thr0, total = q["ingress"][3]["threshold"], q["pool_total_bytes"]
+    r = ctl(sw, f"--pool sw0 spfc-force {idle} 3 victim")
+    c.ok(r.returncode == 0, f"spfc-force {idle} 3 victim", (r.stdout + r.stderr).strip())
+    q = port_stats(sw)[idle]
+    thr1 = q["ingress"][3]["threshold"]
+    forced = json.loads(ctl(sw, "daemon --json", check=True))["pools"][0]["spfc"]["forced"]
+    text = ctl(sw, f"--plane {plane} status", check=True)
+    print(f"  oracle: {idle} priority 3 threshold {thr0} B -> {thr1} B forced Victim (buffer {total} B); "
+          f"daemon: {forced}", flush=True)
+    c.ok(3 in q.get("scheme_stats", {}).get("forced_victim", []) and 3 in q["scheme_stats"].get("victim", []),
+         "oracle: the port's priority 3 is forced Victim (tc)", str(q.get("scheme_stats")))
+    c.ok(thr1 == total and thr1 > thr0, "oracle: its threshold is the whole buffer",
+         f"{thr0} -> {thr1}, buffer {total}")
+    c.ok(any(f"{idle}" in line for line in text.splitlines()) and "forced_victim 3" in text,
+         "oracle: losslessctl status shows it",
+         next((ln.strip() for ln in text.splitlines() if "forced_victim 3" in ln), "no line"))
+    c.eq(forced, [{"dev": idle, "prio": 3, "state": "victim"}], "oracle: losslessctl daemon lists it")
+    for args, rc, msg in ((f"{idle} 9 victim", 2, "must be 0 .. 7"),
+                          (f"{idle} 3 bogus", 2, "must be victim, normal or auto"),
+                          (f"{idle} 2 victim", 1, "not lossless"),
+                          ("nosuchdev 3 victim", 1, "no port \"nosuchdev\"")):
+        b = ctl(sw, f"--pool sw0 spfc-force {args}")
+        c.ok(b.returncode == rc and msg in b.stderr, f"spfc-force {args} is refused",
+             f"exit {b.returncode}: {first_line(b.stderr)}")
+    r = ctl(sw, f"--pool sw0 spfc-force {idle} 3 auto")
+    q = port_stats(sw)[idle]
+    c.ok(r.returncode == 0 and q["ingress"][3]["threshold"] == thr0 and
+         not q.get("scheme_stats", {}).get("forced_victim"),
+         "oracle: auto gives back DT's threshold", f"{q['ingress'][3]['threshold']} B, exit {r.returncode}")
+
+    # Without the daemon: losslessctl writes the map; a bad block is
+    # refused, counted, and changes nothing.
+    # The daemon by its pid (the shell around it may not pass SIGTERM on).
+    pid = json.loads(ctl(sw, "daemon --json", check=True))["pid"]
+    os.kill(pid, 15)
+    d.wait(timeout=10)
+    c.ok(wait_for(lambda: not os.path.exists(f"/proc/{pid}"), 10), "losslessd stopped", f"pid {pid}")
+    r = sw.run(f"{Paths.ctl} --plane {plane} spfc-force {idle} 3 normal", check=False)
+    c.ok(r.returncode == 0, "spfc-force --plane without the daemon", (r.stdout + r.stderr).strip())
+    refused0 = status(sw, plane)["spfc_refused"]
+    seq = write_raw_block(plane, 999999, 1 << 3)
+    ok = wait_for(lambda: status(sw, plane)["spfc_applied_seq"] == seq, 5)
+    t = status(sw, plane)
+    ss = port_stats(sw)[idle].get("scheme_stats", {})
+    c.ok(ok and t["spfc_apply_error"] == -ENODEV and t["spfc_refused"] == refused0 + 1,
+         "a block naming no port of the pool is refused (ENODEV) and counted",
+         f"seq {t['spfc_applied_seq']} error {t['spfc_apply_error']} refused {t['spfc_refused']}")
+    c.ok(3 in ss.get("forced_normal", []), "and the forced state stays", str(ss.get("forced_normal")))
+    r = sw.run(f"{Paths.ctl} --plane {plane} spfc-force {idle} 3 auto", check=False)
+    c.ok(r.returncode == 0, "spfc-force --plane auto", (r.stdout + r.stderr).strip())
+    subprocess.run(f"rm -rf /run/lossless-spfc {pin}/sw0", shell=True, check=False)
+    print(f"  slow path and oracle: {time.monotonic() - start:.1f} s", flush=True)
+
+
 def main():
     c = Checks("spfc")
     with Topology("spfc") as t:
@@ -248,6 +432,7 @@ def main():
              f"XOFF {sp['xoff_victim']} < {dt['xoff_victim']}; time paused {sp['paused_victim']:.2f} s "
              f"against {dt['paused_victim']:.2f} s")
         latch(c, sw, rx, tx, ports)
+        slow_path_and_oracle(c, sw, rx, tx, ports)
     c.finish()
 
 
