@@ -7,6 +7,7 @@
 
 extern "C" {
 #include "headroom.h"
+#include "scheme.h"
 }
 #include <cstring>
 
@@ -19,6 +20,21 @@ namespace {
 std::uint64_t max_delay_ns()
 {
   return ll_params[LL_P_SW_DELAY].max;
+}
+
+// The position of DSH's "insurance_peak" among a port's scheme counters
+// (scheme_types.h's LL_SCHEME_STAT_DESCS), LL_SCHEME_STATS if none.
+unsigned dsh_insurance_peak_ctr()
+{
+  static const ll_scheme_stat_desc kCtr[LL_SCHEME_CORE_COUNT][LL_SCHEME_STATS] =
+      LL_SCHEME_STAT_DESCS;
+  static const unsigned at = [] {
+    for (unsigned i = 0; i < LL_SCHEME_STATS; i++)
+      if (const char *n = kCtr[LOSSLESS_SCHEME_DSH][i].name; n && !std::strcmp(n, "insurance_peak"))
+        return i;
+    return unsigned{LL_SCHEME_STATS};
+  }();
+  return at;
 }
 
 // The field of PoolSettings that a pool-wide row the policies take
@@ -162,6 +178,12 @@ std::optional<plane::Params> PfcDt::decide(const Inputs &in)
       for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++)
         if (cfg_.lossless_mask & (1u << q))
           peak = std::max<std::uint64_t>(peak, tp.iq[q].peak_headroom);
+      // DSH: the port's queues share its insurance headroom (Phi, its
+      // headroom), so the peak Phi must cover is the insurance's.
+      const auto &sp = t.sch[i].s;
+      if (reg_.scheme_id == LOSSLESS_SCHEME_DSH && sp.scheme == LOSSLESS_SCHEME_DSH &&
+          dsh_insurance_peak_ctr() < LL_SCHEME_STATS)
+        peak = std::max<std::uint64_t>(peak, sp.ctr[dsh_insurance_peak_ctr()]);
       std::uint64_t m = measured_sw_delay_ns(*link, peak);
       auto &slot = measured_ns_[tp.ifindex];
       if (m > slot) {

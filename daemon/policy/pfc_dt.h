@@ -9,7 +9,8 @@
 //     the shared core), where the software delay is the larger of the
 //     configured sw_delay and the one measured on the datapath: the bytes
 //     a paused port's upstream still sent after the pause (its peak
-//     headroom use) beyond the non-software terms, at the port's rate,
+//     headroom use; under dsh, also its insurance peak, the headroom its
+//     queues share) beyond the non-software terms, at the port's rate,
 //     plus 25 % margin. A port with a configured headroom keeps it;
 //   - headroom term (9), the upstream's shaper burst: the port's own
 //     catch-up as its qdisc reports it (the kernel takes the upstream to be

@@ -327,6 +327,46 @@ TEST(Dsh, PushesItsBlockAndChecksItsChanges)
   EXPECT_EQ(ps[8].value, "no-insurance");
 }
 
+// DSH: a port's lossless priorities share its insurance headroom (Phi),
+// so the measured delay comes from the port's insurance peak (its scheme
+// telemetry), with the queues' peaks; DT and ST read the queues' only.
+TEST(Dsh, MeasuredDelayFromThePortsInsurancePeak)
+{
+  auto tel = std::make_unique<lossless_plane_tel>();
+  tel->magic = LOSSLESS_PLANE_MAGIC;
+  tel->nr_ports = 1;
+  tel->ports[0].ifindex = 4;
+  tel->ports[0].iq[3].peak_headroom = 2000;  // within the fixed terms
+  tel->sch[0].s.scheme = LOSSLESS_SCHEME_DSH;
+  tel->sch[0].s.ctr[3] = 4682 + 3036 + 6250;  // insurance_peak: 10 ms at 5 Mbit/s
+  PortLink p = port(4, 5000000, 0, 3036);
+  for (const char *name : {"pfc-dt", "st", "dsh"}) {
+    PoolSettings s = pool(1000000);
+    s.scheme = default_block(*by_policy(name));
+    auto pol = make(name, s);
+    ASSERT_NE(pol, nullptr) << name;
+    Inputs in{&s, {p}, tel.get(), 0};
+    auto d = pol->decide(in);
+    ASSERT_TRUE(d) << name;
+    ASSERT_EQ(d->headroom.size(), 1u) << name;
+    if (std::string(name) == "dsh") {
+      EXPECT_EQ(pol->sw_delay_ns(4), 12500000u) << "the insurance peak measures";
+      EXPECT_EQ(d->headroom[0].headroom_bytes, 4682u + 7813 + 3036);
+    } else {
+      EXPECT_EQ(pol->sw_delay_ns(4), 1000000u) << name << ": the queues' peaks only";
+      EXPECT_EQ(d->headroom[0].headroom_bytes, 4682u + 625 + 3036) << name;
+    }
+  }
+  // The queue's peak still counts under DSH, when it is the larger.
+  PoolSettings s = pool(1000000);
+  s.scheme = default_block(*by_policy("dsh"));
+  auto pol = make("dsh", s);
+  tel->ports[0].iq[3].peak_headroom = 4682 + 3036 + 12500;  // 20 ms
+  Inputs in{&s, {p}, tel.get(), 0};
+  ASSERT_TRUE(pol->decide(in));
+  EXPECT_EQ(pol->sw_delay_ns(4), 25000000u);
+}
+
 // The spfc policy: K, the window against the ports' round trip with the
 // software delay in force (configured or measured), both IRC_th units.
 TEST(Spfc, PushesItsBlockAndChecksItsChanges)

@@ -998,17 +998,6 @@ TEST(DshScheme, ChangeOnlyWhenIdle)
 
 namespace {
 
-// The events of the pool's ring, oldest first.
-std::vector<ll_scheme_event> Events(Pool &pool)
-{
-	const ll_scheme_events &r = pool->events;
-	std::vector<ll_scheme_event> out;
-	ll_u64 n = std::min<ll_u64>(r.total, LL_SCHEME_EVENTS);
-	for (ll_u64 i = r.total - n; i < r.total; i++)
-		out.push_back(r.ev[i % LL_SCHEME_EVENTS]);
-	return out;
-}
-
 // #5's sequence, counted: one queue pause at 106, one port pause at 312,
 // the insurance's peak kept after the drain, the shared headroom (bytes
 // above X_qoff while in QOFF) and its peak, and the ring's QOFF, POFF,
@@ -1053,7 +1042,7 @@ TEST(DshTelemetry, PausesCountedOncePeaksKept)
 	EXPECT_EQ(ss.ctr[4], 0u);
 	EXPECT_EQ(ss.ctr[5], hr_peak);
 
-	std::vector<ll_scheme_event> ev = Events(pool);
+	std::vector<ll_scheme_event> ev = Events(pool.p());
 	ASSERT_EQ(ev.size(), 4u);
 	EXPECT_EQ(ev[0].type, LL_EV_QOFF);
 	EXPECT_EQ(ev[0].prio, 1);
@@ -1091,7 +1080,7 @@ TEST(DshTelemetry, EventRingWraps)
 	for (ll_u32 i = 0; i < LL_SCHEME_EVENTS + 6; i++)
 		ll_scheme_log_event(pool.p(), i % 4, i % 8, LL_EV_QOFF, i, 1000 + i);
 	EXPECT_EQ(pool->events.total, (ll_u64)LL_SCHEME_EVENTS + 6);
-	std::vector<ll_scheme_event> ev = Events(pool);
+	std::vector<ll_scheme_event> ev = Events(pool.p());
 	ASSERT_EQ(ev.size(), (size_t)LL_SCHEME_EVENTS);
 	for (ll_u32 i = 0; i < LL_SCHEME_EVENTS; i++) {
 		EXPECT_EQ(ev[i].bytes, i + 6u) << i;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -161,6 +162,17 @@ inline void ExpectEmpty(const ll_mmu_pool *pool)
 inline bool Paused(const ll_mmu_pool *pool, ll_u32 port, ll_u32 prio = kLosslessPrio)
 {
 	return (pool->ports[port].pfc.want >> prio) & 1;
+}
+
+// The events of the pool's ring (the schemes' timeline), oldest first.
+inline std::vector<ll_scheme_event> Events(const ll_mmu_pool *pool)
+{
+	const ll_scheme_events &r = pool->events;
+	std::vector<ll_scheme_event> out;
+	ll_u64 n = std::min<ll_u64>(r.total, LL_SCHEME_EVENTS);
+	for (ll_u64 i = r.total - n; i < r.total; i++)
+		out.push_back(r.ev[i % LL_SCHEME_EVENTS]);
+	return out;
 }
 
 } // namespace mmu_test

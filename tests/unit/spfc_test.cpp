@@ -1310,16 +1310,6 @@ TEST(SpfcSlowPath, DaemonBitWithExactReset)
 
 namespace {
 
-std::vector<ll_scheme_event> Events(Pool &pool)
-{
-	const ll_scheme_events &r = pool->events;
-	std::vector<ll_scheme_event> out;
-	ll_u64 n = std::min<ll_u64>(r.total, LL_SCHEME_EVENTS);
-	for (ll_u64 i = r.total - n; i < r.total; i++)
-		out.push_back(r.ev[i % LL_SCHEME_EVENTS]);
-	return out;
-}
-
 // S-U5 and S-U7 counted: Victim at the 200th departure (t 20,000), the
 // latch at the 1001st packet (t 30,000: a PAUSE while Victim, the queue
 // holding 1,001,000 B), the RESUME at the 335th departure and Victim again
@@ -1356,7 +1346,7 @@ TEST(SpfcTelemetry, TransitionsPausesAndRing)
 	EXPECT_EQ(ss.prio[1][kP], kTh + 335000u);		// irc
 	EXPECT_EQ(ss.prio[1][0], 0u);
 
-	std::vector<ll_scheme_event> ev = Events(pool);
+	std::vector<ll_scheme_event> ev = Events(pool.p());
 	ASSERT_EQ(ev.size(), 5u);
 	const int want[] = {LL_EV_TO_VICTIM, LL_EV_PAUSE, LL_EV_TO_NORMAL, LL_EV_RESUME,
 			    LL_EV_TO_VICTIM};
@@ -1381,7 +1371,7 @@ TEST(SpfcTelemetry, TransitionsPausesAndRing)
 	EXPECT_EQ(ss.ctr[4], 0u);
 	EXPECT_EQ(ss.ctr[5], (ll_u64)n * kPkt);
 	EXPECT_EQ(ss.ctr[2], 0u);
-	ev = Events(pool);
+	ev = Events(pool.p());
 	EXPECT_EQ(ev.back().type, LL_EV_PAUSE);
 	EXPECT_EQ(ev.back().port, 1);
 
@@ -1389,7 +1379,7 @@ TEST(SpfcTelemetry, TransitionsPausesAndRing)
 	tr.DrainAll(70000);
 	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 0, 70000, &ss), 1);
 	EXPECT_EQ(ss.ctr[2], 10000u + 30000u);
-	ev = Events(pool);
+	ev = Events(pool.p());
 	EXPECT_TRUE(std::any_of(ev.begin(), ev.end(), [](const ll_scheme_event &e) {
 		return e.port == 1 && e.type == LL_EV_RESUME && e.time_ns == 70000;
 	}));
@@ -1409,7 +1399,7 @@ TEST(SpfcTelemetry, ForcedMasks)
 	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 1, 3000, &ss), 1);
 	EXPECT_EQ(ss.masks, 1u << kP << 24);
 	EXPECT_EQ(ss.ctr[0], 0u);
-	std::vector<ll_scheme_event> ev = Events(pool);
+	std::vector<ll_scheme_event> ev = Events(pool.p());
 	ASSERT_EQ(ev.size(), 1u);
 	EXPECT_EQ(ev[0].type, LL_EV_TO_VICTIM);
 	EXPECT_EQ(ev[0].time_ns, 1000u);
