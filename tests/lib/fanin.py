@@ -7,7 +7,8 @@ qdisc (a lossless pool), receivers r0.. (10.0.0.1..) and senders h0..
 is `lossless rate R` (it honours the switch's PFC) with the ingress
 program. bursts() runs ll-flows senders that share one t0, so their
 flows start at the same instants (--incast-at), and returns what the
-receivers got. port_stats() reads `tc -s -j` of every switch port.
+receiver got; flow_groups() does the same for several groups of flows
+(each its own receiver, sizes and start times per sender). port_stats() reads `tc -s -j` of every switch port.
 """
 
 import json
@@ -86,35 +87,62 @@ def bursts(sw, rx, tx, size, at, mbit, prio=3, dscp=24, dst=0, lead_s=None, sndb
     each time of at (s after a common t0). Returns (sends, recv, t0_ns,
     datagrams sent, datagrams received): the senders' and the receiver's
     ll-flows reports, once the switch has drained."""
-    r, r_ip, _ = rx[dst]
-    lead = lead_s if lead_s is not None else 1.5 + 0.4 * len(tx)
+    group = {"dst": dst, "size": size, "at": {i: at for i in range(len(tx))}}
+    sends, recvs, t0, expect, got = flow_groups(sw, rx, tx, [group], mbit, prio, dscp, lead_s, sndbuf)
+    return [sends[(0, i)] for i in range(len(tx))], recvs[dst], t0, expect, got
+
+
+def flow_groups(sw, rx, tx, groups, mbit, prio=3, dscp=24, lead_s=None, sndbuf=4 << 20):
+    """Several groups of flows from the senders of tx, all on one priority
+    and one common t0. A group is a dict: "dst" (receiver index), "size"
+    (bytes per flow), "at" ({sender index: [s after t0, ...]}: that sender
+    starts one flow at each time), and optionally "sndbuf". Each (group,
+    sender) is its own ll-flows process and socket (a queue pair: its
+    socket buffer bounds what it holds in the sender's qdisc), with sender
+    id 100 x group + sender index, so a flow of a receiver's report belongs
+    to group sender // 100. Returns (sends {(group, sender): report},
+    recvs {receiver index: report}, t0_ns, datagrams sent, datagrams
+    received), once the switch has drained."""
+    n_procs = sum(len(g["at"]) for g in groups)
+    n_hosts = len({i for g in groups for i in g["at"]})
+    lead = lead_s if lead_s is not None else 1.5 + 0.4 * n_hosts + 0.2 * (n_procs - n_hosts)
     t0 = time.monotonic_ns() + int(lead * 1e9)
-    recv = subprocess.Popen(f"exec nsenter --net=/run/netns/{r.ns} {FLOWS} recv --port {PORT} "
-                            f"--duration 600 --bucket-ms 100 --t0-ns {t0}", shell=True, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    r.topo.procs.append(recv)
-    line = recv.stderr.readline()
-    if "receiving" not in line:
-        raise RuntimeError(f"ll-flows recv did not start: {line.strip()}")
-    duration = max(at) + 0.1
-    procs = []
-    for i, (h, _, _) in enumerate(tx):
-        procs.append(h.popen(f"{FLOWS} send --dst {r_ip} --port {PORT} --rate-mbit {mbit} "
-                             f"--duration {duration} --t0-ns {t0} --sender {i} --prio {prio} --dscp {dscp} "
-                             f"--sndbuf {sndbuf} --incast-size {size} "
-                             f"--incast-at {','.join(str(a) for a in at)} --max-drain 60"))
-    sends = []
-    for i, p in enumerate(procs):
+    recv_procs = {}
+    for d in sorted({g["dst"] for g in groups}):
+        r = rx[d][0]
+        recv = subprocess.Popen(f"exec nsenter --net=/run/netns/{r.ns} {FLOWS} recv --port {PORT} "
+                                f"--duration 600 --bucket-ms 100 --t0-ns {t0}", shell=True, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        r.topo.procs.append(recv)
+        line = recv.stderr.readline()
+        if "receiving" not in line:
+            raise RuntimeError(f"ll-flows recv on {r.name} did not start: {line.strip()}")
+        recv_procs[d] = recv
+    duration = max(max(a) for g in groups for a in g["at"].values()) + 0.1
+    procs = {}
+    for k, g in enumerate(groups):
+        r_ip = rx[g["dst"]][1]
+        for i, at in sorted(g["at"].items()):
+            h = tx[i][0]
+            procs[(k, i)] = h.popen(
+                f"{FLOWS} send --dst {r_ip} --port {PORT} --rate-mbit {mbit} "
+                f"--duration {duration} --t0-ns {t0} --sender {100 * k + i} --prio {prio} --dscp {dscp} "
+                f"--sndbuf {g.get('sndbuf', sndbuf)} --incast-size {g['size']} "
+                f"--incast-at {','.join(str(a) for a in at)} --max-drain 60")
+    sends = {}
+    for key, p in procs.items():
         out, err = p.communicate(timeout=duration + lead + 120)
         if p.returncode:
-            raise RuntimeError(f"sender h{i} failed ({p.returncode}): {err.strip()}")
-        sends.append(json.loads(out))
+            raise RuntimeError(f"sender h{key[1]} of group {key[0]} failed ({p.returncode}): {err.strip()}")
+        sends[key] = json.loads(out)
     # The last bytes leave the switch after the senders are done.
-    expect = sum(s["datagrams"] for s in sends)
+    expect = sum(s["datagrams"] for s in sends.values())
     drained(sw)
     time.sleep(0.5)
-    recv.send_signal(signal.SIGINT)
-    out, err = recv.communicate(timeout=60)
-    res = json.loads(out)
-    got = sum(v["datagrams"] for v in res["senders"].values())
-    return sends, res, t0, expect, got
+    recvs = {}
+    for d, recv in recv_procs.items():
+        recv.send_signal(signal.SIGINT)
+        out, err = recv.communicate(timeout=60)
+        recvs[d] = json.loads(out)
+    got = sum(v["datagrams"] for res in recvs.values() for v in res["senders"].values())
+    return sends, recvs, t0, expect, got

@@ -1,18 +1,24 @@
 #!/usr/bin/python3
 """DSH end to end in the VM (docs/DSH.md, dsh.md 8.3 scaled): one switch,
-3 senders, 1 receiver, 5 Mbit/s, four lossless priorities, so that DT's
+3 senders, 2 receivers, 5 Mbit/s, four lossless priorities, so that DT's
 static headroom (one per port and lossless priority) takes most of the
 buffer while DSH carves one insurance per port.
 
   1. Bad input through real tc and raw netlink: DSH parameters out of
      range or inconsistent are refused with a message, and every port's
      options are the same before and after.
-  2. The same fan-in (3 synchronised bursts per sender, on priority 3)
-     under DT and under DSH, in one run: zero lossless drops and every
-     datagram delivered under both; the pauses (XOFF transitions) and the
-     time paused are printed side by side. DSH's larger shared region
-     (its T) should absorb bursts DT pauses for: asserted only as "DSH
-     does not pause more than DT" (a VM run's timing varies).
+  2. Head-of-line blocking (dsh.md 8.3 MB1, collapsed to one switch), the
+     same flows under DT and under DSH in one run: the fan-in (3
+     synchronised bursts to r0, twice, priority 3) and, on the same
+     priority, a second, small fan-in: one short flow per sender to r1
+     (the "victim" flows), all three at once, after the senders' bursts
+     would have left at line rate. Under DT, r0's fan-in pauses the
+     senders' priority 3 and their victim flows wait behind the paused
+     fan-in bytes (r1 idles); DSH's larger shared region absorbs the
+     fan-in, pauses less, and the victim flows go at once. Asserted: zero lossless drops and every
+     datagram delivered under both, DT paused, DSH paused for less time,
+     and the victim flows' mean FCT under DSH below a fraction of DT's
+     (the margin is from measured runs, docs/DSH.md "Measured").
   3. The port-level pause: `dsh-variant no-shared-headroom` (a queue over
      T takes insurance and pauses the port, dsh.md 3.10) on a steady 3:1
      incast. The port-level PAUSE is sent (telemetry poff_pauses,
@@ -27,7 +33,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import Checks, first_line  # noqa: E402
-from fanin import all_options, bursts, build, drained, port_stats, uplink_stats  # noqa: E402
+from fanin import all_options, build, drained, flow_groups, port_stats, uplink_stats  # noqa: E402
 from incast import traffic  # noqa: E402
 from nltc import (LOSSLESS_DSH_F, LOSSLESS_SCHEME, TCA_LOSSLESS as A,  # noqa: E402
                   TCA_LOSSLESS_DSH as D, TCA_LOSSLESS_SCHEME as S, attr, nest, qdisc_request, u8, u64)
@@ -38,14 +44,31 @@ MBIT = 5
 SENDERS = 3
 PRIOS = [3, 4, 5, 6]
 # At 5 Mbit/s with sw-delay 60 ms a (port, priority) headroom is about
-# 79 KB: DT carves 4 ports x 4 x 79 KB = 1.27 MB of the 2 MiB buffer
-# (60 %), DSH 4 x 79 KB = 0.32 MB. The tests print the sizes tc reports.
+# 79 KB: DT carves 5 ports x 4 x 79 KB = 1.59 MB of the 2 MiB buffer
+# (76 %), DSH 5 x 79 KB = 0.40 MB. The tests print the sizes tc reports.
 POOL = "pool sw0 buffer 2mb lossless-prios 3,4,5,6 alpha 1/8 sw-delay 60ms"
 # Each sender's burst: its ingress grows by about 2/3 of it (the bottleneck
 # drains a third per sender), above DT's fixed point (shared / 7.33 with
 # alpha 1/8 and three ingresses) and below DSH's.
 BURST = 180_000
 BURST_AT = [0.3, 2.3]
+# The victim flows to r1 (on priority 3 too), a 3:1 fan-in of their own:
+# every sender starts one VICTIM_AFTER[i] s after each burst, when its own
+# burst (0.29 s at line rate) has left its uplink unless the switch paused
+# it; 40 ms each at line rate alone, 120 ms for the three together
+# (staggered by 0.15 s instead, they measured the same ratios: 0.11-0.28).
+VICTIM = 25_000
+VICTIM_AFTER = [0.5, 0.5, 0.5]
+# DSH's victim mean FCT must be below this fraction of DT's (measured
+# 0.11-0.28 in 7 runs started apart, 0.35 in 2 together; the three take
+# 120 ms of r1 at line rate).
+VICTIM_RATIO = 0.5
+# A pair of runs whose fan-in took more than DISTURBED x the drain time of
+# r0's link was starved by the host (other jobs on a 2-core machine): it is
+# run again, up to ATTEMPTS times in all; the checks take the last (the
+# loss checks every attempt).
+DISTURBED = 1.2
+ATTEMPTS = 3
 
 
 def bad_input(c, sw, ports):
@@ -95,7 +118,15 @@ def set_scheme(c, sw, ports, args):
     return any_q
 
 
-def fanin(c, sw, rx, tx, ports, scheme):
+def fct_stats(fcts):
+    """(mean, p99, max) of a list of FCTs (nearest rank), or Nones."""
+    if not fcts:
+        return None, None, None
+    f = sorted(fcts)
+    return sum(f) / len(f), f[min(len(f) - 1, max(0, -(-99 * len(f) // 100) - 1))], f[-1]
+
+
+def fanin(sw, rx, tx, scheme):
     # The counters run on across scheme changes: the run's are the deltas.
     def counts(st):
         return (sum(q["ingress"][p]["xoff_frames"] for q in st.values() for p in PRIOS),
@@ -103,11 +134,18 @@ def fanin(c, sw, rx, tx, ports, scheme):
                 sum(q.get("pfc_frames_tx", 0) for q in st.values()),
                 max(q["pool_drops_lossless"] for q in st.values()))
     before = counts(port_stats(sw))
-    sends, res, _, sent, got = bursts(sw, rx, tx, BURST, BURST_AT, MBIT)
+    groups = [{"dst": 0, "size": BURST, "at": {i: BURST_AT for i in range(len(tx))}},
+              {"dst": 1, "size": VICTIM,
+               "at": {i: [round(b + VICTIM_AFTER[i], 3) for b in BURST_AT] for i in range(len(tx))}}]
+    _, recvs, _, sent, got = flow_groups(sw, rx, tx, groups, MBIT)
     st = port_stats(sw)
     xoff, paused, pfc, drops = (a - b for a, b in zip(counts(st), before))
     peak = max(q["pool_peak_shared"] for q in st.values())
-    fcts = sorted(f["fct_ns"] / 1e6 for f in res["flows"] if f["complete"])
+    flows = [f for res in recvs.values() for f in res["flows"]]
+    fct = {g: [f["fct_ns"] / 1e6 for f in flows if f["sender"] // 100 == k and f["complete"]]
+           for k, g in enumerate(("fan-in", "victim"))}
+    fct["all"] = fct["fan-in"] + fct["victim"]
+    stats = {g: fct_stats(v) for g, v in fct.items()}
     ss = [q.get("scheme_stats", {}) for q in st.values()]
     extra = ""
     if scheme == "dsh":
@@ -115,13 +153,52 @@ def fanin(c, sw, rx, tx, ports, scheme):
                  f", poff_pauses {sum(x.get('poff_pauses', 0) for x in ss)}"
                  f", insurance peak {max(x.get('insurance_peak', 0) for x in ss)} B")
     print(f"  {scheme}: datagrams sent {sent} received {got}; XOFF {xoff}, PFC frames {pfc}, "
-          f"paused {paused:.3f} s, peak shared {peak} B (pool, since it was created), flows {len(fcts)} FCT p50 "
-          f"{fcts[len(fcts) // 2] if fcts else 0:.0f} ms max {fcts[-1] if fcts else 0:.0f} ms{extra}", flush=True)
-    c.eq(sent - got, 0, f"{scheme}: every datagram of the fan-in arrived")
-    c.eq(drops, 0, f"{scheme}: MMU: no lossless drop")
-    c.eq(len(fcts), len(tx) * len(BURST_AT), f"{scheme}: every fan-in flow completed")
-    return {"xoff": xoff, "paused": paused, "pfc": pfc,
-            "fct_max": fcts[-1] if fcts else None}
+          f"paused {paused:.3f} s, peak shared {peak} B (pool, since it was created){extra}", flush=True)
+    for g in ("fan-in", "victim"):
+        mean, p99, _ = stats[g]
+        print(f"  {scheme}: {g} flows {len(fct[g])} FCT mean {mean or 0:.0f} ms p99 {p99 or 0:.0f} ms: "
+              + " ".join(f"{v:.0f}" for v in sorted(fct[g])), flush=True)
+    return {"xoff": xoff, "paused": paused, "pfc": pfc, "fct": stats, "lost": sent - got, "drops": drops,
+            "flows": (len(fct["fan-in"]), len(fct["victim"]))}
+
+
+def disturbed(res):
+    """The schemes whose fan-in took longer than r0's link needs to drain it
+    by more than DISTURBED: the host starved the VM (the fan-in's FCT is the
+    drain time under any scheme, paused or not)."""
+    wire = BURST + -(-BURST // 944) * (56 + 42)  # 944 data bytes per datagram, header and wire bytes
+    drain_ms = SENDERS * wire * 8 / (MBIT * 1e6) * 1e3
+    return [s for s, r in res.items() if (r["fct"]["fan-in"][2] or 1e9) > DISTURBED * drain_ms], drain_ms
+
+
+def compare(c, attempts):
+    """The checks: loss over every attempt, the rest on the last one."""
+    dt, dsh = attempts[-1]["dt"], attempts[-1]["dsh"]
+    want = SENDERS * len(BURST_AT)
+    for scheme in ("dt", "dsh"):
+        c.eq(sum(a[scheme]["lost"] for a in attempts), 0,
+             f"{scheme}: every datagram of the fan-in and the victim flows arrived")
+        c.eq(sum(a[scheme]["drops"] for a in attempts), 0, f"{scheme}: MMU: no lossless drop")
+        c.eq(attempts[-1][scheme]["flows"], (want, want), f"{scheme}: every flow completed (fan-in, victim)")
+    print(f"  DSH / DT: XOFF {dsh['xoff']} / {dt['xoff']}, PFC frames {dsh['pfc']} / {dt['pfc']}, paused "
+          f"{dsh['paused']:.3f} / {dt['paused']:.3f} s", flush=True)
+    for g in ("fan-in", "victim", "all"):
+        (m1, p1, _), (m0, p0, _) = dsh["fct"][g], dt["fct"][g]
+        if m0 and m1:
+            print(f"  DSH / DT, {g} FCT: mean {m1:.0f} / {m0:.0f} ms ({m1 / m0:.2f}), "
+                  f"p99 {p1:.0f} / {p0:.0f} ms ({p1 / p0:.2f})", flush=True)
+    # DT's T under the bursts is 40-55 KB, each ingress grows by about
+    # 120 KB; DSH's T stays above 150 KB (the numbers above). DT's pauses
+    # hold each sender's burst in its uplink, and its victim flow behind
+    # it: measured DSH / DT 0.11-0.28 (docs/DSH.md, "Measured").
+    c.ok(dt["xoff"] > 0, "dt paused the fan-in (its static headroom leaves a small shared region)",
+         f"XOFF {dt['xoff']}")
+    c.ok(dsh["paused"] < dt["paused"], "DSH paused the same fan-in for less time than DT",
+         f"{dsh['paused']:.3f} s < {dt['paused']:.3f} s")
+    v1, v0 = dsh["fct"]["victim"][0], dt["fct"]["victim"][0]
+    c.ok(v1 is not None and v0 is not None and v1 < VICTIM_RATIO * v0,
+         f"head-of-line blocking: the victim flows' mean FCT under DSH is below {VICTIM_RATIO} x DT's",
+         f"{v1 or 0:.0f} ms < {VICTIM_RATIO} x {v0 or 0:.0f} ms")
 
 
 def port_level(c, sw, rx, tx, ports):
@@ -170,23 +247,23 @@ def port_level(c, sw, rx, tx, ports):
 def main():
     c = Checks("dsh")
     with Topology("dsh") as t:
-        sw, rx, tx, ports = build(t, f"lossless rate {MBIT}mbit {POOL}", SENDERS, 1, MBIT)
+        sw, rx, tx, ports = build(t, f"lossless rate {MBIT}mbit {POOL}", SENDERS, 2, MBIT)
         set_scheme(c, sw, ports, "scheme dsh")
         bad_input(c, sw, ports)
-        res = {}
-        for scheme in ("dt", "dsh"):
-            set_scheme(c, sw, ports, f"scheme {scheme}")
-            res[scheme] = fanin(c, sw, rx, tx, ports, scheme)
-        dt, dsh = res["dt"], res["dsh"]
-        print(f"  DSH / DT: XOFF {dsh['xoff']} / {dt['xoff']}, PFC frames {dsh['pfc']} / {dt['pfc']}, paused "
-              f"{dsh['paused']:.3f} / {dt['paused']:.3f} s, slowest flow {dsh['fct_max']:.0f} / "
-              f"{dt['fct_max']:.0f} ms", flush=True)
-        # DT's T under the bursts is about 50-97 KB, each ingress grows by
-        # about 120 KB; DSH's T stays above 170 KB (the numbers above).
-        c.ok(dt["xoff"] > 0, "dt paused the fan-in (its static headroom leaves a small shared region)",
-             f"XOFF {dt['xoff']}")
-        c.ok(dsh["paused"] < dt["paused"], "DSH paused the same fan-in for less time than DT",
-             f"{dsh['paused']:.3f} s < {dt['paused']:.3f} s")
+        attempts = []
+        for attempt in range(1, ATTEMPTS + 1):
+            res = {}
+            attempts.append(res)
+            for scheme in ("dt", "dsh"):
+                set_scheme(c, sw, ports, f"scheme {scheme}")
+                res[scheme] = fanin(sw, rx, tx, scheme)
+            slow, drain_ms = disturbed(res)
+            if not slow:
+                break
+            print(f"  attempt {attempt}: the fan-in under {', '.join(slow)} took more than {DISTURBED} x the "
+                  f"{drain_ms:.0f} ms r0's link needs: the host starved the VM"
+                  + ("; running the pair again" if attempt < ATTEMPTS else ""), flush=True)
+        compare(c, attempts)
         port_level(c, sw, rx, tx, ports)
     c.finish()
 
