@@ -15,7 +15,7 @@
 #                                        carries the same object)
 #   lib/systemd/system/losslessd.service from daemon/systemd/losslessd.service.in,
 #                                        with this prefix's paths
-#   share/doc/lossless/                  README.md, docs/*.md and
+#   share/doc/lossless/                  README.md, docs/*.md, docs/img/*.png and
 #                                        examples/losslessd.toml
 #   share/man/man8/*.8.gz                man/*.8 (tc-lossless, losslessd,
 #                                        losslessctl, lossless-ingress),
@@ -51,7 +51,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${LL_INSTALL_DOCDIR}
         PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${LL_INSTALL_DOCDIR}
         FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ
-        FILES_MATCHING PATTERN "*.md" PATTERN "examples" EXCLUDE)
+        FILES_MATCHING PATTERN "*.md" PATTERN "*.png" PATTERN "examples" EXCLUDE)
 install(FILES ${PROJECT_SOURCE_DIR}/docs/examples/losslessd.toml
         DESTINATION ${LL_INSTALL_DOCDIR}/examples
         PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)

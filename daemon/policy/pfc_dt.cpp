@@ -26,15 +26,8 @@ std::uint64_t max_delay_ns()
 // (scheme_types.h's LL_SCHEME_STAT_DESCS), LL_SCHEME_STATS if none.
 unsigned dsh_insurance_peak_ctr()
 {
-  static const ll_scheme_stat_desc kCtr[LL_SCHEME_CORE_COUNT][LL_SCHEME_STATS] =
-      LL_SCHEME_STAT_DESCS;
-  static const unsigned at = [] {
-    for (unsigned i = 0; i < LL_SCHEME_STATS; i++)
-      if (const char *n = kCtr[LOSSLESS_SCHEME_DSH][i].name; n && !std::strcmp(n, "insurance_peak"))
-        return i;
-    return unsigned{LL_SCHEME_STATS};
-  }();
-  return at;
+  static const int at = ll_scheme_stat_index(LOSSLESS_SCHEME_DSH, 0, "insurance_peak");
+  return at < 0 ? unsigned{LL_SCHEME_STATS} : static_cast<unsigned>(at);
 }
 
 // The field of PoolSettings that a pool-wide row the policies take

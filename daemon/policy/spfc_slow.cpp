@@ -2,7 +2,6 @@
 #include "spfc_slow.h"
 
 #include <algorithm>
-#include <cstring>
 
 extern "C" {
 #include "scheme.h"
@@ -13,26 +12,18 @@ namespace {
 
 constexpr std::size_t kNone = ~std::size_t{0};
 
-// The index of a telemetry value of SPFC's by its name in scheme_types.h's
-// tables, so the slow path reads what tc and losslessctl show.
+// A telemetry value of SPFC's by its name in scheme_types.h's tables, so
+// the slow path reads what tc and losslessctl show.
 std::size_t ctr_index(const char *name)
 {
-  static const ll_scheme_stat_desc d[LL_SCHEME_CORE_COUNT][LL_SCHEME_STATS] =
-      LL_SCHEME_STAT_DESCS;
-  for (std::size_t i = 0; i < LL_SCHEME_STATS; i++)
-    if (d[LL_SCHEME_SPFC][i].name && !std::strcmp(d[LL_SCHEME_SPFC][i].name, name))
-      return i;
-  return kNone;
+  int i = ll_scheme_stat_index(LL_SCHEME_SPFC, 0, name);
+  return i < 0 ? kNone : static_cast<std::size_t>(i);
 }
 
 std::size_t prio_index(const char *name)
 {
-  static const ll_scheme_stat_desc d[LL_SCHEME_CORE_COUNT][LL_SCHEME_PRIO_STATS] =
-      LL_SCHEME_PRIO_STAT_DESCS;
-  for (std::size_t i = 0; i < LL_SCHEME_PRIO_STATS; i++)
-    if (d[LL_SCHEME_SPFC][i].name && !std::strcmp(d[LL_SCHEME_SPFC][i].name, name))
-      return i;
-  return kNone;
+  int i = ll_scheme_stat_index(LL_SCHEME_SPFC, 1, name);
+  return i < 0 ? kNone : static_cast<std::size_t>(i);
 }
 
 }  // namespace

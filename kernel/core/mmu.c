@@ -621,18 +621,24 @@ static ll_u32 uncharge(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
 
 	if (charge_side_ok(pool, charge->in_port, charge->in_gen)) {
 		struct ll_mmu_port *pi = &pool->ports[charge->in_port];
-		ll_u64 deadline = port_deadline(pool, charge->in_port);
+		int lossless = is_lossless(pool, charge->prio);
+		/* Only the scheme's hooks and evaluation move its deadline:
+		 * none runs for a lossy packet unless it asks.
+		 */
+		int watched = lossless || ll_scheme_hooks_for(pool, 0);
+		ll_u64 deadline = watched ? port_deadline(pool, charge->in_port) :
+					    LL_MMU_NEVER;
 
 		uncharge_ingress(pool, pi, &pi->iq[charge->prio], bytes, region);
 		if (departed && (ll_scheme_hooks_for(pool, charge->lossless) &
 				 LL_SCHEME_HOOK_RELEASED))
 			ll_scheme_released(pool, charge, now_ns);
-		if (is_lossless(pool, charge->prio))
+		if (lossless)
 			ll_scheme_evaluate(pool, charge->in_port, charge->prio,
 					   now_ns);
 		if (pfc_due_port(pi, now_ns))
 			ev |= LL_MMU_EV_PFC_DUE;
-		if (port_deadline(pool, charge->in_port) < deadline)
+		if (watched && port_deadline(pool, charge->in_port) < deadline)
 			ev |= LL_MMU_EV_TIMER;
 	} else {
 		pool->ctr.stale_releases++;

@@ -35,6 +35,39 @@ int ll_scheme_by_name(const char *name)
 	return -1;
 }
 
+static int stat_name_eq(const char *a, const char *b)
+{
+	ll_u32 i;
+
+	for (i = 0; i < LL_SCHEME_STAT_NAME_MAX; i++) {
+		if (a[i] != b[i])
+			return 0;
+		if (!a[i])
+			return 1;
+	}
+	return 0;
+}
+
+int ll_scheme_stat_index(ll_u32 scheme, int per_prio, const char *name)
+{
+	static const struct ll_scheme_stat_desc
+		ctr[LL_SCHEME_CORE_COUNT][LL_SCHEME_STATS] = LL_SCHEME_STAT_DESCS;
+	static const struct ll_scheme_stat_desc
+		prio[LL_SCHEME_CORE_COUNT][LL_SCHEME_PRIO_STATS] =
+			LL_SCHEME_PRIO_STAT_DESCS;
+	const struct ll_scheme_stat_desc *d;
+	ll_u32 i, n;
+
+	if (scheme >= LL_SCHEME_CORE_COUNT || !name)
+		return -1;
+	d = per_prio ? prio[scheme] : ctr[scheme];
+	n = per_prio ? LL_SCHEME_PRIO_STATS : LL_SCHEME_STATS;
+	for (i = 0; i < n; i++)
+		if (d[i].name && stat_name_eq(d[i].name, name))
+			return (int)i;
+	return -1;
+}
+
 /* Words of union ll_scheme_params each scheme uses; the rest must be 0. */
 static const ll_u8 scheme_param_words[LL_SCHEME_CORE_COUNT] = {
 	[LL_SCHEME_DT] = 0,

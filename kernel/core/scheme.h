@@ -143,6 +143,14 @@ void ll_scheme_port_tick(struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u64 now_ns);
 
 /*
+ * Where the value called name sits among scheme's port counters (ctr[],
+ * per_prio 0) or its per-priority values (prio[], per_prio 1), so that a
+ * reader finds it by the name tc and losslessctl print; -1 if none.
+ */
+#define LL_SCHEME_STAT_NAME_MAX 64
+int ll_scheme_stat_index(ll_u32 scheme, int per_prio, const char *name);
+
+/*
  * Telemetry of port's scheme state, with the names of scheme_types.h's
  * LL_SCHEME_STAT_DESCS, LL_SCHEME_MASK_NAMES and LL_SCHEME_PRIO_STAT_DESCS
  * (so its readers need no code per scheme). Times that grow (LL_STAT_NS)

@@ -296,8 +296,9 @@ void ll_spfc_released(struct ll_mmu_pool *pool,
 	irc = (ll_u64)q->irc +
 	      (params(pool)->irc_th_packets ? 1 : charge->bytes);
 	q->irc = (ll_u32)(irc < LL_SPFC_IRC_TH_MAX ? irc : LL_SPFC_IRC_TH_MAX);
-	if (!has_flag(pool, LL_SPFC_F_WINDOW_END) && !(p->pfc.want & bit) &&
-	    q->irc >= ll_spfc_irc_threshold(pool, port))
+	/* Once latched, the window needs no threshold (a division) again. */
+	if (!(p->sch.spfc.sh & bit) && !has_flag(pool, LL_SPFC_F_WINDOW_END) &&
+	    !(p->pfc.want & bit) && q->irc >= ll_spfc_irc_threshold(pool, port))
 		p->sch.spfc.sh |= bit;
 	account(pool, port, before);
 }

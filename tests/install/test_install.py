@@ -135,6 +135,10 @@ def expected_files(src, prefix, tcdir):
     for name in sorted(os.listdir(f"{src}/docs")):
         if name.endswith(".md"):
             exp[f"{doc}/{name}"] = (rw, f"{src}/docs/{name}")
+    # The plots the docs show (docs/img/*.png).
+    for name in sorted(os.listdir(f"{src}/docs/img")):
+        if name.endswith(".png"):
+            exp[f"{doc}/img/{name}"] = (rw, f"{src}/docs/img/{name}")
     # Compressed: check_man compares the text.
     for name in man_pages(src):
         exp[f"{prefix}/share/man/man8/{name}.gz"] = (rw, None)

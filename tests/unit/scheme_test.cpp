@@ -69,6 +69,39 @@ TEST(Scheme, NamesAndIds)
 	EXPECT_EQ(LL_SCHEME_COUNT, LL_SCHEME_CORE_COUNT);
 }
 
+// Every named telemetry value is found where the tables put it; others not.
+TEST(Scheme, StatIndexByName)
+{
+	static const ll_scheme_stat_desc ctr[LL_SCHEME_CORE_COUNT][LL_SCHEME_STATS] =
+		LL_SCHEME_STAT_DESCS;
+	static const ll_scheme_stat_desc prio[LL_SCHEME_CORE_COUNT][LL_SCHEME_PRIO_STATS] =
+		LL_SCHEME_PRIO_STAT_DESCS;
+	int named = 0;
+	for (ll_u32 s = 0; s < LL_SCHEME_CORE_COUNT; s++) {
+		for (int i = 0; i < LL_SCHEME_STATS; i++) {
+			if (!ctr[s][i].name)
+				continue;
+			named++;
+			EXPECT_EQ(ll_scheme_stat_index(s, 0, ctr[s][i].name), i) << ctr[s][i].name;
+		}
+		for (int i = 0; i < LL_SCHEME_PRIO_STATS; i++) {
+			if (!prio[s][i].name)
+				continue;
+			named++;
+			EXPECT_EQ(ll_scheme_stat_index(s, 1, prio[s][i].name), i) << prio[s][i].name;
+		}
+	}
+	EXPECT_GT(named, 10);
+	EXPECT_GE(ll_scheme_stat_index(LL_SCHEME_DSH, 0, "insurance_peak"), 0);
+	EXPECT_GE(ll_scheme_stat_index(LL_SCHEME_SPFC, 1, "last_window"), 0);
+	EXPECT_EQ(ll_scheme_stat_index(LL_SCHEME_DSH, 1, "insurance_peak"), -1);
+	EXPECT_EQ(ll_scheme_stat_index(LL_SCHEME_DT, 0, "insurance_peak"), -1);
+	EXPECT_EQ(ll_scheme_stat_index(LL_SCHEME_DSH, 0, "insurance_pea"), -1);
+	EXPECT_EQ(ll_scheme_stat_index(LL_SCHEME_DSH, 0, "insurance_peakk"), -1);
+	EXPECT_EQ(ll_scheme_stat_index(LL_SCHEME_CORE_COUNT, 0, "insurance_peak"), -1);
+	EXPECT_EQ(ll_scheme_stat_index(LL_SCHEME_DSH, 0, nullptr), -1);
+}
+
 TEST(Scheme, BadSchemeAndParametersRefused)
 {
 	// Past every scheme the core has.
