@@ -625,7 +625,8 @@ static ll_u32 uncharge(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
 		/* Only the scheme's hooks and evaluation move its deadline:
 		 * none runs for a lossy packet unless it asks.
 		 */
-		int watched = lossless || ll_scheme_hooks_for(pool, 0);
+		int watched = lossless || charge->lossless ||
+			      ll_scheme_hooks_for(pool, 0);
 		ll_u64 deadline = watched ? port_deadline(pool, charge->in_port) :
 					    LL_MMU_NEVER;
 

@@ -12,11 +12,12 @@ const char *ll_scheme_name(ll_u32 id)
 	return id < LL_SCHEME_COUNT ? scheme_names[id] : (const char *)0;
 }
 
-static int name_eq(const char *a, const char *b)
+/* a and b equal within their first max bytes, a NUL included. */
+static int name_eq(const char *a, const char *b, ll_u32 max)
 {
 	ll_u32 i;
 
-	for (i = 0; i < LL_SCHEME_NAME_MAX; i++) {
+	for (i = 0; i < max; i++) {
 		if (a[i] != b[i])
 			return 0;
 		if (!a[i])
@@ -30,22 +31,9 @@ int ll_scheme_by_name(const char *name)
 	ll_u32 id;
 
 	for (id = 0; id < LL_SCHEME_COUNT; id++)
-		if (name_eq(name, scheme_names[id]))
+		if (name_eq(name, scheme_names[id], LL_SCHEME_NAME_MAX))
 			return (int)id;
 	return -1;
-}
-
-static int stat_name_eq(const char *a, const char *b)
-{
-	ll_u32 i;
-
-	for (i = 0; i < LL_SCHEME_STAT_NAME_MAX; i++) {
-		if (a[i] != b[i])
-			return 0;
-		if (!a[i])
-			return 1;
-	}
-	return 0;
 }
 
 int ll_scheme_stat_index(ll_u32 scheme, int per_prio, const char *name)
@@ -63,7 +51,7 @@ int ll_scheme_stat_index(ll_u32 scheme, int per_prio, const char *name)
 	d = per_prio ? prio[scheme] : ctr[scheme];
 	n = per_prio ? LL_SCHEME_PRIO_STATS : LL_SCHEME_STATS;
 	for (i = 0; i < n; i++)
-		if (d[i].name && stat_name_eq(d[i].name, name))
+		if (d[i].name && name_eq(d[i].name, name, LL_SCHEME_STAT_NAME_MAX))
 			return (int)i;
 	return -1;
 }
