@@ -302,6 +302,7 @@ enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 		}
 	}
 	pool->cfg = *cfg;
+	pool->cfg_gen++;
 	pool->scheme_hooks = ll_scheme_hooks(cfg->scheme);
 	partition_set(pool, reserved_size, headroom_size);
 	pool->sweep_step = sweep_step(cfg);
@@ -429,6 +430,7 @@ enum ll_mmu_err ll_mmu_port_update(struct ll_mmu_pool *pool, ll_u32 port,
 
 	p->rate_bps = pc->rate_bps;
 	p->headroom_bytes = headroom;
+	pool->cfg_gen++;
 	pfc_timing(p, p->pfc.quanta);
 	partition_set(pool, pool->reserved_size, headroom_size);
 	evaluate_all(pool, now_ns);
@@ -530,6 +532,8 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 	case LL_MMU_REGION_SHARED:
 		iq->shared_used += bytes;
 		pi->shared_used += bytes;
+		if (lossless)
+			pi->lossless_shared_used += bytes;
 		pool->shared_used += bytes;
 		raise_peak(&pool->peak_shared, pool->shared_used);
 		raise_peak(&pool->sweep_mark, pool->shared_used);
@@ -567,9 +571,14 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 	return (enum ll_mmu_verdict)region;
 }
 
-/* Split bytes over the queue's regions per the release order. */
+/*
+ * Split bytes over the queue's regions per the release order. The
+ * lossless mask does not change while bytes are held (reconfiguring it
+ * needs an idle pool), so lossless says which port sum had the bytes.
+ */
 static void uncharge_ingress(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
-			     struct ll_mmu_iq *iq, ll_u64 bytes, ll_u8 region)
+			     struct ll_mmu_iq *iq, ll_u64 bytes, ll_u8 region,
+			     int lossless)
 {
 	ll_u64 h = 0, s = 0, r = 0;
 	ll_u32 bad = 0;
@@ -591,6 +600,8 @@ static void uncharge_ingress(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
 	bad |= sub_clamp(&iq->reserved_used, r);
 	bad |= sub_clamp(&p->headroom_used, h);
 	bad |= sub_clamp(&p->shared_used, s);
+	if (lossless)
+		bad |= sub_clamp(&p->lossless_shared_used, s);
 	bad |= sub_clamp(&pool->headroom_used, h);
 	bad |= sub_clamp(&pool->shared_used, s);
 	bad |= sub_clamp(&pool->reserved_used, r);
@@ -630,7 +641,8 @@ static ll_u32 uncharge(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
 		ll_u64 deadline = watched ? port_deadline(pool, charge->in_port) :
 					    LL_MMU_NEVER;
 
-		uncharge_ingress(pool, pi, &pi->iq[charge->prio], bytes, region);
+		uncharge_ingress(pool, pi, &pi->iq[charge->prio], bytes, region,
+				 lossless);
 		if (departed && (ll_scheme_hooks_for(pool, charge->lossless) &
 				 LL_SCHEME_HOOK_RELEASED))
 			ll_scheme_released(pool, charge, now_ns);

@@ -282,7 +282,8 @@ struct ll_mmu_pfc {
 struct ll_mmu_port {
 	ll_u64 rate_bps;
 	ll_u64 headroom_bytes;		/* per lossless priority */
-	ll_u64 shared_used;		/* sum over priorities (DSH S_i) */
+	ll_u64 shared_used;		/* sum over priorities */
+	ll_u64 lossless_shared_used;	/* over lossless ones (DSH's S_i) */
 	ll_u64 headroom_used;		/* sum over priorities */
 	ll_u64 egress_bytes;		/* sum over its egress queues */
 	ll_u16 gen;			/* bumped by detach */
@@ -322,6 +323,10 @@ struct ll_mmu_pool {
 	ll_u64 sweep_step;		/* S drop worth a sweep: mtu / alpha */
 	ll_u32 paused_count;		/* want bits set, pool-wide */
 	ll_u32 scheme_hooks;		/* ll_scheme_hooks() of cfg.scheme */
+	/* Changes with cfg and with any port's config: a scheme's cached
+	 * values derived from them (SPFC's IRC_th) are stale when it does.
+	 */
+	ll_u32 cfg_gen;
 	struct ll_mmu_counters ctr;
 	union ll_scheme_pool_state sch;	/* the scheme's (scheme_types.h) */
 	struct ll_scheme_events events;	/* the schemes' event ring */

@@ -81,7 +81,7 @@ static ll_u32 deviation_gain(const struct ll_mmu_pool *pool)
 	return k ? (ll_u32)k : DSH_GAIN_DEFAULT;
 }
 
-static int has_flag(const struct ll_mmu_pool *pool, ll_u64 flag)
+static inline int has_flag(const struct ll_mmu_pool *pool, ll_u64 flag)
 {
 	return (params(pool)->flags & flag) != 0;
 }
@@ -97,7 +97,7 @@ static ll_u32 lossless_count(const struct ll_mmu_config *cfg)
 }
 
 /* The pool's clock: time never runs backwards, and 0 (no clock) is "now". */
-static ll_u64 clock_ns(struct ll_mmu_pool *pool, ll_u64 now_ns)
+static inline ll_u64 clock_ns(struct ll_mmu_pool *pool, ll_u64 now_ns)
 {
 	if (now_ns > pool->sch.dsh.now_ns)
 		pool->sch.dsh.now_ns = now_ns;
@@ -155,15 +155,8 @@ ll_u64 ll_dsh_port_carve(const struct ll_mmu_config *cfg, ll_u64 h)
 
 ll_u64 ll_dsh_port_shared(const struct ll_mmu_pool *pool, ll_u32 port)
 {
-	const struct ll_mmu_port *p = &pool->ports[port];
-	ll_u64 s = 0;
-	ll_u32 prio;
-
 	/* Lossy bytes of the port share the region but are never paused. */
-	for (prio = 0; prio < LL_MMU_PRIOS; prio++)
-		if ((pool->cfg.lossless_mask >> prio) & 1)
-			s += p->iq[prio].shared_used;
-	return s;
+	return pool->ports[port].lossless_shared_used;
 }
 
 ll_u64 ll_dsh_port_threshold(const struct ll_mmu_pool *pool)
@@ -172,7 +165,7 @@ ll_u64 ll_dsh_port_threshold(const struct ll_mmu_pool *pool)
 	return lossless_count(&pool->cfg) * ll_dt_ingress_threshold(pool);
 }
 
-int ll_dsh_single_queue(const struct ll_mmu_pool *pool, ll_u32 port)
+static inline int single_queue(const struct ll_mmu_pool *pool, ll_u32 port)
 {
 	const struct ll_dsh_port_state *st = &pool->ports[port].sch.dsh;
 	ll_u64 now = pool->sch.dsh.now_ns;
@@ -181,8 +174,8 @@ int ll_dsh_single_queue(const struct ll_mmu_pool *pool, ll_u32 port)
 	       now - st->start_ns > window_ns(pool);
 }
 
-ll_u64 ll_dsh_headroom_estimate(const struct ll_mmu_pool *pool, ll_u32 port,
-				ll_u32 prio)
+static inline ll_u64 headroom_estimate(const struct ll_mmu_pool *pool,
+					ll_u32 port, ll_u32 prio)
 {
 	const struct ll_mmu_port *p = &pool->ports[port];
 	const struct ll_dsh_port_state *st = &p->sch.dsh;
@@ -199,23 +192,46 @@ ll_u64 ll_dsh_headroom_estimate(const struct ll_mmu_pool *pool, ll_u32 port,
 	       LL_DSH_ONE_SHIFT;
 }
 
-ll_u64 ll_dsh_tau(const struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio)
+static inline ll_u64 tau(const struct ll_mmu_pool *pool, ll_u32 port,
+			 ll_u32 prio)
 {
 	if (has_flag(pool, LL_DSH_F_NO_SHARED_HEADROOM) ||
-	    ll_dsh_single_queue(pool, port))
+	    single_queue(pool, port))
 		return 0;
 	if (has_flag(pool, LL_DSH_F_STATIC_TAU))
 		return pool->ports[port].headroom_bytes;
-	return ll_dsh_headroom_estimate(pool, port, prio);
+	return headroom_estimate(pool, port, prio);
+}
+
+int ll_dsh_single_queue(const struct ll_mmu_pool *pool, ll_u32 port)
+{
+	return single_queue(pool, port);
+}
+
+ll_u64 ll_dsh_headroom_estimate(const struct ll_mmu_pool *pool, ll_u32 port,
+				ll_u32 prio)
+{
+	return headroom_estimate(pool, port, prio);
+}
+
+ll_u64 ll_dsh_tau(const struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio)
+{
+	return tau(pool, port, prio);
+}
+
+/* X_qoff given T (DT's alpha x free, which every evaluation reads once). */
+static inline ll_u64 queue_threshold(const struct ll_mmu_pool *pool,
+				     ll_u32 port, ll_u32 prio, ll_u64 t)
+{
+	ll_u64 m = tau(pool, port, prio);
+
+	return t > m ? t - m : 0;
 }
 
 ll_u64 ll_dsh_queue_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
 			      ll_u32 prio)
 {
-	ll_u64 t = ll_dt_ingress_threshold(pool);
-	ll_u64 tau = ll_dsh_tau(pool, port, prio);
-
-	return t > tau ? t - tau : 0;
+	return queue_threshold(pool, port, prio, ll_dt_ingress_threshold(pool));
 }
 
 /* ------------------------------------------------------------ admission */
@@ -250,7 +266,16 @@ enum ll_mmu_region ll_dsh_admit_lossless(const struct ll_mmu_pool *pool,
  */
 static ll_s32 gradient_q14(ll_s64 dq, ll_u64 dt_ns, ll_u64 rate_bps)
 {
-	ll_u64 link = ll_bytes_in_ns(rate_bps, dt_ns);	/* >= 1 */
+	/*
+	 * Bytes the link carries in dt_ns, rounded up (>= 1), as
+	 * ll_bytes_in_ns(): rate x dt fits 64 bits below 2^22 ns (rate <
+	 * 2^41), the usual gap between two arrivals, so one division.
+	 */
+	ll_u64 link = dt_ns < (1ULL << 22) &&
+		      rate_bps <= LL_HEADROOM_MAX_RATE_BPS ?
+		      ll_div_u64(rate_bps * dt_ns + 8ULL * LL_NSEC_PER_SEC - 1,
+				 8ULL * LL_NSEC_PER_SEC) :
+		      ll_bytes_in_ns(rate_bps, dt_ns);
 	ll_u64 mag = dq < 0 ? (ll_u64)-dq : (ll_u64)dq;	/* < 2^33 */
 	ll_s32 x;
 
@@ -327,14 +352,19 @@ void ll_dsh_admitted(struct ll_mmu_pool *pool,
 
 /* ---------------------------------------------------- the state machines */
 
-static void queue_eval(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio)
+static void queue_eval(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+		       ll_u64 t)
 {
 	struct ll_mmu_port *p = &pool->ports[port];
 	struct ll_dsh_port_state *st = &p->sch.dsh;
 	ll_u64 s = p->iq[prio].shared_used;
-	ll_u64 x = ll_dsh_queue_threshold(pool, port, prio);
 	ll_u8 bit = (ll_u8)(1u << prio);
+	ll_u64 x;
 
+	/* A queue at or below xon_bytes neither pauses nor stays paused. */
+	if (!(st->qoff & bit) && s <= pool->cfg.xon_bytes)
+		return;
+	x = queue_threshold(pool, port, prio, t);
 	if (!(st->qoff & bit)) {
 		if (s > pool->cfg.xon_bytes && s > x) {
 			st->qoff |= bit;
@@ -352,13 +382,16 @@ static void queue_eval(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio)
 	}
 }
 
-static void port_eval(struct ll_mmu_pool *pool, ll_u32 port)
+static void port_eval(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 t)
 {
 	struct ll_mmu_port *p = &pool->ports[port];
 	struct ll_dsh_port_state *st = &p->sch.dsh;
-	ll_u64 s = ll_dsh_port_shared(pool, port);
-	ll_u64 x = ll_dsh_port_threshold(pool);
+	ll_u64 s = p->lossless_shared_used;
+	ll_u64 x;
 
+	if (!st->poff && !p->headroom_used && s <= pool->cfg.xon_bytes)
+		return;
+	x = lossless_count(&pool->cfg) * t;	/* X_poff */
 	/* Insurance in use means POFF, as headroom in use means XOFF in DT. */
 	if (!st->poff) {
 		if (p->headroom_used ||
@@ -461,9 +494,11 @@ static void apply(struct ll_mmu_pool *pool, ll_u32 port)
 void ll_dsh_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 		     ll_u64 now_ns)
 {
+	ll_u64 t = ll_dt_ingress_threshold(pool);
+
 	clock_ns(pool, now_ns);
-	queue_eval(pool, port, prio);
-	port_eval(pool, port);
+	queue_eval(pool, port, prio, t);
+	port_eval(pool, port, t);
 	apply(pool, port);
 	shared_headroom_peak(pool, port);
 }
@@ -486,14 +521,15 @@ ll_u64 ll_dsh_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 
 void ll_dsh_port_tick(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 {
+	ll_u64 t = ll_dt_ingress_threshold(pool);
 	ll_u32 prio;
 
 	clock_ns(pool, now_ns);
 	pool->ports[port].sch.dsh.ticked = 1;
 	for (prio = 0; prio < LL_MMU_PRIOS; prio++)
 		if ((pool->cfg.lossless_mask >> prio) & 1)
-			queue_eval(pool, port, prio);
-	port_eval(pool, port);
+			queue_eval(pool, port, prio, t);
+	port_eval(pool, port, t);
 	apply(pool, port);
 	shared_headroom_peak(pool, port);
 }

@@ -14,8 +14,10 @@
  *            comes first: last = the IRC of the window that just ended (0
  *            if more than one ended), SH := not paused and last >= IRC_th,
  *            IRC := 0 (W1-W13). The timer's deadline is the window's end
- *            while a count or a latch is set, so the state is never more
- *            than a timer's latency stale (telemetry, sweeps);
+ *            while a roll there may move a Victim bit (an SH set; with
+ *            WINDOW_END a count at IRC_th), so no state is more than a
+ *            timer's latency stale; a roll that moves none only resets
+ *            counts, which the telemetry reads as of its time;
  *   promote  IMMEDIATE (default): SH := 1 the moment IRC reaches IRC_th
  *            while not paused (D9), or at a RESUME if it already has (R9);
  *            LL_SPFC_F_WINDOW_END: only at a roll (A2);
@@ -55,7 +57,7 @@ static const struct ll_spfc_params *params(const struct ll_mmu_pool *pool)
 	return &pool->cfg.scheme_params.spfc;
 }
 
-static int has_flag(const struct ll_mmu_pool *pool, ll_u64 flag)
+static inline int has_flag(const struct ll_mmu_pool *pool, ll_u64 flag)
 {
 	return (params(pool)->flags & flag) != 0;
 }
@@ -70,7 +72,7 @@ static ll_u32 popcount8(ll_u8 v)
 }
 
 /* The pool's clock: time never runs backwards, and 0 (no clock) is "now". */
-static ll_u64 clock_ns(struct ll_mmu_pool *pool, ll_u64 now_ns)
+static inline ll_u64 clock_ns(struct ll_mmu_pool *pool, ll_u64 now_ns)
 {
 	if (now_ns > pool->sch.spfc.now_ns)
 		pool->sch.spfc.now_ns = now_ns;
@@ -116,11 +118,16 @@ enum ll_mmu_err ll_spfc_check(const struct ll_mmu_config *cfg)
 	return ll_spfc_check_msg(cfg) ? LL_MMU_ERR_SCHEME_PARAMS : LL_MMU_OK;
 }
 
-ll_u64 ll_spfc_tc_ns(const struct ll_mmu_pool *pool)
+static inline ll_u64 tc_ns(const struct ll_mmu_pool *pool)
 {
 	ll_u64 tc = params(pool)->tc_ns;
 
 	return tc ? tc : LL_SPFC_TC_NS_DEFAULT;
+}
+
+ll_u64 ll_spfc_tc_ns(const struct ll_mmu_pool *pool)
+{
+	return tc_ns(pool);
 }
 
 ll_u64 ll_spfc_irc_threshold(const struct ll_mmu_pool *pool, ll_u32 port)
@@ -141,9 +148,24 @@ ll_u64 ll_spfc_irc_threshold(const struct ll_mmu_pool *pool, ll_u32 port)
 	return th < LL_SPFC_IRC_TH_MAX ? th : LL_SPFC_IRC_TH_MAX;
 }
 
+/*
+ * IRC_th of port as the packet path compares it: computed once per
+ * configuration (three divisions otherwise, on every departure).
+ */
+static ll_u32 irc_th(struct ll_mmu_pool *pool, ll_u32 port)
+{
+	struct ll_spfc_port_state *st = &pool->ports[port].sch.spfc;
+
+	if (!st->irc_th || st->irc_th_gen != pool->cfg_gen) {
+		st->irc_th = (ll_u32)ll_spfc_irc_threshold(pool, port);
+		st->irc_th_gen = pool->cfg_gen;
+	}
+	return st->irc_th;
+}
+
 /* ------------------------------------------------------- state, threshold */
 
-ll_u8 ll_spfc_victims(const struct ll_mmu_pool *pool, ll_u32 port)
+static inline ll_u8 victims(const struct ll_mmu_pool *pool, ll_u32 port)
 {
 	const struct ll_mmu_port *p = &pool->ports[port];
 	const struct ll_spfc_port_state *st = &p->sch.spfc;
@@ -153,8 +175,13 @@ ll_u8 ll_spfc_victims(const struct ll_mmu_pool *pool, ll_u32 port)
 		reset |= st->hold;
 		sh = st->daemon_sh;
 	}
-	return ll_spfc_state(reset, sh, st->force_victim, st->force_normal) &
+	return (ll_u8)(st->force_victim | (~st->force_normal & ~reset & sh)) &
 	       pool->cfg.lossless_mask;
+}
+
+ll_u8 ll_spfc_victims(const struct ll_mmu_pool *pool, ll_u32 port)
+{
+	return victims(pool, port);
 }
 
 ll_u64 ll_spfc_victim_threshold(const struct ll_mmu_pool *pool)
@@ -170,7 +197,7 @@ ll_u64 ll_spfc_victim_threshold(const struct ll_mmu_pool *pool)
 ll_u64 ll_spfc_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u32 prio)
 {
-	if ((ll_spfc_victims(pool, port) >> prio) & 1)
+	if ((victims(pool, port) >> prio) & 1)
 		return ll_spfc_victim_threshold(pool);
 	return ll_dt_ingress_threshold(pool);
 }
@@ -208,6 +235,21 @@ static void account(struct ll_mmu_pool *pool, ll_u32 port, ll_u8 before)
 	}
 }
 
+/*
+ * Windows of port that ended by now_ns and were not rolled yet: 0, 1, or
+ * 2 for "more than one" (the last one then counted nothing).
+ */
+static ll_u32 windows_ended(const struct ll_mmu_pool *pool, ll_u32 port,
+			    ll_u64 now_ns)
+{
+	const struct ll_spfc_port_state *st = &pool->ports[port].sch.spfc;
+	ll_u64 tc = ll_spfc_tc_ns(pool);
+
+	if (now_ns < st->win_start_ns || now_ns - st->win_start_ns < tc)
+		return 0;
+	return now_ns - st->win_start_ns < 2 * tc ? 1 : 2;
+}
+
 void ll_spfc_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
 			ll_u64 now_ns, struct ll_scheme_port_stats *out)
 {
@@ -215,7 +257,7 @@ void ll_spfc_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
 	const struct ll_spfc_port_state *st = &p->sch.spfc;
 	ll_u8 mask = pool->cfg.lossless_mask;
 	ll_u8 sh = has_flag(pool, LL_SPFC_F_DAEMON) ? st->daemon_sh : st->sh;
-	ll_u32 prio;
+	ll_u32 ended = windows_ended(pool, port, now_ns), prio;
 
 	out->masks = (ll_u32)ll_spfc_victims(pool, port) |
 		     (ll_u32)(sh & mask) << 8 |
@@ -231,29 +273,42 @@ void ll_spfc_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
 	out->ctr[4] = st->pauses_victim;
 	out->ctr[5] = st->trigger_peak;
 	out->ctr[6] = ll_spfc_irc_threshold(pool, port);
+	/* The counts as of now_ns, as the roll the next event makes leaves
+	 * them (the port's timer runs only when a roll moves a state).
+	 */
 	for (prio = 0; prio < LL_MMU_PRIOS; prio++) {
+		const struct ll_spfc_iq_state *q = &p->iq[prio].sch.spfc;
+
 		if (!((mask >> prio) & 1))
 			continue;
-		out->prio[0][prio] = p->iq[prio].sch.spfc.last_win;
-		out->prio[1][prio] = p->iq[prio].sch.spfc.irc;
+		out->prio[0][prio] = ended == 0 ? q->last_win :
+				     ended == 1 ? q->irc : 0;
+		out->prio[1][prio] = ended ? 0 : q->irc;
 	}
 }
 
 /* ------------------------------------------------------------- windows */
 
+/* Whether the port's window ended by now_ns: a roll is due. */
+static inline int window_ended(const struct ll_mmu_pool *pool,
+			       const struct ll_spfc_port_state *st,
+			       ll_u64 now_ns)
+{
+	return now_ns >= st->win_start_ns &&
+	       now_ns - st->win_start_ns >= tc_ns(pool);
+}
+
 /* W1-W13 for every priority of the port (they share the window). */
-static void roll(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
+static void roll_ended(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 {
 	struct ll_mmu_port *p = &pool->ports[port];
 	struct ll_spfc_port_state *st = &p->sch.spfc;
-	ll_u64 tc = ll_spfc_tc_ns(pool), d, n, th;
+	ll_u64 tc = tc_ns(pool), d, n, th;
 	ll_u32 prio;
 
-	if (now_ns < st->win_start_ns || now_ns - st->win_start_ns < tc)
-		return;
 	d = now_ns - st->win_start_ns;
 	n = d < 2 * tc ? 1 : ll_div_u64(d, tc);
-	th = ll_spfc_irc_threshold(pool, port);
+	th = irc_th(pool, port);
 	for (prio = 0; prio < LL_MMU_PRIOS; prio++) {
 		struct ll_spfc_iq_state *q = &p->iq[prio].sch.spfc;
 		ll_u8 bit = (ll_u8)(1u << prio);
@@ -270,11 +325,25 @@ static void roll(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 	st->win_start_ns += n * tc;
 }
 
+/* Roll the port's window if it ended; returns whether it did. */
+static inline int roll(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
+{
+	if (!window_ended(pool, &pool->ports[port].sch.spfc, now_ns))
+		return 0;
+	roll_ended(pool, port, now_ns);
+	return 1;
+}
+
+/* An arrival rolls an ended window; otherwise it changes nothing. */
 void ll_spfc_arrival(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 {
-	ll_u8 before = ll_spfc_victims(pool, port);
+	ll_u8 before;
 
-	roll(pool, port, clock_ns(pool, now_ns));
+	now_ns = clock_ns(pool, now_ns);
+	if (!window_ended(pool, &pool->ports[port].sch.spfc, now_ns))
+		return;
+	before = victims(pool, port);
+	roll_ended(pool, port, now_ns);
 	account(pool, port, before);
 }
 
@@ -284,23 +353,28 @@ void ll_spfc_released(struct ll_mmu_pool *pool,
 {
 	ll_u32 port = charge->in_port, prio = charge->prio;
 	struct ll_mmu_port *p = &pool->ports[port];
+	struct ll_spfc_port_state *st = &p->sch.spfc;
 	struct ll_spfc_iq_state *q = &p->iq[prio].sch.spfc;
 	ll_u8 bit = (ll_u8)(1u << prio);
 	ll_u8 before;
 	ll_u64 irc;
+	int changed;
 
 	if (!charge->lossless)
 		return;
-	before = ll_spfc_victims(pool, port);
-	roll(pool, port, clock_ns(pool, now_ns));
+	before = victims(pool, port);
+	changed = roll(pool, port, clock_ns(pool, now_ns));
 	irc = (ll_u64)q->irc +
 	      (params(pool)->irc_th_packets ? 1 : charge->bytes);
 	q->irc = (ll_u32)(irc < LL_SPFC_IRC_TH_MAX ? irc : LL_SPFC_IRC_TH_MAX);
-	/* Once latched, the window needs no threshold (a division) again. */
-	if (!(p->sch.spfc.sh & bit) && !has_flag(pool, LL_SPFC_F_WINDOW_END) &&
-	    !(p->pfc.want & bit) && q->irc >= ll_spfc_irc_threshold(pool, port))
-		p->sch.spfc.sh |= bit;
-	account(pool, port, before);
+	if (!(st->sh & bit) && !has_flag(pool, LL_SPFC_F_WINDOW_END) &&
+	    !(p->pfc.want & bit) && q->irc >= irc_th(pool, port)) {
+		st->sh |= bit;
+		changed = 1;
+	}
+	/* Only a roll or a latch moves a Victim bit. */
+	if (changed)
+		account(pool, port, before);
 }
 
 void ll_spfc_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
@@ -309,14 +383,17 @@ void ll_spfc_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 	struct ll_mmu_port *p = &pool->ports[port];
 	struct ll_spfc_port_state *st = &p->sch.spfc;
 	ll_u8 bit = (ll_u8)(1u << prio);
-	ll_u8 before = ll_spfc_victims(pool, port);
+	ll_u8 before = victims(pool, port);
 	ll_u8 was, victim;
+	int rolled;
 
 	now_ns = clock_ns(pool, now_ns);
-	roll(pool, port, now_ns);
+	rolled = roll(pool, port, now_ns);
 	was = p->pfc.want & bit;
-	victim = ll_spfc_victims(pool, port) & bit;
-	ll_dt_hysteresis(pool, port, prio, ll_spfc_threshold(pool, port, prio));
+	victim = rolled ? victims(pool, port) & bit : before & bit;
+	ll_dt_hysteresis(pool, port, prio,
+			 victim ? ll_spfc_victim_threshold(pool) :
+				  ll_dt_ingress_threshold(pool));
 	if (!was && (p->pfc.want & bit)) {
 		ll_u64 bytes = ll_scheme_iq_bytes(pool, port, prio);
 
@@ -336,8 +413,10 @@ void ll_spfc_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 		ll_scheme_log_event(pool, port, prio, LL_EV_RESUME,
 				    ll_scheme_iq_bytes(pool, port, prio), now_ns);
 		if (!has_flag(pool, LL_SPFC_F_WINDOW_END) &&
-		    p->iq[prio].sch.spfc.irc >= ll_spfc_irc_threshold(pool, port))
+		    p->iq[prio].sch.spfc.irc >= irc_th(pool, port))
 			st->sh |= bit;
+	} else if (!rolled) {
+		return;		/* no Victim bit moved */
 	}
 	account(pool, port, before);
 }
@@ -354,17 +433,34 @@ static void evaluate_changed(struct ll_mmu_pool *pool, ll_u32 port,
 			ll_spfc_evaluate(pool, port, prio, now_ns);
 }
 
-/* The end of the window while a count or a latch is set: a roll is due. */
+/*
+ * The end of the window when its roll may move a Victim bit: an SH that
+ * is set (the roll clears it if the window fell short: a Victim demoted,
+ * which the tick re-evaluates), or with LL_SPFC_F_WINDOW_END a count
+ * that reached IRC_th (the roll promotes). A roll that moves none changes
+ * only IRC and last_win, which the next event rolls and the telemetry
+ * reads as of its own time (ll_spfc_port_stats()): a wake-up per window
+ * on every busy port cost the bridge bench 40 % of its packet rate under
+ * emulation, for state no decision read.
+ */
 ll_u64 ll_spfc_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 {
 	const struct ll_mmu_port *p = &pool->ports[port];
-	ll_u32 any = p->sch.spfc.sh, prio;
+	const struct ll_spfc_port_state *st = &p->sch.spfc;
+	/* The slow path's Victim bits are the daemon's: no roll moves one. */
+	ll_u64 due = has_flag(pool, LL_SPFC_F_DAEMON) ? 0 :
+		     st->sh & pool->cfg.lossless_mask;
+	ll_u32 prio;
 
-	for (prio = 0; prio < LL_MMU_PRIOS && !any; prio++)
-		any = p->iq[prio].sch.spfc.irc | p->iq[prio].sch.spfc.last_win;
-	if (!any)
+	if (!due && has_flag(pool, LL_SPFC_F_WINDOW_END)) {
+		ll_u64 th = ll_spfc_irc_threshold(pool, port);
+
+		for (prio = 0; prio < LL_MMU_PRIOS && !due; prio++)
+			due = p->iq[prio].sch.spfc.irc >= th;
+	}
+	if (!due)
 		return LL_MMU_NEVER;
-	return p->sch.spfc.win_start_ns + ll_spfc_tc_ns(pool);
+	return st->win_start_ns + tc_ns(pool);
 }
 
 void ll_spfc_port_tick(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)

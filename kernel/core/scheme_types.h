@@ -172,6 +172,9 @@ struct ll_spfc_port_state {
 	ll_u64 victim_ns;	/* time in Victim, summed over priorities */
 	ll_u64 victims_ns_at;	/* when victim_ns was last brought up to date */
 	ll_u64 trigger_peak;	/* most bytes a queue held at its PAUSE */
+	/* IRC_th (ll_spfc_irc_threshold()) as of the pool's cfg_gen. */
+	ll_u32 irc_th;		/* 0: not computed */
+	ll_u32 irc_th_gen;
 };
 
 struct ll_spfc_iq_state {
@@ -192,7 +195,7 @@ union ll_scheme_pool_state {
 union ll_scheme_port_state {
 	struct ll_dsh_port_state dsh;
 	struct ll_spfc_port_state spfc;
-	ll_u64 raw[8];
+	ll_u64 raw[9];
 };
 
 /* Eight of these per port: kept small (a port stays under 3 KB). */

@@ -99,7 +99,7 @@ inline void ExpectInvariants(const ll_mmu_pool *pool)
 		  pool->cfg.total_bytes);
 	for (ll_u32 port = 0; port < pool->cfg.max_ports; port++) {
 		const ll_mmu_port &p = pool->ports[port];
-		ll_u64 ps = 0, ph = 0, pe = 0;
+		ll_u64 ps = 0, pls = 0, ph = 0, pe = 0;
 		if (!p.attached) {
 			ASSERT_EQ(p.shared_used + p.headroom_used + p.egress_bytes, 0u);
 			continue;
@@ -112,12 +112,15 @@ inline void ExpectInvariants(const ll_mmu_pool *pool)
 				ASSERT_EQ(iq.headroom_used, 0u);
 			}
 			ps += iq.shared_used;
+			if ((pool->cfg.lossless_mask >> q) & 1)
+				pls += iq.shared_used;
 			ph += iq.headroom_used;
 			r += iq.reserved_used;
 		}
 		for (ll_u32 q = 0; q < LL_MMU_MAX_QUEUES; q++)
 			pe += p.eq[q].bytes;
 		ASSERT_EQ(p.shared_used, ps);
+		ASSERT_EQ(p.lossless_shared_used, pls);
 		ASSERT_EQ(p.headroom_used, ph);
 		ASSERT_EQ(p.egress_bytes, pe);
 		ASSERT_EQ(p.pfc.want & ~pool->cfg.lossless_mask, 0);
@@ -145,6 +148,7 @@ inline void ExpectEmpty(const ll_mmu_pool *pool)
 	for (ll_u32 port = 0; port < pool->cfg.max_ports; port++) {
 		const ll_mmu_port &p = pool->ports[port];
 		EXPECT_EQ(p.shared_used, 0u) << "port " << port;
+		EXPECT_EQ(p.lossless_shared_used, 0u) << "port " << port;
 		EXPECT_EQ(p.headroom_used, 0u) << "port " << port;
 		EXPECT_EQ(p.egress_bytes, 0u) << "port " << port;
 		EXPECT_EQ(p.pfc.want, 0) << "port " << port;

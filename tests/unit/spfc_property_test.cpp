@@ -1095,10 +1095,12 @@ TEST(SpfcProperty, RandomOrderReleasesExactly)
 		    (unsigned long long)total.victim_events, (unsigned long long)total.latches,
 		    (unsigned long long)total.resumes, (unsigned long long)forced,
 		    (unsigned long long)published, (unsigned long long)ticks);
-	EXPECT_GT(total.to_victim, 100u);
+	// The port's timer runs only while a roll may move a state (an SH
+	// set): some hundreds of ticks in these runs.
+	EXPECT_GT(total.to_victim, 50u);
 	EXPECT_GT(total.victim_events, 10000u);
 	EXPECT_GT(total.resumes, 200u);
-	EXPECT_GT(ticks, 1000u);
+	EXPECT_GT(ticks, 200u);
 	EXPECT_GT(published, 1000u);
 	EXPECT_GT(forced, 1000u);
 }

@@ -142,13 +142,13 @@ TEST(SpfcScheme, SelectableAndFitsItsUnions)
 	ll_mmu_config c = SpfcConfig();
 	c.scheme_params.spfc = ll_spfc_params{};	// zeroed: the defaults
 	EXPECT_EQ(ll_mmu_config_check(&c), LL_MMU_OK);
-	// The state fits the unions; a port is 2984 bytes with the telemetry.
+	// The state fits the unions; a port is 3,000 bytes with the telemetry,
+	// the cached IRC_th and the lossless shared sum.
 	static_assert(sizeof(ll_spfc_port_state) <= sizeof(ll_scheme_port_state), "");
 	static_assert(sizeof(ll_spfc_iq_state) <= sizeof(ll_scheme_iq_state), "");
 	static_assert(sizeof(ll_spfc_pool_state) <= sizeof(ll_scheme_pool_state), "");
 	static_assert(sizeof(ll_spfc_params) <= sizeof(ll_scheme_params), "");
-	EXPECT_EQ(sizeof(ll_mmu_port), 2984u);
-	EXPECT_LT(sizeof(ll_mmu_port), 3000u);
+	EXPECT_EQ(sizeof(ll_mmu_port), 3000u);
 }
 
 // The scheme changes only when idle, and starts from a zeroed state.
@@ -449,33 +449,44 @@ TEST(SpfcState, SU1InitialState)
 	}
 }
 
-// S-U2: 199 departures in window 0: Normal; the roll at 80 us (the port
-// timer's deadline) records 199,000 and leaves SH clear.
+// S-U2: 199 departures in window 0: Normal. No roll can move a state (SH
+// clear, the count short of IRC_th), so the port has no timer: the next
+// event rolls, recording 199,000 and leaving SH clear; the telemetry reads
+// the counts as of its own time meanwhile.
 TEST(SpfcState, SU2BelowThresholdStaysNormal)
 {
 	Pool pool(SpfcConfig(), k100G, kHdrm);
 	Traffic tr{pool};
-	// The first departure gives the port a deadline, and says so (the
-	// kernel then re-arms the port's timer); the next ones do not.
+	ll_scheme_port_stats ss{};
+
 	tr.Send(0, 50);
 	tr.Send(0, 50);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), LL_MMU_NEVER);
-	EXPECT_EQ(tr.Depart(0, 60), LL_MMU_EV_TIMER);
+	EXPECT_EQ(tr.Depart(0, 60), 0u);
 	EXPECT_EQ(tr.Depart(0, 70), 0u);
 	tr.PassThrough(0, 197, 100, 100);
 	EXPECT_FALSE(Victim(pool, 0));
 	EXPECT_EQ(Iq(pool, 0).irc, 199000u);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), kTc);
-	ll_mmu_port_timer(pool.p(), 0, kTc);
+	EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), LL_MMU_NEVER);
+	// Telemetry at the window's end: the last window 199,000, none since.
+	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 0, kTc, &ss), 1);
+	EXPECT_EQ(ss.prio[0][kP], 199000u);
+	EXPECT_EQ(ss.prio[1][kP], 0u);
+	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 0, kTc - 1, &ss), 1);
+	EXPECT_EQ(ss.prio[0][kP], 0u);
+	EXPECT_EQ(ss.prio[1][kP], 199000u);
+	// The next arrival rolls.
+	tr.Send(0, kTc + 10);
 	EXPECT_EQ(Iq(pool, 0).last_win, 199000u);
 	EXPECT_EQ(Iq(pool, 0).irc, 0u);
 	EXPECT_EQ(St(pool, 0).sh, 0);
 	EXPECT_EQ(St(pool, 0).win_start_ns, kTc);
-	// The next roll records an empty window, and the timer stops.
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), 2 * kTc);
-	ll_mmu_port_timer(pool.p(), 0, 2 * kTc);
-	EXPECT_EQ(Iq(pool, 0).last_win, 0u);
 	EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), LL_MMU_NEVER);
+	// More than one window later, the last one counted nothing.
+	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 0, 3 * kTc, &ss), 1);
+	EXPECT_EQ(ss.prio[0][kP], 0u);
+	tr.Depart(0, 3 * kTc);
+	EXPECT_EQ(Iq(pool, 0).last_win, 0u);
+	EXPECT_EQ(Iq(pool, 0).irc, kPkt);
 }
 
 // S-U3: 200 departures: IMMEDIATE Victim at the 200th ("reaches", >=);
@@ -614,8 +625,10 @@ TEST(SpfcState, SU8PausedPortStaysNormal)
 			ASSERT_FALSE(Victim(pool, 0));
 		}
 		EXPECT_EQ(Iq(pool, 0).irc, 300000u);
-		ll_mmu_port_timer(pool.p(), 0, (w + 1) * kTc);
-		EXPECT_EQ(Iq(pool, 0).last_win, 300000u);
+		// No timer while paused (no roll can move its state): the next
+		// window's first departure rolls this one.
+		EXPECT_EQ(ll_spfc_port_deadline(pool.p(), 0), LL_MMU_NEVER);
+		EXPECT_EQ(Iq(pool, 0).last_win, w ? 300000u : 0u);
 		EXPECT_EQ(St(pool, 0).sh, 0);
 	}
 	EXPECT_EQ(St(pool, 0).to_victim, 0u);
