@@ -51,13 +51,13 @@ static ll_u32 popcount8(ll_u8 v)
 	return n;
 }
 
+/* Bits set in v, without a loop per bit (ST reads it per packet). */
 static ll_u32 popcount64(ll_u64 v)
 {
-	ll_u32 n = 0;
-
-	for (; v; v &= v - 1)
-		n++;
-	return n;
+	v = v - ((v >> 1) & 0x5555555555555555ULL);
+	v = (v & 0x3333333333333333ULL) + ((v >> 2) & 0x3333333333333333ULL);
+	v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+	return (ll_u32)((v * 0x0101010101010101ULL) >> 56);
 }
 
 static int port_ok(const struct ll_mmu_pool *pool, ll_u32 port)
