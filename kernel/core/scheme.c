@@ -108,53 +108,6 @@ const char *ll_scheme_check_msg(const struct ll_mmu_config *cfg)
 	}
 }
 
-ll_u64 ll_scheme_ingress_threshold(const struct ll_mmu_pool *pool,
-				   ll_u32 port, ll_u32 prio)
-{
-	switch (pool->cfg.scheme) {
-	case LL_SCHEME_ST:
-		return ll_st_threshold(pool);
-	case LL_SCHEME_DSH:
-		return ll_dsh_queue_threshold(pool, port, prio);
-	case LL_SCHEME_SPFC:
-		return ll_spfc_threshold(pool, port, prio);
-	default:
-		return ll_dt_ingress_threshold(pool);
-	}
-}
-
-enum ll_mmu_region ll_scheme_admit_lossless(const struct ll_mmu_pool *pool,
-					    ll_u32 port, ll_u32 prio,
-					    ll_u32 bytes, ll_u64 now_ns)
-{
-	(void)now_ns;
-	switch (pool->cfg.scheme) {
-	case LL_SCHEME_DSH:
-		return ll_dsh_admit_lossless(pool, port, prio, bytes);
-	default:
-		return ll_dt_admit_lossless(pool, port, prio, bytes,
-					    ll_scheme_ingress_threshold(pool, port,
-									prio));
-	}
-}
-
-void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
-			ll_u64 now_ns)
-{
-	switch (pool->cfg.scheme) {
-	case LL_SCHEME_DSH:
-		ll_dsh_evaluate(pool, port, prio, now_ns);
-		break;
-	case LL_SCHEME_SPFC:
-		ll_spfc_evaluate(pool, port, prio, now_ns);
-		break;
-	default:
-		ll_dt_hysteresis(pool, port, prio,
-				 ll_scheme_ingress_threshold(pool, port, prio));
-		break;
-	}
-}
-
 ll_u64 ll_scheme_port_carve(const struct ll_mmu_config *cfg, ll_u64 h)
 {
 	ll_u64 n = 0;
@@ -171,43 +124,6 @@ ll_u64 ll_scheme_port_carve(const struct ll_mmu_config *cfg, ll_u64 h)
 	}
 }
 
-void ll_scheme_arrival(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
-		       ll_u64 now_ns)
-{
-	(void)prio;
-	switch (pool->cfg.scheme) {
-	case LL_SCHEME_SPFC:
-		ll_spfc_arrival(pool, port, now_ns);
-		break;
-	default:
-		break;
-	}
-}
-
-void ll_scheme_admitted(struct ll_mmu_pool *pool,
-			const struct ll_mmu_charge *charge, ll_u64 now_ns)
-{
-	switch (pool->cfg.scheme) {
-	case LL_SCHEME_DSH:
-		ll_dsh_admitted(pool, charge, now_ns);
-		break;
-	default:
-		break;
-	}
-}
-
-void ll_scheme_released(struct ll_mmu_pool *pool,
-			const struct ll_mmu_charge *charge, ll_u64 now_ns)
-{
-	switch (pool->cfg.scheme) {
-	case LL_SCHEME_SPFC:
-		ll_spfc_released(pool, charge, now_ns);
-		break;
-	default:
-		break;
-	}
-}
-
 ll_u32 ll_scheme_hooks(ll_u32 scheme)
 {
 	switch (scheme) {
@@ -219,18 +135,6 @@ ll_u32 ll_scheme_hooks(ll_u32 scheme)
 		       LL_SCHEME_HOOK_TIMER | LL_SCHEME_HOOK_CLOCK;
 	default:
 		return 0;
-	}
-}
-
-ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
-{
-	switch (pool->cfg.scheme) {
-	case LL_SCHEME_DSH:
-		return ll_dsh_port_deadline(pool, port);
-	case LL_SCHEME_SPFC:
-		return ll_spfc_port_deadline(pool, port);
-	default:
-		return LL_MMU_NEVER;
 	}
 }
 

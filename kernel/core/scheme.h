@@ -52,8 +52,9 @@ enum ll_mmu_err ll_scheme_check(const struct ll_mmu_config *cfg);
  */
 const char *ll_scheme_check_msg(const struct ll_mmu_config *cfg);
 
-ll_u64 ll_scheme_ingress_threshold(const struct ll_mmu_pool *pool,
-				   ll_u32 port, ll_u32 prio);
+static inline ll_u64
+ll_scheme_ingress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
+			    ll_u32 prio);
 
 /* Every scheme admits lossy bytes under DT's egress threshold. */
 static inline ll_u64 ll_scheme_egress_threshold(const struct ll_mmu_pool *pool,
@@ -70,13 +71,13 @@ static inline ll_u64 ll_scheme_egress_threshold(const struct ll_mmu_pool *pool,
  * take: LL_MMU_REGION_SHARED, LL_MMU_REGION_HEADROOM (or a scheme's own
  * region), or LL_MMU_REGION_NONE to drop (a lossless drop: a sizing bug).
  */
-enum ll_mmu_region ll_scheme_admit_lossless(const struct ll_mmu_pool *pool,
-					    ll_u32 port, ll_u32 prio,
-					    ll_u32 bytes, ll_u64 now_ns);
+static inline enum ll_mmu_region
+ll_scheme_admit_lossless(const struct ll_mmu_pool *pool, ll_u32 port,
+			 ll_u32 prio, ll_u32 bytes, ll_u64 now_ns);
 
 /* Re-evaluate the pause wish of a lossless (port, prio). */
-void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
-			ll_u64 now_ns);
+static inline void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port,
+				      ll_u32 prio, ll_u64 now_ns);
 
 /*
  * Headroom bytes a port of headroom h (ll_mmu_port.headroom_bytes) carves
@@ -90,14 +91,16 @@ ll_u64 ll_scheme_port_carve(const struct ll_mmu_config *cfg, ll_u64 h);
  * scheme brings its state up to now_ns, so that the thresholds and the
  * admission see it fresh (SPFC's window roll).
  */
-void ll_scheme_arrival(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
-		       ll_u64 now_ns);
+static inline void ll_scheme_arrival(struct ll_mmu_pool *pool, ll_u32 port,
+				     ll_u32 prio, ll_u64 now_ns);
 
 /* After ll_mmu_admit() charged, and after ll_mmu_release() uncharged. */
-void ll_scheme_admitted(struct ll_mmu_pool *pool,
-			const struct ll_mmu_charge *charge, ll_u64 now_ns);
-void ll_scheme_released(struct ll_mmu_pool *pool,
-			const struct ll_mmu_charge *charge, ll_u64 now_ns);
+static inline void ll_scheme_admitted(struct ll_mmu_pool *pool,
+				      const struct ll_mmu_charge *charge,
+				      ll_u64 now_ns);
+static inline void ll_scheme_released(struct ll_mmu_pool *pool,
+				      const struct ll_mmu_charge *charge,
+				      ll_u64 now_ns);
 
 /*
  * The hooks a scheme has beyond the baseline's, kept in the pool
@@ -138,7 +141,8 @@ static inline int ll_scheme_admit_needs_clock(const struct ll_mmu_pool *pool,
 }
 
 /* The scheme's next deadline on port (LL_MMU_NEVER: none), and its tick. */
-ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port);
+static inline ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool,
+					     ll_u32 port);
 void ll_scheme_port_tick(struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u64 now_ns);
 
@@ -331,5 +335,112 @@ int ll_spfc_force(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
  */
 int ll_spfc_publish(struct ll_mmu_pool *pool, ll_u32 port, ll_u8 victims,
 		    ll_u64 window_end_ns, ll_u64 now_ns);
+
+/* --------------------------------- dispatch of the per-packet hooks */
+
+/*
+ * One switch on the pool's scheme per hook, inline: mmu.c calls the
+ * scheme's function directly (a call less per hook and packet, which
+ * counts under emulation).
+ */
+static inline ll_u64
+ll_scheme_ingress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
+			    ll_u32 prio)
+{
+	switch (pool->cfg.scheme) {
+	case LL_SCHEME_ST:
+		return ll_st_threshold(pool);
+	case LL_SCHEME_DSH:
+		return ll_dsh_queue_threshold(pool, port, prio);
+	case LL_SCHEME_SPFC:
+		return ll_spfc_threshold(pool, port, prio);
+	default:
+		return ll_dt_ingress_threshold(pool);
+	}
+}
+
+static inline enum ll_mmu_region
+ll_scheme_admit_lossless(const struct ll_mmu_pool *pool, ll_u32 port,
+			 ll_u32 prio, ll_u32 bytes, ll_u64 now_ns)
+{
+	(void)now_ns;
+	switch (pool->cfg.scheme) {
+	case LL_SCHEME_DSH:
+		return ll_dsh_admit_lossless(pool, port, prio, bytes);
+	default:
+		return ll_dt_admit_lossless(pool, port, prio, bytes,
+					    ll_scheme_ingress_threshold(pool, port,
+									prio));
+	}
+}
+
+static inline void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port,
+				      ll_u32 prio, ll_u64 now_ns)
+{
+	switch (pool->cfg.scheme) {
+	case LL_SCHEME_DSH:
+		ll_dsh_evaluate(pool, port, prio, now_ns);
+		break;
+	case LL_SCHEME_SPFC:
+		ll_spfc_evaluate(pool, port, prio, now_ns);
+		break;
+	default:
+		ll_dt_hysteresis(pool, port, prio,
+				 ll_scheme_ingress_threshold(pool, port, prio));
+		break;
+	}
+}
+
+static inline void ll_scheme_arrival(struct ll_mmu_pool *pool, ll_u32 port,
+				     ll_u32 prio, ll_u64 now_ns)
+{
+	(void)prio;
+	switch (pool->cfg.scheme) {
+	case LL_SCHEME_SPFC:
+		ll_spfc_arrival(pool, port, now_ns);
+		break;
+	default:
+		break;
+	}
+}
+
+static inline void ll_scheme_admitted(struct ll_mmu_pool *pool,
+				      const struct ll_mmu_charge *charge,
+				      ll_u64 now_ns)
+{
+	switch (pool->cfg.scheme) {
+	case LL_SCHEME_DSH:
+		ll_dsh_admitted(pool, charge, now_ns);
+		break;
+	default:
+		break;
+	}
+}
+
+static inline void ll_scheme_released(struct ll_mmu_pool *pool,
+				      const struct ll_mmu_charge *charge,
+				      ll_u64 now_ns)
+{
+	switch (pool->cfg.scheme) {
+	case LL_SCHEME_SPFC:
+		ll_spfc_released(pool, charge, now_ns);
+		break;
+	default:
+		break;
+	}
+}
+
+static inline ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool,
+					     ll_u32 port)
+{
+	switch (pool->cfg.scheme) {
+	case LL_SCHEME_DSH:
+		return ll_dsh_port_deadline(pool, port);
+	case LL_SCHEME_SPFC:
+		return ll_spfc_port_deadline(pool, port);
+	default:
+		return LL_MMU_NEVER;
+	}
+}
 
 #endif /* LL_SCHEME_H */

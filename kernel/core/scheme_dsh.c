@@ -175,7 +175,7 @@ static inline int single_queue(const struct ll_mmu_pool *pool, ll_u32 port)
 }
 
 static inline ll_u64 headroom_estimate(const struct ll_mmu_pool *pool,
-					ll_u32 port, ll_u32 prio)
+				       ll_u32 port, ll_u32 prio)
 {
 	const struct ll_mmu_port *p = &pool->ports[port];
 	const struct ll_dsh_port_state *st = &p->sch.dsh;

@@ -362,17 +362,24 @@ void ll_spfc_released(struct ll_mmu_pool *pool,
 
 	if (!charge->lossless)
 		return;
-	before = victims(pool, port);
-	changed = roll(pool, port, clock_ns(pool, now_ns));
+	now_ns = clock_ns(pool, now_ns);
+	/* Only a roll or a latch moves a Victim bit: the bits before are
+	 * read only then.
+	 */
+	changed = window_ended(pool, st, now_ns);
+	before = changed ? victims(pool, port) : 0;
+	if (changed)
+		roll_ended(pool, port, now_ns);
 	irc = (ll_u64)q->irc +
 	      (params(pool)->irc_th_packets ? 1 : charge->bytes);
 	q->irc = (ll_u32)(irc < LL_SPFC_IRC_TH_MAX ? irc : LL_SPFC_IRC_TH_MAX);
 	if (!(st->sh & bit) && !has_flag(pool, LL_SPFC_F_WINDOW_END) &&
 	    !(p->pfc.want & bit) && q->irc >= irc_th(pool, port)) {
+		if (!changed)
+			before = victims(pool, port);
 		st->sh |= bit;
 		changed = 1;
 	}
-	/* Only a roll or a latch moves a Victim bit. */
 	if (changed)
 		account(pool, port, before);
 }
