@@ -2,7 +2,8 @@
 /*
  * The scheme seam: the hooks mmu.c calls where an algorithm decides, and
  * the services the MMU gives a scheme. Each hook is one switch on the
- * pool's scheme id (scheme.c), so the core stays callable from BPF (no
+ * pool's scheme id (the packet path's at the end of this file, inline;
+ * the others in scheme.c), so the core stays callable from BPF (no
  * function pointers) and a scheme is one file (scheme_<name>.c).
  *
  * What a scheme decides:
