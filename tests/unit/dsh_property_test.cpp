@@ -404,7 +404,11 @@ public:
 	void Run(int steps)
 	{
 		for (int s = 0; s < steps && !::testing::Test::HasFatalFailure(); s++) {
-			now_ += rng_() % (rng_() % 50 ? 3000 : 300000);
+			// One draw after the other: the operands of one expression
+			// are unsequenced, and builds drew them in either order.
+			ll_u64 gap = rng_() % 50 ? 3000 : 300000;
+
+			now_ += rng_() % gap;
 			unsigned op = rng_() % 1000;
 			if (op < 560)
 				DoAdmit();
