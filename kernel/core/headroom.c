@@ -12,6 +12,12 @@ ll_u64 ll_bytes_in_ns(ll_u64 rate_bps, ll_u64 ns)
 
 	if (rate_bps > LL_HEADROOM_MAX_RATE_BPS || ns > BYTES_IN_NS_MAX_NS)
 		return ~0ULL;
+	/* rate < 2^41 and ns < 2^22 (DSH's gap between two arrivals): the
+	 * product fits 64 bits, one division.
+	 */
+	if (ns < (1ULL << 22))
+		return ll_div_u64(rate_bps * ns + BITS_PER_BYTE_NS - 1,
+				  BITS_PER_BYTE_NS);
 	/*
 	 * rate = q * 8e9 + r, so rate * ns / 8e9 = q * ns + r * ns / 8e9,
 	 * with q <= 200 and r * ns + 8e9 < 8e9 * (2^31 + 1) < 2^64.

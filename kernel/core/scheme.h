@@ -291,8 +291,11 @@ enum ll_spfc_forced {
  * = force_victim | (~force_normal & ~reset & sh), reset the PAUSE-reset
  * line (paused, no RESUME yet), sh the State Holder's content.
  */
-ll_u8 ll_spfc_state(ll_u8 reset, ll_u8 sh, ll_u8 force_victim,
-		    ll_u8 force_normal);
+static inline ll_u8 ll_spfc_state(ll_u8 reset, ll_u8 sh,
+				  ll_u8 force_victim, ll_u8 force_normal)
+{
+	return (ll_u8)(force_victim | (~force_normal & ~reset & sh));
+}
 
 enum ll_mmu_err ll_spfc_check(const struct ll_mmu_config *cfg);
 const char *ll_spfc_check_msg(const struct ll_mmu_config *cfg);

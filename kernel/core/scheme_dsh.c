@@ -159,10 +159,16 @@ ll_u64 ll_dsh_port_shared(const struct ll_mmu_pool *pool, ll_u32 port)
 	return pool->ports[port].lossless_shared_used;
 }
 
-ll_u64 ll_dsh_port_threshold(const struct ll_mmu_pool *pool)
+/* X_poff = N_q x T, given T. */
+static inline ll_u64 port_threshold(const struct ll_mmu_pool *pool, ll_u64 t)
 {
 	/* T < 2^57 (size <= 2^40, num < 2^16), times at most 8. */
-	return lossless_count(&pool->cfg) * ll_dt_ingress_threshold(pool);
+	return lossless_count(&pool->cfg) * t;
+}
+
+ll_u64 ll_dsh_port_threshold(const struct ll_mmu_pool *pool)
+{
+	return port_threshold(pool, ll_dt_ingress_threshold(pool));
 }
 
 static inline int single_queue(const struct ll_mmu_pool *pool, ll_u32 port)
@@ -245,8 +251,7 @@ enum ll_mmu_region ll_dsh_admit_lossless(const struct ll_mmu_pool *pool,
 
 	/* The port gate, not a queue cap (A11); the pool guard (INV-3). */
 	if (pool->shared_used + bytes <= pool->shared_size &&
-	    ll_dsh_port_shared(pool, port) + bytes <=
-	    lossless_count(&pool->cfg) * t &&
+	    ll_dsh_port_shared(pool, port) + bytes <= port_threshold(pool, t) &&
 	    (!has_flag(pool, LL_DSH_F_NO_SHARED_HEADROOM) ||
 	     p->iq[prio].shared_used + bytes <= t))
 		return LL_MMU_REGION_SHARED;
@@ -266,16 +271,7 @@ enum ll_mmu_region ll_dsh_admit_lossless(const struct ll_mmu_pool *pool,
  */
 static ll_s32 gradient_q14(ll_s64 dq, ll_u64 dt_ns, ll_u64 rate_bps)
 {
-	/*
-	 * Bytes the link carries in dt_ns, rounded up (>= 1), as
-	 * ll_bytes_in_ns(): rate x dt fits 64 bits below 2^22 ns (rate <
-	 * 2^41), the usual gap between two arrivals, so one division.
-	 */
-	ll_u64 link = dt_ns < (1ULL << 22) &&
-		      rate_bps <= LL_HEADROOM_MAX_RATE_BPS ?
-		      ll_div_u64(rate_bps * dt_ns + 8ULL * LL_NSEC_PER_SEC - 1,
-				 8ULL * LL_NSEC_PER_SEC) :
-		      ll_bytes_in_ns(rate_bps, dt_ns);
+	ll_u64 link = ll_bytes_in_ns(rate_bps, dt_ns);	/* >= 1 */
 	ll_u64 mag = dq < 0 ? (ll_u64)-dq : (ll_u64)dq;	/* < 2^33 */
 	ll_s32 x;
 
@@ -391,7 +387,7 @@ static void port_eval(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 t)
 
 	if (!st->poff && !p->headroom_used && s <= pool->cfg.xon_bytes)
 		return;
-	x = lossless_count(&pool->cfg) * t;	/* X_poff */
+	x = port_threshold(pool, t);
 	/* Insurance in use means POFF, as headroom in use means XOFF in DT. */
 	if (!st->poff) {
 		if (p->headroom_used ||

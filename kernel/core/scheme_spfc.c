@@ -79,12 +79,6 @@ static inline ll_u64 clock_ns(struct ll_mmu_pool *pool, ll_u64 now_ns)
 	return pool->sch.spfc.now_ns;
 }
 
-ll_u8 ll_spfc_state(ll_u8 reset, ll_u8 sh, ll_u8 force_victim,
-		    ll_u8 force_normal)
-{
-	return (ll_u8)(force_victim | (~force_normal & ~reset & sh));
-}
-
 /* ------------------------------------------------------- configuration */
 
 const char *ll_spfc_check_msg(const struct ll_mmu_config *cfg)
@@ -175,7 +169,7 @@ static inline ll_u8 victims(const struct ll_mmu_pool *pool, ll_u32 port)
 		reset |= st->hold;
 		sh = st->daemon_sh;
 	}
-	return (ll_u8)(st->force_victim | (~st->force_normal & ~reset & sh)) &
+	return ll_spfc_state(reset, sh, st->force_victim, st->force_normal) &
 	       pool->cfg.lossless_mask;
 }
 
@@ -235,6 +229,15 @@ static void account(struct ll_mmu_pool *pool, ll_u32 port, ll_u8 before)
 	}
 }
 
+/* Whether the port's window ended by now_ns: a roll is due. */
+static inline int window_ended(const struct ll_mmu_pool *pool,
+			       const struct ll_spfc_port_state *st,
+			       ll_u64 now_ns)
+{
+	return now_ns >= st->win_start_ns &&
+	       now_ns - st->win_start_ns >= tc_ns(pool);
+}
+
 /*
  * Windows of port that ended by now_ns and were not rolled yet: 0, 1, or
  * 2 for "more than one" (the last one then counted nothing).
@@ -243,11 +246,10 @@ static ll_u32 windows_ended(const struct ll_mmu_pool *pool, ll_u32 port,
 			    ll_u64 now_ns)
 {
 	const struct ll_spfc_port_state *st = &pool->ports[port].sch.spfc;
-	ll_u64 tc = ll_spfc_tc_ns(pool);
 
-	if (now_ns < st->win_start_ns || now_ns - st->win_start_ns < tc)
+	if (!window_ended(pool, st, now_ns))
 		return 0;
-	return now_ns - st->win_start_ns < 2 * tc ? 1 : 2;
+	return now_ns - st->win_start_ns < 2 * tc_ns(pool) ? 1 : 2;
 }
 
 void ll_spfc_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
@@ -288,15 +290,6 @@ void ll_spfc_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
 }
 
 /* ------------------------------------------------------------- windows */
-
-/* Whether the port's window ended by now_ns: a roll is due. */
-static inline int window_ended(const struct ll_mmu_pool *pool,
-			       const struct ll_spfc_port_state *st,
-			       ll_u64 now_ns)
-{
-	return now_ns >= st->win_start_ns &&
-	       now_ns - st->win_start_ns >= tc_ns(pool);
-}
 
 /* W1-W13 for every priority of the port (they share the window). */
 static void roll_ended(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
