@@ -619,9 +619,14 @@ void print_table(const std::string &path, const lossless_plane_tel &t)
   std::printf("  alpha %s  egress-alpha %s  xon-offset %u  reserved %u  lossless-prios %s\n",
               lp::format_alpha(t.alpha).c_str(), lp::format_alpha(t.egress_alpha).c_str(),
               t.xon_offset_bytes, t.reserved_bytes, prios.empty() ? "none" : prios.c_str());
+  // As tc writes them (1ms, 4mb, a mode's name); --json keeps the numbers.
   std::string sp;
-  for (const auto &[k, v] : scheme_params(t))
-    sp += "  " + k + " " + std::to_string(v);
+  if (const auto *r = lossless::policy::by_scheme_id(static_cast<std::uint8_t>(t.scheme.id)))
+    for (const auto *p : r->params) {
+      char text[96];
+      ll_param_text(p, t.scheme.p.raw[p->word], text, sizeof(text));
+      sp += "  " + std::string(p->key) + " " + text;
+    }
   std::printf("  scheme %s%s\n", scheme_name(t).c_str(), sp.c_str());
   std::printf("  admitted %llu packets  drops: lossless %llu  lossy %llu"
               "  paused queues %llu  control gen %llu %s\n",

@@ -932,6 +932,8 @@ void ll_mmu_reset_peaks(struct ll_mmu_pool *pool)
 		}
 		for (i = 0; i < LL_MMU_MAX_QUEUES; i++)
 			p->eq[i].peak_bytes = p->eq[i].bytes;
+		if (p->attached)
+			ll_scheme_reset_peaks(pool, port);
 	}
 }
 

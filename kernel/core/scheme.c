@@ -153,6 +153,20 @@ void ll_scheme_port_tick(struct ll_mmu_pool *pool, ll_u32 port,
 	}
 }
 
+void ll_scheme_reset_peaks(struct ll_mmu_pool *pool, ll_u32 port)
+{
+	switch (pool->cfg.scheme) {
+	case LL_SCHEME_DSH:
+		ll_dsh_reset_peaks(pool, port);
+		break;
+	case LL_SCHEME_SPFC:
+		ll_spfc_reset_peaks(pool, port);
+		break;
+	default:
+		break;
+	}
+}
+
 /* ------------------------------------------------------------ telemetry */
 
 ll_u64 ll_scheme_iq_bytes(const struct ll_mmu_pool *pool, ll_u32 port,

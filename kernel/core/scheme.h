@@ -147,6 +147,9 @@ static inline ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool,
 void ll_scheme_port_tick(struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u64 now_ns);
 
+/* The scheme's peaks of port back to what is in use now (ll_mmu_reset_peaks()). */
+void ll_scheme_reset_peaks(struct ll_mmu_pool *pool, ll_u32 port);
+
 /*
  * Where the value called name sits among scheme's port counters (ctr[],
  * per_prio 0) or its per-priority values (prio[], per_prio 1), so that a
@@ -208,6 +211,22 @@ static inline ll_u64 ll_dt_ingress_threshold(const struct ll_mmu_pool *pool)
 enum ll_mmu_region ll_dt_admit_lossless(const struct ll_mmu_pool *pool,
 					ll_u32 port, ll_u32 prio,
 					ll_u32 bytes, ll_u64 threshold);
+
+/*
+ * A lossless (port, prio) that DT's hysteresis leaves as it is whatever
+ * its threshold: not paused, no headroom, shared at or below xon_bytes.
+ * The common, uncongested case: its threshold need not be computed.
+ */
+static inline int ll_dt_quiet(const struct ll_mmu_pool *pool, ll_u32 port,
+			      ll_u32 prio)
+{
+	const struct ll_mmu_port *p = &pool->ports[port];
+	const struct ll_mmu_iq *iq = &p->iq[prio];
+
+	return !((p->pfc.want >> prio) & 1) && !iq->headroom_used &&
+	       iq->shared_used <= pool->cfg.xon_bytes;
+}
+
 void ll_dt_hysteresis(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 		      ll_u64 threshold);
 
@@ -244,6 +263,7 @@ void ll_dsh_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 		     ll_u64 now_ns);
 ll_u64 ll_dsh_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port);
 void ll_dsh_port_tick(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
+void ll_dsh_reset_peaks(struct ll_mmu_pool *pool, ll_u32 port);
 
 /* X_qoff = max(0, T - tau) of (port, prio): its ingress threshold. */
 ll_u64 ll_dsh_queue_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
@@ -306,6 +326,7 @@ void ll_spfc_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 		      ll_u64 now_ns);
 ll_u64 ll_spfc_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port);
 void ll_spfc_port_tick(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
+void ll_spfc_reset_peaks(struct ll_mmu_pool *pool, ll_u32 port);
 
 /* The window TC in force (the parameter or its default). */
 ll_u64 ll_spfc_tc_ns(const struct ll_mmu_pool *pool);
@@ -389,8 +410,10 @@ static inline void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port,
 		ll_spfc_evaluate(pool, port, prio, now_ns);
 		break;
 	default:
-		ll_dt_hysteresis(pool, port, prio,
-				 ll_scheme_ingress_threshold(pool, port, prio));
+		if (!ll_dt_quiet(pool, port, prio))
+			ll_dt_hysteresis(pool, port, prio,
+					 ll_scheme_ingress_threshold(pool, port,
+								     prio));
 		break;
 	}
 }

@@ -442,6 +442,17 @@ static void shared_headroom_peak(struct ll_mmu_pool *pool, ll_u32 port)
 		st->shared_hr_peak = (ll_u32)hr;
 }
 
+void ll_dsh_reset_peaks(struct ll_mmu_pool *pool, ll_u32 port)
+{
+	struct ll_mmu_port *p = &pool->ports[port];
+	struct ll_dsh_port_state *st = &p->sch.dsh;
+
+	st->insurance_peak = p->headroom_used < DSH_Q_MAX ?
+			     (ll_u32)p->headroom_used : (ll_u32)DSH_Q_MAX;
+	st->shared_hr_peak = 0;
+	shared_headroom_peak(pool, port);
+}
+
 void ll_dsh_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
 		       struct ll_scheme_port_stats *out)
 {
@@ -487,12 +498,28 @@ static void apply(struct ll_mmu_pool *pool, ll_u32 port)
 			ll_mmu_want(pool, port, prio, (eff >> prio) & 1);
 }
 
+/*
+ * Nothing paused on the port, no insurance in use, its lossless shared
+ * bytes at or below xon_bytes: no state machine moves, whatever T.
+ */
+static inline int port_quiet(const struct ll_mmu_pool *pool, ll_u32 port)
+{
+	const struct ll_mmu_port *p = &pool->ports[port];
+
+	return !p->pfc.want && !p->sch.dsh.qoff && !p->sch.dsh.poff &&
+	       !p->headroom_used &&
+	       p->lossless_shared_used <= pool->cfg.xon_bytes;
+}
+
 void ll_dsh_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 		     ll_u64 now_ns)
 {
-	ll_u64 t = ll_dt_ingress_threshold(pool);
+	ll_u64 t;
 
 	clock_ns(pool, now_ns);
+	if (port_quiet(pool, port))
+		return;
+	t = ll_dt_ingress_threshold(pool);
 	queue_eval(pool, port, prio, t);
 	port_eval(pool, port, t);
 	apply(pool, port);

@@ -383,11 +383,14 @@ void ll_spfc_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 	struct ll_mmu_port *p = &pool->ports[port];
 	struct ll_spfc_port_state *st = &p->sch.spfc;
 	ll_u8 bit = (ll_u8)(1u << prio);
-	ll_u8 before = victims(pool, port);
-	ll_u8 was, victim;
+	ll_u8 before, was, victim;
 	int rolled;
 
 	now_ns = clock_ns(pool, now_ns);
+	/* No roll due and no wish to change: no Victim bit can move. */
+	if (ll_dt_quiet(pool, port, prio) && !window_ended(pool, st, now_ns))
+		return;
+	before = victims(pool, port);
 	rolled = roll(pool, port, now_ns);
 	was = p->pfc.want & bit;
 	victim = rolled ? victims(pool, port) & bit : before & bit;
@@ -461,6 +464,12 @@ ll_u64 ll_spfc_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 	if (!due)
 		return LL_MMU_NEVER;
 	return st->win_start_ns + tc_ns(pool);
+}
+
+/* A PAUSE's trigger is an event, not a level: its peak starts again at 0. */
+void ll_spfc_reset_peaks(struct ll_mmu_pool *pool, ll_u32 port)
+{
+	pool->ports[port].sch.spfc.trigger_peak = 0;
 }
 
 void ll_spfc_port_tick(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)

@@ -1041,6 +1041,12 @@ TEST(DshTelemetry, PausesCountedOncePeaksKept)
 	EXPECT_EQ(ss.ctr[3], (ll_u64)kPhi);			// the peak stays
 	EXPECT_EQ(ss.ctr[4], 0u);
 	EXPECT_EQ(ss.ctr[5], hr_peak);
+	// Until the peaks are reset, to what is in use: nothing now.
+	ll_mmu_reset_peaks(pool.p());
+	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 0, t, &ss), 1);
+	EXPECT_EQ(ss.ctr[3], 0u);
+	EXPECT_EQ(ss.ctr[5], 0u);
+	EXPECT_EQ(ss.ctr[0], 1u);				// counts stay
 
 	std::vector<ll_scheme_event> ev = Events(pool.p());
 	ASSERT_EQ(ev.size(), 4u);

@@ -1358,6 +1358,10 @@ TEST(SpfcTelemetry, TransitionsPausesAndRing)
 	EXPECT_EQ(ss.prio[0][kP], 0u);				// last_window
 	EXPECT_EQ(ss.prio[1][kP], kTh + 335000u);		// irc
 	EXPECT_EQ(ss.prio[1][0], 0u);
+	ll_mmu_reset_peaks(pool.p());
+	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 0, 50000, &ss), 1);
+	EXPECT_EQ(ss.ctr[5], 0u);				// trigger_peak reset
+	EXPECT_EQ(ss.ctr[4], 1u);				// counts stay
 
 	std::vector<ll_scheme_event> ev = Events(pool.p());
 	ASSERT_EQ(ev.size(), 5u);
