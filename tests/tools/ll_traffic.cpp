@@ -3,8 +3,8 @@
 //
 //   ll-traffic send --dst ADDR --port N [--flow ID] [--prio P] [--size B]
 //                   [--dscp D] [--ecn] [--rate-mbit R] (--duration S | --count N)
-//                   [--start-ns T]
-//   ll-traffic recv --port N [--duration S] [--idle-exit S] [--gap-ms G]
+//                   [--start-ns T] [--slot-ns S --slots N --slot I]
+//   ll-traffic recv --port N [--duration S] [--idle-exit S] [--gap-ms G] [--spin-us U]
 //                   [--bucket-ms B]
 //
 // send --ecn sends ECT(0) packets; recv counts per flow the ECN codepoint
@@ -82,11 +82,19 @@ const char* kUsage =
     "  --count N         send N packets (either --duration or --count)\n"
     "  --start-ns T      start at T, in CLOCK_MONOTONIC ns (default: now), so\n"
     "                    that senders started one after another send together\n"
+    "  --slot-ns S --slots N --slot I\n"
+    "                    send only in slot I (0..N-1) of every N slots of S ns,\n"
+    "                    counted from --start-ns (required): N senders on one CPU\n"
+    "                    then take turns, each alone on it while it sends, and\n"
+    "                    the output's active_ns is the time this one sent\n"
     "recv options:\n"
     "  --port N          UDP port to listen on (all addresses)\n"
     "  --duration S      stop after S seconds (default 60)\n"
     "  --idle-exit S     stop S seconds after the last packet (default 2)\n"
     "  --gap-ms G        report arrival gaps longer than G ms per flow (default 5)\n"
+    "  --spin-us U       after each datagram, read without sleeping for up to U us\n"
+    "                    (busy-poll): a sender that keeps sending then pays no\n"
+    "                    wake-up of this receiver per packet (default 0)\n"
     "  --bucket-ms B     also count the wire bytes of all flows (payload + UDP,\n"
     "                    IPv4 and Ethernet headers: what a shaper charges) per\n"
     "                    B ms since the receiver started (default 100; 0 = off),\n"
@@ -176,13 +184,41 @@ int do_send(const Args& a) {
         if (t0->empty() || *tail) die("--start-ns must be a count of ns");
         sleep_until_ns(at);
     }
+    // Turns: slot I of N of slot_ns each, from --start-ns.
+    uint64_t slot_ns = uint64_t(a.num("slot-ns", 0)), slots = uint64_t(a.num("slots", 0));
+    uint64_t slot = uint64_t(a.num("slot", 0)), origin = 0;
+    if (slot_ns || slots) {
+        if (!slot_ns || !slots || slot >= slots) die("--slot-ns and --slots N need --slot 0..N-1");
+        auto t0 = a.get("start-ns");
+        if (!t0) die("--slot-ns needs --start-ns, the slots' common origin");
+        origin = std::strtoull(t0->c_str(), nullptr, 10);
+    }
     uint64_t start = mono_ns(), end = start + uint64_t(duration * 1e9), next = start;
-    uint64_t sent = 0, errors = 0, bytes = 0;
+    uint64_t sent = 0, errors = 0, bytes = 0, active_ns = 0, turn_from = 0, turn_end = 0;
     for (;;) {
         uint64_t t = mono_ns();
         if (count ? sent >= count : t >= end) break;
+        if (slot_ns && t >= turn_end) {
+            // Our turn ended (or never began): count it, sleep to the next.
+            if (turn_end) active_ns += turn_end - turn_from;
+            uint64_t cycle = slot_ns * slots, k = (t - origin) / cycle;
+            uint64_t from = origin + k * cycle + slot * slot_ns;
+            if (t >= from + slot_ns) from += cycle;
+            if (from >= end && !count) {
+                turn_end = 0;
+                break;
+            }
+            if (from > t) sleep_until_ns(from);
+            turn_from = mono_ns();
+            turn_end = from + slot_ns;
+            next = std::max(next, turn_from);  // a paced turn starts paced, no catch-up
+            continue;
+        }
         if (interval_ns) {
-            if (next > t) sleep_until_ns(next);
+            if (next > t) {
+                sleep_until_ns(next);
+                if (slot_ns && mono_ns() >= turn_end) continue;  // paced past our turn
+            }
             next += interval_ns;
         }
         Header h{kMagic, flow, sent, mono_ns()};
@@ -197,11 +233,15 @@ int do_send(const Args& a) {
         sent++;
     }
     uint64_t stop = mono_ns();
+    if (turn_end) active_ns += std::min(stop, turn_end) - turn_from;
+    if (!slot_ns) active_ns = stop - start;
     std::printf("{\"mode\":\"send\",\"flow\":%u,\"prio\":%d,\"dscp\":%d,\"ecn\":%s,\"size\":%zu,"
-                "\"sent\":%llu,\"send_errors\":%llu,\"bytes\":%llu,\"start_ns\":%llu,\"end_ns\":%llu}\n",
+                "\"sent\":%llu,\"send_errors\":%llu,\"bytes\":%llu,\"start_ns\":%llu,\"end_ns\":%llu,"
+                "\"active_ns\":%llu}\n",
                 flow, prio, dscp, ecn ? "true" : "false", size, (unsigned long long)sent,
                 (unsigned long long)errors,
-                (unsigned long long)bytes, (unsigned long long)start, (unsigned long long)stop);
+                (unsigned long long)bytes, (unsigned long long)start, (unsigned long long)stop,
+                (unsigned long long)active_ns);
     return 0;
 }
 
@@ -230,6 +270,7 @@ int do_recv(const Args& a) {
 
     ll_tools::UdpReceiver rx;
     if (auto err = rx.open(port, bucket_ns != 0, true); !err.empty()) die(err);
+    rx.set_spin_ns(uint64_t(a.num("spin-us", 0) * 1e3));
     std::fprintf(stderr, "ll-traffic: receiving on port %d\n", port);
 
     std::map<uint32_t, FlowStats> flows;

@@ -2,28 +2,43 @@
 """Benchmark: packets/s through a Linux bridge whose egress port carries
 `lossless` (no pauses, ingress BPF on both ports), without and with a
 shared-buffer pool (MMU admission and release per packet, under the pool
-lock), against pfifo_fast. Not a pass/fail test: it prints numbers.
+lock), against pfifo_fast. Not a pass/fail test: it prints numbers, and
+exits non-zero only if a pool dropped a lossless packet.
 
 How it measures. Each kind has its own path (sender -> bridge -> receiver,
-three bridges in three namespaces) and the three run AT ONCE: the three
-senders are pinned to one CPU, the receivers to the other. A sender's
-send() carries its packet through the whole path in its own context (veth,
-bridge, egress qdisc, veth, UDP receive), so the scheduler's fair share
-gives each path the same CPU time and its packets/s is inversely its cost
-per packet. Whatever slows the machine during a round (a busy host, TCG's
-translation caches) slows the three alike; measured one after the other,
-as this bench did before, rounds of the same code read 0.54 to 1.4 of
-pfifo_fast on a busy host. Each round prints every kind and the ratios;
-a round runs each kind once on each path (three runs, the kinds rotated),
-so that no path's place favours a kind. The summary gives the median ratio, its spread and
-the targets:
->= 0.9 for `lossless` and for `lossless+pool`, no round below 0.8.
+one bridge per kind, each in its own namespaces), the senders all pinned to
+one CPU, the receivers to the other. Measured one after the other, rounds
+of the same code read 0.54 to 1.4 of pfifo_fast on a busy host: whatever
+slows the machine must slow every kind alike, so the kinds run
+interleaved, in one of two modes (LL_BENCH_MODE):
 
-LL_BENCH_SECONDS (default 3) per run, LL_BENCH_ROUNDS (default 10);
-LL_BENCH_SCHEMES="dsh spfc" adds a path per scheme (target >= 0.85).
+- turns (default): the senders take turns, each alone on the CPU in its
+  own slot of LL_BENCH_SLOT_MS (50) ms (ll-traffic send --slot-ns), for
+  LL_BENCH_SECONDS of its own. Alone, a sender's send() carries its packet
+  through the whole path in its own context (veth, bridge, qdisc, veth, UDP
+  receive: the softirqs run at the end of the send), and its rate is its
+  packets over the time it had the CPU (the sender's active_ns). A round
+  is one run; the kinds move to the next path and slot every round.
+- shares: the senders run at once and the scheduler's fair share gives
+  each the same CPU time. Sharing the CPU wakes ksoftirqd, which then
+  does every path's softirq work for all of them (nobody's share): rounds
+  split into a mode where it takes ~0.3 % of the CPU and one where it
+  takes ~40 % and the ratios read higher. Each round runs every kind on
+  every path (the kinds rotated).
+
+Each round prints every kind, its ratio to pfifo_fast and ksoftirqd's share
+of the sender CPU; the summary gives the median ratio, its spread and the
+targets: >= 0.9 for `lossless` and `lossless+pool`, no round below 0.8.
+
+LL_BENCH_SECONDS (default 3) per kind and round, LL_BENCH_ROUNDS (default
+10); LL_BENCH_SCHEMES="dsh spfc" adds a path per scheme (target >= 0.85).
 LL_BENCH_DSCP (default 0: priority 0, lossy in the pool) sets the packets'
 DSCP; 24 makes them priority 3, lossless: every packet then takes the
-schemes' lossless path (their hooks and clock read), uncongested."""
+schemes' lossless path (their hooks and clock read), uncongested.
+LL_BENCH_SPIN_US (default 0) makes the receivers busy-poll that long
+between datagrams (ll-traffic recv --spin-us): a sender then pays no
+wake-up of its receiver per packet, whose count grows as the sender slows
+and so amplifies every difference in cost (docs/MMU.md)."""
 
 import json
 import os
@@ -39,6 +54,11 @@ ROUNDS = int(os.environ.get("LL_BENCH_ROUNDS", "10"))
 SIZE = 64
 DSCP = int(os.environ.get("LL_BENCH_DSCP", "0"))
 SENDER_CPU, RECEIVER_CPU = 0, 1
+MODE = os.environ.get("LL_BENCH_MODE", "turns")
+SLOT_MS = int(os.environ.get("LL_BENCH_SLOT_MS", "50"))
+SPIN_US = int(os.environ.get("LL_BENCH_SPIN_US", "0"))
+if MODE not in ("turns", "shares"):
+    sys.exit(f"LL_BENCH_MODE is turns or shares, not {MODE!r}")
 POOL = "lossless rate 10gbit pool bench buffer 16mb lossless-prios 3 scheme"
 KINDS = {"pfifo_fast": "pfifo_fast",
          "lossless": "lossless rate 10gbit",
@@ -124,7 +144,8 @@ def run_round(paths, port):
     drops0 = {kind: lossless_drops(sw) for kind, (_, _, _, sw) in paths.items()}
     for kind, (_, h2, _, _) in paths.items():
         recvs[kind] = h2.popen(f"taskset -c {RECEIVER_CPU} {Paths.traffic} recv --port {port} "
-                               f"--idle-exit 3 --duration {SECONDS + 30} --bucket-ms 100")
+                               f"--idle-exit 3 --duration {SECONDS + 30} --bucket-ms 100 "
+                               f"--spin-us {SPIN_US}")
         h2.wait_udp(port)
     soft = ksoftirqd_ticks()
     # One start time for all senders: starting a process in a namespace
@@ -155,6 +176,39 @@ def run_round(paths, port):
     return out, soft / os.sysconf("SC_CLK_TCK") / SECONDS
 
 
+def run_turns(paths, port):
+    """One round in turns: every path's sender on the one CPU, each sending
+    alone in its own slot of SLOT_MS (ll-traffic --slot-ns), for SECONDS
+    of its own. Alone on the CPU, a sender's send() carries its packet
+    through the whole path in its own context (the softirqs run at the end
+    of the send, not in ksoftirqd, which sharing the CPU wakes: the shares
+    bench's two modes), and a busy host slows every kind's slots alike.
+    A path's rate is its packets over the time it had the CPU (the
+    sender's active_ns: a late wake-up costs it nothing)."""
+    recvs, sends, out = {}, {}, {}
+    n = len(paths)
+    drops0 = {kind: lossless_drops(sw) for kind, (_, _, _, sw) in paths.items()}
+    for kind, (_, h2, _, _) in paths.items():
+        recvs[kind] = h2.popen(f"taskset -c {RECEIVER_CPU} {Paths.traffic} recv --port {port} "
+                               f"--idle-exit 3 --duration {SECONDS * n + 30} --bucket-ms 0 "
+                               f"--spin-us {SPIN_US}")
+        h2.wait_udp(port)
+    soft = ksoftirqd_ticks()
+    start_ns = time.monotonic_ns() + int((1.0 + 0.3 * n) * 1e9)
+    for slot, (kind, (h1, _, ip2, _)) in enumerate(paths.items()):
+        sends[kind] = h1.popen(f"taskset -c {SENDER_CPU} {Paths.traffic} send --dst {ip2} "
+                               f"--port {port} --size {SIZE} --dscp {DSCP} --duration {SECONDS * n} "
+                               f"--start-ns {start_ns} --slot-ns {SLOT_MS * 1000000} "
+                               f"--slots {n} --slot {slot}")
+    for kind in paths:
+        s = json.loads(sends[kind].communicate(timeout=300)[0])
+        r = json.loads(recvs[kind].communicate(timeout=300)[0])
+        lost = s["sent"] - r["flows"].get("0", {}).get("received", 0)
+        out[kind] = (s["sent"] / (s["active_ns"] / 1e9), lost, lossless_drops(paths[kind][3]) - drops0[kind])
+    soft = ksoftirqd_ticks() - soft
+    return out, soft / os.sysconf("SC_CLK_TCK") / (SECONDS * n)
+
+
 def main():
     ensure_modules()
     with Topology("bench") as t:
@@ -163,22 +217,25 @@ def main():
         pool_drops = 0
         port = 7000
         for i in range(ROUNDS):
-            # A round is one run per placement of the kinds on the paths, so
-            # a path's own speed weighs on every kind alike.
             got = {k: [0.0, 0, 0] for k in KINDS}
             soft = 0.0
-            for rot in range(len(KINDS)):
+            # Shares: one run per placement of the kinds on the paths, so a
+            # path's own speed weighs on every kind alike. Turns: one run,
+            # the kinds moved to the next path (and slot) every round.
+            placements = range(len(KINDS)) if MODE == "shares" else [i]
+            for rot in placements:
+                run = run_round if MODE == "shares" else run_turns
                 try:
-                    one, share = run_round(assign(paths, rot), port)
+                    one, share = run(assign(paths, rot), port)
                 except RuntimeError as e:
                     # A vCPU descheduled for seconds by a busy host: said, and run again once.
                     print(f"  round {i + 1}, placement {rot}: {e}; run again", flush=True)
                     port += 1
-                    one, share = run_round(assign(paths, rot), port)
+                    one, share = run(assign(paths, rot), port)
                 port += 1
                 soft = max(soft, share)
                 for k, (rate, lost, drops) in one.items():
-                    got[k][0] += rate / len(KINDS)
+                    got[k][0] += rate / len(placements)
                     got[k][1] += lost
                     got[k][2] += drops
             base = got["pfifo_fast"][0]
@@ -191,8 +248,10 @@ def main():
                 pps[k].append(v[0])
                 pool_drops += v[2]
         base = pps["pfifo_fast"]
-        print(f"bridge pps ({ROUNDS} rounds of {len(KINDS)} x {SECONDS:g} s, {SIZE}-byte UDP payload, "
-              f"DSCP {DSCP} (priority {DSCP >> 3}), the {len(KINDS)} paths at once on one CPU), pfifo_fast median "
+        how = (f"the {len(KINDS)} paths taking turns on one CPU in {SLOT_MS} ms slots"
+               if MODE == "turns" else f"the {len(KINDS)} paths at once on one CPU")
+        print(f"bridge pps ({MODE}: {ROUNDS} rounds of {len(KINDS)} x {SECONDS:g} s, {SIZE}-byte UDP "
+              f"payload, DSCP {DSCP} (priority {DSCP >> 3}), {how}), pfifo_fast median "
               f"{statistics.median(base):.0f}:")
         for kind, target in TARGETS.items():
             ratios = [x / b for b, x in zip(base, pps[kind])]

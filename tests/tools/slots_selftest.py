@@ -1,0 +1,118 @@
+#!/usr/bin/python3
+"""ll-traffic send's turns (--slot-ns/--slots/--slot) over loopback (host
+test, no root needed).
+
+usage: slots_selftest.py PATH/TO/ll-traffic
+
+- Two senders given slots 0 and 1 of 2 x 40 ms for 1.2 s send only in their
+  own slots: each reports active_ns near half the duration, and the kernel
+  receive times of each one's packets fall in its own slots only (a packet
+  up to 5 ms past its slot's end counts: the last send of a turn).
+- Without --slots, active_ns is the whole sending time.
+- `recv --spin-us` (busy-polling between datagrams) receives every one.
+- Bad usage is refused with exit 2: --slot-ns without --start-ns, --slot
+  outside 0..N-1, --slots without --slot-ns.
+Exit 0 on success, 1 on a failed check (each printed), 77 if loopback UDP is
+unavailable (ctest skips).
+"""
+import json
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+MAGIC = 0x4C4C5446  # "LLTF", ll_traffic.cpp's header: magic, flow, seq, send time
+SLOT_NS, DURATION = 40_000_000, 1.2
+
+
+def free_port():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def main():
+    tool = sys.argv[1]
+    failed = []
+
+    def check(cond, what, detail):
+        print(f"  [{'ok  ' if cond else 'FAIL'}] {what}  ({detail})")
+        if not cond:
+            failed.append(what)
+
+    try:
+        rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        rx.bind(("127.0.0.1", 0))
+    except OSError as e:
+        print(f"skip: no loopback UDP ({e})")
+        return 77
+    rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    port = rx.getsockname()[1]
+    start = time.monotonic_ns() + 300_000_000
+    base = [tool, "send", "--dst", "127.0.0.1", "--port", str(port), "--size", "64",
+            "--duration", str(DURATION), "--start-ns", str(start), "--slot-ns", str(SLOT_NS), "--slots", "2"]
+    # --rate-mbit keeps loopback from flooding the receiver here.
+    procs = [subprocess.Popen(base + ["--slot", str(i), "--flow", str(i), "--rate-mbit", "2"],
+                              stdout=subprocess.PIPE, text=True) for i in (0, 1)]
+    outside, seen = {0: 0, 1: 0}, {0: 0, 1: 0}
+    rx.settimeout(0.5)
+    while True:
+        try:
+            data = rx.recv(2048)
+        except socket.timeout:
+            if all(p.poll() is not None for p in procs):
+                break
+            continue
+        magic, flow, _, sent_ns = struct.unpack_from("<IIQQ", data)
+        if magic != MAGIC or flow not in seen:
+            continue
+        seen[flow] += 1
+        # The sender's own monotonic send time: in which slot it fell.
+        k = (sent_ns - start) % (2 * SLOT_NS)
+        own = flow * SLOT_NS
+        if not (own <= k < own + SLOT_NS + 5_000_000):
+            outside[flow] += 1
+    reps = [json.loads(p.communicate()[0]) for p in procs]
+    for i, rep in enumerate(reps):
+        half = DURATION / 2 * 1e9
+        check(0.8 * half <= rep["active_ns"] <= 1.05 * half, f"slot {i}: active about half the run",
+              f"active_ns {rep['active_ns']}, half {half:.0f}")
+        check(seen[i] > 50 and outside[i] == 0, f"slot {i}: sends only in its own slots",
+              f"{seen[i]} received, {outside[i]} sent outside its slots")
+
+    rep = json.loads(subprocess.run([tool, "send", "--dst", "127.0.0.1", "--port", str(port), "--size", "64",
+                                     "--duration", "0.2", "--rate-mbit", "1"],
+                                    check=True, capture_output=True, text=True).stdout)
+    check(0.19e9 <= rep["active_ns"] <= 0.3e9, "no slots: active_ns is the sending time",
+          f"active_ns {rep['active_ns']}")
+
+    # recv --spin-us: busy-polls between datagrams and still gets them all.
+    rport = free_port()
+    recv = subprocess.Popen([tool, "recv", "--port", str(rport), "--spin-us", "2000", "--idle-exit", "0.5",
+                             "--duration", "20", "--bucket-ms", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    recv.stderr.readline()  # bound
+    subprocess.run([tool, "send", "--dst", "127.0.0.1", "--port", str(rport), "--size", "64", "--count", "300",
+                    "--rate-mbit", "1"], check=True, capture_output=True)
+    out, _ = recv.communicate(timeout=30)
+    got = json.loads(out)["flows"].get("0", {}).get("received", 0)
+    check(recv.returncode == 0 and got == 300, "recv --spin-us: every datagram, then the idle exit",
+          f"received {got} of 300, exit {recv.returncode}")
+
+    for extra, what in ((["--slot-ns", "1000000", "--slots", "2", "--slot", "0"], "--slot-ns without --start-ns"),
+                        (["--slot-ns", "1000000", "--slots", "2", "--slot", "2", "--start-ns", "1"],
+                         "--slot outside 0..N-1"),
+                        (["--slots", "2", "--slot", "0", "--start-ns", "1"], "--slots without --slot-ns")):
+        r = subprocess.run([tool, "send", "--dst", "127.0.0.1", "--port", str(port), "--count", "1"] + extra,
+                           capture_output=True, text=True)
+        check(r.returncode == 2 and "slot" in r.stderr, f"refused: {what}", r.stderr.strip()[:120])
+    rx.close()
+    print("slots selftest:", "FAILED " + ", ".join(failed) if failed else "ok")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
