@@ -115,7 +115,8 @@ ll_u32 ll_mmu_attached_ports(const struct ll_mmu_pool *pool)
 }
 
 /* The scheme's deadline on port, without a call for a scheme without one. */
-static ll_u64 port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
+static __always_inline ll_u64 port_deadline(const struct ll_mmu_pool *pool,
+					    ll_u32 port)
 {
 	if (!(pool->scheme_hooks & LL_SCHEME_HOOK_TIMER))
 		return LL_MMU_NEVER;

@@ -53,7 +53,7 @@ enum ll_mmu_err ll_scheme_check(const struct ll_mmu_config *cfg);
  */
 const char *ll_scheme_check_msg(const struct ll_mmu_config *cfg);
 
-static inline ll_u64
+static __always_inline ll_u64
 ll_scheme_ingress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
 			    ll_u32 prio);
 
@@ -72,13 +72,13 @@ static inline ll_u64 ll_scheme_egress_threshold(const struct ll_mmu_pool *pool,
  * take: LL_MMU_REGION_SHARED, LL_MMU_REGION_HEADROOM (or a scheme's own
  * region), or LL_MMU_REGION_NONE to drop (a lossless drop: a sizing bug).
  */
-static inline enum ll_mmu_region
+static __always_inline enum ll_mmu_region
 ll_scheme_admit_lossless(const struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u32 prio, ll_u32 bytes, ll_u64 now_ns);
 
 /* Re-evaluate the pause wish of a lossless (port, prio). */
-static inline void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port,
-				      ll_u32 prio, ll_u64 now_ns);
+static __always_inline void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port,
+					       ll_u32 prio, ll_u64 now_ns);
 
 /*
  * Headroom bytes a port of headroom h (ll_mmu_port.headroom_bytes) carves
@@ -92,16 +92,16 @@ ll_u64 ll_scheme_port_carve(const struct ll_mmu_config *cfg, ll_u64 h);
  * scheme brings its state up to now_ns, so that the thresholds and the
  * admission see it fresh (SPFC's window roll).
  */
-static inline void ll_scheme_arrival(struct ll_mmu_pool *pool, ll_u32 port,
-				     ll_u32 prio, ll_u64 now_ns);
+static __always_inline void ll_scheme_arrival(struct ll_mmu_pool *pool, ll_u32 port,
+					      ll_u32 prio, ll_u64 now_ns);
 
 /* After ll_mmu_admit() charged, and after ll_mmu_release() uncharged. */
-static inline void ll_scheme_admitted(struct ll_mmu_pool *pool,
-				      const struct ll_mmu_charge *charge,
-				      ll_u64 now_ns);
-static inline void ll_scheme_released(struct ll_mmu_pool *pool,
-				      const struct ll_mmu_charge *charge,
-				      ll_u64 now_ns);
+static __always_inline void ll_scheme_admitted(struct ll_mmu_pool *pool,
+					       const struct ll_mmu_charge *charge,
+					       ll_u64 now_ns);
+static __always_inline void ll_scheme_released(struct ll_mmu_pool *pool,
+					       const struct ll_mmu_charge *charge,
+					       ll_u64 now_ns);
 
 /*
  * The hooks a scheme has beyond the baseline's, kept in the pool
@@ -142,8 +142,8 @@ static inline int ll_scheme_admit_needs_clock(const struct ll_mmu_pool *pool,
 }
 
 /* The scheme's next deadline on port (LL_MMU_NEVER: none), and its tick. */
-static inline ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool,
-					     ll_u32 port);
+static __always_inline ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool,
+						      ll_u32 port);
 void ll_scheme_port_tick(struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u64 now_ns);
 
@@ -217,8 +217,8 @@ enum ll_mmu_region ll_dt_admit_lossless(const struct ll_mmu_pool *pool,
  * its threshold: not paused, no headroom, shared at or below xon_bytes.
  * The common, uncongested case: its threshold need not be computed.
  */
-static inline int ll_dt_quiet(const struct ll_mmu_pool *pool, ll_u32 port,
-			      ll_u32 prio)
+static __always_inline int ll_dt_quiet(const struct ll_mmu_pool *pool, ll_u32 port,
+				       ll_u32 prio)
 {
 	const struct ll_mmu_port *p = &pool->ports[port];
 	const struct ll_mmu_iq *iq = &p->iq[prio];
@@ -324,14 +324,78 @@ void ll_spfc_released(struct ll_mmu_pool *pool,
 		      const struct ll_mmu_charge *charge, ll_u64 now_ns);
 void ll_spfc_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 		      ll_u64 now_ns);
-ll_u64 ll_spfc_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port);
 void ll_spfc_port_tick(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
 void ll_spfc_reset_peaks(struct ll_mmu_pool *pool, ll_u32 port);
 
-/* The window TC in force (the parameter or its default). */
-ll_u64 ll_spfc_tc_ns(const struct ll_mmu_pool *pool);
 /* IRC_th of port in IRC's unit: the parameter, or C_p x TC / 8 / K. */
 ll_u64 ll_spfc_irc_threshold(const struct ll_mmu_pool *pool, ll_u32 port);
+
+/* The window TC in force (the parameter or its default). */
+static __always_inline ll_u64 ll_spfc_tc_ns(const struct ll_mmu_pool *pool)
+{
+	ll_u64 tc = pool->cfg.scheme_params.spfc.tc_ns;
+
+	return tc ? tc : LL_SPFC_TC_NS_DEFAULT;
+}
+
+/* Whether the port's window ended by now_ns: a roll is due. */
+static __always_inline int ll_spfc_window_ended(const struct ll_mmu_pool *pool,
+						const struct ll_spfc_port_state *st,
+						ll_u64 now_ns)
+{
+	return now_ns >= st->win_start_ns &&
+	       now_ns - st->win_start_ns >= ll_spfc_tc_ns(pool);
+}
+
+/*
+ * The end of the window when its roll may move a Victim bit: an SH that
+ * is set (the roll clears it if the window fell short: a Victim demoted,
+ * which the tick re-evaluates), or with LL_SPFC_F_WINDOW_END a count
+ * that reached IRC_th (the roll promotes). A roll that moves none changes
+ * only IRC and last_win, which the next event rolls and the telemetry
+ * reads as of its own time (ll_spfc_port_stats()): a wake-up per window
+ * on every busy port cost the bridge bench 40 % of its packet rate under
+ * emulation, for state no decision read. Inline: mmu.c asks it twice per
+ * released packet.
+ */
+static __always_inline ll_u64 ll_spfc_port_deadline(const struct ll_mmu_pool *pool,
+						    ll_u32 port)
+{
+	const struct ll_mmu_port *p = &pool->ports[port];
+	const struct ll_spfc_port_state *st = &p->sch.spfc;
+	ll_u64 flags = pool->cfg.scheme_params.spfc.flags;
+	/* The slow path's Victim bits are the daemon's: no roll moves one. */
+	ll_u64 due = flags & LL_SPFC_F_DAEMON ? 0 :
+		     st->sh & pool->cfg.lossless_mask;
+	ll_u32 prio;
+
+	if (!due && (flags & LL_SPFC_F_WINDOW_END)) {
+		ll_u64 th = ll_spfc_irc_threshold(pool, port);
+
+		for (prio = 0; prio < LL_MMU_PRIOS && !due; prio++)
+			due = p->iq[prio].sch.spfc.irc >= th;
+	}
+	if (!due)
+		return LL_MMU_NEVER;
+	return st->win_start_ns + ll_spfc_tc_ns(pool);
+}
+
+/*
+ * Whether an evaluation of a lossless (port, prio) can move anything: a
+ * window to roll (by the pool's clock, which only moves forward), or a
+ * wish DT's hysteresis may change. Inline, so that the uncongested
+ * packet's two evaluations cost no call.
+ */
+static __always_inline int ll_spfc_evaluate_due(const struct ll_mmu_pool *pool,
+						ll_u32 port, ll_u32 prio, ll_u64 now_ns)
+{
+	ll_u64 clock = pool->sch.spfc.now_ns;
+
+	return !ll_dt_quiet(pool, port, prio) ||
+	       ll_spfc_window_ended(pool, &pool->ports[port].sch.spfc,
+				    now_ns > clock ? now_ns : clock);
+}
+
 /* A Victim's X_off: the whole buffer (or the parameter), at least DT's T. */
 ll_u64 ll_spfc_victim_threshold(const struct ll_mmu_pool *pool);
 /* Victim bits of port's priorities now (lossless ones only). */
@@ -368,7 +432,7 @@ int ll_spfc_publish(struct ll_mmu_pool *pool, ll_u32 port, ll_u8 victims,
  * scheme's function directly (a call less per hook and packet, which
  * counts under emulation).
  */
-static inline ll_u64
+static __always_inline ll_u64
 ll_scheme_ingress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
 			    ll_u32 prio)
 {
@@ -384,7 +448,7 @@ ll_scheme_ingress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
 	}
 }
 
-static inline enum ll_mmu_region
+static __always_inline enum ll_mmu_region
 ll_scheme_admit_lossless(const struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u32 prio, ll_u32 bytes, ll_u64 now_ns)
 {
@@ -399,15 +463,16 @@ ll_scheme_admit_lossless(const struct ll_mmu_pool *pool, ll_u32 port,
 	}
 }
 
-static inline void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port,
-				      ll_u32 prio, ll_u64 now_ns)
+static __always_inline void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port,
+					       ll_u32 prio, ll_u64 now_ns)
 {
 	switch (pool->cfg.scheme) {
 	case LL_SCHEME_DSH:
 		ll_dsh_evaluate(pool, port, prio, now_ns);
 		break;
 	case LL_SCHEME_SPFC:
-		ll_spfc_evaluate(pool, port, prio, now_ns);
+		if (ll_spfc_evaluate_due(pool, port, prio, now_ns))
+			ll_spfc_evaluate(pool, port, prio, now_ns);
 		break;
 	default:
 		if (!ll_dt_quiet(pool, port, prio))
@@ -418,8 +483,8 @@ static inline void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port,
 	}
 }
 
-static inline void ll_scheme_arrival(struct ll_mmu_pool *pool, ll_u32 port,
-				     ll_u32 prio, ll_u64 now_ns)
+static __always_inline void ll_scheme_arrival(struct ll_mmu_pool *pool, ll_u32 port,
+					      ll_u32 prio, ll_u64 now_ns)
 {
 	(void)prio;
 	switch (pool->cfg.scheme) {
@@ -431,9 +496,9 @@ static inline void ll_scheme_arrival(struct ll_mmu_pool *pool, ll_u32 port,
 	}
 }
 
-static inline void ll_scheme_admitted(struct ll_mmu_pool *pool,
-				      const struct ll_mmu_charge *charge,
-				      ll_u64 now_ns)
+static __always_inline void ll_scheme_admitted(struct ll_mmu_pool *pool,
+					       const struct ll_mmu_charge *charge,
+					       ll_u64 now_ns)
 {
 	switch (pool->cfg.scheme) {
 	case LL_SCHEME_DSH:
@@ -444,9 +509,9 @@ static inline void ll_scheme_admitted(struct ll_mmu_pool *pool,
 	}
 }
 
-static inline void ll_scheme_released(struct ll_mmu_pool *pool,
-				      const struct ll_mmu_charge *charge,
-				      ll_u64 now_ns)
+static __always_inline void ll_scheme_released(struct ll_mmu_pool *pool,
+					       const struct ll_mmu_charge *charge,
+					       ll_u64 now_ns)
 {
 	switch (pool->cfg.scheme) {
 	case LL_SCHEME_SPFC:
@@ -457,8 +522,8 @@ static inline void ll_scheme_released(struct ll_mmu_pool *pool,
 	}
 }
 
-static inline ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool,
-					     ll_u32 port)
+static __always_inline ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool,
+						      ll_u32 port)
 {
 	switch (pool->cfg.scheme) {
 	case LL_SCHEME_DSH:

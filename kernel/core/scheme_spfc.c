@@ -112,18 +112,6 @@ enum ll_mmu_err ll_spfc_check(const struct ll_mmu_config *cfg)
 	return ll_spfc_check_msg(cfg) ? LL_MMU_ERR_SCHEME_PARAMS : LL_MMU_OK;
 }
 
-static inline ll_u64 tc_ns(const struct ll_mmu_pool *pool)
-{
-	ll_u64 tc = params(pool)->tc_ns;
-
-	return tc ? tc : LL_SPFC_TC_NS_DEFAULT;
-}
-
-ll_u64 ll_spfc_tc_ns(const struct ll_mmu_pool *pool)
-{
-	return tc_ns(pool);
-}
-
 ll_u64 ll_spfc_irc_threshold(const struct ll_mmu_pool *pool, ll_u32 port)
 {
 	const struct ll_spfc_params *s = params(pool);
@@ -229,15 +217,6 @@ static void account(struct ll_mmu_pool *pool, ll_u32 port, ll_u8 before)
 	}
 }
 
-/* Whether the port's window ended by now_ns: a roll is due. */
-static inline int window_ended(const struct ll_mmu_pool *pool,
-			       const struct ll_spfc_port_state *st,
-			       ll_u64 now_ns)
-{
-	return now_ns >= st->win_start_ns &&
-	       now_ns - st->win_start_ns >= tc_ns(pool);
-}
-
 /*
  * Windows of port that ended by now_ns and were not rolled yet: 0, 1, or
  * 2 for "more than one" (the last one then counted nothing).
@@ -247,9 +226,9 @@ static ll_u32 windows_ended(const struct ll_mmu_pool *pool, ll_u32 port,
 {
 	const struct ll_spfc_port_state *st = &pool->ports[port].sch.spfc;
 
-	if (!window_ended(pool, st, now_ns))
+	if (!ll_spfc_window_ended(pool, st, now_ns))
 		return 0;
-	return now_ns - st->win_start_ns < 2 * tc_ns(pool) ? 1 : 2;
+	return now_ns - st->win_start_ns < 2 * ll_spfc_tc_ns(pool) ? 1 : 2;
 }
 
 void ll_spfc_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
@@ -296,7 +275,7 @@ static void roll_ended(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 {
 	struct ll_mmu_port *p = &pool->ports[port];
 	struct ll_spfc_port_state *st = &p->sch.spfc;
-	ll_u64 tc = tc_ns(pool), d, n, th;
+	ll_u64 tc = ll_spfc_tc_ns(pool), d, n, th;
 	ll_u32 prio;
 
 	d = now_ns - st->win_start_ns;
@@ -321,7 +300,7 @@ static void roll_ended(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 /* Roll the port's window if it ended; returns whether it did. */
 static inline int roll(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 {
-	if (!window_ended(pool, &pool->ports[port].sch.spfc, now_ns))
+	if (!ll_spfc_window_ended(pool, &pool->ports[port].sch.spfc, now_ns))
 		return 0;
 	roll_ended(pool, port, now_ns);
 	return 1;
@@ -333,7 +312,7 @@ void ll_spfc_arrival(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 	ll_u8 before;
 
 	now_ns = clock_ns(pool, now_ns);
-	if (!window_ended(pool, &pool->ports[port].sch.spfc, now_ns))
+	if (!ll_spfc_window_ended(pool, &pool->ports[port].sch.spfc, now_ns))
 		return;
 	before = victims(pool, port);
 	roll_ended(pool, port, now_ns);
@@ -359,7 +338,7 @@ void ll_spfc_released(struct ll_mmu_pool *pool,
 	/* Only a roll or a latch moves a Victim bit: the bits before are
 	 * read only then.
 	 */
-	changed = window_ended(pool, st, now_ns);
+	changed = ll_spfc_window_ended(pool, st, now_ns);
 	before = changed ? victims(pool, port) : 0;
 	if (changed)
 		roll_ended(pool, port, now_ns);
@@ -387,9 +366,6 @@ void ll_spfc_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 	int rolled;
 
 	now_ns = clock_ns(pool, now_ns);
-	/* No roll due and no wish to change: no Victim bit can move. */
-	if (ll_dt_quiet(pool, port, prio) && !window_ended(pool, st, now_ns))
-		return;
 	before = victims(pool, port);
 	rolled = roll(pool, port, now_ns);
 	was = p->pfc.want & bit;
@@ -434,36 +410,6 @@ static void evaluate_changed(struct ll_mmu_pool *pool, ll_u32 port,
 	for (prio = 0; changed; prio++, changed >>= 1)
 		if (changed & 1)
 			ll_spfc_evaluate(pool, port, prio, now_ns);
-}
-
-/*
- * The end of the window when its roll may move a Victim bit: an SH that
- * is set (the roll clears it if the window fell short: a Victim demoted,
- * which the tick re-evaluates), or with LL_SPFC_F_WINDOW_END a count
- * that reached IRC_th (the roll promotes). A roll that moves none changes
- * only IRC and last_win, which the next event rolls and the telemetry
- * reads as of its own time (ll_spfc_port_stats()): a wake-up per window
- * on every busy port cost the bridge bench 40 % of its packet rate under
- * emulation, for state no decision read.
- */
-ll_u64 ll_spfc_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
-{
-	const struct ll_mmu_port *p = &pool->ports[port];
-	const struct ll_spfc_port_state *st = &p->sch.spfc;
-	/* The slow path's Victim bits are the daemon's: no roll moves one. */
-	ll_u64 due = has_flag(pool, LL_SPFC_F_DAEMON) ? 0 :
-		     st->sh & pool->cfg.lossless_mask;
-	ll_u32 prio;
-
-	if (!due && has_flag(pool, LL_SPFC_F_WINDOW_END)) {
-		ll_u64 th = ll_spfc_irc_threshold(pool, port);
-
-		for (prio = 0; prio < LL_MMU_PRIOS && !due; prio++)
-			due = p->iq[prio].sch.spfc.irc >= th;
-	}
-	if (!due)
-		return LL_MMU_NEVER;
-	return st->win_start_ns + tc_ns(pool);
 }
 
 /* A PAUSE's trigger is an event, not a level: its peak starts again at 0. */
