@@ -132,6 +132,18 @@ def assign(paths, rnd):
     return out
 
 
+def start_receivers(paths, port, duration, bucket_ms):
+    """The pools' lossless drops so far, and a receiver per path, bound."""
+    drops0 = {kind: lossless_drops(sw) for kind, (_, _, _, sw) in paths.items()}
+    recvs = {}
+    for kind, (_, h2, _, _) in paths.items():
+        recvs[kind] = h2.popen(f"taskset -c {RECEIVER_CPU} {Paths.traffic} recv --port {port} "
+                               f"--idle-exit 3 --duration {duration} --bucket-ms {bucket_ms} "
+                               f"--spin-us {SPIN_US}")
+        h2.wait_udp(port)
+    return drops0, recvs
+
+
 def run_round(paths, port):
     """One round: the senders of all paths at once. Each path's rate is
     counted by its receiver in 100 ms buckets of kernel receive time, over
@@ -140,13 +152,8 @@ def run_round(paths, port):
     machine may still let one begin or end late, and a sender alone on
     the CPU would count double. A run where they overlap for less than
     half a second is said and run again once."""
-    recvs, sends = {}, {}
-    drops0 = {kind: lossless_drops(sw) for kind, (_, _, _, sw) in paths.items()}
-    for kind, (_, h2, _, _) in paths.items():
-        recvs[kind] = h2.popen(f"taskset -c {RECEIVER_CPU} {Paths.traffic} recv --port {port} "
-                               f"--idle-exit 3 --duration {SECONDS + 30} --bucket-ms 100 "
-                               f"--spin-us {SPIN_US}")
-        h2.wait_udp(port)
+    sends = {}
+    drops0, recvs = start_receivers(paths, port, SECONDS + 30, 100)
     soft = ksoftirqd_ticks()
     # One start time for all senders: starting a process in a namespace
     # takes up to half a second on a busy host, which staggered them.
@@ -185,14 +192,9 @@ def run_turns(paths, port):
     bench's two modes), and a busy host slows every kind's slots alike.
     A path's rate is its packets over the time it had the CPU (the
     sender's active_ns: a late wake-up costs it nothing)."""
-    recvs, sends, out = {}, {}, {}
+    sends, out = {}, {}
     n = len(paths)
-    drops0 = {kind: lossless_drops(sw) for kind, (_, _, _, sw) in paths.items()}
-    for kind, (_, h2, _, _) in paths.items():
-        recvs[kind] = h2.popen(f"taskset -c {RECEIVER_CPU} {Paths.traffic} recv --port {port} "
-                               f"--idle-exit 3 --duration {SECONDS * n + 30} --bucket-ms 0 "
-                               f"--spin-us {SPIN_US}")
-        h2.wait_udp(port)
+    drops0, recvs = start_receivers(paths, port, SECONDS * n + 30, 0)
     soft = ksoftirqd_ticks()
     start_ns = time.monotonic_ns() + int((1.0 + 0.3 * n) * 1e9)
     for slot, (kind, (h1, _, ip2, _)) in enumerate(paths.items()):
