@@ -259,8 +259,32 @@ enum ll_mmu_region ll_dsh_admit_lossless(const struct ll_mmu_pool *pool,
 					 ll_u32 bytes);
 void ll_dsh_admitted(struct ll_mmu_pool *pool,
 		     const struct ll_mmu_charge *charge, ll_u64 now_ns);
+/* A port's evaluation; the dispatch skips it for a quiet port. */
 void ll_dsh_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 		     ll_u64 now_ns);
+
+/* DSH's clock: time never runs backwards, and 0 (no clock) is "now". */
+static __always_inline ll_u64 ll_dsh_clock_ns(struct ll_mmu_pool *pool,
+					      ll_u64 now_ns)
+{
+	if (now_ns > pool->sch.dsh.now_ns)
+		pool->sch.dsh.now_ns = now_ns;
+	return pool->sch.dsh.now_ns;
+}
+
+/*
+ * Nothing paused on the port, no insurance in use, its lossless shared
+ * bytes at or below xon_bytes: no state machine moves, whatever T.
+ */
+static __always_inline int ll_dsh_port_quiet(const struct ll_mmu_pool *pool,
+					     ll_u32 port)
+{
+	const struct ll_mmu_port *p = &pool->ports[port];
+
+	return !p->pfc.want && !p->sch.dsh.qoff && !p->sch.dsh.poff &&
+	       !p->headroom_used &&
+	       p->lossless_shared_used <= pool->cfg.xon_bytes;
+}
 ll_u64 ll_dsh_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port);
 void ll_dsh_port_tick(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
 void ll_dsh_reset_peaks(struct ll_mmu_pool *pool, ll_u32 port);
@@ -468,7 +492,11 @@ static __always_inline void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 
 {
 	switch (pool->cfg.scheme) {
 	case LL_SCHEME_DSH:
-		ll_dsh_evaluate(pool, port, prio, now_ns);
+		/* A quiet port: only the clock moves, inline. */
+		if (ll_dsh_port_quiet(pool, port))
+			ll_dsh_clock_ns(pool, now_ns);
+		else
+			ll_dsh_evaluate(pool, port, prio, now_ns);
 		break;
 	case LL_SCHEME_SPFC:
 		if (ll_spfc_evaluate_due(pool, port, prio, now_ns))

@@ -96,14 +96,6 @@ static ll_u32 lossless_count(const struct ll_mmu_config *cfg)
 	return n;
 }
 
-/* The pool's clock: time never runs backwards, and 0 (no clock) is "now". */
-static inline ll_u64 clock_ns(struct ll_mmu_pool *pool, ll_u64 now_ns)
-{
-	if (now_ns > pool->sch.dsh.now_ns)
-		pool->sch.dsh.now_ns = now_ns;
-	return pool->sch.dsh.now_ns;
-}
-
 /*
  * v / 2^shift with the magnitude rounded up: an EWMA step that never
  * stalls short of a constant input (it reaches it exactly) and never
@@ -334,7 +326,7 @@ void ll_dsh_admitted(struct ll_mmu_pool *pool,
 	if (p->headroom_used > st->insurance_peak)
 		st->insurance_peak = p->headroom_used < DSH_Q_MAX ?
 				     (ll_u32)p->headroom_used : (ll_u32)DSH_Q_MAX;
-	now_ns = clock_ns(pool, now_ns);
+	now_ns = ll_dsh_clock_ns(pool, now_ns);
 	/* Alg. 4: the window restarts when another queue gets a packet. */
 	if (!st->has_prev || st->prev_prio != prio) {
 		st->has_prev = 1;
@@ -498,27 +490,12 @@ static void apply(struct ll_mmu_pool *pool, ll_u32 port)
 			ll_mmu_want(pool, port, prio, (eff >> prio) & 1);
 }
 
-/*
- * Nothing paused on the port, no insurance in use, its lossless shared
- * bytes at or below xon_bytes: no state machine moves, whatever T.
- */
-static inline int port_quiet(const struct ll_mmu_pool *pool, ll_u32 port)
-{
-	const struct ll_mmu_port *p = &pool->ports[port];
-
-	return !p->pfc.want && !p->sch.dsh.qoff && !p->sch.dsh.poff &&
-	       !p->headroom_used &&
-	       p->lossless_shared_used <= pool->cfg.xon_bytes;
-}
-
 void ll_dsh_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 		     ll_u64 now_ns)
 {
 	ll_u64 t;
 
-	clock_ns(pool, now_ns);
-	if (port_quiet(pool, port))
-		return;
+	ll_dsh_clock_ns(pool, now_ns);
 	t = ll_dt_ingress_threshold(pool);
 	queue_eval(pool, port, prio, t);
 	port_eval(pool, port, t);
@@ -547,7 +524,7 @@ void ll_dsh_port_tick(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 	ll_u64 t = ll_dt_ingress_threshold(pool);
 	ll_u32 prio;
 
-	clock_ns(pool, now_ns);
+	ll_dsh_clock_ns(pool, now_ns);
 	pool->ports[port].sch.dsh.ticked = 1;
 	for (prio = 0; prio < LL_MMU_PRIOS; prio++)
 		if ((pool->cfg.lossless_mask >> prio) & 1)
