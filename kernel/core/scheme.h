@@ -77,8 +77,9 @@ ll_scheme_admit_lossless(const struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u32 prio, ll_u32 bytes, ll_u64 now_ns);
 
 /* Re-evaluate the pause wish of a lossless (port, prio). */
-static __always_inline void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port,
-					       ll_u32 prio, ll_u64 now_ns);
+static __always_inline void
+ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+		   ll_u64 now_ns);
 
 /*
  * Headroom bytes a port of headroom h (ll_mmu_port.headroom_bytes) carves
@@ -92,8 +93,9 @@ ll_u64 ll_scheme_port_carve(const struct ll_mmu_config *cfg, ll_u64 h);
  * scheme brings its state up to now_ns, so that the thresholds and the
  * admission see it fresh (SPFC's window roll).
  */
-static __always_inline void ll_scheme_arrival(struct ll_mmu_pool *pool, ll_u32 port,
-					      ll_u32 prio, ll_u64 now_ns);
+static __always_inline void
+ll_scheme_arrival(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+		  ll_u64 now_ns);
 
 /* After ll_mmu_admit() charged, and after ll_mmu_release() uncharged. */
 static __always_inline void ll_scheme_admitted(struct ll_mmu_pool *pool,
@@ -142,12 +144,12 @@ static inline int ll_scheme_admit_needs_clock(const struct ll_mmu_pool *pool,
 }
 
 /* The scheme's next deadline on port (LL_MMU_NEVER: none), and its tick. */
-static __always_inline ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool,
-						      ll_u32 port);
+static __always_inline ll_u64
+ll_scheme_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port);
 void ll_scheme_port_tick(struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u64 now_ns);
 
-/* The scheme's peaks of port back to what is in use now (ll_mmu_reset_peaks()). */
+/* The scheme's peaks of port back to what is in use (ll_mmu_reset_peaks()). */
 void ll_scheme_reset_peaks(struct ll_mmu_pool *pool, ll_u32 port);
 
 /*
@@ -217,8 +219,8 @@ enum ll_mmu_region ll_dt_admit_lossless(const struct ll_mmu_pool *pool,
  * its threshold: not paused, no headroom, shared at or below xon_bytes.
  * The common, uncongested case: its threshold need not be computed.
  */
-static __always_inline int ll_dt_quiet(const struct ll_mmu_pool *pool, ll_u32 port,
-				       ll_u32 prio)
+static __always_inline int
+ll_dt_quiet(const struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio)
 {
 	const struct ll_mmu_port *p = &pool->ports[port];
 	const struct ll_mmu_iq *iq = &p->iq[prio];
@@ -382,8 +384,8 @@ static __always_inline int ll_spfc_window_ended(const struct ll_mmu_pool *pool,
  * emulation, for state no decision read. Inline: mmu.c asks it twice per
  * released packet.
  */
-static __always_inline ll_u64 ll_spfc_port_deadline(const struct ll_mmu_pool *pool,
-						    ll_u32 port)
+static __always_inline ll_u64
+ll_spfc_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 {
 	const struct ll_mmu_port *p = &pool->ports[port];
 	const struct ll_spfc_port_state *st = &p->sch.spfc;
@@ -487,8 +489,9 @@ ll_scheme_admit_lossless(const struct ll_mmu_pool *pool, ll_u32 port,
 	}
 }
 
-static __always_inline void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port,
-					       ll_u32 prio, ll_u64 now_ns)
+static __always_inline void
+ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+		   ll_u64 now_ns)
 {
 	switch (pool->cfg.scheme) {
 	case LL_SCHEME_DSH:
@@ -511,8 +514,9 @@ static __always_inline void ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 
 	}
 }
 
-static __always_inline void ll_scheme_arrival(struct ll_mmu_pool *pool, ll_u32 port,
-					      ll_u32 prio, ll_u64 now_ns)
+static __always_inline void
+ll_scheme_arrival(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+		  ll_u64 now_ns)
 {
 	(void)prio;
 	switch (pool->cfg.scheme) {
@@ -550,8 +554,8 @@ static __always_inline void ll_scheme_released(struct ll_mmu_pool *pool,
 	}
 }
 
-static __always_inline ll_u64 ll_scheme_port_deadline(const struct ll_mmu_pool *pool,
-						      ll_u32 port)
+static __always_inline ll_u64
+ll_scheme_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 {
 	switch (pool->cfg.scheme) {
 	case LL_SCHEME_DSH:

@@ -200,7 +200,8 @@ int do_send(const Args& a) {
         if (count ? sent >= count : t >= end) break;
         if (slot_ns && t >= turn_end) {
             // Our turn ended (or never began): count it, sleep to the next.
-            if (turn_end) active_ns += turn_end - turn_from;
+            // A wake-up later than the turn's end (a descheduled vCPU) had none.
+            if (turn_end > turn_from) active_ns += turn_end - turn_from;
             uint64_t cycle = slot_ns * slots, k = (t - origin) / cycle;
             uint64_t from = origin + k * cycle + slot * slot_ns;
             if (t >= from + slot_ns) from += cycle;
@@ -233,7 +234,8 @@ int do_send(const Args& a) {
         sent++;
     }
     uint64_t stop = mono_ns();
-    if (turn_end) active_ns += std::min(stop, turn_end) - turn_from;
+    if (turn_end && std::min(stop, turn_end) > turn_from)
+        active_ns += std::min(stop, turn_end) - turn_from;
     if (!slot_ns) active_ns = stop - start;
     std::printf("{\"mode\":\"send\",\"flow\":%u,\"prio\":%d,\"dscp\":%d,\"ecn\":%s,\"size\":%zu,"
                 "\"sent\":%llu,\"send_errors\":%llu,\"bytes\":%llu,\"start_ns\":%llu,\"end_ns\":%llu,"

@@ -42,6 +42,7 @@ and so amplifies every difference in cost (docs/MMU.md)."""
 
 import json
 import os
+import random
 import statistics
 import sys
 import time
@@ -119,10 +120,14 @@ def build(t):
     return paths
 
 
-def assign(paths, rnd):
+def assign(paths, rnd, shuffle=False):
     """Round rnd's kind per path, rotated so that no path (its place in the
-    scheduler, its devices) favours one kind."""
+    scheduler, its devices) favours one kind; shuffled (a fixed permutation
+    per round) for turns, where a rotation would keep every kind's slot
+    after the same other kind's."""
     kinds = list(KINDS)
+    if shuffle:
+        random.Random(rnd).shuffle(kinds)
     out = {}
     for j, path in enumerate(paths):
         kind = kinds[(j + rnd) % len(kinds)]
@@ -206,6 +211,8 @@ def run_turns(paths, port):
         s = json.loads(sends[kind].communicate(timeout=300)[0])
         r = json.loads(recvs[kind].communicate(timeout=300)[0])
         lost = s["sent"] - r["flows"].get("0", {}).get("received", 0)
+        if not s["active_ns"]:
+            raise RuntimeError(f"{kind}'s sender never had its turn")
         out[kind] = (s["sent"] / (s["active_ns"] / 1e9), lost, lossless_drops(paths[kind][3]) - drops0[kind])
     soft = ksoftirqd_ticks() - soft
     return out, soft / os.sysconf("SC_CLK_TCK") / (SECONDS * n)
@@ -227,13 +234,14 @@ def main():
             placements = range(len(KINDS)) if MODE == "shares" else [i]
             for rot in placements:
                 run = run_round if MODE == "shares" else run_turns
+                shuffle = MODE == "turns"
                 try:
-                    one, share = run(assign(paths, rot), port)
+                    one, share = run(assign(paths, rot, shuffle), port)
                 except RuntimeError as e:
                     # A vCPU descheduled for seconds by a busy host: said, and run again once.
                     print(f"  round {i + 1}, placement {rot}: {e}; run again", flush=True)
                     port += 1
-                    one, share = run(assign(paths, rot), port)
+                    one, share = run(assign(paths, rot, shuffle), port)
                 port += 1
                 soft = max(soft, share)
                 for k, (rate, lost, drops) in one.items():

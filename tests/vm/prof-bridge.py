@@ -59,10 +59,12 @@ def main():
             r = h2.popen(f"taskset -c 1 {Paths.traffic} recv --port {port} --idle-exit 2 --duration 300 "
                          f"--spin-us {os.environ.get('LL_BENCH_SPIN_US', '0')}")
             h2.wait_udp(port)
-            s = h1.popen(f"taskset -c 0 {Paths.traffic} send --dst {ip2} --port {port} --size 64 "
-                         f"--dscp {dscp} --duration {secs} --start-ns {time.monotonic_ns() + 1_500_000_000}")
-            time.sleep(1.0)
+            # The snapshot before the sender starts (its start, a few ms of
+            # CPU, is then counted too): a sender started late would send
+            # before it, and its packets would count without their cost.
             snapshot(out, f"{name}-begin")
+            s = h1.popen(f"taskset -c 0 {Paths.traffic} send --dst {ip2} --port {port} --size 64 "
+                         f"--dscp {dscp} --duration {secs} --start-ns {time.monotonic_ns() + 1_000_000_000}")
             sent = json.loads(s.communicate()[0])["sent"]
             snapshot(out, f"{name}-end")
             got = json.loads(r.communicate()[0])["flows"].get("0", {}).get("received", 0)
