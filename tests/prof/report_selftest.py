@@ -7,6 +7,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from selftest import Checks  # noqa: E402
+
 TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tcg-prof")
 KALLSYMS = """ffffffff81000000 T _stext
 ffffffff81000100 T ktime_get
@@ -17,12 +20,7 @@ ffffffffc0000400 t uncharge\t[sch_lossless]
 
 
 def main():
-    failed = []
-
-    def check(cond, what, detail):
-        print(f"  [{'ok  ' if cond else 'FAIL'}] {what}  ({detail})")
-        if not cond:
-            failed.append(what)
+    check = Checks()
 
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "kallsyms"), "w") as f:
@@ -58,8 +56,7 @@ def main():
         r = subprocess.run([TOOL, "report", d, "pfifo,dt", "--bogus"], capture_output=True, text=True)
         check(r.returncode != 0 and "unknown option" in r.stderr, "an unknown option is refused",
               r.stderr.strip()[:80])
-    print("tcg-prof report selftest:", "FAILED " + ", ".join(failed) if failed else "ok")
-    return 1 if failed else 0
+    return check.result("tcg-prof report")
 
 
 if __name__ == "__main__":

@@ -12,22 +12,18 @@ Exit 0 on success, 1 on a failed check (each printed), 77 if loopback UDP is
 unavailable (ctest skips).
 """
 import json
+import os
 import socket
 import struct
 import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from selftest import Checks, free_port, loopback_udp_error  # noqa: E402
+
 MAGIC = 0x4C4C5446  # "LLTF", ll_traffic.cpp's header
 DSCP = 24
-
-
-def free_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def tos_of_sends(tool, extra, count=3):
@@ -49,17 +45,10 @@ def tos_of_sends(tool, extra, count=3):
 
 def main():
     tool = sys.argv[1]
-    failed = []
+    check = Checks()
 
-    def check(cond, what, detail):
-        print(f"  [{'ok  ' if cond else 'FAIL'}] {what}  ({detail})")
-        if not cond:
-            failed.append(what)
-
-    try:
-        socket.socket(socket.AF_INET, socket.SOCK_DGRAM).bind(("127.0.0.1", 0))
-    except OSError as e:
-        print(f"skip: no loopback UDP ({e})")
+    if (err := loopback_udp_error()) is not None:
+        print(f"skip: no loopback UDP ({err})")
         return 77
 
     for extra, want, name in ((["--dscp", str(DSCP), "--ecn"], DSCP << 2 | 2, "--ecn: DSCP kept, ECT(0)"),
@@ -89,8 +78,7 @@ def main():
         f = res["flows"].get(flow, {})
         got = tuple(f.get(k, -1) for k in ("received", "not_ect", "ect0", "ect1", "ce"))
         check(got == w, f"recv flow {flow}: (received, not_ect, ect0, ect1, ce)", f"got {got}, want {w}")
-    print("ll-traffic ECN: " + ("FAIL" if failed else "PASS"))
-    return 1 if failed else 0
+    return check.result("ll-traffic ECN")
 
 
 if __name__ == "__main__":

@@ -32,6 +32,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from selftest import Checks, free_port, loopback_udp_error  # noqa: E402
+
 WIRE = 42    # UDP + IPv4 + Ethernet
 HEADER = 56  # ll-flows' header
 
@@ -63,27 +66,12 @@ def run(tool, args, check=True):
     return r
 
 
-def free_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def main():
     tool, workloads = sys.argv[1], sys.argv[2]
-    failed = []
+    check = Checks()
 
-    def check(cond, what, detail=""):
-        print(f"  [{'ok  ' if cond else 'FAIL'}] {what}" + (f"  ({detail})" if detail else ""), flush=True)
-        if not cond:
-            failed.append(what)
-
-    try:
-        socket.socket(socket.AF_INET, socket.SOCK_DGRAM).bind(("127.0.0.1", 0))
-    except OSError as e:
-        print(f"skip: no loopback UDP ({e})")
+    if (err := loopback_udp_error()) is not None:
+        print(f"skip: no loopback UDP ({err})")
         return 77
 
     ws = os.path.join(workloads, "WebSearch_distribution.txt")
@@ -261,8 +249,7 @@ def main():
     check(recv.returncode == 0 and [f["complete"] for f in res.get("flows", [])] == [True],
           "recv stops on SIGTERM and reports", f"exit {recv.returncode}")
 
-    print("ll-flows: " + ("FAIL" if failed else "PASS"))
-    return 1 if failed else 0
+    return check.result("ll-flows")
 
 
 if __name__ == "__main__":

@@ -16,39 +16,29 @@ Exit 0 on success, 1 on a failed check (each printed), 77 if loopback UDP is
 unavailable (ctest skips).
 """
 import json
+import os
 import socket
 import struct
 import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from selftest import Checks, free_port, loopback_udp_error  # noqa: E402
+
 MAGIC = 0x4C4C5446  # "LLTF", ll_traffic.cpp's header: magic, flow, seq, send time
 SLOT_NS, DURATION = 40_000_000, 1.2
 
 
-def free_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def main():
     tool = sys.argv[1]
-    failed = []
+    check = Checks()
 
-    def check(cond, what, detail):
-        print(f"  [{'ok  ' if cond else 'FAIL'}] {what}  ({detail})")
-        if not cond:
-            failed.append(what)
-
-    try:
-        rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        rx.bind(("127.0.0.1", 0))
-    except OSError as e:
-        print(f"skip: no loopback UDP ({e})")
+    if (err := loopback_udp_error()) is not None:
+        print(f"skip: no loopback UDP ({err})")
         return 77
+    rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    rx.bind(("127.0.0.1", 0))
     rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
     port = rx.getsockname()[1]
     start = time.monotonic_ns() + 300_000_000
@@ -110,8 +100,7 @@ def main():
                            capture_output=True, text=True)
         check(r.returncode == 2 and "slot" in r.stderr, f"refused: {what}", r.stderr.strip()[:120])
     rx.close()
-    print("slots selftest:", "FAILED " + ", ".join(failed) if failed else "ok")
-    return 1 if failed else 0
+    return check.result("ll-traffic turns")
 
 
 if __name__ == "__main__":
