@@ -20,7 +20,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from selftest import Checks, free_port, loopback_udp_error  # noqa: E402
+from selftest import Checks, free_port, no_loopback_udp  # noqa: E402
 
 MAGIC = 0x4C4C5446  # "LLTF", ll_traffic.cpp's header
 DSCP = 24
@@ -47,8 +47,7 @@ def main():
     tool = sys.argv[1]
     check = Checks()
 
-    if (err := loopback_udp_error()) is not None:
-        print(f"skip: no loopback UDP ({err})")
+    if no_loopback_udp():
         return 77
 
     for extra, want, name in ((["--dscp", str(DSCP), "--ecn"], DSCP << 2 | 2, "--ecn: DSCP kept, ECT(0)"),

@@ -33,7 +33,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from selftest import Checks, free_port, loopback_udp_error  # noqa: E402
+from selftest import Checks, free_port, no_loopback_udp  # noqa: E402
 
 WIRE = 42    # UDP + IPv4 + Ethernet
 HEADER = 56  # ll-flows' header
@@ -70,8 +70,7 @@ def main():
     tool, workloads = sys.argv[1], sys.argv[2]
     check = Checks()
 
-    if (err := loopback_udp_error()) is not None:
-        print(f"skip: no loopback UDP ({err})")
+    if no_loopback_udp():
         return 77
 
     ws = os.path.join(workloads, "WebSearch_distribution.txt")

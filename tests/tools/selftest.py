@@ -30,10 +30,12 @@ def free_port():
     return port
 
 
-def loopback_udp_error():
-    """None if a UDP socket binds on loopback, else why not."""
+def no_loopback_udp():
+    """True, after saying why, if a UDP socket cannot bind on loopback (the
+    caller then exits 77: skipped)."""
     try:
         socket.socket(socket.AF_INET, socket.SOCK_DGRAM).bind(("127.0.0.1", 0))
     except OSError as e:
-        return e
-    return None
+        print(f"skip: no loopback UDP ({e})")
+        return True
+    return False
