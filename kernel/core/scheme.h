@@ -198,6 +198,17 @@ void ll_mmu_want(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio, int on);
 /* Attached ports. */
 ll_u32 ll_mmu_attached_ports(const struct ll_mmu_pool *pool);
 
+/*
+ * A scheme's clock: the latest time it was given, so that time never runs
+ * backwards for it (callers on two CPUs), and 0 (no clock) is "now".
+ */
+static __always_inline ll_u64 ll_scheme_clock(ll_u64 *clock_ns, ll_u64 now_ns)
+{
+	if (now_ns > *clock_ns)
+		*clock_ns = now_ns;
+	return *clock_ns;
+}
+
 /* -------------------------------------- the schemes (scheme_<name>.c) */
 
 /*
@@ -264,15 +275,6 @@ void ll_dsh_admitted(struct ll_mmu_pool *pool,
 /* A port's evaluation; the dispatch skips it for a quiet port. */
 void ll_dsh_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 		     ll_u64 now_ns);
-
-/* DSH's clock: time never runs backwards, and 0 (no clock) is "now". */
-static __always_inline ll_u64 ll_dsh_clock_ns(struct ll_mmu_pool *pool,
-					      ll_u64 now_ns)
-{
-	if (now_ns > pool->sch.dsh.now_ns)
-		pool->sch.dsh.now_ns = now_ns;
-	return pool->sch.dsh.now_ns;
-}
 
 /*
  * Nothing paused on the port, no insurance in use, its lossless shared
@@ -406,22 +408,6 @@ ll_spfc_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 	return st->win_start_ns + ll_spfc_tc_ns(pool);
 }
 
-/*
- * Whether an evaluation of a lossless (port, prio) can move anything: a
- * window to roll (by the pool's clock, which only moves forward), or a
- * wish DT's hysteresis may change. Inline, so that the uncongested
- * packet's two evaluations cost no call.
- */
-static __always_inline int ll_spfc_evaluate_due(const struct ll_mmu_pool *pool,
-						ll_u32 port, ll_u32 prio, ll_u64 now_ns)
-{
-	ll_u64 clock = pool->sch.spfc.now_ns;
-
-	return !ll_dt_quiet(pool, port, prio) ||
-	       ll_spfc_window_ended(pool, &pool->ports[port].sch.spfc,
-				    now_ns > clock ? now_ns : clock);
-}
-
 /* A Victim's X_off: the whole buffer (or the parameter), at least DT's T. */
 ll_u64 ll_spfc_victim_threshold(const struct ll_mmu_pool *pool);
 /* Victim bits of port's priorities now (lossless ones only). */
@@ -454,8 +440,8 @@ int ll_spfc_publish(struct ll_mmu_pool *pool, ll_u32 port, ll_u8 victims,
 /* --------------------------------- dispatch of the per-packet hooks */
 
 /*
- * One switch on the pool's scheme per hook, inline: mmu.c calls the
- * scheme's function directly (a call less per hook and packet, which
+ * One switch (or test) on the pool's scheme per hook, inline: mmu.c calls
+ * the scheme's function directly (a call less per hook and packet, which
  * counts under emulation).
  */
 static __always_inline ll_u64
@@ -493,16 +479,23 @@ static __always_inline void
 ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 		   ll_u64 now_ns)
 {
+	/*
+	 * Inline, so that an uncongested packet's two evaluations cost no
+	 * call: the clock moves, as the full evaluation's first step, and the
+	 * evaluation runs only if something can move (DSH: a port not quiet;
+	 * SPFC: a wish DT's hysteresis may change, or a window to roll).
+	 */
 	switch (pool->cfg.scheme) {
 	case LL_SCHEME_DSH:
-		/* A quiet port: only the clock moves, inline. */
-		if (ll_dsh_port_quiet(pool, port))
-			ll_dsh_clock_ns(pool, now_ns);
-		else
+		ll_scheme_clock(&pool->sch.dsh.now_ns, now_ns);
+		if (!ll_dsh_port_quiet(pool, port))
 			ll_dsh_evaluate(pool, port, prio, now_ns);
 		break;
 	case LL_SCHEME_SPFC:
-		if (ll_spfc_evaluate_due(pool, port, prio, now_ns))
+		now_ns = ll_scheme_clock(&pool->sch.spfc.now_ns, now_ns);
+		if (!ll_dt_quiet(pool, port, prio) ||
+		    ll_spfc_window_ended(pool, &pool->ports[port].sch.spfc,
+					 now_ns))
 			ll_spfc_evaluate(pool, port, prio, now_ns);
 		break;
 	default:
@@ -519,39 +512,24 @@ ll_scheme_arrival(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 		  ll_u64 now_ns)
 {
 	(void)prio;
-	switch (pool->cfg.scheme) {
-	case LL_SCHEME_SPFC:
+	if (pool->cfg.scheme == LL_SCHEME_SPFC)
 		ll_spfc_arrival(pool, port, now_ns);
-		break;
-	default:
-		break;
-	}
 }
 
 static __always_inline void ll_scheme_admitted(struct ll_mmu_pool *pool,
 					       const struct ll_mmu_charge *charge,
 					       ll_u64 now_ns)
 {
-	switch (pool->cfg.scheme) {
-	case LL_SCHEME_DSH:
+	if (pool->cfg.scheme == LL_SCHEME_DSH)
 		ll_dsh_admitted(pool, charge, now_ns);
-		break;
-	default:
-		break;
-	}
 }
 
 static __always_inline void ll_scheme_released(struct ll_mmu_pool *pool,
 					       const struct ll_mmu_charge *charge,
 					       ll_u64 now_ns)
 {
-	switch (pool->cfg.scheme) {
-	case LL_SCHEME_SPFC:
+	if (pool->cfg.scheme == LL_SCHEME_SPFC)
 		ll_spfc_released(pool, charge, now_ns);
-		break;
-	default:
-		break;
-	}
 }
 
 static __always_inline ll_u64

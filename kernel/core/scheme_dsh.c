@@ -326,7 +326,7 @@ void ll_dsh_admitted(struct ll_mmu_pool *pool,
 	if (p->headroom_used > st->insurance_peak)
 		st->insurance_peak = p->headroom_used < DSH_Q_MAX ?
 				     (ll_u32)p->headroom_used : (ll_u32)DSH_Q_MAX;
-	now_ns = ll_dsh_clock_ns(pool, now_ns);
+	now_ns = ll_scheme_clock(&pool->sch.dsh.now_ns, now_ns);
 	/* Alg. 4: the window restarts when another queue gets a packet. */
 	if (!st->has_prev || st->prev_prio != prio) {
 		st->has_prev = 1;
@@ -495,7 +495,7 @@ void ll_dsh_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 {
 	ll_u64 t;
 
-	ll_dsh_clock_ns(pool, now_ns);
+	ll_scheme_clock(&pool->sch.dsh.now_ns, now_ns);
 	t = ll_dt_ingress_threshold(pool);
 	queue_eval(pool, port, prio, t);
 	port_eval(pool, port, t);
@@ -524,7 +524,7 @@ void ll_dsh_port_tick(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 	ll_u64 t = ll_dt_ingress_threshold(pool);
 	ll_u32 prio;
 
-	ll_dsh_clock_ns(pool, now_ns);
+	ll_scheme_clock(&pool->sch.dsh.now_ns, now_ns);
 	pool->ports[port].sch.dsh.ticked = 1;
 	for (prio = 0; prio < LL_MMU_PRIOS; prio++)
 		if ((pool->cfg.lossless_mask >> prio) & 1)

@@ -71,12 +71,10 @@ static ll_u32 popcount8(ll_u8 v)
 	return n;
 }
 
-/* The pool's clock: time never runs backwards, and 0 (no clock) is "now". */
+/* SPFC's clock (ll_scheme_clock()). */
 static inline ll_u64 clock_ns(struct ll_mmu_pool *pool, ll_u64 now_ns)
 {
-	if (now_ns > pool->sch.spfc.now_ns)
-		pool->sch.spfc.now_ns = now_ns;
-	return pool->sch.spfc.now_ns;
+	return ll_scheme_clock(&pool->sch.spfc.now_ns, now_ns);
 }
 
 /* ------------------------------------------------------- configuration */

@@ -998,6 +998,30 @@ TEST(DshScheme, ChangeOnlyWhenIdle)
 
 namespace {
 
+// A peak reset keeps what is in use: with insurance still held after the
+// peak, the insurance and shared-headroom peaks drop to the levels of now.
+TEST(DshTelemetry, ResetPeaksToWhatIsInUse)
+{
+	Pool pool(UConfig(), 10 * kGbit, kPhi);
+	Traffic tr{pool, {}};
+	ll_scheme_port_stats ss;
+	ll_u64 t = 1;
+	for (ll_u32 n = 1; n <= 327; n++) {
+		if (n == 2)
+			t += kWindow;
+		ASSERT_TRUE(ll_mmu_admitted(tr.Send(0, 1, t++)));
+	}
+	tr.Release(t);				// the last packet: insurance
+	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 0, t, &ss), 1);
+	ASSERT_LT(ss.ctr[2], ss.ctr[3]);	// in use below its peak
+	ASSERT_GT(ss.ctr[2], 0u);
+	ll_mmu_reset_peaks(pool.p());
+	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 0, t, &ss), 1);
+	EXPECT_EQ(ss.ctr[3], ss.ctr[2]);	// insurance peak = in use
+	EXPECT_EQ(ss.ctr[5], ss.ctr[4]);	// shared headroom peak = in use
+	tr.ReleaseAll(t);
+}
+
 // #5's sequence, counted: one queue pause at 106, one port pause at 312,
 // the insurance's peak kept after the drain, the shared headroom (bytes
 // above X_qoff while in QOFF) and its peak, and the ring's QOFF, POFF,
