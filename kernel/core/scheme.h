@@ -537,6 +537,11 @@ ll_scheme_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 {
 	switch (pool->cfg.scheme) {
 	case LL_SCHEME_DSH:
+		/* Only a port with a queue in QOFF has a window to time (the
+		 * release asks twice per packet): no call for the others.
+		 */
+		if (!(pool->ports[port].sch.dsh.qoff & pool->cfg.lossless_mask))
+			return LL_MMU_NEVER;
 		return ll_dsh_port_deadline(pool, port);
 	case LL_SCHEME_SPFC:
 		return ll_spfc_port_deadline(pool, port);

@@ -263,10 +263,16 @@ enum ll_mmu_region ll_dsh_admit_lossless(const struct ll_mmu_pool *pool,
  */
 static ll_s32 gradient_q14(ll_s64 dq, ll_u64 dt_ns, ll_u64 rate_bps)
 {
-	ll_u64 link = ll_bytes_in_ns(rate_bps, dt_ns);	/* >= 1 */
 	ll_u64 mag = dq < 0 ? (ll_u64)-dq : (ll_u64)dq;	/* < 2^33 */
+	ll_u64 link;
 	ll_s32 x;
 
+	/* An unchanged queue (each arrival into an empty one, uncongested):
+	 * 0 without the division, which a software switch pays per packet.
+	 */
+	if (!mag)
+		return 0;
+	link = ll_bytes_in_ns(rate_bps, dt_ns);	/* >= 1 */
 	if (mag >= link)
 		x = LL_DSH_ONE;
 	else

@@ -9,7 +9,9 @@ usage: slots_selftest.py PATH/TO/ll-traffic
   receive times of each one's packets fall in its own slots only (a packet
   up to 5 ms past its slot's end counts: the last send of a turn).
 - Without --slots, active_ns is the whole sending time.
-- `recv --spin-us` (busy-polling between datagrams) receives every one.
+- `recv --spin-us` (busy-polling between datagrams) receives every one and
+  sleeps only at the ends; without it the receiver sleeps before nearly
+  every datagram: `sleeps` counts it.
 - Bad usage is refused with exit 2: --slot-ns without --start-ns, --slot
   outside 0..N-1, --slots without --slot-ns.
 Exit 0 on success, 1 on a failed check (each printed), 77 if loopback UDP is
@@ -78,18 +80,26 @@ def main():
     check(0.19e9 <= rep["active_ns"] <= 0.3e9, "no slots: active_ns is the sending time",
           f"active_ns {rep['active_ns']}")
 
-    # recv --spin-us: busy-polls between datagrams and still gets them all.
-    rport = free_port()
-    recv = subprocess.Popen([tool, "recv", "--port", str(rport), "--spin-us", "2000", "--idle-exit", "0.5",
-                             "--duration", "20", "--bucket-ms", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    recv.stderr.readline()  # bound
-    subprocess.run([tool, "send", "--dst", "127.0.0.1", "--port", str(rport), "--size", "64", "--count", "300",
-                    "--rate-mbit", "1"], check=True, capture_output=True)
-    out, _ = recv.communicate(timeout=30)
-    got = json.loads(out)["flows"].get("0", {}).get("received", 0)
-    check(recv.returncode == 0 and got == 300, "recv --spin-us: every datagram, then the idle exit",
-          f"received {got} of 300, exit {recv.returncode}")
+    # recv --spin-us: busy-polls between datagrams (~0.5 ms apart at
+    # 1 Mbit/s) and still gets them all, sleeping only before the first
+    # and after the last; a receiver that does not spin sleeps before
+    # nearly every one (its sleeps: the wake-ups its sender paid).
+    for spin_us in (2000, 0):
+        rport = free_port()
+        recv = subprocess.Popen([tool, "recv", "--port", str(rport), "--spin-us", str(spin_us),
+                                 "--idle-exit", "0.5", "--duration", "20", "--bucket-ms", "0"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        recv.stderr.readline()  # bound
+        subprocess.run([tool, "send", "--dst", "127.0.0.1", "--port", str(rport), "--size", "64", "--count",
+                        "300", "--rate-mbit", "1"], check=True, capture_output=True)
+        out, _ = recv.communicate(timeout=30)
+        rep = json.loads(out)
+        got = rep["flows"].get("0", {}).get("received", 0)
+        check(recv.returncode == 0 and got == 300, f"recv --spin-us {spin_us}: every datagram, then the idle exit",
+              f"received {got} of 300, exit {recv.returncode}")
+        sleeps_ok = rep["sleeps"] <= 10 if spin_us else rep["sleeps"] >= 200
+        check(sleeps_ok, f"recv --spin-us {spin_us}: sleeps counted ({'few' if spin_us else 'about one per datagram'})",
+              f"sleeps {rep['sleeps']} for 300 datagrams")
 
     for extra, what in ((["--slot-ns", "1000000", "--slots", "2", "--slot", "0"], "--slot-ns without --start-ns"),
                         (["--slot-ns", "1000000", "--slots", "2", "--slot", "2", "--start-ns", "1"],

@@ -120,20 +120,29 @@ class UdpReceiver {
     mh.msg_control = cbuf;
     mh.msg_controllen = sizeof(cbuf);
     ssize_t n;
-    for (;;) {
-      // Busy-polling (set_spin_ns()) while datagrams came lately.
-      bool spin = spin_ns_ && mono_ns() - last_rx_ns_ < spin_ns_;
+    for (uint32_t empty = 0;; empty++) {
       mh.msg_controllen = sizeof(cbuf);
-      n = recvmsg(sock_.fd(), &mh, spin ? MSG_DONTWAIT : 0);
-      if (n >= 0 || !spin || errno != EAGAIN)
+      n = recvmsg(sock_.fd(), &mh, MSG_DONTWAIT);
+      if (n >= 0 || errno != EAGAIN)
         break;
+      // Busy-polling (set_spin_ns()) while datagrams came lately. The
+      // clock only every 16th empty poll: under QEMU TCG a clock read
+      // takes a lock that the sender's vCPU takes too (rdtsc), so a
+      // receiver reading it in a loop slows a sender that reads clocks.
+      if (spin_ns_ && ((empty & 15) || mono_ns() - last_rx_ns_ < spin_ns_))
+        continue;
+      // Empty: this read sleeps, and a datagram that ends it came with
+      // a wake-up its sender paid (counted: sleeps()).
+      mh.msg_controllen = sizeof(cbuf);
+      n = recvmsg(sock_.fd(), &mh, 0);
+      sleeps_ += n >= 0;
+      break;
     }
     if (n < 0)
       return n;
-    last_rx_ns_ = mono_ns();
     d = Datagram{};
     d.bytes = n;
-    d.at_ns = d.rx_ns = mono_ns();
+    d.at_ns = d.rx_ns = last_rx_ns_ = mono_ns();
     for (cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
       if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
         timespec ts;
@@ -156,11 +165,17 @@ class UdpReceiver {
   // Datagrams the socket dropped (SO_RXQ_OVFL), as of the last one.
   uint32_t socket_drops() const { return socket_drops_; }
 
+  // Datagrams that woke this receiver (a read found the socket empty and
+  // slept until one came): wake-ups their sender's CPU paid, an IPI if
+  // this CPU was idle.
+  uint64_t sleeps() const { return sleeps_; }
+
  private:
   UdpSocket sock_;
   int64_t real_minus_mono_ = 0;
   uint64_t spin_ns_ = 0, last_rx_ns_ = 0;
   uint32_t socket_drops_ = 0;
+  uint64_t sleeps_ = 0;
 };
 
 }  // namespace ll_tools

@@ -8,9 +8,11 @@ usage (host): tests/prof/tcg-prof run OUT -- tests/vm/prof-bridge.py OUT [KINDS]
 
 KINDS is a comma list of pfifo (pfifo_fast) or a pool scheme with its
 options ("dt", "spfc", "dsh", "spfc spfc-window 100ms"); default
-pfifo,dt,spfc,dsh. LL_BENCH_DSCP (default 24: priority 3, lossless) as in
-bench-bridge.py; 64-byte UDP as fast as the sender goes, SECONDS (default 8)
-per kind."""
+pfifo,dt,spfc,dsh. LL_BENCH_DSCP (default 24: priority 3, lossless) and
+LL_BENCH_SPIN_US as in bench-bridge.py, but 0 by default here: a
+busy-polling receiver's empty reads would count as the packets' (both
+vCPUs are counted); a sleeping one's wake-ups do instead, and are printed.
+64-byte UDP as fast as the sender goes, SECONDS (default 8) per kind."""
 import json
 import os
 import sys
@@ -67,10 +69,11 @@ def main():
                          f"--dscp {dscp} --duration {secs} --start-ns {time.monotonic_ns() + 1_000_000_000}")
             sent = json.loads(s.communicate()[0])["sent"]
             snapshot(out, f"{name}-end")
-            got = json.loads(r.communicate()[0])["flows"].get("0", {}).get("received", 0)
+            rep = json.loads(r.communicate()[0])
+            got = rep["flows"].get("0", {}).get("received", 0)
             counts[name] = sent
-            print(f"{kind}: {sent} sent, {got} received, {sent / secs:.0f} pkt/s (under the profiler)",
-                  flush=True)
+            print(f"{kind}: {sent} sent, {got} received, {sent / secs:.0f} pkt/s (under the profiler), "
+                  f"{1000 * rep['sleeps'] / max(1, sent):.0f} receiver wake-ups per 1000", flush=True)
     with open(os.path.join(out, "counts.json"), "w") as f:
         json.dump(counts, f)
 
