@@ -40,8 +40,8 @@ a round's reference is the mean of both pfifo_fast paths (half the
 variance of one), a single round decides nothing (rounds below 0.8 are
 counted, not failed), and only the number of rounds beats the noise down:
 the defaults are many short rounds, LL_BENCH_SECONDS (default 1.5) per
-kind and round, LL_BENCH_ROUNDS (default 24). LL_BENCH_SCHEMES="dsh spfc" adds a path per scheme (target
->= 0.85).
+kind and round, LL_BENCH_ROUNDS (default 24). LL_BENCH_SCHEMES="dsh spfc"
+adds a path per scheme (target >= 0.85).
 LL_BENCH_DSCP (default 0: priority 0, lossy in the pool) sets the packets'
 DSCP; 24 makes them priority 3, lossless: every packet then takes the
 schemes' lossless path (their hooks and clock read), uncongested.
@@ -98,14 +98,13 @@ if AA:
 # kind's), so two of them halve its variance; the A/A is then reported
 # against the first alone.
 REFERENCE = ["pfifo_fast"] + ([AA_KIND] if AA else [])
-
-
-def reference(rates):
-    return sum(rates) / len(rates)
-
-
 FLOOR = 0.8
 REPORTED = list(TARGETS) + ([AA_KIND] if AA else [])
+
+
+def wakeups_per_1000(send, recv):
+    """The receiver's wake-ups (ll-traffic recv's sleeps) per 1000 sent."""
+    return 1000 * recv["sleeps"] / max(1, send["sent"])
 
 
 def ksoftirqd_ticks():
@@ -207,7 +206,7 @@ def run_round(paths, port):
         s = json.loads(sends[kind].communicate(timeout=120)[0])
         r = json.loads(recvs[kind].communicate(timeout=120)[0])
         lost[kind] = s["sent"] - r["flows"].get("0", {}).get("received", 0)
-        wakes[kind] = 1000 * r["sleeps"] / max(1, s["sent"])
+        wakes[kind] = wakeups_per_1000(s, r)
         step = r["bucket_ns"]
         first = r["bucket_start_ns"] // step
         buckets[kind] = {first + k: b for k, b in enumerate(r["bucket_wire_bytes"]) if b}
@@ -251,9 +250,17 @@ def run_turns(paths, port):
         if not s["active_ns"]:
             raise RuntimeError(f"{kind}'s sender never had its turn")
         out[kind] = (s["sent"] / (s["active_ns"] / 1e9), lost, lossless_drops(paths[kind][3]) - drops0[kind],
-                     1000 * r["sleeps"] / max(1, s["sent"]))
+                     wakeups_per_1000(s, r))
     soft = ksoftirqd_ticks() - soft
     return out, soft / os.sysconf("SC_CLK_TCK") / (SECONDS * n)
+
+
+def against(kind, rates):
+    """What a kind's rate in a round is divided by: the round's reference,
+    or for the A/A control, the first pfifo_fast path alone."""
+    if kind == AA_KIND:
+        return rates["pfifo_fast"]
+    return statistics.mean(rates[k] for k in REFERENCE)
 
 
 def main():
@@ -288,44 +295,36 @@ def main():
                     got[k][1] += lost
                     got[k][2] += drops
                     got[k][3] += woke / len(placements)
-            base = reference([got[k][0] for k in REFERENCE])
+            rates = {k: v[0] for k, v in got.items()}
             line = ", ".join(f"{k} {v[0]:.0f} pkt/s ({v[1]} not received, {v[2]} lossless drops, "
                              f"{v[3]:.0f} wake-ups/1000)" for k, v in got.items())
-            ratios = ", ".join(f"{k} {got[k][0] / (got['pfifo_fast'][0] if k == AA_KIND else base):.3f}"
-                               for k in REPORTED)
+            ratios = ", ".join(f"{k} {rates[k] / against(k, rates):.3f}" for k in REPORTED)
             print(f"  round {i + 1}: {line}; ratios {ratios}; ksoftirqd/{SENDER_CPU} "
                   f"<= {100 * soft:.1f} % of the CPU", flush=True)
             for k, v in got.items():
                 pps[k].append(v[0])
                 wakes[k].append(v[3])
                 pool_drops += v[2]
-        base = [reference(r) for r in zip(*(pps[k] for k in REFERENCE))]
         how = (f"the {len(KINDS)} paths taking turns on one CPU in {SLOT_MS} ms slots"
                if MODE == "turns" else f"the {len(KINDS)} paths at once on one CPU")
         recv = f"receivers busy-polling {SPIN_US} us" if SPIN_US else "receivers sleeping when empty"
         print(f"bridge pps ({MODE}: {ROUNDS} rounds of {len(KINDS)} x {SECONDS:g} s, {SIZE}-byte UDP "
               f"payload, DSCP {DSCP} (priority {DSCP >> 3}), {how}, {recv}), reference "
               f"(pfifo_fast, {len(REFERENCE)} path{'s' if len(REFERENCE) > 1 else ''}) median "
-              f"{statistics.median(base):.0f}:")
+              f"{statistics.median(statistics.mean(r) for r in zip(*(pps[k] for k in REFERENCE))):.0f}:")
         print("  receiver wake-ups per 1000 packets, median: " +
               ", ".join(f"{k} {statistics.median(w):.0f}" for k, w in wakes.items()))
         for kind in REPORTED:
-            ratios = [x / b for b, x in zip(pps["pfifo_fast"] if kind == AA_KIND else base, pps[kind])]
+            ratios = [pps[kind][i] / against(kind, {k: v[i] for k, v in pps.items()}) for i in range(ROUNDS)]
             med = statistics.median(ratios)
-            if kind not in TARGETS:
-                print(f"  {kind:14s} median {statistics.median(pps[kind]):8.0f} pkt/s; per-round ratios "
-                      f"{', '.join(f'{r:.3f}' for r in ratios)}; median ratio {med:.3f}, spread "
-                      f"{min(ratios):.3f}-{max(ratios):.3f} (stdev {statistics.pstdev(ratios):.3f}): "
-                      f"the bench's own noise (the same qdisc as the reference)")
-                continue
-            target = TARGETS[kind]
-            ok = med >= target
-            low = sum(r < FLOOR for r in ratios)
+            if kind in TARGETS:
+                verdict = (f"{sum(r < FLOOR for r in ratios)} of {len(ratios)} rounds < {FLOOR}; target "
+                           f"median >= {TARGETS[kind]}: {'met' if med >= TARGETS[kind] else 'NOT met'}")
+            else:
+                verdict = "the bench's own noise (the same qdisc as the reference)"
             print(f"  {kind:14s} median {statistics.median(pps[kind]):8.0f} pkt/s; per-round ratios "
                   f"{', '.join(f'{r:.3f}' for r in ratios)}; median ratio {med:.3f}, spread "
-                  f"{min(ratios):.3f}-{max(ratios):.3f} (stdev {statistics.pstdev(ratios):.3f}); "
-                  f"{low} of {len(ratios)} rounds < {FLOOR}; target median >= {target}: "
-                  f"{'met' if ok else 'NOT met'}")
+                  f"{min(ratios):.3f}-{max(ratios):.3f} (stdev {statistics.pstdev(ratios):.3f}); {verdict}")
         print(f"  lossless drops counted by the pools over the run: {pool_drops}")
         if pool_drops:
             sys.exit("bench: the pools dropped lossless packets (a bug, not a speed)")
