@@ -3,6 +3,7 @@
 // losslessctl: look at and steer lossless pools through their shared-state
 // planes (kernel/uapi/lossless.h). Reads need no daemon: the datapath
 // publishes its telemetry in the plane map every interval.
+#include <fcntl.h>
 #include <net/if.h>
 #include <signal.h>
 #include <spawn.h>
@@ -150,14 +151,18 @@ Commands:
                         columns). Stops after S seconds (fractions allowed),
                         or at Ctrl-C (SIGINT) or SIGTERM; every row is
                         flushed as it is written.
-  plot CSV PNG [--size WxH]
+  plot CSV PNG [--size WxH] [--script FILE]
                         draw a recorded CSV with gnuplot (package
                         gnuplot-nox) into a PNG of WxH pixels (default
                         1200x1000): the buffer occupancy over time (shared,
                         headroom, the busiest port/priority bytes), one lane
                         per port/priority that was paused (high while its
                         upstream was told XOFF), and the XOFF frames each
-                        port sent. Needs no pool and no root.
+                        port sent; a panel with nothing to show says so
+                        ("no pauses recorded"). --script FILE keeps the
+                        gnuplot script (data inline) in FILE, to adjust
+                        and rerun with gnuplot FILE. Needs no pool and no
+                        root.
   daemon [--json]       losslessd's state: its pools, policies and their
                         parameters, pushes to the datapath and their latency,
                         its ports and what it did with them
@@ -1629,13 +1634,16 @@ Recording read_recording(const std::string &path)
   return r;
 }
 
-// Runs gnuplot on script; throws with what went wrong.
-void run_gnuplot(const std::string &script)
+// Runs gnuplot on script; throws with what went wrong. The script is
+// removed unless keep or gnuplot failed on it.
+void run_gnuplot(const std::string &script, bool keep)
 {
   std::string arg0 = "gnuplot";
   char *argv[] = {arg0.data(), const_cast<char *>(script.c_str()), nullptr};
   pid_t pid;
   int rc = posix_spawnp(&pid, "gnuplot", nullptr, nullptr, argv, environ);
+  if (rc && !keep)
+    unlink(script.c_str());
   if (rc == ENOENT)
     throw std::runtime_error("plot needs gnuplot, which is not installed (not in PATH): "
                              "apt-get install gnuplot-nox");
@@ -1650,11 +1658,70 @@ void run_gnuplot(const std::string &script)
         (WIFEXITED(st) ? "exit status " + std::to_string(WEXITSTATUS(st))
                        : "signal " + std::to_string(WTERMSIG(st))) +
         ") on the script " + script + ", kept for a look");
+  if (!keep)
+    unlink(script.c_str());
+}
+
+// One series of a panel: columns of an inline data block, drawn as style
+// ("lines lw 2", "steps") when it has two samples or more, else as a dot
+// (a line needs two points).
+struct GpSeries {
+  std::string block, columns, style, title;  // no title: notitle
+  std::size_t samples = 0;
+};
+
+// One panel of the page, over the shared time axis. Without a series
+// (nothing of its kind recorded, or all zero) it says none in its middle:
+// gnuplot refuses to plot nothing (NaN: "all points y value undefined"),
+// so it plots a constant below the y range, which keeps the frame, the
+// time axis and the page's layout.
+struct GpPanel {
+  std::string title{}, ylabel{}, key_title{}, none{};
+  std::string yaxis = "set yrange [0:*]\nset ytics autofreq\n";
+  std::vector<GpSeries> series{};
+};
+
+std::string gp_panel(const GpPanel &p)
+{
+  std::string gp = "set title " + gp_str(p.title) + "\nset ylabel " + gp_str(p.ylabel) +
+                   "\nset key title " + gp_str(p.series.empty() ? "" : p.key_title) + "\n";
+  if (p.series.empty())
+    return gp + "set yrange [0:1]\nset ytics ('' 0)\nset label 1 " + gp_str(p.none) +
+           " at graph 0.5,0.5 center\nplot -1 notitle\nunset label 1\n";
+  gp += p.yaxis + "plot ";
+  for (std::size_t i = 0; i < p.series.size(); i++) {
+    const GpSeries &s = p.series[i];
+    gp += std::string(i ? ", \\\n     " : "") + s.block + " using " + s.columns + " with " +
+          (s.samples > 1 ? s.style : "points pt 7 ps 1.5") +
+          (s.title.empty() ? " notitle" : " title " + gp_str(s.title));
+  }
+  return gp + "\n";
+}
+
+// An inline data block: its name's definition, one line per point.
+template <typename Pt, typename Line>
+std::string gp_block(const std::string &name, const std::vector<Pt> &pts, Line line)
+{
+  std::string gp = name + " << EOD\n";
+  for (const Pt &p : pts)
+    gp += line(p) + "\n";
+  return gp + "EOD\n";
+}
+
+// Writes text into the file fd (closed here) created at path.
+void write_script(int fd, const std::string &path, const std::string &text)
+{
+  if (fd < 0)
+    throw std::runtime_error("cannot create " + path + ": " + std::strerror(errno));
+  bool wrote = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  close(fd);
+  if (!wrote)
+    throw std::runtime_error("cannot write " + path);
 }
 
 int cmd_plot(const std::vector<std::string> &args)
 {
-  SubArgs s = parse_sub("plot", args, {"--size"});
+  SubArgs s = parse_sub("plot", args, {"--size", "--script"});
   if (s.positional.size() != 2)
     throw UsageError{"plot needs CSV and PNG"};
   unsigned width = 1200, height = 1000;
@@ -1666,15 +1733,19 @@ int cmd_plot(const std::vector<std::string> &args)
       throw UsageError{"invalid --size \"" + it->second +
                        "\": WIDTHxHEIGHT, 200 .. 10000 pixels each (1200x1000)"};
   }
+  auto keep = s.opts.find("--script");
+  if (keep != s.opts.end() && keep->second.empty())
+    throw UsageError{"plot: --script needs a FILE"};
   const std::string &csv = s.positional[0], &png = s.positional[1];
   Recording r = read_recording(csv);
   bool one_pool = r.pools.size() == 1;
-  auto qname = [&](const std::tuple<std::string, std::string, std::string> &k) {
+  using QKey = std::tuple<std::string, std::string, std::string>;
+  using PKey = std::pair<std::string, std::string>;
+  auto qname = [&](const QKey &k) {
     return (one_pool ? "" : std::get<0>(k) + ":") + std::get<1>(k) + "/" + std::get<2>(k);
   };
 
   // The series worth drawing, at most a legend's worth each.
-  using QKey = std::tuple<std::string, std::string, std::string>;
   std::vector<std::pair<double, QKey>> occ, lanes;
   for (const auto &[k, pts] : r.queues) {
     double peak = 0, paused = 0;
@@ -1691,8 +1762,9 @@ int cmd_plot(const std::vector<std::string> &args)
   std::sort(lanes.begin(), lanes.end());
   occ.resize(std::min<std::size_t>(occ.size(), 12));
   lanes.resize(std::min<std::size_t>(lanes.size(), 24));
-  std::sort(lanes.begin(), lanes.end(), [](const auto &a, const auto &b) { return a.second < b.second; });
-  std::vector<std::pair<double, std::pair<std::string, std::string>>> xports;
+  std::sort(lanes.begin(), lanes.end(),
+            [](const auto &a, const auto &b) { return a.second < b.second; });
+  std::vector<std::pair<double, PKey>> xports;
   for (const auto &[k, pts] : r.ports)
     if (pts.back().xoff > pts.front().xoff)
       xports.push_back({-(pts.back().xoff - pts.front().xoff), k});
@@ -1703,105 +1775,91 @@ int cmd_plot(const std::vector<std::string> &args)
   gp += fmt("set terminal pngcairo size %u,%u noenhanced font ',9'\n", width, height);
   gp += "set output " + gp_str(png) + "\n";
   // The data, inline: one block per series.
-  std::map<std::string, std::string> block;
-  int n = 0;
+  std::map<std::string, std::string> pool_block;
+  std::map<QKey, std::string> q_block;
+  std::map<PKey, std::string> port_block;
   for (const auto &[name, pts] : r.pools) {
-    std::string b = fmt("$pool%d", n++);
-    gp += b + " << EOD\n";
-    for (const auto &p : pts)
-      gp += fmt("%.6f %.0f %.0f\n", p.t, p.shared, p.headroom);
-    gp += "EOD\n";
-    block["pool:" + name] = b;
+    std::string b = fmt("$pool%zu", pool_block.size());
+    gp += gp_block(b, pts,
+                   [](const auto &p) { return fmt("%.6f %.0f %.0f", p.t, p.shared, p.headroom); });
+    pool_block[name] = b;
   }
-  n = 0;
   for (const auto &[k, pts] : r.queues) {
-    std::string b = fmt("$q%d", n++);
-    gp += b + " << EOD\n";
-    for (const auto &p : pts)
-      gp += fmt("%.6f %.0f %.0f %.0f\n", p.t, p.bytes, p.paused, p.xoff);
-    gp += "EOD\n";
-    block["q:" + qname(k)] = b;
+    std::string b = fmt("$q%zu", q_block.size());
+    gp += gp_block(b, pts, [](const auto &p) {
+      return fmt("%.6f %.0f %.0f %.0f", p.t, p.bytes, p.paused, p.xoff);
+    });
+    q_block[k] = b;
   }
-  n = 0;
   for (const auto &[k, pts] : r.ports) {
-    std::string b = fmt("$port%d", n++);
-    gp += b + " << EOD\n";
-    for (const auto &p : pts)
-      gp += fmt("%.6f %.0f\n", p.t, p.xoff);
-    gp += "EOD\n";
-    block["port:" + k.first + "/" + k.second] = b;
+    std::string b = fmt("$port%zu", port_block.size());
+    gp += gp_block(b, pts, [](const auto &p) { return fmt("%.6f %.0f", p.t, p.xoff); });
+    port_block[k] = b;
   }
-  double t0 = r.t_min, t1 = r.t_max > r.t_min ? r.t_max : r.t_min + 1;
+
+  // The legend says how a queue's series is named ("swp1/3": port swp1,
+  // priority 3). A pool's lines are drawn if it used its buffer at all.
+  GpPanel buffer{.title = "Buffer occupancy",
+                 .ylabel = "KiB",
+                 .key_title = one_pool ? "queues: port/priority" : "queues: pool:port/priority",
+                 .none = "no buffer use recorded"};
+  for (const auto &[name, pts] : r.pools) {
+    if (std::none_of(pts.begin(), pts.end(),
+                     [](const auto &p) { return p.shared > 0 || p.headroom > 0; }))
+      continue;
+    std::string sfx = one_pool ? "" : " " + name;
+    buffer.series.push_back(
+        {pool_block[name], "1:($2/1024)", "lines lw 2", "shared" + sfx, pts.size()});
+    buffer.series.push_back(
+        {pool_block[name], "1:($3/1024)", "lines lw 2", "headroom" + sfx, pts.size()});
+  }
+  for (const auto &[peak, k] : occ)
+    buffer.series.push_back({q_block[k], "1:($2/1024)", "lines", qname(k), r.queues.at(k).size()});
+
+  GpPanel pauses{.title = "Paused: upstream told XOFF, one lane per port/priority",
+                 .none = "no pauses recorded"};
+  pauses.yaxis = fmt("set yrange [-0.6:%zu.6]\nset ytics (", lanes.size() ? lanes.size() - 1 : 0);
+  for (std::size_t i = 0; i < lanes.size(); i++) {
+    const QKey &k = lanes[i].second;
+    pauses.yaxis += fmt("%s%s %zu", i ? ", " : "", gp_str(qname(k)).c_str(), i);
+    pauses.series.push_back(
+        {q_block[k], fmt("1:(%zu - 0.4 + 0.8*$3)", i), "steps lw 2", "", r.queues.at(k).size()});
+  }
+  pauses.yaxis += ")\n";
+
+  GpPanel xoff{.title = "PFC XOFF frames sent, per port (cumulative)",
+               .ylabel = "frames",
+               .key_title = one_pool ? "port" : "pool:port",
+               .none = "no XOFF frames sent"};
+  for (const auto &[sent, k] : xports)
+    xoff.series.push_back({port_block[k], "1:2", "steps lw 2",
+                           (one_pool ? "" : k.first + ":") + k.second, r.ports.at(k).size()});
+
+  // A single instant: in the middle of a second.
+  bool instant = r.t_max <= r.t_min;
+  double t0 = instant ? r.t_min - 0.5 : r.t_min, t1 = instant ? r.t_min + 0.5 : r.t_max;
   gp += "set multiplot layout 3,1 title " + gp_str("losslessctl record: " + csv) + "\n";
   // Same margins in every panel, so their time axes line up; legends right.
   gp += fmt("set grid\nset key outside right top\nset lmargin at screen 0.08\n"
             "set rmargin at screen 0.84\nset xrange [%.6f:%.6f]\nset xlabel 'time (s)'\n",
             t0, t1);
-
-  // The legend says how a queue's series is named ("swp1/3": port swp1,
-  // priority 3).
-  gp += "set title 'Buffer occupancy'\nset ylabel 'KiB'\nset yrange [0:*]\n"
-        "set key title " +
-        gp_str(one_pool ? "queues: port/priority" : "queues: pool:port/priority") + "\nplot ";
-  bool first = true;
-  for (const auto &[name, pts] : r.pools) {
-    (void)pts;
-    const std::string &b = block["pool:" + name];
-    std::string sfx = one_pool ? "" : " " + name;
-    gp += std::string(first ? "" : ", \\\n     ") + b + " using 1:($2/1024) with lines lw 2 title " +
-          gp_str("shared" + sfx) + ", \\\n     " + b +
-          " using 1:($3/1024) with lines lw 2 title " + gp_str("headroom" + sfx);
-    first = false;
-  }
-  for (const auto &[peak, k] : occ)
-    gp += ", \\\n     " + block["q:" + qname(k)] + " using 1:($2/1024) with lines title " +
-          gp_str(qname(k));
-  gp += "\n";
-
-  gp += "set title 'Paused: upstream told XOFF, one lane per port/priority'\nset ylabel ''\n"
-        "set key title ''\n";
-  if (lanes.empty()) {
-    gp += "set yrange [0:1]\nset ytics ('' 0)\n"
-          "set label 1 'no pauses recorded' at graph 0.5,0.5 center\nplot NaN notitle\n"
-          "unset label 1\n";
-  } else {
-    gp += fmt("set yrange [-0.6:%zu.6]\nset ytics (", lanes.size() - 1);
-    for (std::size_t i = 0; i < lanes.size(); i++)
-      gp += fmt("%s%s %zu", i ? ", " : "", gp_str(qname(lanes[i].second)).c_str(), i);
-    gp += ")\nplot ";
-    for (std::size_t i = 0; i < lanes.size(); i++)
-      gp += fmt("%s%s using 1:(%zu - 0.4 + 0.8*$3) with steps lw 2 notitle", i ? ", \\\n     " : "",
-                block["q:" + qname(lanes[i].second)].c_str(), i);
-    gp += "\n";
-  }
-
-  gp += "set title 'PFC XOFF frames sent, per port (cumulative)'\nset ylabel 'frames'\n"
-        "set yrange [0:*]\nset ytics autofreq\n";
-  if (xports.empty()) {
-    gp += "set label 1 'no XOFF frames sent' at graph 0.5,0.5 center\nplot NaN notitle\n";
-  } else {
-    gp += "set key title " + gp_str(one_pool ? "port" : "pool:port") + "\nplot ";
-    for (std::size_t i = 0; i < xports.size(); i++) {
-      const auto &k = xports[i].second;
-      gp += std::string(i ? ", \\\n     " : "") + block["port:" + k.first + "/" + k.second] +
-            " using 1:2 with steps lw 2 title " + gp_str((one_pool ? "" : k.first + ":") + k.second);
-    }
-    gp += "\n";
-  }
+  for (const GpPanel *p : {&buffer, &pauses, &xoff})
+    gp += gp_panel(*p);
   gp += "unset multiplot\n";
 
-  const char *tmp = std::getenv("TMPDIR");
-  std::string script = std::string(tmp && *tmp ? tmp : "/tmp") + "/losslessctl-plot-XXXXXX.gp";
-  int fd = mkstemps(script.data(), 3);
-  if (fd < 0)
-    throw std::runtime_error("cannot create " + script + ": " + std::strerror(errno));
-  bool wrote = write(fd, gp.data(), gp.size()) == static_cast<ssize_t>(gp.size());
-  close(fd);
-  if (!wrote)
-    throw std::runtime_error("cannot write " + script);
+  // The script: into --script FILE and kept, else a temporary file that
+  // goes unless gnuplot failed on it.
+  std::string script;
+  if (keep != s.opts.end()) {
+    script = keep->second;
+    write_script(open(script.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), script, gp);
+  } else {
+    const char *tmp = std::getenv("TMPDIR");
+    script = std::string(tmp && *tmp ? tmp : "/tmp") + "/losslessctl-plot-XXXXXX.gp";
+    write_script(mkstemps(script.data(), 3), script, gp);
+  }
   unlink(png.c_str());
-  run_gnuplot(script);
-  unlink(script.c_str());
+  run_gnuplot(script, keep != s.opts.end());
   // gnuplot may succeed without an image (an unwritable directory is only
   // a warning for it): check the file.
   unsigned char sig[8] = {};

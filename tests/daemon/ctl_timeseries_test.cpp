@@ -5,7 +5,9 @@
 // writes telemetry snapshots into the map with plain map syscalls while
 // the losslessctl binary runs against it (--plane PATH), then checks the
 // CSV rows, the PNG that plot makes of them, the frames watch prints and
-// what status prints.
+// what status prints. CtlPlot runs plot on hand-made recordings (no root):
+// quiet, all zero, a single sample, one port, a name that needs quoting,
+// pauses; each makes a complete page whose script plots no empty series.
 #include <bpf/bpf.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -15,9 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iomanip>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -85,26 +90,105 @@ std::string slurp(const std::string &path)
   return ss.str();
 }
 
+// A PNG image's WIDTHxHEIGHT (its IHDR chunk), or what is wrong with it.
+std::string png_size(const std::string &path)
+{
+  std::string img = slurp(path);
+  if (img.size() < 24 || img.compare(0, 8, "\x89PNG\r\n\x1a\n", 8) != 0 ||
+      img.compare(12, 4, "IHDR") != 0)
+    return "not a PNG image (" + std::to_string(img.size()) + " bytes)";
+  auto be32 = [&](std::size_t at) {
+    return (std::uint32_t(std::uint8_t(img[at])) << 24) | (std::uint8_t(img[at + 1]) << 16) |
+           (std::uint8_t(img[at + 2]) << 8) | std::uint8_t(img[at + 3]);
+  };
+  return std::to_string(be32(16)) + "x" + std::to_string(be32(20));
+}
+
+// losslessctl as a child process, its output in files under a directory
+// of the test's own (tmp_, made by make_tmp() and removed at the end).
+class CtlProcess {
+ protected:
+  ~CtlProcess()
+  {
+    if (!tmp_.empty())
+      lltest::sh("rm -rf " + tmp_);
+  }
+  void make_tmp()
+  {
+    char tmp[] = "/tmp/ll-ctl-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmp), nullptr);
+    tmp_ = tmp;
+  }
+
+  Child spawn(const std::vector<std::string> &args, const std::string &name,
+              const std::vector<std::string> &env_extra = {})
+  {
+    Child c;
+    c.out = tmp_ + "/" + name + ".out";
+    c.err = tmp_ + "/" + name + ".err";
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, c.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, c.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<std::string> all = {kCtl};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char *> argv;
+    for (auto &a : all)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> envs;
+    for (char **e = environ; *e; e++) {
+      std::string v = *e;
+      bool replaced = false;
+      for (const auto &x : env_extra)
+        if (v.substr(0, v.find('=') + 1) == x.substr(0, x.find('=') + 1))
+          replaced = true;
+      if (!replaced)
+        envs.push_back(v);
+    }
+    envs.insert(envs.end(), env_extra.begin(), env_extra.end());
+    std::vector<char *> envp;
+    for (auto &e : envs)
+      envp.push_back(e.data());
+    envp.push_back(nullptr);
+    EXPECT_EQ(posix_spawn(&c.pid, kCtl, &fa, nullptr, argv.data(), envp.data()), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    return c;
+  }
+
+  // Runs losslessctl to the end: exit status, stdout and stderr.
+  int run(const std::vector<std::string> &args, std::string *out = nullptr,
+          std::string *err = nullptr, const std::vector<std::string> &env = {})
+  {
+    Child c = spawn(args, "run", env);
+    int rc = c.wait();
+    if (out)
+      *out = slurp(c.out);
+    if (err)
+      *err = slurp(c.err);
+    return rc;
+  }
+
+  std::string tmp_;
+};
+
 // sw0's plane map on a private bpffs (plane_fixture.h), and a directory
 // for losslessctl's files.
-class CtlTimeSeries : public lltest::PlaneTest {
+class CtlTimeSeries : public lltest::PlaneTest, protected CtlProcess {
  protected:
   void SetUp() override
   {
     lltest::PlaneTest::SetUp();
     if (IsSkipped())
       return;
-    char tmp[] = "/tmp/ll-ctl-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmp), nullptr);
-    tmp_ = tmp;
+    make_tmp();
     plane_.emplace(lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing));
   }
   void TearDown() override
   {
     plane_.reset();
     lltest::PlaneTest::TearDown();
-    if (!tmp_.empty())
-      lltest::sh("rm -rf " + tmp_);
   }
 
   // Snapshot number k of the synthetic pool sw0: two ports (lo, whose
@@ -160,57 +244,6 @@ class CtlTimeSeries : public lltest::PlaneTest {
     kernel_write_tel(plane_->fd(), *t);
   }
 
-  Child spawn(const std::vector<std::string> &args, const std::string &name,
-              const std::vector<std::string> &env_extra = {})
-  {
-    Child c;
-    c.out = tmp_ + "/" + name + ".out";
-    c.err = tmp_ + "/" + name + ".err";
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, c.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, c.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<std::string> all = {kCtl};
-    all.insert(all.end(), args.begin(), args.end());
-    std::vector<char *> argv;
-    for (auto &a : all)
-      argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> envs;
-    for (char **e = environ; *e; e++) {
-      std::string v = *e;
-      bool replaced = false;
-      for (const auto &x : env_extra)
-        if (v.substr(0, v.find('=') + 1) == x.substr(0, x.find('=') + 1))
-          replaced = true;
-      if (!replaced)
-        envs.push_back(v);
-    }
-    envs.insert(envs.end(), env_extra.begin(), env_extra.end());
-    std::vector<char *> envp;
-    for (auto &e : envs)
-      envp.push_back(e.data());
-    envp.push_back(nullptr);
-    EXPECT_EQ(posix_spawn(&c.pid, kCtl, &fa, nullptr, argv.data(), envp.data()), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    return c;
-  }
-
-  // Runs losslessctl to the end: exit status, stdout and stderr.
-  int run(const std::vector<std::string> &args, std::string *out = nullptr,
-          std::string *err = nullptr, const std::vector<std::string> &env = {})
-  {
-    Child c = spawn(args, "run", env);
-    int rc = c.wait();
-    if (out)
-      *out = slurp(c.out);
-    if (err)
-      *err = slurp(c.err);
-    return rc;
-  }
-
-  std::string tmp_;
   std::optional<lp::Plane> plane_;
 };
 
@@ -290,22 +323,11 @@ TEST_F(CtlTimeSeries, RecordWritesARowPerSampleAndPortPriorityThenPlotMakesAPng)
   // plot: a PNG with a real size.
   std::string png = tmp_ + "/rec.png", out, err;
   ASSERT_EQ(run({"plot", csv, png}, &out, &err), 0) << err;
-  std::string img = slurp(png);
-  ASSERT_GE(img.size(), 24u);
-  EXPECT_EQ(img.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
-  EXPECT_EQ(img.substr(12, 4), "IHDR");
-  auto be32 = [&](std::size_t at) {
-    return (std::uint32_t(std::uint8_t(img[at])) << 24) | (std::uint8_t(img[at + 1]) << 16) |
-           (std::uint8_t(img[at + 2]) << 8) | std::uint8_t(img[at + 3]);
-  };
-  EXPECT_EQ(be32(16), 1200u) << "width";
-  EXPECT_EQ(be32(20), 1000u) << "height";
+  EXPECT_EQ(png_size(png), "1200x1000");
   EXPECT_NE(out.find("4 port/priority series"), std::string::npos) << out;
 
   ASSERT_EQ(run({"plot", csv, png, "--size", "640x480"}, &out, &err), 0) << err;
-  img = slurp(png);
-  EXPECT_EQ(be32(16), 640u);
-  EXPECT_EQ(be32(20), 480u);
+  EXPECT_EQ(png_size(png), "640x480");
 }
 
 TEST_F(CtlTimeSeries, RecordStopsAtSigintWithCompleteRows)
@@ -467,17 +489,289 @@ TEST_F(CtlTimeSeries, WatchdogShowsStormsAndAlarmsPerPortAndPriority)
   EXPECT_NE(out.find("  watchdog [--json]     the PFC watchdog of every port"), std::string::npos) << out;
 }
 
-TEST_F(CtlTimeSeries, PlotErrorsAreClear)
+// The gnuplot single-quoted string at the start of s, unquoted.
+std::string gp_unquote(const std::string &s)
 {
-  std::string csv = tmp_ + "/x.csv", png = tmp_ + "/x.png", out, err;
+  std::string out;
+  for (std::size_t i = 1; i < s.size(); i++) {
+    if (s[i] == '\'' && i + 1 < s.size() && s[i + 1] == '\'')
+      out += '\'', i++;
+    else if (s[i] == '\'')
+      break;
+    else
+      out += s[i];
+  }
+  return out;
+}
+
+// A panel of a plot script: its key's title and its series ("$q0 using
+// 1:($2/1024) with lines title 'lo/3'"), or for a panel without any, its
+// "no ... recorded" label (none).
+struct ScriptPanel {
+  std::string key, none;
+  std::vector<std::string> series;
+
+  // The legend: the series' titles.
+  std::vector<std::string> titles() const
+  {
+    std::vector<std::string> out;
+    for (const auto &s : series)
+      if (auto at = s.find(" title '"); at != std::string::npos)
+        out.push_back(gp_unquote(s.substr(at + 7)));
+    return out;
+  }
+};
+
+// The panels a plot script draws, each checked for a plot of an empty
+// series: a series plots a data block with a line per sample (a single
+// one as a dot: a line of one point draws nothing), a panel's series are
+// not all zero, a panel without series says why (it plots -1, below its
+// y range, for its frame and time axis), and nothing plots NaN (gnuplot:
+// "all points y value undefined!").
+std::vector<ScriptPanel> read_script(const std::string &gp)
+{
+  const auto npos = std::string::npos;
+  std::map<std::string, std::vector<std::vector<double>>> blocks;
+  std::vector<ScriptPanel> panels;
+  std::string key, label, line;
+  std::istringstream in(gp);
+  while (std::getline(in, line)) {
+    auto starts = [&](const char *prefix) { return line.rfind(prefix, 0) == 0; };
+    if (starts("$") && line.find(" << EOD") != npos) {
+      auto &rows = blocks[line.substr(0, line.find(' '))];
+      while (std::getline(in, line) && line != "EOD") {
+        std::istringstream f(line);
+        rows.emplace_back(std::istream_iterator<double>(f), std::istream_iterator<double>());
+      }
+    } else if (starts("set key title ")) {
+      key = gp_unquote(line.substr(14));
+    } else if (starts("set label 1 ")) {
+      label = gp_unquote(line.substr(12));
+    } else if (starts("unset label 1")) {
+      label.clear();
+    } else if (starts("plot ")) {
+      ScriptPanel p{key, "", {}};
+      std::string s = line.substr(5);
+      while (s.size() > 3 && s.compare(s.size() - 3, 3, ", \\") == 0 && std::getline(in, line)) {
+        p.series.push_back(s.substr(0, s.size() - 3));
+        s = line.substr(line.find_first_not_of(' '));
+      }
+      p.series.push_back(s);
+      for (const auto &x : p.series)
+        EXPECT_TRUE(x.find("NaN") == npos && x.find("1/0") == npos) << x;
+      if (p.series == std::vector<std::string>{"-1 notitle"}) {
+        EXPECT_NE(label, "") << "an empty panel says why";
+        p.none = label;
+        p.series.clear();
+        panels.push_back(p);
+        continue;
+      }
+      EXPECT_EQ(label, "") << "a label over series";
+      bool drawn = false;
+      for (const auto &x : p.series) {
+        auto b = blocks.find(x.substr(0, x.find(' ')));
+        if (b == blocks.end() || b->second.empty()) {
+          ADD_FAILURE() << "a series of no data: " << x;
+          continue;
+        }
+        if (b->second.size() == 1) {
+          EXPECT_NE(x.find(" with points "), npos) << "a line of one point: " << x;
+        }
+        // The y columns: "1:2", "1:($2/1024)", "1:(0 - 0.4 + 0.8*$3)".
+        std::size_t at = x.find(" using ");
+        std::string y = x.substr(at + 7, x.find(" with ") - at - 7);
+        y = y.substr(y.find(':') + 1);
+        std::vector<std::size_t> cols;
+        if (y.find_first_not_of("0123456789") == npos)
+          cols.push_back(std::stoul(y));
+        for (std::size_t d = y.find('$'); d != npos; d = y.find('$', d + 1))
+          cols.push_back(std::stoul(y.substr(d + 1)));
+        for (const auto &r : b->second)
+          for (std::size_t c : cols)
+            drawn |= c >= 1 && c <= r.size() && r[c - 1] != 0;
+      }
+      EXPECT_TRUE(drawn) << "a panel of all-zero series: " << p.series.front();
+      panels.push_back(p);
+    }
+  }
+  return panels;
+}
+
+// plot on hand-made recordings: needs gnuplot, no plane and no root.
+class CtlPlot : public ::testing::Test, protected CtlProcess {
+ protected:
+  void SetUp() override { make_tmp(); }
+
+  // What plot made of a recording: its exit status and standard error,
+  // the image's size and the panels its script (--script) draws.
+  struct Plot {
+    int rc = -1;
+    std::string err, size, script;
+    std::vector<ScriptPanel> panels;
+  };
+
+  // Plots the recording of the header and rows into png (default size).
+  Plot plot(const std::string &rows, const std::string &png_name = "plot.png")
+  {
+    std::string csv = tmp_ + "/rec.csv", png = tmp_ + "/" + png_name, gp = tmp_ + "/plot.gp";
+    std::ofstream(csv) << kHeader << "\n" << rows;
+    Plot p;
+    p.rc = run({"plot", csv, png, "--script", gp}, nullptr, &p.err);
+    p.size = png_size(png);
+    p.script = slurp(gp);
+    p.panels = read_script(p.script);
+    return p;
+  }
+
+  // A complete page: exit 0, nothing on standard error (gnuplot's warnings
+  // either), the documented default size and three panels, whose "no ...
+  // recorded" labels are nones ("" for a panel that draws series).
+  void expect_page(const Plot &p, const std::vector<std::string> &nones)
+  {
+    EXPECT_EQ(p.rc, 0) << p.err;
+    EXPECT_EQ(p.err, "");
+    EXPECT_EQ(p.size, "1200x1000");
+    std::vector<std::string> got;
+    for (const auto &panel : p.panels)
+      got.push_back(panel.none);
+    EXPECT_EQ(got, nones) << p.script;
+  }
+};
+
+// A row of pool sw0 (1500000 bytes shared, 400000 of headroom) for port
+// dev (as the CSV spells it) and priority 3.
+std::string row(double t, const std::string &dev, std::uint64_t shared, std::uint64_t headroom,
+                std::uint64_t bytes, int paused, std::uint64_t xoff)
+{
+  std::ostringstream r;
+  r << std::fixed << std::setprecision(6) << t << ",sw0," << dev << ",3," << shared << ",1500000,"
+    << headroom << ",400000,0," << xoff << ",0," << bytes << ",0,200000," << paused << "," << xoff
+    << "\n";
+  return r.str();
+}
+
+// The issue's recording: 7 s every 50 ms of three ports that never paused
+// (the shared use stays under 35 KiB; the XOFF counters keep what they
+// counted before).
+TEST_F(CtlPlot, QuietPeriod)
+{
+  std::string rows;
+  for (int k = 0; k <= 140; k++)
+    for (int i = 1; i <= 3; i++)
+      rows += row(k * 0.05, "swp" + std::to_string(i), (k * 317) % 35000, 0,
+                  (k * 91) % 12000 + 13 * i, 0, 12);
+  Plot p = plot(rows);
+  expect_page(p, {"", "no pauses recorded", "no XOFF frames sent"});
+  ASSERT_EQ(p.panels.size(), 3u);
+  // The busiest queue first.
+  EXPECT_EQ(p.panels[0].titles(),
+            (std::vector<std::string>{"shared", "headroom", "swp3/3", "swp2/3", "swp1/3"}));
+}
+
+// Nothing in use and nothing to pause: a pool without ports (only the
+// pool's columns) and a port without a lossless priority (no prio).
+TEST_F(CtlPlot, AllZeroAndAbsent)
+{
+  Plot p = plot(
+      "0.000000,sw0,,,0,1500000,0,400000,,,,,,,,\n"
+      "0.000000,sw1,swp9,,0,1500000,0,400000,0,0,0,,,,,\n"
+      "0.100000,sw0,,,0,1500000,0,400000,,,,,,,,\n"
+      "0.100000,sw1,swp9,,0,1500000,0,400000,0,0,0,,,,,\n");
+  expect_page(p, {"no buffer use recorded", "no pauses recorded", "no XOFF frames sent"});
+}
+
+// One sample: a dot per series (a line needs two points), XOFF frames
+// sent while recording: none.
+TEST_F(CtlPlot, SingleSample)
+{
+  Plot p = plot(row(0.0004, "swp1", 30000, 2000, 9000, 1, 4) +
+                row(0.0004, "swp2", 30000, 2000, 0, 0, 0) +
+                row(0.0004, "swp3", 30000, 2000, 100, 0, 0));
+  expect_page(p, {"", "", "no XOFF frames sent"});
+  ASSERT_EQ(p.panels.size(), 3u);
+  EXPECT_EQ(p.panels[0].titles(),
+            (std::vector<std::string>{"shared", "headroom", "swp1/3", "swp3/3"}));
+  EXPECT_EQ(p.panels[1].series.size(), 1u) << "the lane of swp1/3";
+  for (const auto &panel : p.panels)
+    for (const auto &s : panel.series)
+      EXPECT_NE(s.find(" with points "), std::string::npos) << s;
+}
+
+// One port, paused for a while: every panel draws it.
+TEST_F(CtlPlot, OnePort)
+{
+  std::string rows;
+  for (int k = 0; k < 20; k++)
+    rows += row(k * 0.1, "swp1", 20000 * k, k > 10 ? 500 * k : 0, 20000 * k, k > 10,
+                k > 10 ? k - 10 : 0);
+  Plot p = plot(rows);
+  expect_page(p, {"", "", ""});
+  ASSERT_EQ(p.panels.size(), 3u);
+  EXPECT_EQ(p.panels[0].titles(), (std::vector<std::string>{"shared", "headroom", "swp1/3"}));
+  EXPECT_EQ(p.panels[2].titles(), (std::vector<std::string>{"swp1"}));
+}
+
+// A port named with a quote, a comma and an apostrophe (quoted in the CSV
+// as RFC 4180 says), into a PNG whose name has an apostrophe.
+TEST_F(CtlPlot, PortNameThatNeedsQuoting)
+{
+  std::string rows;
+  for (int k = 0; k < 10; k++)
+    rows += row(k * 0.1, "\"sw\"\"p,1'x\"", 1000 * k, 0, 1000 * k, k % 2, k / 2);
+  Plot p = plot(rows, "it's.png");
+  expect_page(p, {"", "", ""});
+  ASSERT_EQ(p.panels.size(), 3u);
+  EXPECT_EQ(p.panels[0].titles(), (std::vector<std::string>{"shared", "headroom", "sw\"p,1'x/3"}));
+  EXPECT_EQ(p.panels[2].titles(), (std::vector<std::string>{"sw\"p,1'x"}));
+  EXPECT_NE(p.script.find("set ytics ('sw\"p,1''x/3' 0)"), std::string::npos) << p.script;
+}
+
+// An incast: two of three ports paused, their XOFF frames counted.
+TEST_F(CtlPlot, RecordingWithPauses)
+{
+  std::string rows;
+  for (int k = 0; k < 50; k++)
+    for (int i = 1; i <= 3; i++) {
+      bool hot = i < 3 && k >= 10 && k < 30;
+      rows += row(k * 0.02, "swp" + std::to_string(i), 1000000 + 1000 * k, hot ? 40000 : 0,
+                  hot ? 400000 : 1000, hot && k % 4 < 2,
+                  i < 3 ? std::min(std::max(k - 10, 0), 20) * i : 0);
+    }
+  Plot p = plot(rows);
+  expect_page(p, {"", "", ""});
+  ASSERT_EQ(p.panels.size(), 3u);
+  EXPECT_EQ(p.panels[1].series.size(), 2u) << "lanes swp1/3 and swp2/3";
+  EXPECT_EQ(p.panels[2].titles(), (std::vector<std::string>{"swp2", "swp1"}));
+}
+
+// --script keeps the script; without it the temporary one goes.
+TEST_F(CtlPlot, ScriptIsKeptOnlyWhenAsked)
+{
+  std::string csv = tmp_ + "/s.csv", png = tmp_ + "/s.png", tmp = tmp_ + "/tmp", err;
+  std::ofstream(csv) << kHeader << "\n" << row(0, "swp1", 1, 0, 1, 0, 0);
+  ASSERT_EQ(mkdir(tmp.c_str(), 0755), 0);
+  ASSERT_EQ(run({"plot", csv, png}, nullptr, &err, {"TMPDIR=" + tmp}), 0) << err;
+  EXPECT_EQ(lltest::sh("rmdir " + tmp), 0) << "the temporary script is gone";
+  EXPECT_EQ(run({"plot", csv, png, "--script", tmp_ + "/no/such/dir/s.gp"}, nullptr, &err), 1);
+  EXPECT_NE(err.find("cannot create " + tmp_ + "/no/such/dir/s.gp"), std::string::npos) << err;
+  EXPECT_EQ(run({"plot", csv, png, "--script", ""}, nullptr, &err), 2);
+}
+
+TEST_F(CtlPlot, ErrorsAreClear)
+{
+  // Temporary scripts into the test's directory: none left unless gnuplot failed on one.
+  std::string csv = tmp_ + "/x.csv", png = tmp_ + "/x.png", scripts = tmp_ + "/tmp", out, err;
+  ASSERT_EQ(mkdir(scripts.c_str(), 0755), 0);
+  std::string tmpdir = "TMPDIR=" + scripts;
   {
     std::ofstream f(csv);
     f << kHeader << "\n0.000000,sw0,lo,3,1,2,3,4,5,6,7,8,9,10,0,0\n";
   }
   // No gnuplot in PATH.
-  EXPECT_EQ(run({"plot", csv, png}, &out, &err, {"PATH=/nonexistent"}), 1);
+  EXPECT_EQ(run({"plot", csv, png}, &out, &err, {"PATH=/nonexistent", tmpdir}), 1);
   EXPECT_NE(err.find("gnuplot"), std::string::npos) << err;
   EXPECT_NE(err.find("apt-get install gnuplot-nox"), std::string::npos) << err;
+  EXPECT_EQ(lltest::sh("rmdir " + scripts + " && mkdir " + scripts), 0) << "a script left";
   // Not a recording.
   {
     std::ofstream f(csv);
@@ -506,45 +800,27 @@ TEST_F(CtlTimeSeries, PlotErrorsAreClear)
     std::ofstream f(csv);
     f << kHeader << "\n0.1,sw0,lo,3,1,2,3,4,5,6,7,8,9,10,1,1\n";
   }
-  EXPECT_EQ(run({"plot", csv, tmp_ + "/no/such/dir/x.png"}, &out, &err), 1);
+  EXPECT_EQ(run({"plot", csv, tmp_ + "/no/such/dir/x.png"}, &out, &err, {tmpdir}), 1);
   EXPECT_NE(err.find("x.png"), std::string::npos) << err;
+  EXPECT_NE(err.find("on the script " + scripts + "/losslessctl-plot-"), std::string::npos) << err;
+  EXPECT_NE(err.find("kept for a look"), std::string::npos) << err;
 }
 
 // The legends say what a series' name means: "lo/3" is port lo, priority 3.
-// A gnuplot stand-in keeps the script losslessctl hands it.
-TEST_F(CtlTimeSeries, PlotLegendSaysPortAndPriority)
+TEST_F(CtlPlot, LegendSaysPortAndPriority)
 {
-  std::string csv = tmp_ + "/l.csv", png = tmp_ + "/l.png", out, err;
-  {
-    std::ofstream f(csv);
-    f << kHeader << "\n"
-      << "0.1,sw0,lo,3,1000,2000,0,4000,5,1,0,800,0,9,1,1\n"
-      << "0.2,sw0,lo,3,1000,2000,0,4000,5,2,0,900,0,9,0,2\n";
-  }
-  std::string bin = tmp_ + "/bin";
-  ASSERT_EQ(mkdir(bin.c_str(), 0755), 0);
-  {
-    std::ofstream f(bin + "/gnuplot");
-    f << "#!/bin/sh\ncp \"$1\" " << tmp_ << "/plot.gp\nprintf '\\211PNG\\r\\n\\032\\n' > "
-      << png << "\n";
-  }
-  ASSERT_EQ(chmod((bin + "/gnuplot").c_str(), 0755), 0);
-  ASSERT_EQ(run({"plot", csv, png}, &out, &err, {"PATH=" + bin + ":/usr/bin:/bin"}), 0) << err;
-  std::string gp = slurp(tmp_ + "/plot.gp");
+  Plot p = plot(
+      "0.1,sw0,lo,3,1000,2000,0,4000,5,1,0,800,0,9,1,1\n"
+      "0.2,sw0,lo,3,1000,2000,0,4000,5,2,0,900,0,9,0,2\n");
+  expect_page(p, {"", "", ""});
+  ASSERT_EQ(p.panels.size(), 3u);
   // Occupancy: the queue series "lo/3" under a key titled port/priority.
-  std::size_t occ = gp.find("set title 'Buffer occupancy'");
-  std::size_t key = gp.find("set key title 'queues: port/priority'", occ);
-  std::size_t plot = gp.find("\nplot ", occ);
-  ASSERT_NE(occ, std::string::npos) << gp;
-  ASSERT_NE(key, std::string::npos) << gp;
-  EXPECT_LT(key, plot) << gp;
-  EXPECT_NE(gp.find("title 'lo/3'", plot), std::string::npos) << gp;
+  EXPECT_EQ(p.panels[0].key, "queues: port/priority");
+  EXPECT_EQ(p.panels[0].titles(), (std::vector<std::string>{"shared", "headroom", "lo/3"}));
   // Paused lanes: the panel's title says it; the XOFF panel's key: port.
-  EXPECT_NE(gp.find("one lane per port/priority"), std::string::npos) << gp;
-  std::size_t xoff = gp.find("set title 'PFC XOFF frames sent");
-  ASSERT_NE(xoff, std::string::npos) << gp;
-  EXPECT_NE(gp.find("set key title 'port'", xoff), std::string::npos) << gp;
-  EXPECT_NE(gp.find("title 'lo'", xoff), std::string::npos) << gp;
+  EXPECT_NE(p.script.find("one lane per port/priority"), std::string::npos) << p.script;
+  EXPECT_EQ(p.panels[2].key, "port");
+  EXPECT_EQ(p.panels[2].titles(), (std::vector<std::string>{"lo"}));
 }
 
 TEST_F(CtlTimeSeries, UsageErrors)
