@@ -6,6 +6,11 @@
 #                   VM tests (the module runs under QEMU). With CI=true (as
 #                   .ci/run runs) the build has -Werror (WERROR=ON|OFF
 #                   overrides)
+#   make check-vm   the VM suite alone (TESTS="test_x.py ..." to pick); each
+#                   test has a budget (tests/vm/budgets) and prints its time
+#   make check-repeat TESTS="test_x.py ..." N=5
+#                   runs VM tests N times in one boot and prints, per check,
+#                   its passes and the spread of its measured value
 #   make check-san  the host targets built with ASan+UBSan in build/san
 #                   (LL_SANITIZE, CMakeLists.txt), then their ctest suite
 #   make demo       build, then boot the VM and show a port pausing under PFC
@@ -14,7 +19,9 @@
 #                   priority 3, instead of priority 0)
 #   make line-rate  build, then the full line-rate matrix in the VM (3:1 and
 #                   8:1 incast at 20 and 100 Mbit/s, 5 runs each, each
-#                   next to a no-PFC control); make check runs 20 Mbit/s
+#                   next to a no-PFC control) and test_incast.py (8:1 at
+#                   5 Mbit/s for 10 s); make check runs one of each
+#                   incast at 20 Mbit/s
 #   make compare    build, then run one scenario under several switch schemes
 #                   in the VM and print one table (docs/COMPARE.md):
 #                   SCENARIO=incast-websearch SCHEMES="dt st" by default;
@@ -63,7 +70,7 @@ check: all
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) check-san
 	tests/fuzz/run-fuzz.sh --short
-	$(RUN_VM) --timeout 1800 --fail-on-warn -- tests/vm/run-all.sh
+	$(MAKE) check-vm
 
 check-host: all
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
@@ -79,8 +86,27 @@ check-san: userspace
 	cmake --build $(SAN_BUILD_DIR) -j $(JOBS)
 	cd $(SAN_BUILD_DIR) && $(SAN_ENV) ctest --output-on-failure -j $(JOBS)
 
+# The suite's timeout is the sum of its tests' budgets (tests/vm/budgets:
+# 1.5 x each test's measured time) and the boot's, so a test over its own
+# budget fails by name before run-vm kills the VM.
+VM_SUITE_BUDGET = $(shell tests/vm/budget.sh suite $(TESTS))
 check-vm: all
-	$(RUN_VM) --timeout 1800 --fail-on-warn -- tests/vm/run-all.sh $(TESTS)
+	LL_SUITE_BUDGET_S=$(VM_SUITE_BUDGET) $(RUN_VM) --timeout $(VM_SUITE_BUDGET) --fail-on-warn -- \
+		tests/vm/run-all.sh $(TESTS)
+
+# Runs VM tests N times in one boot, then prints per check its passes and
+# the spread of its measured value (tests/vm/repeat-summary.py): a flaky
+# check is found here before CI finds it. The logs stay in
+# build/check-repeat.
+REPEAT_DIR = $(BUILD_DIR)/check-repeat
+REPEAT_N = $(or $(N),5)
+REPEAT_BUDGET = $(shell tests/vm/budget.sh suite --repeat $(REPEAT_N) $(TESTS))
+check-repeat: all
+	@test -n '$(TESTS)' || { echo 'make check-repeat: name the tests, e.g. TESTS="test_spfc.py" N=5' >&2; exit 2; }
+	rm -rf $(REPEAT_DIR) && mkdir -p $(REPEAT_DIR)
+	LL_SUITE_BUDGET_S=$(REPEAT_BUDGET) $(RUN_VM) --timeout $(REPEAT_BUDGET) --fail-on-warn \
+		--out $(REPEAT_DIR) -- tests/vm/run-all.sh --repeat $(REPEAT_N) --log $(REPEAT_DIR) $(TESTS); \
+		rc=$$?; tests/vm/repeat-summary.py $(REPEAT_DIR) || rc=1; exit $$rc
 
 demo: all
 	$(RUN_VM) --timeout 600 -- demo/pfc-demo.sh
@@ -93,8 +119,8 @@ bench: all
 	$(RUN_VM) --timeout 900 -- tests/vm/bench-daemon.py
 
 line-rate: all
-	LL_LINE_RATE_MBITS="20 100" LL_TEST_TIMEOUT=2900 $(RUN_VM) --timeout 3000 --fail-on-warn -- \
-		tests/vm/run-all.sh test_line_rate.py
+	LL_LINE_RATE_MBITS="20 100" LL_LINE_RATE_RUNS=5 LL_TEST_TIMEOUT=2900 $(RUN_VM) --timeout 3000 \
+		--fail-on-warn -- tests/vm/run-all.sh test_line_rate.py test_incast.py
 
 # SCENARIO: a file in tests/compare/scenarios (without .toml); SCHEMES:
 # scheme names, compared on the same flows.
@@ -124,5 +150,5 @@ clean:
 	rm -rf $(BUILD_DIR)
 	$(MAKE) -C kernel clean
 
-.PHONY: all userspace module check check-host check-san check-vm demo bench line-rate compare checkpatch clean \
+.PHONY: all userspace module check check-host check-san check-vm check-repeat demo bench line-rate compare checkpatch clean \
 	install uninstall

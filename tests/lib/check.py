@@ -1,7 +1,18 @@
 """Tiny assertion collector for the VM tests: every check prints its
-measured value, all checks run, and the test fails if any failed."""
+measured value, all checks run, and the test fails if any failed. A check
+may name its one measured value (`measured=`, printed as [measured X]):
+make check-repeat prints that value's spread over runs (else the detail's
+first number)."""
 
+import signal
 import sys
+
+
+def _over_budget(signum, frame):
+    # run-all.sh's timeout: unwind, so that every Topology tears its
+    # namespaces down and the next test starts clean.
+    print("  [FAIL] killed: over the test's budget (run-all.sh)", flush=True)
+    sys.exit(124)
 
 
 def first_line(text):
@@ -11,14 +22,16 @@ def first_line(text):
 
 class Checks:
     def __init__(self, name):
+        signal.signal(signal.SIGTERM, _over_budget)
         self.name = name
         self.failed = []
         self.count = 0
 
-    def ok(self, cond, what, detail=""):
+    def ok(self, cond, what, detail="", measured=None):
         self.count += 1
         mark = "ok  " if cond else "FAIL"
-        print(f"  [{mark}] {what}" + (f"  ({detail})" if detail else ""), flush=True)
+        print(f"  [{mark}] {what}" + (f"  ({detail})" if detail else "")
+              + (f" [measured {measured:.4g}]" if measured is not None else ""), flush=True)
         if not cond:
             self.failed.append(what)
         return cond

@@ -1,13 +1,35 @@
 #!/usr/bin/env bash
 # Runs the VM test suite inside the guest (started by vm-images/run-vm):
-# loads the freshly built module, runs every tests/vm/test_* (or the ones
-# named on the command line), unloads the module, prints a summary.
+# loads the freshly built module, runs the tests of the check suite (or the
+# ones named on the command line), unloads the module, prints a summary.
+#
+# Every test runs under its own budget from tests/vm/budgets (1.5 x its
+# measured time): one over it is killed and fails by name, long before
+# run-vm's timeout for the suite (tests/vm/budget.sh suite) kills the VM.
+# After each test: its time, its budget and what is left of the suite's.
+#
+#   run-all.sh [--repeat N] [--log DIR] [TEST...]
+#     --repeat N  run the tests N times in this boot (make check-repeat);
+#                 tests/vm/repeat-summary.py reads the logs
+#     --log DIR   keep each run's output as DIR/TEST.RUN.log
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 export LL_BUILD_DIR=${LL_BUILD_DIR:-$top/build}
 export TC_LIB_DIR=$LL_BUILD_DIR/tc-plugins
 export PATH=$LL_BUILD_DIR/daemon:$LL_BUILD_DIR/tests/tools:$PATH
+
+repeat=1 logdir=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--repeat) repeat=$2; shift 2 ;;
+	--log) logdir=$2; shift 2 ;;
+	--) shift; break ;;
+	-*) echo "run-all.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "run-all.sh: --repeat wants a count >= 1, got '$repeat'" >&2; exit 2; }
 
 if [ "$(uname -r)" = "$(cat /proc/sys/kernel/osrelease 2>/dev/null)" ] && [ ! -e /proc/modules ]; then
 	echo "run-all.sh: this kernel has no module support; run me through vm-images/run-vm" >&2
@@ -16,15 +38,46 @@ fi
 for m in veth bridge sch_ingress cls_bpf sch_tbf sch_netem cls_matchall act_mirred; do modprobe "$m" || { echo "run-all.sh: modprobe $m failed" >&2; exit 2; }; done
 insmod "$top/kernel/sch_lossless.ko" || { echo "run-all.sh: insmod sch_lossless.ko failed" >&2; exit 2; }
 
-if [ $# -gt 0 ]; then tests=("$@"); else tests=("$here"/test_*); fi
-pass=0 fail=0 failed=()
-for t in "${tests[@]}"; do
+if [ $# -gt 0 ]; then names=("$@"); else mapfile -t names < <("$here/budget.sh" list); fi
+tests=()
+for t in "${names[@]}"; do
 	[ -f "$t" ] || t=$here/$t
-	name=$(basename "$t")
-	echo "=== $name"
-	start=$(date +%s)
-	if timeout "${LL_TEST_TIMEOUT:-600}" "$t"; then pass=$((pass + 1)); else fail=$((fail + 1)); failed+=("$name"); fi
-	echo "=== $name took $(( $(date +%s) - start )) s"
+	[ -f "$t" ] || { echo "run-all.sh: no test $t" >&2; exit 2; }
+	tests+=("$t")
+done
+# The suite's budget as run-vm's --timeout has it (LL_SUITE_BUDGET_S, set
+# by the Makefile), else the sum of these tests' budgets; time counts from
+# the guest's boot.
+suite_budget=${LL_SUITE_BUDGET_S:-$("$here/budget.sh" suite --repeat "$repeat" "${tests[@]##*/}")}
+boot_s=$(cut -d. -f1 /proc/uptime)
+echo "run-all.sh: ${#tests[@]} test(s) x $repeat, suite budget $suite_budget s, booted in $boot_s s"
+
+pass=0 fail=0 failed=()
+for run in $(seq 1 "$repeat"); do
+	for t in "${tests[@]}"; do
+		name=$(basename "$t")
+		budget=${LL_TEST_TIMEOUT:-$("$here/budget.sh" test "$name")}
+		label=$name
+		[ "$repeat" -gt 1 ] && label="$name (run $run of $repeat)"
+		echo "=== $label"
+		start=$(date +%s)
+		if [ -n "$logdir" ]; then
+			timeout -k 10 "$budget" "$t" 2>&1 | tee "$logdir/$name.$run.log"
+			rc=${PIPESTATUS[0]}
+		else
+			timeout -k 10 "$budget" "$t"
+			rc=$?
+		fi
+		took=$(($(date +%s) - start))
+		used=$(cut -d. -f1 /proc/uptime)
+		if [ "$rc" -eq 0 ]; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1)); failed+=("$label")
+			[ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && echo "=== $label FAILED: over its budget of $budget s, killed"
+		fi
+		echo "=== $label took $took s of its $budget s; suite: $used s of $suite_budget s used, $((suite_budget - used)) s left"
+	done
 done
 
 if ! rmmod sch_lossless; then

@@ -62,12 +62,13 @@ BURST_AT = [0.3, 2.3]
 VICTIM = 25_000
 VICTIM_AFTER = [0.5, 0.5, 0.5]
 # DSH's victim mean FCT must be below this fraction of DT's (measured
-# 0.11-0.28 in 7 runs started apart, 0.35 in 2 together; the three take
-# 120 ms of r1 at line rate).
-VICTIM_RATIO = 0.5
+# 0.11-0.28 in 7 runs started apart; started together 0.35-0.43 in 10
+# runs, docs/TESTING.md; the three take 120 ms of r1 at line rate).
+VICTIM_RATIO = 0.6
 # Every fan-in flow of the run (the two fan-in events: the bursts to r0 and
 # the small 3:1 fan-in to r1, the paper's Fig. 18 metric, the mean over all
-# fan-in flows): DSH's mean below this fraction of DT's (measured 0.82;
+# fan-in flows): DSH's mean below this fraction of DT's (measured 0.82-0.84
+# in 10 runs;
 # r0's own flows end when r0's link has drained them, paused or not).
 ALL_RATIO = 0.92
 # A pair of runs whose fan-in took more than DISTURBED x the drain time of
@@ -201,15 +202,16 @@ def compare(c, attempts):
     c.ok(dt["xoff"] > 0, "dt paused the fan-in (its static headroom leaves a small shared region)",
          f"XOFF {dt['xoff']}")
     c.ok(dsh["paused"] < dt["paused"], "DSH paused the same fan-in for less time than DT",
-         f"{dsh['paused']:.3f} s < {dt['paused']:.3f} s")
+         f"{dsh['paused']:.3f} s < {dt['paused']:.3f} s",
+         measured=dsh["paused"] / dt["paused"] if dt["paused"] else None)
     v1, v0 = dsh["fct"]["victim"][0], dt["fct"]["victim"][0]
     c.ok(v1 is not None and v0 is not None and v1 < VICTIM_RATIO * v0,
          f"head-of-line blocking: the victim flows' mean FCT under DSH is below {VICTIM_RATIO} x DT's",
-         f"{v1 or 0:.0f} ms < {VICTIM_RATIO} x {v0 or 0:.0f} ms")
+         f"{v1 or 0:.0f} ms < {VICTIM_RATIO} x {v0 or 0:.0f} ms", measured=v1 / v0 if v1 and v0 else None)
     a1, a0 = dsh["fct"]["all"][0], dt["fct"]["all"][0]
     c.ok(a1 is not None and a0 is not None and a1 < ALL_RATIO * a0,
          f"the fan-in flows (both fan-ins) have a mean FCT under DSH below {ALL_RATIO} x DT's",
-         f"{a1 or 0:.0f} ms < {ALL_RATIO} x {a0 or 0:.0f} ms ({(a1 or 0) / (a0 or 1):.2f})")
+         f"{a1 or 0:.0f} ms < {ALL_RATIO} x {a0 or 0:.0f} ms", measured=a1 / a0 if a1 and a0 else None)
 
 
 def port_level(c, sw, rx, tx, ports):

@@ -1,6 +1,10 @@
 #!/usr/bin/python3
 """Incast through a lossless software switch: zero loss (VM test).
 
+Run by `make line-rate`, not by make check: test_line_rate.py's one run of
+its 8:1 incast at 20 Mbit/s makes every check of this one (per sender,
+pool membership, PFC honoured, counters back to 0) on make check's budget.
+
 8 hosts send UDP at line rate on lossless priority 3 (DSCP 24) to one host
 through a Linux bridge whose 9 ports all carry `lossless ... pool sw0`. All
 links run at LL_INCAST_MBIT (5 Mbit/s by default: what QEMU TCG sustains

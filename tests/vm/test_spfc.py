@@ -15,10 +15,12 @@ the incast) and h1..h4 (burst ports: line rate into r0), 5 Mbit/s.
      the victim port's pauses and time paused in the incast window, the
      burst ports', and the victim flow's share of r1's link, printed side
      by side. Asserted: DT paused the victim port (the scenario makes a
-     victim), h0's port became a Victim under SPFC and paused fewer
-     times than under DT (its X_off is the whole buffer); the time
-     paused is printed (less under SPFC in every run so far, by a
-     smaller margin).
+     victim), h0's port became a Victim under SPFC and was never paused
+     while a Victim (its X_off is the whole buffer, which the pool never
+     reaches here). Its pauses and time paused against DT's are printed,
+     not asserted: at the VM's scale they were fewer and shorter in most
+     runs but not in all (docs/TESTING.md, "Checks between schemes");
+     `make compare SCENARIO=spfc-victim` reports them.
   3. The penalty latch: h0 alone into r0, whose switch port runs at half
      the rate, with a 1 MB buffer: h0's departures (C/2) keep it a
      Victim while its bytes fill the shared region; it pauses anyway (a
@@ -424,13 +426,20 @@ def main():
              f"XOFF {dt['xoff_victim']}, {dt['paused_victim']:.2f} s")
         c.ok(sp["ss"].get("to_victim", 0) > 0, "spfc: the victim port became a Victim",
              f"to_victim {sp['ss'].get('to_victim')}, {sp['ss'].get('victim_time', 0) / 1e9:.2f} s as Victim")
-        # The pause count differs by 6-24 times in the runs so far, the
-        # time paused by 1.6-2.2 times (the victim port turns Normal in a
-        # window where its departures dip, and a Normal port's pauses
-        # last): the count is asserted, the time printed (docs/SPFC.md).
-        c.ok(sp["xoff_victim"] < dt["xoff_victim"], "spfc: the victim port paused fewer times than under dt",
-             f"XOFF {sp['xoff_victim']} < {dt['xoff_victim']}; time paused {sp['paused_victim']:.2f} s "
-             f"against {dt['paused_victim']:.2f} s")
+        # The paper's direction, the victim port paused less than under DT,
+        # does not hold in every run at the VM's scale (docs/TESTING.md,
+        # 10 recorded runs): its XOFF count was 0.04-0.78 of DT's and tied
+        # it (43 / 43) in one CI run, its time paused 0.33-1.03 of DT's.
+        # A late timer starves its departures for a window, it turns
+        # Normal, and a Normal port pauses as DT's does. So it is printed
+        # here and reported by `make compare SCENARIO=spfc-victim`. What
+        # held in every run is SPFC's rule itself: a Victim is not paused
+        # while the pool has room (the latch below is the case where it
+        # has none).
+        print(f"  victim port, SPFC / DT (reported, not asserted): XOFF "
+              f"{sp['xoff_victim'] / max(dt['xoff_victim'], 1):.2f}, time paused "
+              f"{sp['paused_victim'] / max(dt['paused_victim'], 1e-9):.2f}", flush=True)
+        c.eq(sp["ss"].get("pauses_victim"), 0, "spfc: the victim port was never paused while a Victim")
         latch(c, sw, rx, tx, ports)
         slow_path_and_oracle(c, sw, rx, tx, ports)
     c.finish()
