@@ -428,8 +428,8 @@ def main():
              f"to_victim {sp['ss'].get('to_victim')}, {sp['ss'].get('victim_time', 0) / 1e9:.2f} s as Victim")
         # The paper's direction, the victim port paused less than under DT,
         # does not hold in every run at the VM's scale (docs/TESTING.md,
-        # 10 recorded runs): its XOFF count was 0.04-0.78 of DT's and tied
-        # it (43 / 43) in one CI run, its time paused 0.33-1.03 of DT's.
+        # 10 recorded runs): its XOFF count was 0.07-0.78 of DT's and tied
+        # it (43 / 43) in one CI run, its time paused 0.31-1.03 of DT's.
         # A late timer starves its departures for a window, it turns
         # Normal, and a Normal port pauses as DT's does. So it is printed
         # here and reported by `make compare SCENARIO=spfc-victim`. What
