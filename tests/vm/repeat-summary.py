@@ -44,7 +44,7 @@ def spread(values):
     if not values:
         return ""
     values = sorted(values)
-    fmt = (lambda x: f"{x:.0f}") if all(v == int(v) and abs(v) >= 10 for v in values) else (lambda x: f"{x:.3g}")
+    fmt = (lambda x: f"{x:.0f}") if all(v == int(v) and abs(v) >= 10 for v in values) else (lambda x: f"{x:.4g}")
     out = f"min {fmt(values[0])} median {fmt(statistics.median(values))} max {fmt(values[-1])}"
     out += f"; sorted: {' '.join(fmt(v) for v in values)}"
     return out
