@@ -23,7 +23,8 @@ budget_of() {
 	m=$(measured "$1")
 	if [ -z "$m" ]; then
 		echo "budget.sh: $1 is not in $table: a budget of 600 s" >&2
-		m=400 # 1.5 x 400 = 600 s
+		echo 600
+		return
 	fi
 	echo $(((m * 3 + 1) / 2 < 30 ? 30 : (m * 3 + 1) / 2))
 }
