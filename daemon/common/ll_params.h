@@ -11,7 +11,7 @@
  *   daemon/policy/                a scheme's parameters (registry.h), the
  *                                 keys a policy takes at run time
  *   daemon/losslessd/rtnl.cpp     the attributes losslessd sends
- *   daemon/cli/losslessctl.cpp    the keys of `losslessctl set`
+ *   daemon/cli/ctl_set.cpp        the keys of `losslessctl set`
  *   daemon/losslessd/metrics.cpp  the Prometheus names
  *
  * so a new pool parameter is one row here (and its id below): tc then

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+//
+// losslessctl daemon [--json], and the requests to losslessd's control
+// socket that daemon, config, reload, set and spfc-force make.
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+#include "ctl.h"
+
+namespace lossless::ctl {
+
+// One request to losslessd, one JSON reply.
+json daemon_request(const std::string &socket_path, const json &req)
+{
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  if (fd < 0 || socket_path.size() >= sizeof(sa.sun_path))
+    throw std::runtime_error("cannot create a socket for " + socket_path);
+  std::strcpy(sa.sun_path, socket_path.c_str());
+  if (connect(fd, reinterpret_cast<sockaddr *>(&sa), sizeof(sa))) {
+    int e = errno;
+    close(fd);
+    throw std::runtime_error("cannot reach losslessd at " + socket_path + ": " +
+                             std::strerror(e) + (e == ENOENT || e == ECONNREFUSED
+                                                     ? " (is it running?)"
+                                                     : ""));
+  }
+  std::string out = req.dump() + "\n", in;
+  if (write(fd, out.data(), out.size()) != static_cast<ssize_t>(out.size())) {
+    close(fd);
+    throw std::runtime_error("cannot write to " + socket_path);
+  }
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n <= 0)
+      break;
+    in.append(buf, n);
+    if (in.back() == '\n')
+      break;
+  }
+  close(fd);
+  if (in.empty())
+    throw std::runtime_error("losslessd closed the connection without a reply");
+  return json::parse(in);
+}
+
+int print_reply(const json &r, bool as_json)
+{
+  if (r.contains("error")) {
+    std::fprintf(stderr, "losslessctl: losslessd: %s\n", r["error"].get<std::string>().c_str());
+    return kExitError;
+  }
+  if (as_json) {
+    std::printf("%s\n", r.dump(2).c_str());
+    return kExitOk;
+  }
+  return -1;  // the caller prints it
+}
+
+int cmd_daemon(const std::string &sock, bool as_json)
+{
+  json r = daemon_request(sock, {{"cmd", "status"}});
+  if (int rc = print_reply(r, as_json); rc >= 0)
+    return rc;
+  std::printf("losslessd pid %d, config %s, period %lld us, %llu ticks, busy %.1f ms\n",
+              r["pid"].get<int>(), r["config"].get<std::string>().c_str(),
+              r["period_us"].get<long long>(), r["ticks"].get<unsigned long long>(),
+              r["busy_us"].get<double>() / 1000);
+  for (const auto &p : r["pools"]) {
+    std::printf("  pool %s: policy %s, %llu pushes, %llu refused, last push %.1f ms\n",
+                p["name"].get<std::string>().c_str(), p["policy"].get<std::string>().c_str(),
+                p["pushes"].get<unsigned long long>(), p["refusals"].get<unsigned long long>(),
+                p["last_push_latency_us"].get<double>() / 1000);
+    for (const auto &[k, v] : p["params"].items())
+      std::printf("    %-12s %s\n", k.c_str(), v.get<std::string>().c_str());
+    if (p.contains("spfc")) {
+      const auto &sp = p["spfc"];
+      std::string forced;
+      for (const auto &f : sp["forced"])
+        forced += (forced.empty() ? "" : ", ") + f["dev"].get<std::string>() + " prio " +
+                  std::to_string(f["prio"].get<unsigned>()) + " " + f["state"].get<std::string>();
+      std::printf("    spfc block: %llu written, %llu refused%s%s; forced: %s\n",
+                  sp["blocks_written"].get<unsigned long long>(),
+                  sp["blocks_refused"].get<unsigned long long>(),
+                  sp["last_error"].get<std::string>().empty() ? "" : ", last: ",
+                  sp["last_error"].get<std::string>().c_str(),
+                  forced.empty() ? "none" : forced.c_str());
+    }
+  }
+  for (const auto &p : r["ports"])
+    std::printf("  port %-12s ifindex %-4d pool %-8s %-5s %s\n", p["dev"].get<std::string>().c_str(),
+                p["ifindex"].get<int>(), p["pool"].get<std::string>().c_str(),
+                p["up"].get<bool>() ? "up" : "down", p["state"].get<std::string>().c_str());
+  return kExitOk;
+}
+
+
+}  // namespace lossless::ctl
