@@ -7,7 +7,7 @@
  *   tc-plugins/q_lossless.c       keyword, synopsis, parse, range and its
  *                                 message, duplicate check, netlink
  *                                 attribute, print (text and JSON)
- *   daemon/config/config.cpp      the TOML keys, their ranges and defaults
+ *   daemon/config/                the TOML keys, their ranges and defaults
  *   daemon/policy/                a scheme's parameters (registry.h), the
  *                                 keys a policy takes at run time
  *   daemon/losslessd/rtnl.cpp     the attributes losslessd sends

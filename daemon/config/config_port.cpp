@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+//
+// ll_config: a [[port]] section (its device, pool, rate, cable, MTU,
+// queues, headroom and ingress classification).
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "config_parser.h"
+
+namespace lossless::config {
+
+namespace {
+
+const std::vector<std::string_view> kIngressModes = {"pcp-dscp", "pcp", "dscp"};
+
+}  // namespace
+
+// ------------------------------------------------------------ [[port]]
+
+std::optional<std::uint64_t> Parser::rate(const std::string &ctx, const toml::node &n)
+{
+  auto text = unit_text(n);
+  if (!text) {
+    bad_type(ctx, "rate", n, "a rate (a string such as \"10gbit\", or \"auto\")");
+    return std::nullopt;
+  }
+  if (text->find('%') != std::string::npos) {
+    bad(ctx, "rate", n,
+        "a percentage of the link speed is not taken here: give the rate, or \"auto\" for the "
+        "link speed the device reports");
+    return std::nullopt;
+  }
+  const char *unit = nullptr;
+  std::uint64_t bps = 0;
+  switch (ll_units_rate(text->c_str(), kRateMinBps, kRateMaxBps, &bps, &unit)) {
+    case LL_UNITS_RATE_OK:
+      return bps;
+    case LL_UNITS_RATE_AMBIGUOUS: {
+      std::string u = unit, stem = u.substr(0, u.size() - 3);
+      bad(ctx, "rate", n,
+          quote(u) + " is ambiguous: write " + stem + "bit for bits/s or " + stem +
+              "Bps for bytes/s");
+      return std::nullopt;
+    }
+    case LL_UNITS_RATE_UNIT:
+      bad(ctx, "rate", n,
+          "unknown unit " + quote(unit) + " (use " + LL_UNITS_RATE_UNITS + ")");
+      return std::nullopt;
+    default:
+      bad(ctx, "rate", n,
+          "must be 8kbit .. 1.6tbit (8000 .. 1600000000000 bit/s), e.g. 10gbit, or \"auto\"");
+      return std::nullopt;
+  }
+}
+
+// "100m": meters of cable, 5 ns each, rounded to the nearest ns.
+std::optional<std::uint64_t> Parser::cable_length(const std::string &ctx, const toml::node &n)
+{
+  const std::uint64_t max_ns = ll_params[LL_P_CABLE_DELAY].max;
+  const std::uint64_t max_m = max_ns / kNsPerMeter;
+  const std::string reason = "must be a length 0 .. " + std::to_string(max_m) +
+                             "m in meters with the unit m (2m, 100m)";
+  auto s = n.as_string();
+  if (!s) {
+    bad_type(ctx, "cable_length", n, "a length (a string such as \"100m\")");
+    return std::nullopt;
+  }
+  const std::string &text = s->get();
+  bool ok = text.size() >= 2 && text.back() == 'm';
+  std::string num = ok ? text.substr(0, text.size() - 1) : std::string();
+  bool dot = false, digits = false;
+  for (char c : num) {
+    if (c >= '0' && c <= '9')
+      digits = true;
+    else if (c == '.' && !dot)
+      dot = true;
+    else
+      ok = false;
+  }
+  if (!ok || !digits) {
+    bad(ctx, "cable_length", n, reason);
+    return std::nullopt;
+  }
+  double ns = std::strtod(num.c_str(), nullptr) * static_cast<double>(kNsPerMeter) + 0.5;
+  if (!(ns < static_cast<double>(max_ns) + 1)) {
+    bad(ctx, "cable_length", n, reason);
+    return std::nullopt;
+  }
+  return static_cast<std::uint64_t>(ns);
+}
+
+namespace {
+
+// Linux's dev_valid_name(): 1 .. IFNAMSIZ-1 bytes, not "." or "..", no
+// '/', ':' or white space.
+bool valid_ifname(const std::string &s)
+{
+  if (s.empty() || s.size() > kIfNameMax || s == "." || s == "..")
+    return false;
+  for (unsigned char c : s)
+    if (c == '/' || c == ':' || std::isspace(c))
+      return false;
+  return true;
+}
+
+}  // namespace
+
+void Parser::port_section(const toml::table &t, std::size_t index, Port &p, bool &dev_given,
+                          std::string &raw_dev, bool &pool_given, std::uint32_t &pool_line)
+{
+  std::string ctx = "port #" + std::to_string(index + 1);
+  p.line = line_of(t.source());
+  dev_given = pool_given = false;
+  if (const toml::node *n = t.get("dev")) {
+    if (auto v = string(ctx, "dev", *n)) {
+      dev_given = true;
+      raw_dev = *v;
+      if (!valid_ifname(*v)) {
+        bad(ctx, "dev", *n,
+            "must be a network interface name: 1 .. 15 bytes, not \".\" or \"..\", without "
+            "'/', ':' or white space");
+      } else {
+        p.dev = *v;
+        ctx = "port " + quote(p.dev);
+      }
+    }
+  } else {
+    missing(ctx, p.line, "dev");
+  }
+  check_keys(t, port_keys(), ctx);
+
+  if (const toml::node *n = t.get("pool")) {
+    if (auto v = string(ctx, "pool", *n)) {
+      pool_given = true;
+      pool_line = line_of(n->source());
+      p.pool = *v;
+    }
+  } else {
+    missing(ctx, p.line, "pool");
+  }
+  if (const toml::node *n = t.get("rate")) {
+    auto s = n->as_string();
+    if (!(s && s->get() == "auto"))
+      p.rate_bps = rate(ctx, *n);
+  }
+  const toml::node *cd = t.get(ll_params[LL_P_CABLE_DELAY].key), *cl = t.get("cable_length");
+  if (cd && cl) {
+    const toml::node *later =
+        line_of(cd->source()) >= line_of(cl->source()) ? cd : cl;
+    error(line_of(later->source()),
+          ctx + ": cable_delay and cable_length: give at most one of the two");
+  } else if (cd) {
+    if (auto v = param(ctx, ll_params[LL_P_CABLE_DELAY], *cd))
+      p.cable_delay_ns = *v;
+  } else if (cl) {
+    if (auto v = cable_length(ctx, *cl))
+      p.cable_delay_ns = *v;
+  }
+  if (const toml::node *n = t.get("mtu"))
+    if (auto v = integer(ctx, "mtu", *n, kMtuMin, kMtuMax, "bytes (the device MTU)"))
+      p.mtu_bytes = static_cast<std::uint32_t>(*v);
+  if (const toml::node *n = t.get("queues"))
+    if (auto v = integer(ctx, "queues", *n, 1, kQueuesMax))
+      p.queues = static_cast<std::uint8_t>(*v);
+  if (auto v = param(ctx, t, LL_P_HEADROOM))
+    p.headroom_bytes = static_cast<std::uint32_t>(*v);
+  if (const toml::node *n = t.get("ingress")) {
+    if (auto v = string(ctx, "ingress", *n)) {
+      auto it = std::find(kIngressModes.begin(), kIngressModes.end(), *v);
+      if (it == kIngressModes.end())
+        bad(ctx, "ingress", *n, "must be pcp-dscp, pcp or dscp" + suggest(*v, kIngressModes));
+      else
+        p.ingress = static_cast<IngressMode>(it - kIngressModes.begin());
+    }
+  }
+  if (const toml::node *n = t.get("default_prio"))
+    if (auto v = integer(ctx, "default_prio", *n, 0, kPrios - 1))
+      p.default_prio = static_cast<std::uint8_t>(*v);
+}
+
+}  // namespace lossless::config
