@@ -4,9 +4,10 @@
  * shared-buffer pool (tc's pool options) and per parameter of a scheme,
  * read by every place that names, parses, checks, sends or shows one:
  *
- *   tc-plugins/q_lossless.c       keyword, synopsis, parse, range and its
- *                                 message, duplicate check, netlink
- *                                 attribute, print (text and JSON)
+ *   tc-plugins/q_lossless*.c      keyword, synopsis (q_lossless.c); parse,
+ *                                 range and its message, duplicate check,
+ *                                 netlink attribute (q_lossless_pool.c);
+ *                                 print, text and JSON (q_lossless_print.c)
  *   daemon/config/                the TOML keys, their ranges and defaults
  *   daemon/policy/                a scheme's parameters (registry.h), the
  *                                 keys a policy takes at run time

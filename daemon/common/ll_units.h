@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * Units of the lossless options, parsed one way for the tc plugin
- * (tc-plugins/q_lossless.c) and the daemon's configuration
+ * (tc-plugins/q_lossless*.c) and the daemon's configuration
  * (daemon/config): sizes, times, rates, probabilities, Dynamic Threshold
  * alphas, priority lists and pool names. ll_params.h says which option
  * has which unit and range.

@@ -26,7 +26,7 @@ enum ll_scheme_id {
 
 /*
  * The schemes users can select: ids below LL_SCHEME_COUNT, the uapi's
- * __LOSSLESS_SCHEME_COUNT. tc (q_lossless.c), the kernel's netlink and
+ * __LOSSLESS_SCHEME_COUNT. tc (q_lossless_pool.c), the kernel's netlink and
  * plane code and the daemon accept only these. A scheme can land in the
  * core first, at or above this bound and below LL_SCHEME_CORE_COUNT, with
  * no name below, until its netlink, tc and daemon parts exist
