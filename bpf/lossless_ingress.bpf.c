@@ -27,7 +27,7 @@
 #include <bpf/bpf_endian.h>
 
 #include "lossless.h"
-#include "pfc.h"
+#include "ctrl.h"
 #include "lossless_ingress.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -112,15 +112,17 @@ static __always_inline const __u8 *port_addr(struct __sk_buff *skb,
 }
 
 /*
- * A frame whose EtherType (after any inline VLAN tags) is 0x8808. It is
+ * A frame whose EtherType (after any inline VLAN tags) is a control
+ * frame's (the core's table, ctrl.h: 0x8808 for PAUSE and PFC). It is
  * consumed here in every case: redirected to the qdisc or dropped.
- * accel_tagged: the device stripped a VLAN tag into skb->vlan_tci.
+ * accel_tagged: the device stripped a VLAN tag into skb->vlan_tci; proto:
+ * the EtherType.
  */
-static __noinline int handle_mac_ctrl(struct __sk_buff *skb,
-				      __u32 accel_tagged)
+static __noinline int handle_ctrl(struct __sk_buff *skb, __u32 accel_tagged,
+				  __u32 proto)
 {
 	__u8 frame[LL_MAC_CTRL_FRAME_MAX_BYTES] = {};
-	struct ll_mac_ctrl msg = {};
+	struct ll_ctrl_msg msg = {};
 	struct ll_ingress_ctrl_stats *st;
 	enum ll_parse_result res;
 	__be16 ctrl_proto = bpf_htons(LOSSLESS_CTRL_ETHERTYPE);
@@ -143,8 +145,7 @@ static __noinline int handle_mac_ctrl(struct __sk_buff *skb,
 	    bpf_skb_load_bytes(skb, 0, frame, n))
 		res = LL_PARSE_TRUNCATED;
 	else
-		res = ll_mac_ctrl_parse(frame, len, port_addr(skb, frame),
-					&msg);
+		res = ll_ctrl_parse(frame, len, port_addr(skb, frame), &msg);
 	/*
 	 * With the tag stripped the bytes look untagged, but a MAC control
 	 * frame is never VLAN-tagged (the parser says so for inline tags).
@@ -159,7 +160,12 @@ static __noinline int handle_mac_ctrl(struct __sk_buff *skb,
 		return TC_ACT_SHOT;
 	}
 
-	if (bpf_skb_store_bytes(skb, ETHERTYPE_OFF, &ctrl_proto,
+	/*
+	 * Hide the MAC control EtherType (another qdisc would send a PAUSE
+	 * on); a kind of our own EtherType is harmless as it is.
+	 */
+	if (proto == LL_ETH_P_MAC_CONTROL &&
+	    bpf_skb_store_bytes(skb, ETHERTYPE_OFF, &ctrl_proto,
 				sizeof(ctrl_proto), 0)) {
 		if (st)
 			st->rewrite_failed++;
@@ -171,12 +177,8 @@ static __noinline int handle_mac_ctrl(struct __sk_buff *skb,
 			st->redirect_failed++;
 		return TC_ACT_SHOT;
 	}
-	if (st) {
-		if (msg.kind == LL_MAC_CTRL_PFC)
-			st->pfc++;
-		else
-			st->pause++;
-	}
+	if (st && msg.kind < LL_CTRL_KIND_COUNT)
+		st->frames[msg.kind]++;
 	return TC_ACT_REDIRECT;
 }
 
@@ -287,7 +289,7 @@ int ll_ingress(struct __sk_buff *skb)
 		off += sizeof(tag);
 	}
 
-	if (proto == LL_ETH_P_MAC_CONTROL)
-		return handle_mac_ctrl(skb, accel_tagged);
+	if (ll_ctrl_ethertype(proto))
+		return handle_ctrl(skb, accel_tagged, proto);
 	return handle_data(skb, vlan, proto, off + 2);
 }

@@ -21,7 +21,7 @@
  *   ll_prio_stats  PERCPU_HASH  __u32 ifindex -> struct ll_ingress_prio_stats
  *                  Data frames and bytes per (port, priority it was given).
  *   ll_ctrl_stats  PERCPU_HASH  __u32 ifindex -> struct ll_ingress_ctrl_stats
- *                  MAC control frames (EtherType 0x8808) per port.
+ *                  control frames (ctrl.h's kinds) per port.
  *
  * ifindex values are per network namespace: ports of different namespaces
  * that may share an ifindex need separate pin directories (one program
@@ -36,7 +36,7 @@
 extern "C" {	/* the core is C: its functions need C linkage */
 #endif
 #include "lossless.h"	/* kernel/uapi: LOSSLESS_PRIOMAP_LEN */
-#include "pfc.h"	/* kernel/core: LL_PARSE_RESULT_COUNT */
+#include "ctrl.h"	/* kernel/core: LL_PARSE_RESULT_COUNT, kinds */
 #ifdef __cplusplus
 }
 #endif
@@ -92,8 +92,11 @@ struct ll_ingress_prio_stats {
 };
 
 struct ll_ingress_ctrl_stats {
-	__u64 pfc;		/* valid PFC frames handed to the qdisc */
-	__u64 pause;		/* valid 802.3x PAUSE frames handed on */
+	/*
+	 * Valid frames handed to the qdisc, by kind (enum ll_ctrl_kind of
+	 * the core's table, ctrl.h; [LL_CTRL_NONE] stays 0).
+	 */
+	__u64 frames[LL_CTRL_KIND_COUNT];
 	/*
 	 * Dropped frames by the core's parse result (index
 	 * enum ll_parse_result; [LL_PARSE_OK] stays 0). A VLAN-tagged

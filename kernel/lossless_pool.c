@@ -16,7 +16,7 @@
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 
-#include "core/pfc.h"
+#include "core/ctrl.h"
 #include "core/scheme.h"
 #include "lossless_pool.h"
 
@@ -296,12 +296,12 @@ bool ll_kport_admit(struct ll_kport *port, struct sk_buff *skb, u32 queue,
 	 * changes a pause wish; a refresh falls due on the port's own timer.
 	 */
 	if ((ll_skb_charge(skb)->lossless || ll_scheme_hooks_for(kp->mmu, 0)) &&
-	    ll_mmu_pfc_due(kp->mmu, in_port, now))
+	    ll_mmu_ctrl_due(kp->mmu, in_port, now))
 		ll_kpool_kick(kp, in_port);
 	/* Only ECT packets are asked about, so the MMU's count and ours are
 	 * marks made here (not Not-ECT packets, not CE from upstream).
 	 */
-	if (kp->mmu->cfg.ecn.enabled && ll_skb_ect(skb) &&
+	if (ll_mmu_ecn_active(kp->mmu) && ll_skb_ect(skb) &&
 	    ll_mmu_ecn_mark(kp->mmu, port->index, queue, get_random_u32()) &&
 	    INET_ECN_set_ce(skb))
 		port->ecn_marks++;
@@ -341,11 +341,11 @@ void ll_kport_release_list(struct ll_kport *port, struct sk_buff *skb)
 /* Build the PFC frames the MMU has due on this port, for the qdisc's
  * control band. Returns when the next one is due (LL_MMU_NEVER: none).
  */
-u64 ll_kport_pfc_poll(struct ll_kport *port, u64 now, struct sk_buff **frames)
+u64 ll_kport_ctrl_poll(struct ll_kport *port, u64 now, struct sk_buff **frames)
 {
 	struct net_device *dev = qdisc_dev(port->sch);
 	struct ll_kpool *kp = port->pool;
-	struct ll_mac_ctrl m = {};
+	struct ll_ctrl_msg m = {};
 	struct sk_buff *skb;
 	u64 next;
 
@@ -353,13 +353,13 @@ u64 ll_kport_pfc_poll(struct ll_kport *port, u64 now, struct sk_buff **frames)
 	clear_bit(port->index, kp->pfc_pending);
 	/* The scheme's timer on this port, if it has one (scheme.h). */
 	ll_mmu_port_timer(kp->mmu, port->index, now);
-	while (ll_mmu_pfc_take(kp->mmu, port->index, now, &m)) {
+	while (ll_mmu_ctrl_take(kp->mmu, port->index, now, &m)) {
 		skb = alloc_skb(LL_RESERVED_SPACE(dev) + LL_MAC_CTRL_FRAME_BYTES,
 				GFP_ATOMIC);
 		if (skb) {
 			skb_reserve(skb, LL_RESERVED_SPACE(dev));
 			memcpy(m.src, dev->dev_addr, ETH_ALEN);
-			ll_mac_ctrl_build(skb_put(skb, LL_MAC_CTRL_FRAME_BYTES),
+			ll_ctrl_build(skb_put(skb, LL_MAC_CTRL_FRAME_BYTES),
 					  LL_MAC_CTRL_FRAME_BYTES, &m);
 			skb_reset_mac_header(skb);
 			skb->dev = dev;
@@ -370,10 +370,10 @@ u64 ll_kport_pfc_poll(struct ll_kport *port, u64 now, struct sk_buff **frames)
 			port->pfc_frames_tx++;
 		}
 		/* A failed allocation is retried by the next take. */
-		if (!ll_mmu_pfc_complete(kp->mmu, port->index, !!skb, now))
+		if (!ll_mmu_ctrl_complete(kp->mmu, port->index, !!skb, now))
 			break;
 	}
-	next = ll_mmu_pfc_next_deadline(kp->mmu, port->index);
+	next = ll_mmu_ctrl_next_deadline(kp->mmu, port->index);
 	spin_unlock(&kp->lock);
 	return next;
 }

@@ -230,7 +230,7 @@ static inline bool ll_kport_pfc_idle(const struct ll_kport *port)
 		!test_bit(port->index, port->pool->pfc_pending));
 }
 
-u64 ll_kport_pfc_poll(struct ll_kport *port, u64 now, struct sk_buff **frames);
+u64 ll_kport_ctrl_poll(struct ll_kport *port, u64 now, struct sk_buff **frames);
 
 /*
  * A pool member's dequeue, under its qdisc lock: the PFC frames due on
@@ -245,7 +245,7 @@ static inline u64 ll_kport_pfc(struct ll_kport *port, u64 now,
 	*frames = NULL;
 	if (now >= port->pfc_next_ns ||
 	    test_bit(port->index, port->pool->pfc_pending))
-		port->pfc_next_ns = ll_kport_pfc_poll(port, now, frames);
+		port->pfc_next_ns = ll_kport_ctrl_poll(port, now, frames);
 	return port->pfc_next_ns;
 }
 

@@ -11,81 +11,72 @@
 #include "core/scheme.h"
 #include "lossless_pool_nl.h"
 
-static struct netlink_range_validation ll_st_threshold_range = {
-	.min = 0,
-	.max = LL_MMU_MAX_TOTAL_BYTES,
-};
+/*
+ * The scheme nest's policy, built by ll_pool_nl_init() from the schemes'
+ * descriptors (scheme.h): a scheme's nest holds its parameter rows in
+ * order, attribute i + 1 for row i, each a u64 in 0 .. the row's max (0:
+ * its default; a range the core's check narrows) or, for a row of flags,
+ * within its mask. Written once, before the qdisc registers.
+ */
+#define LL_SCHEME_NEST_MAX 16	/* attributes of a scheme's nest, its pad too */
 
-static const struct nla_policy ll_st_policy[TCA_LOSSLESS_ST_MAX + 1] = {
-	[TCA_LOSSLESS_ST_THRESHOLD_BYTES] =
-		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_st_threshold_range),
-};
+static struct netlink_range_validation
+	ll_scheme_ranges[LL_SCHEME_CORE_COUNT][LL_SCHEME_NEST_MAX + 1];
+static struct nla_policy
+	ll_scheme_nest_policy[LL_SCHEME_CORE_COUNT][LL_SCHEME_NEST_MAX + 1];
+/* "<name> parameters given for another scheme": extack keeps the pointer. */
+static char ll_scheme_other_msg[LL_SCHEME_CORE_COUNT][64];
 
-/* DSH and SPFC: the ranges of scheme.h (0 in each: its default). */
-static struct netlink_range_validation ll_dsh_window_range = {
-	.max = LL_DSH_WINDOW_NS_MAX,
-};
-
-static struct netlink_range_validation ll_dsh_shift_range = {
-	.max = LL_DSH_EWMA_SHIFT_MAX,
-};
-
-static struct netlink_range_validation ll_dsh_gain_range = {
-	.max = LL_DSH_GAIN_MAX,
-};
-
-static const struct nla_policy ll_dsh_policy[TCA_LOSSLESS_DSH_MAX + 1] = {
-	[TCA_LOSSLESS_DSH_WINDOW_NS] =
-		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_dsh_window_range),
-	[TCA_LOSSLESS_DSH_EWMA_SHIFT] =
-		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_dsh_shift_range),
-	[TCA_LOSSLESS_DSH_DEVIATION_GAIN] =
-		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_dsh_gain_range),
-	[TCA_LOSSLESS_DSH_FLAGS] = NLA_POLICY_MASK(NLA_U64, LL_DSH_F_ALL),
-};
-
-/* TC: 0 or LL_SPFC_TC_NS_MIN and up, which the core's check tells. */
-static struct netlink_range_validation ll_spfc_tc_range = {
-	.max = LL_SPFC_TC_NS_MAX,
-};
-
-static struct netlink_range_validation ll_spfc_irc_th_range = {
-	.max = LL_SPFC_IRC_TH_MAX,
-};
-
-static struct netlink_range_validation ll_spfc_victim_range = {
-	.max = LL_MMU_MAX_TOTAL_BYTES,
-};
-
-static struct netlink_range_validation ll_spfc_k_range = {
-	.max = LL_SPFC_K_MAX,
-};
-
-static const struct nla_policy ll_spfc_policy[TCA_LOSSLESS_SPFC_MAX + 1] = {
-	[TCA_LOSSLESS_SPFC_TC_NS] =
-		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_spfc_tc_range),
-	[TCA_LOSSLESS_SPFC_IRC_TH_BYTES] =
-		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_spfc_irc_th_range),
-	[TCA_LOSSLESS_SPFC_IRC_TH_PACKETS] =
-		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_spfc_irc_th_range),
-	[TCA_LOSSLESS_SPFC_VICTIM_THRESHOLD_BYTES] =
-		NLA_POLICY_FULL_RANGE(NLA_U64, &ll_spfc_victim_range),
-	[TCA_LOSSLESS_SPFC_FLAGS] = NLA_POLICY_MASK(NLA_U64, LL_SPFC_F_ALL),
-	[TCA_LOSSLESS_SPFC_K] = NLA_POLICY_FULL_RANGE(NLA_U64, &ll_spfc_k_range),
-};
-
-const struct nla_policy ll_scheme_policy[TCA_LOSSLESS_SCHEME_MAX + 1] = {
+struct nla_policy ll_scheme_policy[TCA_LOSSLESS_SCHEME_MAX + 1] = {
 	[TCA_LOSSLESS_SCHEME_ID] = NLA_POLICY_MAX(NLA_U8, LOSSLESS_SCHEME_MAX),
-	[TCA_LOSSLESS_SCHEME_ST] = NLA_POLICY_NESTED(ll_st_policy),
-	[TCA_LOSSLESS_SCHEME_DSH] = NLA_POLICY_NESTED(ll_dsh_policy),
-	[TCA_LOSSLESS_SCHEME_SPFC] = NLA_POLICY_NESTED(ll_spfc_policy),
 };
 
-/* The nested attribute a of a scheme's parameters, if given, into *v. */
-static void ll_get_param(struct nlattr **tb, int a, u64 *v)
+int ll_pool_nl_init(void)
 {
-	if (tb[a])
-		*v = nla_get_u64(tb[a]);
+	const struct ll_scheme_desc *d;
+	u32 id, i;
+
+	BUILD_BUG_ON((int)__LOSSLESS_SCHEME_COUNT != (int)LL_SCHEME_COUNT);
+	/* The plane's scheme block is the core's parameters word for word. */
+	BUILD_BUG_ON(sizeof_field(struct lossless_plane_scheme, p) !=
+		     sizeof(union ll_scheme_params));
+	for (id = 0; (d = ll_scheme_selectable(id)); id++) {
+		if (!d->n_params)
+			continue;
+		if (WARN_ON(d->n_params >= LL_SCHEME_NEST_MAX ||
+			    !d->nl_nest || d->nl_nest > TCA_LOSSLESS_SCHEME_MAX ||
+			    d->nl_pad != d->n_params + 1))
+			return -EINVAL;
+		for (i = 0; i < d->n_params; i++) {
+			const struct ll_param *r = &d->params[i];
+			struct nla_policy *pol = &ll_scheme_nest_policy[id][i + 1];
+
+			if (WARN_ON(r->word != (int)i || r->nl_attr != i + 1 ||
+				    r->nl_nest != d->nl_nest))
+				return -EINVAL;
+			if (r->unit == LL_PARAM_FLAGS) {
+				/* mask is const in struct nla_policy. */
+				const struct nla_policy m =
+					NLA_POLICY_MASK(NLA_U64, (u32)r->max);
+
+				if (WARN_ON(r->max > U32_MAX))
+					return -EINVAL;
+				memcpy(pol, &m, sizeof(m));
+			} else {
+				pol->type = NLA_U64;
+				ll_scheme_ranges[id][i + 1].max = r->max;
+				pol->validation_type = NLA_VALIDATE_RANGE_PTR;
+				pol->range = &ll_scheme_ranges[id][i + 1];
+			}
+		}
+		ll_scheme_policy[d->nl_nest].type = NLA_NESTED;
+		ll_scheme_policy[d->nl_nest].nested_policy =
+			ll_scheme_nest_policy[id];
+		ll_scheme_policy[d->nl_nest].len = d->n_params + 1;
+		snprintf(ll_scheme_other_msg[id], sizeof(ll_scheme_other_msg[id]),
+			 "%s parameters given for another scheme", d->name);
+	}
+	return 0;
 }
 
 static int ll_get_alpha(struct nlattr *attr, struct ll_mmu_alpha *alpha,
@@ -106,31 +97,11 @@ static int ll_scheme_options(struct nlattr *attr, struct ll_mmu_config *cfg,
 			     struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[TCA_LOSSLESS_SCHEME_MAX + 1];
-	struct nlattr *st[TCA_LOSSLESS_ST_MAX + 1];
-	struct nlattr *dsh[TCA_LOSSLESS_DSH_MAX + 1];
-	struct nlattr *spfc[TCA_LOSSLESS_SPFC_MAX + 1];
-	struct ll_dsh_params *d = &cfg->scheme_params.dsh;
-	struct ll_spfc_params *sp = &cfg->scheme_params.spfc;
+	struct nlattr *pt[LL_SCHEME_NEST_MAX + 1];
+	const struct ll_scheme_desc *d;
+	u32 id, i;
 	int err;
 
-	BUILD_BUG_ON((int)LOSSLESS_SCHEME_DT != (int)LL_SCHEME_DT ||
-		     (int)LOSSLESS_SCHEME_ST != (int)LL_SCHEME_ST ||
-		     (int)LOSSLESS_SCHEME_DSH != (int)LL_SCHEME_DSH ||
-		     (int)LOSSLESS_SCHEME_SPFC != (int)LL_SCHEME_SPFC ||
-		     (int)__LOSSLESS_SCHEME_COUNT != (int)LL_SCHEME_COUNT);
-	BUILD_BUG_ON((u64)LOSSLESS_DSH_F_NO_SHARED_HEADROOM !=
-		     (u64)LL_DSH_F_NO_SHARED_HEADROOM ||
-		     (u64)LOSSLESS_DSH_F_NO_INSURANCE != (u64)LL_DSH_F_NO_INSURANCE ||
-		     (u64)LOSSLESS_DSH_F_STATIC_TAU != (u64)LL_DSH_F_STATIC_TAU ||
-		     (u64)LOSSLESS_SPFC_F_WINDOW_END != (u64)LL_SPFC_F_WINDOW_END ||
-		     (u64)LOSSLESS_SPFC_F_DAEMON != (u64)LL_SPFC_F_DAEMON);
-	/* The plane's scheme block is the core's parameters word for word. */
-	BUILD_BUG_ON(offsetof(struct lossless_plane_scheme, p.dsh.flags) -
-		     offsetof(struct lossless_plane_scheme, p) !=
-		     offsetof(union ll_scheme_params, dsh.flags));
-	BUILD_BUG_ON(offsetof(struct lossless_plane_scheme, p.spfc.k) -
-		     offsetof(struct lossless_plane_scheme, p) !=
-		     offsetof(union ll_scheme_params, spfc.k));
 	err = nla_parse_nested(tb, TCA_LOSSLESS_SCHEME_MAX, attr,
 			       ll_scheme_policy, extack);
 	if (err)
@@ -141,58 +112,22 @@ static int ll_scheme_options(struct nlattr *attr, struct ll_mmu_config *cfg,
 	}
 	cfg->scheme = nla_get_u8(tb[TCA_LOSSLESS_SCHEME_ID]);
 	memset(&cfg->scheme_params, 0, sizeof(cfg->scheme_params));
-	if (tb[TCA_LOSSLESS_SCHEME_ST]) {
-		if (cfg->scheme != LL_SCHEME_ST) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_LOSSLESS_SCHEME_ST],
-					    "st parameters given for another scheme");
+	for (id = 0; (d = ll_scheme_selectable(id)); id++) {
+		if (!d->n_params || !tb[d->nl_nest])
+			continue;
+		if (id != cfg->scheme) {
+			NL_SET_BAD_ATTR(extack, tb[d->nl_nest]);
+			if (extack)
+				extack->_msg = ll_scheme_other_msg[id];
 			return -EINVAL;
 		}
-		err = nla_parse_nested(st, TCA_LOSSLESS_ST_MAX,
-				       tb[TCA_LOSSLESS_SCHEME_ST], ll_st_policy,
-				       extack);
+		err = nla_parse_nested(pt, d->n_params + 1, tb[d->nl_nest],
+				       ll_scheme_nest_policy[id], extack);
 		if (err)
 			return err;
-		if (st[TCA_LOSSLESS_ST_THRESHOLD_BYTES])
-			cfg->scheme_params.st.threshold_bytes =
-				nla_get_u64(st[TCA_LOSSLESS_ST_THRESHOLD_BYTES]);
-	}
-	if (tb[TCA_LOSSLESS_SCHEME_DSH]) {
-		if (cfg->scheme != LL_SCHEME_DSH) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_LOSSLESS_SCHEME_DSH],
-					    "dsh parameters given for another scheme");
-			return -EINVAL;
-		}
-		err = nla_parse_nested(dsh, TCA_LOSSLESS_DSH_MAX,
-				       tb[TCA_LOSSLESS_SCHEME_DSH], ll_dsh_policy,
-				       extack);
-		if (err)
-			return err;
-		ll_get_param(dsh, TCA_LOSSLESS_DSH_WINDOW_NS, &d->window_ns);
-		ll_get_param(dsh, TCA_LOSSLESS_DSH_EWMA_SHIFT, &d->ewma_shift);
-		ll_get_param(dsh, TCA_LOSSLESS_DSH_DEVIATION_GAIN,
-			     &d->deviation_gain);
-		ll_get_param(dsh, TCA_LOSSLESS_DSH_FLAGS, &d->flags);
-	}
-	if (tb[TCA_LOSSLESS_SCHEME_SPFC]) {
-		if (cfg->scheme != LL_SCHEME_SPFC) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_LOSSLESS_SCHEME_SPFC],
-					    "spfc parameters given for another scheme");
-			return -EINVAL;
-		}
-		err = nla_parse_nested(spfc, TCA_LOSSLESS_SPFC_MAX,
-				       tb[TCA_LOSSLESS_SCHEME_SPFC],
-				       ll_spfc_policy, extack);
-		if (err)
-			return err;
-		ll_get_param(spfc, TCA_LOSSLESS_SPFC_TC_NS, &sp->tc_ns);
-		ll_get_param(spfc, TCA_LOSSLESS_SPFC_IRC_TH_BYTES,
-			     &sp->irc_th_bytes);
-		ll_get_param(spfc, TCA_LOSSLESS_SPFC_IRC_TH_PACKETS,
-			     &sp->irc_th_packets);
-		ll_get_param(spfc, TCA_LOSSLESS_SPFC_VICTIM_THRESHOLD_BYTES,
-			     &sp->victim_threshold_bytes);
-		ll_get_param(spfc, TCA_LOSSLESS_SPFC_FLAGS, &sp->flags);
-		ll_get_param(spfc, TCA_LOSSLESS_SPFC_K, &sp->k);
+		for (i = 0; i < d->n_params; i++)
+			if (pt[i + 1])
+				cfg->scheme_params.raw[i] = nla_get_u64(pt[i + 1]);
 	}
 	return 0;
 }
@@ -485,55 +420,22 @@ int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
 
 static int ll_dump_scheme(const struct ll_mmu_config *cfg, struct sk_buff *skb)
 {
+	const struct ll_scheme_desc *d = ll_scheme_lookup(cfg->scheme);
 	struct nlattr *nest, *params;
+	u32 i;
 
 	nest = nla_nest_start_noflag(skb, TCA_LOSSLESS_SCHEME);
 	if (!nest || nla_put_u8(skb, TCA_LOSSLESS_SCHEME_ID, cfg->scheme))
 		return -EMSGSIZE;
-	if (cfg->scheme == LL_SCHEME_ST) {
-		params = nla_nest_start_noflag(skb, TCA_LOSSLESS_SCHEME_ST);
-		if (!params ||
-		    nla_put_u64_64bit(skb, TCA_LOSSLESS_ST_THRESHOLD_BYTES,
-				      cfg->scheme_params.st.threshold_bytes,
-				      TCA_LOSSLESS_ST_PAD))
+	if (d && d->n_params) {
+		params = nla_nest_start_noflag(skb, d->nl_nest);
+		if (!params)
 			return -EMSGSIZE;
-		nla_nest_end(skb, params);
-	}
-	if (cfg->scheme == LL_SCHEME_DSH) {
-		const struct ll_dsh_params *d = &cfg->scheme_params.dsh;
-
-		params = nla_nest_start_noflag(skb, TCA_LOSSLESS_SCHEME_DSH);
-		if (!params ||
-		    nla_put_u64_64bit(skb, TCA_LOSSLESS_DSH_WINDOW_NS,
-				      d->window_ns, TCA_LOSSLESS_DSH_PAD) ||
-		    nla_put_u64_64bit(skb, TCA_LOSSLESS_DSH_EWMA_SHIFT,
-				      d->ewma_shift, TCA_LOSSLESS_DSH_PAD) ||
-		    nla_put_u64_64bit(skb, TCA_LOSSLESS_DSH_DEVIATION_GAIN,
-				      d->deviation_gain, TCA_LOSSLESS_DSH_PAD) ||
-		    nla_put_u64_64bit(skb, TCA_LOSSLESS_DSH_FLAGS, d->flags,
-				      TCA_LOSSLESS_DSH_PAD))
-			return -EMSGSIZE;
-		nla_nest_end(skb, params);
-	}
-	if (cfg->scheme == LL_SCHEME_SPFC) {
-		const struct ll_spfc_params *sp = &cfg->scheme_params.spfc;
-
-		params = nla_nest_start_noflag(skb, TCA_LOSSLESS_SCHEME_SPFC);
-		if (!params ||
-		    nla_put_u64_64bit(skb, TCA_LOSSLESS_SPFC_TC_NS, sp->tc_ns,
-				      TCA_LOSSLESS_SPFC_PAD) ||
-		    nla_put_u64_64bit(skb, TCA_LOSSLESS_SPFC_IRC_TH_BYTES,
-				      sp->irc_th_bytes, TCA_LOSSLESS_SPFC_PAD) ||
-		    nla_put_u64_64bit(skb, TCA_LOSSLESS_SPFC_IRC_TH_PACKETS,
-				      sp->irc_th_packets, TCA_LOSSLESS_SPFC_PAD) ||
-		    nla_put_u64_64bit(skb, TCA_LOSSLESS_SPFC_VICTIM_THRESHOLD_BYTES,
-				      sp->victim_threshold_bytes,
-				      TCA_LOSSLESS_SPFC_PAD) ||
-		    nla_put_u64_64bit(skb, TCA_LOSSLESS_SPFC_FLAGS, sp->flags,
-				      TCA_LOSSLESS_SPFC_PAD) ||
-		    nla_put_u64_64bit(skb, TCA_LOSSLESS_SPFC_K, sp->k,
-				      TCA_LOSSLESS_SPFC_PAD))
-			return -EMSGSIZE;
+		for (i = 0; i < d->n_params; i++)
+			if (nla_put_u64_64bit(skb, i + 1,
+					      cfg->scheme_params.raw[i],
+					      d->nl_pad))
+				return -EMSGSIZE;
 		nla_nest_end(skb, params);
 	}
 	nla_nest_end(skb, nest);

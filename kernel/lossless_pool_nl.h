@@ -14,7 +14,10 @@
 #include "lossless_pool.h"
 #include "uapi/lossless.h"
 
-extern const struct nla_policy ll_scheme_policy[TCA_LOSSLESS_SCHEME_MAX + 1];
+extern struct nla_policy ll_scheme_policy[TCA_LOSSLESS_SCHEME_MAX + 1];
+
+/* Builds the schemes' netlink policies from their descriptors; at load. */
+int ll_pool_nl_init(void);
 
 /*
  * Join a pool (init: the qdisc is being added) or change the pool's and

@@ -39,7 +39,7 @@
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
 
-#include "core/pfc.h"
+#include "core/ctrl.h"
 #include "core/headroom.h"
 #include "core/pause.h"
 #include "core/shaper.h"
@@ -258,11 +258,11 @@ static u32 ll_gates_closed(struct ll_sched *q, u64 now)
 /* Apply a MAC control frame redirected to us by the ingress program. It is
  * validated again: the qdisc trusts no one with its gates.
  */
-static void ll_apply_ctrl(struct Qdisc *sch, struct sk_buff *skb)
+static void ll_apply_ctrl(struct Qdisc *sch, struct sk_buff *skb, u16 type)
 {
 	struct ll_sched *q = qdisc_priv(sch);
 	u8 frame[LL_MAC_CTRL_FRAME_MAX_BYTES];
-	struct ll_mac_ctrl m;
+	struct ll_ctrl_msg m;
 	u32 len = min_t(u32, skb->len, sizeof(frame));
 	u64 now;
 
@@ -270,26 +270,29 @@ static void ll_apply_ctrl(struct Qdisc *sch, struct sk_buff *skb)
 		q->ctrl_invalid++;
 		return;
 	}
-	frame[12] = LL_ETH_P_MAC_CONTROL >> 8;
-	frame[13] = LL_ETH_P_MAC_CONTROL & 0xff;
+	/* The ingress program hid the MAC control EtherType only. */
+	if (type == LOSSLESS_CTRL_ETHERTYPE) {
+		frame[12] = LL_ETH_P_MAC_CONTROL >> 8;
+		frame[13] = LL_ETH_P_MAC_CONTROL & 0xff;
+	}
 	/* To 01-80-C2-00-00-01 or to this port's own address (802.3 31B). */
-	if (ll_mac_ctrl_parse(frame, len, qdisc_dev(sch)->dev_addr, &m) !=
+	if (ll_ctrl_parse(frame, len, qdisc_dev(sch)->dev_addr, &m) !=
 	    LL_PARSE_OK) {
 		q->ctrl_invalid++;
 		return;
 	}
-	if (m.kind == LL_MAC_CTRL_PFC)
+	if (m.kind == LL_CTRL_PFC)
 		q->pfc_frames_rx++;
 	else
 		q->pause_frames_rx++;
 	now = ll_now_ns();
 	ll_port_pause_rx(&q->pause, now, &m, READ_ONCE(q->rate_bps));
 	ll_gates_refresh(q);
-	if (m.kind == LL_MAC_CTRL_PFC && ll_wd_enabled(&q->wd.cfg)) {
+	if (m.kind == LL_CTRL_PFC && ll_wd_enabled(&q->wd.cfg)) {
 		u32 p, xoff = 0;
 
 		for (p = 0; p < LL_PFC_PRIOS; p++)
-			if ((m.enable_vector & BIT(p)) && m.quanta[p])
+			if ((m.gate_mask & BIT(p)) && m.value[p])
 				xoff |= BIT(p);
 		ll_wd_xoff_rx(&q->wd, xoff, now);
 	}
@@ -341,13 +344,20 @@ static int ll_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	u16 type = ll_frame_ethertype(skb);
 	struct ll_queue *cl;
 
-	if (type == LOSSLESS_CTRL_ETHERTYPE && skb->mark == LOSSLESS_CTRL_MARK) {
-		ll_apply_ctrl(sch, skb);
+	/*
+	 * From the ingress program: a received control frame to apply (MAC
+	 * control ones under the hidden EtherType; 0x8808 itself is a frame
+	 * this host sends).
+	 */
+	if (skb->mark == LOSSLESS_CTRL_MARK &&
+	    (type == LOSSLESS_CTRL_ETHERTYPE ||
+	     (type != LL_ETH_P_MAC_CONTROL && ll_ctrl_ethertype(type)))) {
+		ll_apply_ctrl(sch, skb, type);
 		consume_skb(skb);
 		return NET_XMIT_SUCCESS;
 	}
 
-	if (type == LL_ETH_P_MAC_CONTROL) {
+	if (ll_ctrl_ethertype(type)) {
 		if (q->ctrl.qlen >= q->limit_pkts)
 			return qdisc_drop(skb, sch, to_free);
 		__qdisc_enqueue_tail(skb, &q->ctrl);
@@ -1137,7 +1147,9 @@ static int ll_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	ll_port_pause_expire(&q->pause, now);
 	ll_gates_refresh(q);
 	st.paused_mask = q->closed_mask;
-	for (i = 0; i < LL_GATES; i++) {
+	/* The PFC and port gates; the free ones show in the class stats. */
+	BUILD_BUG_ON(LOSSLESS_GATES > LL_GATES);
+	for (i = 0; i < LOSSLESS_GATES; i++) {
 		const struct ll_pause_gate *g = &q->pause.gates[i];
 
 		st.gates[i].xoff_frames = g->xoff_frames;
@@ -1266,7 +1278,9 @@ static struct Qdisc_ops ll_qdisc_ops __read_mostly = {
 
 static int __init ll_module_init(void)
 {
-	return register_qdisc(&ll_qdisc_ops);
+	int err = ll_pool_nl_init();
+
+	return err ? err : register_qdisc(&ll_qdisc_ops);
 }
 
 static void __exit ll_module_exit(void)

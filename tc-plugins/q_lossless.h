@@ -25,7 +25,7 @@
 /* Shared-buffer pool limits (the rest are ll_params.c's rows). */
 #define LL_POOL_NAME_MAX LL_UNITS_POOL_NAME_MAX	/* LL_POOL_NAME_LEN - 1 */
 #define LL_POOL_NAME_CHARS LL_UNITS_POOL_NAME_CHARS
-#define LL_ECN_PMAX_ONE LL_UNITS_PROB_ONE		/* probability 1.0 */
+#define LL_TC_PMAX_ONE LL_UNITS_PROB_ONE		/* probability 1.0 */
 
 #pragma GCC visibility push(hidden)
 
@@ -35,8 +35,8 @@ int ll_tc_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* q_lossless_pool.c */
 /* The pool's options given: one slot per row of the table (ll_params). */
 struct ll_pool_opts {
-	bool given[LL_P_COUNT];
-	__u64 val[LL_P_COUNT];		/* units; scheme: its id */
+	bool given[LL_PARAM_ROWS_MAX];	/* by ll_param_index() */
+	__u64 val[LL_PARAM_ROWS_MAX];	/* units; scheme: its id */
 	char pool[LL_POOL_NAME_MAX + 1];
 	const char *plane;
 	const char *first_pool_only;	/* first option given that needs a pool */

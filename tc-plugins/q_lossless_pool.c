@@ -138,6 +138,7 @@ static int ll_parse_ecn(int argc, char **argv, struct ll_pool_opts *o,
 static int ll_parse_scheme(const char *arg, __u64 *id)
 {
 	const char *name;
+	char range[256];
 	int i;
 
 	for (i = 0; (name = ll_param_scheme_name(i)); i++)
@@ -145,15 +146,15 @@ static int ll_parse_scheme(const char *arg, __u64 *id)
 			*id = i;
 			return 0;
 		}
-	return ll_tc_fail("invalid scheme \"%s\": one of %s", arg,
-			  LL_SCHEME_NAMES_HELP);
+	ll_param_range(&ll_params[LL_P_SCHEME], range, sizeof(range));
+	return ll_tc_fail("invalid scheme \"%s\": %s", arg, range);
 }
 
 /* The pool option of row p; argv[0] is its value, *used values consumed. */
 int ll_tc_parse_pool_opt(const struct ll_param *p, int argc, char **argv,
 			 struct ll_pool_opts *o, int *used)
 {
-	unsigned int i = p - ll_params;
+	unsigned int i = ll_param_index(p);
 	const char *arg = argv[0];
 
 	*used = 1;
@@ -354,11 +355,10 @@ static int ll_put_plane(struct nlmsghdr *n, const struct ll_pool_opts *o)
 int ll_tc_check_scheme_opts(const struct ll_pool_opts *o)
 {
 	const char *scheme = ll_param_scheme_name(o->val[LL_P_SCHEME]);
+	const struct ll_param *p;
 	unsigned int i;
 
-	for (i = 0; i < LL_P_COUNT; i++) {
-		const struct ll_param *p = &ll_params[i];
-
+	for (i = 0; (p = ll_param_row(i)); i++) {
 		if (!o->given[i] || p->scheme < 0)
 			continue;
 		if (!o->given[LL_P_SCHEME])
@@ -396,12 +396,12 @@ static int ll_put_scheme(struct nlmsghdr *n, const struct ll_pool_opts *o)
 	if (addattr8(n, LL_NLMSG_MAX, TCA_LOSSLESS_SCHEME_ID, o->val[LL_P_SCHEME]))
 		return -1;
 	for (i = 0; (p = ll_param_of_scheme(o->val[LL_P_SCHEME], i)); i++) {
-		if (!o->given[p - ll_params])
+		if (!o->given[ll_param_index(p)])
 			continue;
 		if (!params)
 			params = addattr_nest(n, LL_NLMSG_MAX,
 					      p->nl_nest | NLA_F_NESTED);
-		if (ll_put_param(n, p, o->val[p - ll_params]))
+		if (ll_put_param(n, p, o->val[ll_param_index(p)]))
 			return -1;
 	}
 	if (params)

@@ -133,7 +133,7 @@ static void ll_print_alpha(const char *key, const char *fmt, __u32 v)
  */
 static double ll_fmt_prob(char *buf, size_t len, __u32 units)
 {
-	double p = (double)units / LL_ECN_PMAX_ONE;
+	double p = (double)units / LL_TC_PMAX_ONE;
 	__u32 back;
 	int d;
 

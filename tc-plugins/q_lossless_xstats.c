@@ -13,7 +13,7 @@
 #include "tc_util.h"
 
 #include "lossless.h"
-#include "scheme_types.h"
+#include "scheme.h"
 #include "q_lossless.h"
 
 /* Gate set as text "prio 3 5 port" / "none" and JSON "<key>_prios": [3, 5],
@@ -362,7 +362,7 @@ static void ll_print_scheme_value(const char *key, const char *text_key,
 
 /*
  * The pool's scheme on this port (DSH, SPFC), when the kernel sent it,
- * printed from the names of scheme_types.h's tables (no code per scheme).
+ * printed from the names of the scheme's descriptor (no code per scheme).
  * Text: "scheme NAME" and its masks as priority lists, its counters, and
  * per priority its values (lossless priorities, all with -d); JSON: an
  * object "scheme_stats" with the masks as arrays, the counters, and each
@@ -371,32 +371,25 @@ static void ll_print_scheme_value(const char *key, const char *text_key,
 static void ll_print_scheme_xstats(const struct tc_lossless_xstats *st,
 				   unsigned int len)
 {
-	static const char *const names[LL_SCHEME_CORE_COUNT] = LL_SCHEME_NAMES;
-	static const struct ll_scheme_stat_desc
-		ctr[LL_SCHEME_CORE_COUNT][LL_SCHEME_STATS] = LL_SCHEME_STAT_DESCS;
-	static const char *const masks[LL_SCHEME_CORE_COUNT][LL_SCHEME_MASKS] =
-		LL_SCHEME_MASK_NAMES;
-	static const struct ll_scheme_stat_desc
-		prio[LL_SCHEME_CORE_COUNT][LL_SCHEME_PRIO_STATS] =
-		LL_SCHEME_PRIO_STAT_DESCS;
 	const struct tc_lossless_scheme_stats *ss = &st->sch;
-	__u32 id = ss->scheme;
+	const struct ll_scheme_desc *d;
 	unsigned int i, p;
 
-	if (len < offsetof(struct tc_lossless_xstats, sch) + sizeof(st->sch) ||
-	    !id || id >= LL_SCHEME_CORE_COUNT || !prio[id][0].name)
+	if (len < offsetof(struct tc_lossless_xstats, sch) + sizeof(st->sch))
+		return;
+	d = ll_scheme_lookup(ss->scheme);
+	if (!ss->scheme || !d || !d->n_prio_stats)
 		return;
 	print_nl();
 	open_json_object("scheme_stats");
-	print_string(PRINT_ANY, "scheme", "  scheme %s",
-		     names[id] ? names[id] : "?");
-	for (i = 0; i < LL_SCHEME_MASKS; i++) {
+	print_string(PRINT_ANY, "scheme", "  scheme %s", d->name);
+	for (i = 0; i < d->n_masks && i < LL_SCHEME_MASKS; i++) {
 		__u32 m = (ss->masks >> (8 * i)) & 0xff;
 
-		if (!masks[id][i])
+		if (!d->masks[i])
 			continue;
-		print_string(PRINT_FP, NULL, " %s", masks[id][i]);
-		open_json_array(PRINT_JSON, masks[id][i]);
+		print_string(PRINT_FP, NULL, " %s", d->masks[i]);
+		open_json_array(PRINT_JSON, d->masks[i]);
 		for (p = 0; p < LOSSLESS_PFC_PRIOS; p++)
 			if (m & (1U << p))
 				print_uint(PRINT_JSON, NULL, NULL, p);
@@ -405,14 +398,14 @@ static void ll_print_scheme_xstats(const struct tc_lossless_xstats *st,
 	}
 	print_nl();
 	print_string(PRINT_FP, NULL, " ", NULL);
-	for (i = 0; i < LL_SCHEME_STATS; i++)
-		if (ctr[id][i].name)
-			ll_print_scheme_value(ctr[id][i].name, ctr[id][i].name,
-					      ctr[id][i].unit, ss->ctr[i]);
+	for (i = 0; i < d->n_stats && i < LOSSLESS_SCHEME_STATS; i++)
+		if (d->stats[i].name)
+			ll_print_scheme_value(d->stats[i].name, d->stats[i].name,
+					      d->stats[i].unit, ss->ctr[i]);
 	/* The first per-priority value (the plane has the second too). */
 	print_nl();
-	print_string(PRINT_FP, NULL, "  %s", prio[id][0].name);
-	open_json_array(PRINT_JSON, prio[id][0].name);
+	print_string(PRINT_FP, NULL, "  %s", d->prio_stats[0].name);
+	open_json_array(PRINT_JSON, d->prio_stats[0].name);
 	for (p = 0; p < LOSSLESS_PFC_PRIOS; p++) {
 		char key[16];
 
@@ -423,7 +416,8 @@ static void ll_print_scheme_xstats(const struct tc_lossless_xstats *st,
 		if (!show_details && !st->iq[p].lossless)
 			continue;
 		snprintf(key, sizeof(key), "prio%u", p);
-		ll_print_scheme_value(NULL, key, prio[id][0].unit, ss->prio[p]);
+		ll_print_scheme_value(NULL, key, d->prio_stats[0].unit,
+				      ss->prio[p]);
 	}
 	close_json_array(PRINT_JSON, NULL);
 	close_json_object();

@@ -127,18 +127,19 @@ json tel_json(const std::string &path, const lossless_plane_tel &t)
 }
 
 // ---------------------------------------------------------------------------
-// The scheme's telemetry (DSH, SPFC), printed from the names of
-// kernel/core/scheme_types.h's tables: no code per scheme.
+// The scheme's telemetry, printed from the names of the scheme's
+// descriptor (kernel/core/scheme.h): no code per scheme.
 
-const ll_scheme_stat_desc kSchCtr[LL_SCHEME_CORE_COUNT][LL_SCHEME_STATS] = LL_SCHEME_STAT_DESCS;
-const char *const kSchMask[LL_SCHEME_CORE_COUNT][LL_SCHEME_MASKS] = LL_SCHEME_MASK_NAMES;
-const ll_scheme_stat_desc kSchPrio[LL_SCHEME_CORE_COUNT][LL_SCHEME_PRIO_STATS] =
-    LL_SCHEME_PRIO_STAT_DESCS;
+// The descriptor of a port slot's scheme if it has telemetry, or nullptr.
+const ll_scheme_desc *scheme_stats_desc(const lossless_plane_scheme_port &sp)
+{
+  const ll_scheme_desc *d = ll_scheme_selectable(sp.s.scheme);
+  return d && d->port_stats ? d : nullptr;
+}
 
 bool has_scheme_stats(const lossless_plane_scheme_port &sp)
 {
-  std::uint32_t id = sp.s.scheme;
-  return id && id < LL_SCHEME_CORE_COUNT && kSchCtr[id][0].name;
+  return scheme_stats_desc(sp) != nullptr;
 }
 
 std::string stat_str(std::uint8_t unit, std::uint64_t v)
@@ -163,28 +164,24 @@ std::string mask_str(std::uint32_t mask)
 // As tc -s -j's "scheme_stats", with the second per-priority value too.
 json scheme_port_json(const lossless_plane_scheme_port &sp)
 {
-  std::uint32_t id = sp.s.scheme;
-  const char *name = ll_scheme_name(id);
-  json o = {{"scheme", name ? name : "?"}};
-  for (unsigned m = 0; m < LL_SCHEME_MASKS; m++) {
-    if (!kSchMask[id][m])
-      continue;
+  const ll_scheme_desc *d = ll_scheme_lookup(sp.s.scheme);
+  json o = {{"scheme", d ? d->name : "?"}};
+  if (!d)
+    return o;
+  for (unsigned m = 0; m < d->n_masks && m < LL_SCHEME_MASKS; m++) {
     json prios = json::array();
     for (unsigned p = 0; p < LOSSLESS_PFC_PRIOS; p++)
       if ((sp.s.masks >> (8 * m + p)) & 1)
         prios.push_back(p);
-    o[kSchMask[id][m]] = prios;
+    o[d->masks[m]] = prios;
   }
-  for (unsigned i = 0; i < LL_SCHEME_STATS; i++)
-    if (kSchCtr[id][i].name)
-      o[kSchCtr[id][i].name] = sp.s.ctr[i];
-  for (unsigned v = 0; v < LL_SCHEME_PRIO_STATS; v++) {
-    if (!kSchPrio[id][v].name)
-      continue;
+  for (unsigned i = 0; i < d->n_stats && i < LL_SCHEME_STATS; i++)
+    o[d->stats[i].name] = sp.s.ctr[i];
+  for (unsigned v = 0; v < d->n_prio_stats && v < LL_SCHEME_PRIO_STATS; v++) {
     json vals = json::array();
     for (unsigned p = 0; p < LOSSLESS_PFC_PRIOS; p++)
       vals.push_back(v ? sp.prio2[p] : sp.s.prio[p]);
-    o[kSchPrio[id][v].name] = vals;
+    o[d->prio_stats[v].name] = vals;
   }
   return o;
 }
@@ -198,30 +195,24 @@ void print_scheme_table(const lossless_plane_tel &t)
     const auto &sp = t.sch[i];
     if (!t.ports[i].ifindex || !has_scheme_stats(sp))
       continue;
-    std::uint32_t id = sp.s.scheme;
+    const ll_scheme_desc *d = scheme_stats_desc(sp);
     if (!head)
-      std::printf("  scheme %s telemetry (docs/%s.md):\n", ll_scheme_name(id),
-                  id == LL_SCHEME_DSH ? "DSH" : "SPFC");
+      std::printf("  scheme %s telemetry (%s):\n", d->name, d->doc);
     head = true;
     std::string line = "  " + ifname(t.ports[i].ifindex);
-    for (unsigned m = 0; m < LL_SCHEME_MASKS; m++)
-      if (kSchMask[id][m])
-        line += std::string("  ") + kSchMask[id][m] + " " +
-                mask_str((sp.s.masks >> (8 * m)) & 0xff);
+    for (unsigned m = 0; m < d->n_masks && m < LL_SCHEME_MASKS; m++)
+      line += std::string("  ") + d->masks[m] + " " + mask_str((sp.s.masks >> (8 * m)) & 0xff);
     std::printf("%s\n   ", line.c_str());
-    for (unsigned c = 0; c < LL_SCHEME_STATS; c++)
-      if (kSchCtr[id][c].name)
-        std::printf(" %s %s", kSchCtr[id][c].name,
-                    stat_str(kSchCtr[id][c].unit, sp.s.ctr[c]).c_str());
+    for (unsigned c = 0; c < d->n_stats && c < LL_SCHEME_STATS; c++)
+      std::printf(" %s %s", d->stats[c].name, stat_str(d->stats[c].unit, sp.s.ctr[c]).c_str());
     std::printf("\n");
     for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++) {
       if (!(t.lossless_mask & (1u << q)))
         continue;
       std::printf("    prio %u:", q);
-      for (unsigned v = 0; v < LL_SCHEME_PRIO_STATS; v++)
-        if (kSchPrio[id][v].name)
-          std::printf(" %s %s", kSchPrio[id][v].name,
-                      stat_str(kSchPrio[id][v].unit, v ? sp.prio2[q] : sp.s.prio[q]).c_str());
+      for (unsigned v = 0; v < d->n_prio_stats && v < LL_SCHEME_PRIO_STATS; v++)
+        std::printf(" %s %s", d->prio_stats[v].name,
+                    stat_str(d->prio_stats[v].unit, v ? sp.prio2[q] : sp.s.prio[q]).c_str());
       std::printf("\n");
     }
   }

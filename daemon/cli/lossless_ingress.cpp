@@ -422,8 +422,10 @@ void print_json(const std::string &pin_dir, const std::vector<PortView> &ports)
       << ",\"configured\":" << (p.cfg ? "true" : "false")
       << ",\"mode\":" << json_str(std::string(li::mode_name(cfg.mode)))
       << ",\"default_prio\":" << unsigned(cfg.default_prio)
-      << ",\"control\":{\"pfc\":" << p.ctrl.pfc << ",\"pause\":" << p.ctrl.pause
-      << ",\"dropped\":" << p.ctrl.dropped() << ",\"errors\":{";
+      << ",\"control\":{";
+    for (unsigned k = 1; k < LL_CTRL_KIND_COUNT; k++)
+      o << json_str(ll_ctrl_kind(k)->name) << ":" << p.ctrl.frames[k] << ",";
+    o << "\"dropped\":" << p.ctrl.dropped() << ",\"errors\":{";
     for (unsigned r = 1; r < LL_PARSE_RESULT_COUNT; r++)
       o << (r > 1 ? "," : "")
         << json_str(ll_parse_result_name(static_cast<ll_parse_result>(r)))
@@ -459,9 +461,10 @@ void print_table(const std::vector<PortView> &ports)
                           : "not attached",
                 std::string(li::mode_name(cfg.mode)).c_str(),
                 p.cfg ? "" : " (no config: defaults)", cfg.default_prio);
-    std::printf("  control frames: pfc %llu  pause %llu  dropped %llu\n",
-                (unsigned long long)p.ctrl.pfc, (unsigned long long)p.ctrl.pause,
-                (unsigned long long)p.ctrl.dropped());
+    std::printf("  control frames:");
+    for (unsigned k = 1; k < LL_CTRL_KIND_COUNT; k++)
+      std::printf(" %s %llu ", ll_ctrl_kind(k)->name, (unsigned long long)p.ctrl.frames[k]);
+    std::printf(" dropped %llu\n", (unsigned long long)p.ctrl.dropped());
     if (p.ctrl.dropped()) {
       std::printf("    dropped:");
       for (unsigned r = 1; r < LL_PARSE_RESULT_COUNT; r++)

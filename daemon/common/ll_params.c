@@ -21,22 +21,6 @@ _Static_assert(LL_UNITS_PRIOS_MAX + 1 == LOSSLESS_PFC_PRIOS,
 #define LL_PARAMS_PRIO(p) (1ULL << (p))
 #define LL_PARAMS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-_Static_assert(LOSSLESS_DSH_F_NO_SHARED_HEADROOM == LL_DSH_F_NO_SHARED_HEADROOM &&
-	       LOSSLESS_DSH_F_NO_INSURANCE == LL_DSH_F_NO_INSURANCE &&
-	       LOSSLESS_DSH_F_STATIC_TAU == LL_DSH_F_STATIC_TAU &&
-	       LOSSLESS_SPFC_F_WINDOW_END == LL_SPFC_F_WINDOW_END &&
-	       LOSSLESS_SPFC_F_DAEMON == LL_SPFC_F_DAEMON,
-	       "the uapi's scheme flags are the core's");
-
-/* The flags' names: the value 0, then bit 0, 1, ... (LL_PARAM_FLAGS). */
-static const char *const ll_dsh_variants[] = {
-	"dsh", "no-shared-headroom", "no-insurance", "static-tau", NULL,
-};
-
-static const char *const ll_spfc_modes[] = {
-	"irc", "window-end", "daemon", NULL,
-};
-
 /*
  * The defaults are those of the kernel's pool (ll_kpool_default_config()
  * in kernel/lossless_pool.c, LL_DEFAULT_SW_DELAY_NS in lossless_pool.h):
@@ -154,179 +138,86 @@ const struct ll_param ll_params[LL_P_COUNT] = {
 	},
 	[LL_P_SCHEME] = {
 		.tc = "scheme", .arg = "NAME", .key = "scheme",
-		.help = "the pool's MMU scheme, " LL_SCHEME_NAMES_HELP " (docs/SCHEMES.md)",
+		.help = "the pool's MMU scheme (docs/SCHEMES.md)",
 		.unit = LL_PARAM_SCHEME, .scheme = -1,
 		.min = 0, .max = LL_SCHEME_COUNT - 1, .def = LL_SCHEME_DT,
 		.nl_attr = TCA_LOSSLESS_SCHEME,
 		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = -1,
 	},
-	[LL_P_ST_THRESHOLD] = {
-		.tc = "st-threshold", .arg = "SIZE", .key = "threshold",
-		.ctl = "st.threshold",
-		.help = "shared bytes at which a lossless (port, priority) pauses; 0: shared buffer / ports",
-		.unit = LL_PARAM_SIZE,
-		.flags = LL_PARAM_POLICY | LL_PARAM_MAX_BUFFER | LL_PARAM_SHOW_NONZERO,
-		.scheme = LL_SCHEME_ST, .min = 0, .max = LL_MMU_MAX_TOTAL_BYTES,
-		.def = 0, .nl_attr = TCA_LOSSLESS_ST_THRESHOLD_BYTES,
-		.nl_nest = TCA_LOSSLESS_SCHEME_ST, .nl_len = 8,
-		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 0,
-	},
-	/* DSH (docs/DSH.md): struct ll_dsh_params, word by word. */
-	[LL_P_DSH_WINDOW] = {
-		.tc = "dsh-window", .arg = "TIME", .key = "window",
-		.ctl = "dsh.window",
-		.help = "single-queue window (Alg. 4): a port whose lossless packets all went to one priority this long gives it tau 0",
-		.unit = LL_PARAM_TIME,
-		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
-		.scheme = LL_SCHEME_DSH, .min = 1, .max = LL_DSH_WINDOW_NS_MAX,
-		.def = LL_DSH_WINDOW_NS_DEFAULT,
-		.nl_attr = TCA_LOSSLESS_DSH_WINDOW_NS,
-		.nl_nest = TCA_LOSSLESS_SCHEME_DSH, .nl_len = 8,
-		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 0,
-	},
-	[LL_P_DSH_EWMA_SHIFT] = {
-		.tc = "dsh-ewma-shift", .arg = "N", .key = "ewma_shift",
-		.ctl = "dsh.ewma-shift",
-		.help = "weight of the in-flight estimator's averages, w = 2^-N",
-		.unit = LL_PARAM_COUNT,
-		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
-		.scheme = LL_SCHEME_DSH, .min = 1, .max = LL_DSH_EWMA_SHIFT_MAX,
-		.def = LL_DSH_EWMA_SHIFT_DEFAULT,
-		.nl_attr = TCA_LOSSLESS_DSH_EWMA_SHIFT,
-		.nl_nest = TCA_LOSSLESS_SCHEME_DSH, .nl_len = 8,
-		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 1,
-	},
-	[LL_P_DSH_GAIN] = {
-		.tc = "dsh-gain", .arg = "N", .key = "gain",
-		.ctl = "dsh.gain",
-		.help = "deviation gain k of the estimator, g_hat = g_avg + k x v_avg",
-		.unit = LL_PARAM_COUNT,
-		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
-		.scheme = LL_SCHEME_DSH, .min = 1, .max = LL_DSH_GAIN_MAX,
-		.def = LL_DSH_GAIN_DEFAULT,
-		.nl_attr = TCA_LOSSLESS_DSH_DEVIATION_GAIN,
-		.nl_nest = TCA_LOSSLESS_SCHEME_DSH, .nl_len = 8,
-		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 2,
-	},
-	[LL_P_DSH_VARIANT] = {
-		.tc = "dsh-variant", .arg = "VARIANT", .key = "variant",
-		.ctl = "dsh.variant",
-		.help = "dsh, or the paper's ablations: no-shared-headroom, no-insurance, static-tau (comma list)",
-		.unit = LL_PARAM_FLAGS,
-		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
-		.scheme = LL_SCHEME_DSH, .min = 0, .max = LL_DSH_F_ALL, .def = 0,
-		.nl_attr = TCA_LOSSLESS_DSH_FLAGS,
-		.nl_nest = TCA_LOSSLESS_SCHEME_DSH, .nl_len = 8,
-		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 3,
-		.names = ll_dsh_variants,
-		.excl = LL_DSH_F_NO_SHARED_HEADROOM | LL_DSH_F_STATIC_TAU,
-	},
-	/* SPFC (docs/SPFC.md): struct ll_spfc_params, word by word. */
-	[LL_P_SPFC_WINDOW] = {
-		.tc = "spfc-window", .arg = "TIME", .key = "window",
-		.ctl = "spfc.window",
-		.help = "the window TC over which departures are counted; at least 4 round trips",
-		.unit = LL_PARAM_TIME,
-		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
-		.scheme = LL_SCHEME_SPFC, .min = LL_SPFC_TC_NS_MIN,
-		.max = LL_SPFC_TC_NS_MAX, .def = LL_SPFC_TC_NS_DEFAULT,
-		.nl_attr = TCA_LOSSLESS_SPFC_TC_NS,
-		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
-		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 0,
-	},
-	[LL_P_SPFC_IRC_TH] = {
-		.tc = "spfc-irc-th", .arg = "SIZE", .key = "irc_th",
-		.ctl = "spfc.irc-th",
-		.help = "departures per window that make a queue a Victim, at least 1 MTU; 0: C x TC / 8 / K per port",
-		.unit = LL_PARAM_SIZE,
-		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
-		.scheme = LL_SCHEME_SPFC, .min = 0, .max = LL_SPFC_IRC_TH_MAX,
-		.def = 0, .nl_attr = TCA_LOSSLESS_SPFC_IRC_TH_BYTES,
-		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
-		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 1,
-	},
-	[LL_P_SPFC_IRC_TH_PACKETS] = {
-		.tc = "spfc-irc-th-packets", .arg = "N", .key = "irc_th_packets",
-		.ctl = "spfc.irc-th-packets",
-		.help = "IRC_th counted in packets (the paper's unit), not with spfc-irc-th; 0: count bytes",
-		.unit = LL_PARAM_COUNT,
-		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
-		.scheme = LL_SCHEME_SPFC, .min = 0, .max = LL_SPFC_IRC_TH_MAX,
-		.def = 0, .nl_attr = TCA_LOSSLESS_SPFC_IRC_TH_PACKETS,
-		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
-		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 2,
-	},
-	[LL_P_SPFC_VICTIM_THRESHOLD] = {
-		.tc = "spfc-victim-threshold", .arg = "SIZE",
-		.key = "victim_threshold", .ctl = "spfc.victim-threshold",
-		.help = "shared bytes at which a Victim pauses (at least the Dynamic Threshold); 0: the whole buffer",
-		.unit = LL_PARAM_SIZE,
-		.flags = LL_PARAM_POLICY | LL_PARAM_MAX_BUFFER | LL_PARAM_SHOW_NONZERO,
-		.scheme = LL_SCHEME_SPFC, .min = 0, .max = LL_MMU_MAX_TOTAL_BYTES,
-		.def = 0, .nl_attr = TCA_LOSSLESS_SPFC_VICTIM_THRESHOLD_BYTES,
-		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
-		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 3,
-	},
-	[LL_P_SPFC_MODE] = {
-		.tc = "spfc-mode", .arg = "MODE", .key = "mode",
-		.ctl = "spfc.mode",
-		.help = "irc: a queue turns Victim as its count reaches IRC_th; window-end: at a window's end; daemon: by the daemon's bit",
-		.unit = LL_PARAM_FLAGS,
-		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
-		.scheme = LL_SCHEME_SPFC, .min = 0, .max = LL_SPFC_F_ALL, .def = 0,
-		.nl_attr = TCA_LOSSLESS_SPFC_FLAGS,
-		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
-		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 4,
-		.names = ll_spfc_modes,
-	},
-	[LL_P_SPFC_K] = {
-		.tc = "spfc-k", .arg = "N", .key = "k", .ctl = "spfc.k",
-		.help = "K of the derived IRC_th = C x TC / (8 K) per port, an integer",
-		.unit = LL_PARAM_COUNT,
-		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
-		.scheme = LL_SCHEME_SPFC, .min = 1, .max = LL_SPFC_K_MAX,
-		.def = LL_SPFC_K_DEFAULT, .nl_attr = TCA_LOSSLESS_SPFC_K,
-		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
-		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 5,
-	},
 };
 
-static const char *const ll_param_schemes[LL_SCHEME_COUNT] = LL_SCHEME_NAMES;
+/* Every row: the pool's, then each selectable scheme's; NULL after. */
+const struct ll_param *ll_param_row(unsigned int n)
+{
+	const struct ll_scheme_desc *d;
+	unsigned int id;
+
+	if (n < LL_P_COUNT)
+		return &ll_params[n];
+	n -= LL_P_COUNT;
+	for (id = 0; (d = ll_scheme_selectable(id)); id++) {
+		if (n < d->n_params)
+			return &d->params[n];
+		n -= d->n_params;
+	}
+	return NULL;
+}
+
+unsigned int ll_param_index(const struct ll_param *p)
+{
+	const struct ll_param *r;
+	unsigned int i;
+
+	for (i = 0; (r = ll_param_row(i)); i++)
+		if (r == p)
+			return i;
+	return LL_PARAM_ROWS_MAX;
+}
 
 const struct ll_param *ll_param_by_tc(const char *kw)
 {
+	const struct ll_param *r;
 	unsigned int i;
 
-	for (i = 0; i < LL_P_COUNT; i++)
-		if (ll_params[i].tc && strcmp(kw, ll_params[i].tc) == 0)
-			return &ll_params[i];
+	for (i = 0; (r = ll_param_row(i)); i++)
+		if (r->tc && strcmp(kw, r->tc) == 0)
+			return r;
 	return NULL;
 }
 
 const struct ll_param *ll_param_by_ctl(const char *key)
 {
+	const struct ll_param *r;
 	unsigned int i;
 
-	for (i = 0; i < LL_P_COUNT; i++)
-		if (ll_params[i].ctl && strcmp(key, ll_params[i].ctl) == 0)
-			return &ll_params[i];
+	for (i = 0; (r = ll_param_row(i)); i++)
+		if (r->ctl && strcmp(key, r->ctl) == 0)
+			return r;
 	return NULL;
 }
 
 const struct ll_param *ll_param_of_scheme(int scheme, unsigned int n)
 {
+	const struct ll_scheme_desc *d =
+		scheme >= 0 ? ll_scheme_selectable((unsigned int)scheme) : NULL;
+
+	return d && n < d->n_params ? &d->params[n] : NULL;
+}
+
+const struct ll_param *ll_param_of_scheme_key(int scheme, const char *key)
+{
+	const struct ll_param *r;
 	unsigned int i;
 
-	for (i = 0; i < LL_P_COUNT; i++)
-		if (ll_params[i].scheme == scheme && scheme >= 0 && !n--)
-			return &ll_params[i];
+	for (i = 0; (r = ll_param_of_scheme(scheme, i)); i++)
+		if (r->key && strcmp(key, r->key) == 0)
+			return r;
 	return NULL;
 }
 
 const char *ll_param_scheme_name(int scheme)
 {
-	return scheme >= 0 && scheme < LL_SCHEME_COUNT ?
-	       ll_param_schemes[scheme] : NULL;
+	return scheme >= 0 ? ll_scheme_name((unsigned int)scheme) : NULL;
 }
 
 /* Strict decimal: digits only, no sign, no overflow. */
@@ -510,6 +401,23 @@ static int ll_param_flags_range(const struct ll_param *p, char *buf,
 	return n;
 }
 
+/* "one of dt, st, dsh, spfc": the selectable schemes. */
+static int ll_param_scheme_range(char *buf, unsigned int len)
+{
+	unsigned int n = 0;
+	const char *name;
+	int id, w;
+
+	w = snprintf(buf, len, "one of");
+	n += w > 0 ? w : 0;
+	for (id = 0; (name = ll_param_scheme_name(id)); id++) {
+		w = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0,
+			     "%s %s", id ? "," : "", name);
+		n += w > 0 ? w : 0;
+	}
+	return n;
+}
+
 int ll_param_range(const struct ll_param *p, char *buf, unsigned int len)
 {
 	switch (p->unit) {
@@ -529,7 +437,7 @@ int ll_param_range(const struct ll_param *p, char *buf, unsigned int len)
 		return snprintf(buf, len, "a comma list of priorities 0 .. %u (e.g. 3,4) or none",
 				LL_UNITS_PRIOS_MAX);
 	case LL_PARAM_SCHEME:
-		return snprintf(buf, len, "one of %s", LL_SCHEME_NAMES_HELP);
+		return ll_param_scheme_range(buf, len);
 	case LL_PARAM_FLAGS:
 		return ll_param_flags_range(p, buf, len);
 	default:
@@ -618,8 +526,8 @@ int ll_param_synopsis(const struct ll_param *p, char *buf, unsigned int len)
 		return n;
 	}
 	LL_PUT("[ %s {", p->tc);
-	for (id = 0; id < LL_SCHEME_COUNT; id++) {
-		LL_PUT("%s %s", id ? " |" : "", ll_param_schemes[id]);
+	for (id = 0; ll_param_scheme_name(id); id++) {
+		LL_PUT("%s %s", id ? " |" : "", ll_param_scheme_name(id));
 		for (i = 0; (sp = ll_param_of_scheme(id, i)); i++)
 			if (sp->tc)
 				LL_PUT(" [ %s %s ]", sp->tc, sp->arg);

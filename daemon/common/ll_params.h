@@ -36,72 +36,11 @@
 #include <stdint.h>
 
 #include "ll_units.h"
+#include "param.h"		/* kernel/core: struct ll_param */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The value of a row: how it is written, parsed and shown. */
-enum ll_param_unit {
-	LL_PARAM_SIZE,		/* bytes; tc size units (ll_units_size) */
-	LL_PARAM_TIME,		/* ns; tc time units, the unit required */
-	LL_PARAM_ALPHA,		/* num << 8 | shift; NUM or NUM/DEN */
-	LL_PARAM_PRIOS,		/* bit p = priority p; "3,4" or "none" */
-	LL_PARAM_COUNT,		/* a plain decimal integer */
-	LL_PARAM_FLAGS,		/* bits by name: names[0] (0) or a comma list */
-	/* Special syntax: each reader has its own code for these. */
-	LL_PARAM_NAME,		/* the pool's name (ll_units_pool_name) */
-	LL_PARAM_ECN,		/* KMIN KMAX PMAX | off */
-	LL_PARAM_PLANE,		/* auto | PATH */
-	LL_PARAM_SCHEME,	/* a scheme's name (LL_SCHEME_NAMES) */
-};
-
-/* Row flags. */
-#define LL_PARAM_PORT		(1U << 0)	/* this port's, not the pool's */
-#define LL_PARAM_MAX_BUFFER	(1U << 1)	/* also at most the pool's buffer */
-#define LL_PARAM_DEF_MTU	(1U << 2)	/* def is in MTUs of the pool */
-#define LL_PARAM_SHOW_NONZERO	(1U << 3)	/* tc shows it only when not 0 */
-#define LL_PARAM_TOML_PORT	(1U << 4)	/* key is a [[port]]'s, not a [[pool]]'s */
-#define LL_PARAM_POLICY		(1U << 5)	/* the policies take ctl at run time */
-
-struct ll_param {
-	const char *tc;		/* tc keyword ("xon-offset"); NULL: none */
-	const char *arg;	/* its value in the synopsis ("SIZE") */
-	/* TOML key: of a [[pool]], of a [[port]] (LL_PARAM_TOML_PORT), or
-	 * of the scheme's [pool.<scheme>] table; NULL: none.
-	 */
-	const char *key;
-	/* Key of `losslessctl set` (and of losslessd's policies, with
-	 * LL_PARAM_POLICY; a scheme's as "<scheme>.<key>"); NULL: none.
-	 */
-	const char *ctl;
-	const char *metric;	/* Prometheus family showing it; NULL: none */
-	const char *help;	/* one line, no full stop */
-	enum ll_param_unit unit;
-	unsigned int flags;	/* LL_PARAM_* */
-	int scheme;		/* LL_SCHEME_* it is a parameter of; -1: none */
-	uint64_t min, max;	/* alpha: the encodings of the least and most */
-	uint64_t def;		/* the default (LL_PARAM_DEF_MTU: MTUs) */
-	/* Netlink: nl_attr in TCA_OPTIONS (nl_nest 0), or in the scheme's
-	 * nest nl_nest (TCA_LOSSLESS_SCHEME_<NAME>) in TCA_LOSSLESS_SCHEME.
-	 * nl_len: its payload, 1, 4 or 8 bytes (0: special syntax).
-	 */
-	uint16_t nl_attr;
-	uint16_t nl_nest;
-	uint8_t nl_len;
-	/* The plane (kernel/uapi/lossless.h): the LOSSLESS_PLANE_SET_* bit
-	 * of the control entry's field (0: none); a scheme's parameter is
-	 * word of lossless_plane_scheme.p.raw.
-	 */
-	uint32_t plane_set;
-	int word;		/* -1: not a scheme's */
-	/* LL_PARAM_FLAGS: names[0] is the value 0 ("dsh"), names[1 + b] bit
-	 * b ("no-insurance"), NULL-terminated; excl the bits that must not
-	 * all be set together (0: none). max is the mask of known bits.
-	 */
-	const char *const *names;
-	uint64_t excl;
-};
 
 /* The rows, in the order tc sends and prints them. */
 enum ll_param_id {
@@ -119,28 +58,27 @@ enum ll_param_id {
 	LL_P_PLANE,
 	LL_P_INTERVAL,
 	LL_P_SCHEME,
-	/* The schemes' parameters. */
-	LL_P_ST_THRESHOLD,
-	LL_P_DSH_WINDOW,
-	LL_P_DSH_EWMA_SHIFT,
-	LL_P_DSH_GAIN,
-	LL_P_DSH_VARIANT,
-	LL_P_SPFC_WINDOW,
-	LL_P_SPFC_IRC_TH,
-	LL_P_SPFC_IRC_TH_PACKETS,
-	LL_P_SPFC_VICTIM_THRESHOLD,
-	LL_P_SPFC_MODE,
-	LL_P_SPFC_K,
 	LL_P_COUNT
 };
 
 extern const struct ll_param ll_params[LL_P_COUNT];
 
+/*
+ * Every row, numbered from 0: the pool's (ll_params[], LL_P_*), then each
+ * selectable scheme's (its descriptor's params, kernel/core/scheme_*.c);
+ * NULL after the last. ll_param_index() is a row's number (for arrays of
+ * LL_PARAM_ROWS_MAX slots, one per row), LL_PARAM_ROWS_MAX if none.
+ */
+#define LL_PARAM_ROWS_MAX 64
+const struct ll_param *ll_param_row(unsigned int n);
+unsigned int ll_param_index(const struct ll_param *p);
 /* Rows by tc keyword, by `losslessctl set` key; NULL if none. */
 const struct ll_param *ll_param_by_tc(const char *kw);
 const struct ll_param *ll_param_by_ctl(const char *key);
 /* The i-th row (from 0) of scheme's parameters; NULL after the last. */
 const struct ll_param *ll_param_of_scheme(int scheme, unsigned int i);
+/* The row of scheme's parameters with TOML key key; NULL if none. */
+const struct ll_param *ll_param_of_scheme_key(int scheme, const char *key);
 /* A scheme's name ("st"), or NULL. */
 const char *ll_param_scheme_name(int scheme);
 

@@ -246,29 +246,22 @@ void Parser::scheme_tables(const toml::table &t, const std::string &ctx,
       if (x && (!buffer_ok || within_buffer(sctx, *v, *sp, *x, p.buffer_bytes)))
         p.scheme_block.p.raw[sp->word] = *x;
     }
-    // K only derives IRC_th: with a given one it would do nothing.
-    const toml::node *k = tab->get(ll_params[LL_P_SPFC_K].key);
-    if (reg.scheme_id == LOSSLESS_SCHEME_SPFC && k)
-      for (ll_param_id id : {LL_P_SPFC_IRC_TH, LL_P_SPFC_IRC_TH_PACKETS})
-        if (tab->get(ll_params[id].key)) {
-          bad(sctx, "k", *k,
-              std::string("K only derives IRC_th = C x TC / (8 K): not with ") +
-                  ll_params[id].key);
-          break;
-        }
   }
 }
 
-// The scheme's checks against the pool's ports (registry.h's
-// check_scheme()), at the line of the key they are about. Ports' headroom
-// is the given one, or the formula's when the rate is given (without the
-// shaper's term, which the qdisc reports later); round trips are 2 x
-// (cable delay + the pool's sw_delay). SPFC's window, when not given, is
-// 4 round trips of the slowest port, at least the row's default.
+// The scheme's part of the configuration (its Registration's configure:
+// defaults that depend on the ports, keys that do not go together), then
+// its checks against the pool's ports (registry.h's check_scheme()), each
+// at the line of the key it is about. Ports' headroom is the given one, or
+// the formula's when the rate is given (without the shaper's term, which
+// the qdisc reports later); round trips are 2 x (cable delay + the pool's
+// sw_delay).
 void scheme_checks(Parser &ps, const toml::table &pool_table, Pool &pool,
                    const std::vector<const toml::table *> &port_tables, const Config &cfg)
 {
-  if (pool.scheme_block.id != LOSSLESS_SCHEME_DSH && pool.scheme_block.id != LOSSLESS_SCHEME_SPFC)
+  const auto *reg =
+      lossless::policy::by_scheme_id(static_cast<std::uint8_t>(pool.scheme_block.id));
+  if (!reg || (!reg->check && !reg->configure))
     return;
   std::vector<lossless::policy::SchemePort> ports;
   std::vector<std::size_t> index;  // into cfg.ports
@@ -299,14 +292,15 @@ void scheme_checks(Parser &ps, const toml::table &pool_table, Pool &pool,
   const std::string scheme = pool.scheme;
   const toml::node *stab_node = pool_table.get(scheme);
   const toml::table *stab = stab_node ? stab_node->as_table() : nullptr;
-  auto &tc = pool.scheme_block.p.spfc.tc_ns;
-  if (pool.scheme_block.id == LOSSLESS_SCHEME_SPFC &&
-      !(stab && stab->get(ll_params[LL_P_SPFC_WINDOW].key))) {
-    std::uint64_t rtt = 0;
+  std::vector<lossless::policy::SchemeIssue> issues;
+  if (reg->configure) {
+    lossless::policy::SchemeConfig sc;
+    sc.given = [stab](const char *key) { return stab && stab->get(key); };
     for (const auto &sp : ports)
-      rtt = std::max(rtt, sp.rtt_ns);
-    tc = std::clamp<std::uint64_t>(4 * rtt, ll_params[LL_P_SPFC_WINDOW].def,
-                                   ll_params[LL_P_SPFC_WINDOW].max);
+      sc.max_rtt_ns = std::max(sc.max_rtt_ns, sp.rtt_ns);
+    sc.block = &pool.scheme_block;
+    reg->configure(sc);
+    issues = std::move(sc.issues);
   }
   lossless::policy::PoolSettings s;
   s.alpha = pool.alpha;
@@ -317,15 +311,17 @@ void scheme_checks(Parser &ps, const toml::table &pool_table, Pool &pool,
       static_cast<std::uint32_t>(ll_param_default(&ll_params[LL_P_RESERVED], frame)));
   s.scheme = pool.scheme_block;
   const std::string ctx = "pool " + quote(pool.name) + ": ";
-  for (const auto &issue : lossless::policy::check_scheme(s, ports)) {
+  for (auto &issue : lossless::policy::check_scheme(s, ports))
+    issues.push_back(std::move(issue));
+  for (const auto &issue : issues) {
     std::uint32_t line = pool.line;
-    if (issue.port >= 0 && issue.param < 0) {
+    if (issue.port >= 0 && !issue.param) {
       const Port &port = cfg.ports[index[issue.port]];
       const toml::table &pt = *port_tables[index[issue.port]];
       const toml::node *h = pt.get(ll_params[LL_P_HEADROOM].key);
       line = h ? Parser::line_of(h->source()) : port.line;
-    } else if (issue.param >= 0) {
-      const ll_param &r = ll_params[issue.param];
+    } else if (issue.param) {
+      const ll_param &r = *issue.param;
       const toml::table *t = r.scheme >= 0 ? stab : &pool_table;
       const toml::node *n = t && r.key ? t->get(r.key) : nullptr;
       line = n ? Parser::line_of(n->source()) : t ? Parser::line_of(t->source()) : pool.line;

@@ -400,8 +400,8 @@ std::optional<CtrlCounters> Maps::ctrl_counters(std::uint32_t ifindex) const
     return std::nullopt;
   CtrlCounters sum;
   for (const auto &v : *vals) {
-    sum.pfc += v.pfc;
-    sum.pause += v.pause;
+    for (unsigned k = 0; k < LL_CTRL_KIND_COUNT; k++)
+      sum.frames[k] += v.frames[k];
     for (unsigned i = 0; i < LL_PARSE_RESULT_COUNT; i++)
       sum.parse_error[i] += v.parse_error[i];
     sum.rewrite_failed += v.rewrite_failed;

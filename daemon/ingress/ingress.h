@@ -76,8 +76,8 @@ struct PrioCounters {
 // MAC control frames, summed over CPUs. parse_error is indexed by
 // enum ll_parse_result (names: ll_parse_result_name()).
 struct CtrlCounters {
-  std::uint64_t pfc = 0;
-  std::uint64_t pause = 0;
+  // Valid frames handed to the qdisc, by kind (enum ll_ctrl_kind, ctrl.h).
+  std::array<std::uint64_t, LL_CTRL_KIND_COUNT> frames{};
   std::array<std::uint64_t, LL_PARSE_RESULT_COUNT> parse_error{};
   std::uint64_t rewrite_failed = 0;
   std::uint64_t redirect_failed = 0;

@@ -338,25 +338,20 @@ class Writer {
   std::map<std::string, std::size_t> named_index_;
 };
 
-// The scheme telemetry of a port slot (DSH, SPFC), from the names of
-// scheme_types.h's tables: per port lossless_<scheme>_port_<counter> with
-// the unit's suffix, per lossless priority lossless_<scheme>_ingress_<mask>
+// The scheme telemetry of a port slot, from the names of the scheme's
+// descriptor (kernel/core/scheme.h): per port lossless_<scheme>_port_<counter>
+// with the unit's suffix, per lossless priority lossless_<scheme>_ingress_<mask>
 // (1 while set) and lossless_<scheme>_ingress_<value>.
 void add_scheme_port(Writer &w, const lossless_plane_tel &t, std::uint32_t slot,
                      std::string_view pv, std::string_view dv)
 {
-  static const ll_scheme_stat_desc kCtr[LL_SCHEME_CORE_COUNT][LL_SCHEME_STATS] =
-      LL_SCHEME_STAT_DESCS;
-  static const char *const kMask[LL_SCHEME_CORE_COUNT][LL_SCHEME_MASKS] = LL_SCHEME_MASK_NAMES;
-  static const ll_scheme_stat_desc kPrio[LL_SCHEME_CORE_COUNT][LL_SCHEME_PRIO_STATS] =
-      LL_SCHEME_PRIO_STAT_DESCS;
   static const char *const kPrioLabel[LOSSLESS_PFC_PRIOS] = {"0", "1", "2", "3",
                                                              "4", "5", "6", "7"};
   const lossless_plane_scheme_port &sp = t.sch[slot];
-  std::uint32_t id = sp.s.scheme;
-  const char *scheme = id < LL_SCHEME_CORE_COUNT ? ll_scheme_name(id) : nullptr;
-  if (!id || !scheme || !kCtr[id][0].name)
+  const ll_scheme_desc *desc = ll_scheme_selectable(sp.s.scheme);
+  if (!desc || !desc->port_stats)
     return;
+  const char *scheme = desc->name;
   const std::string base = std::string("lossless_") + scheme;
   auto value = [](std::uint8_t unit, std::uint64_t v) {
     return unit == LL_STAT_NS ? seconds(v) : u64(v);
@@ -370,8 +365,8 @@ void add_scheme_port(Writer &w, const lossless_plane_tel &t, std::uint32_t slot,
   auto type = [](std::uint8_t unit) {
     return unit == LL_STAT_COUNT || unit == LL_STAT_NS ? "counter" : "gauge";
   };
-  for (unsigned i = 0; i < LL_SCHEME_STATS; i++) {
-    const ll_scheme_stat_desc &d = kCtr[id][i];
+  for (unsigned i = 0; i < desc->n_stats; i++) {
+    const ll_scheme_stat_desc &d = desc->stats[i];
     if (d.name)
       w.add_named(base + "_port_" + d.name + suffix(d.unit), type(d.unit), d.help,
                   {{"pool", pv}, {"dev", dv}}, value(d.unit, sp.s.ctr[i]));
@@ -380,14 +375,14 @@ void add_scheme_port(Writer &w, const lossless_plane_tel &t, std::uint32_t slot,
     if (!(t.lossless_mask & (1u << q)))
       continue;
     const std::string_view qv = kPrioLabel[q];
-    for (unsigned m = 0; m < LL_SCHEME_MASKS; m++)
-      if (kMask[id][m])
-        w.add_named(base + "_ingress_" + kMask[id][m], "gauge",
+    for (unsigned m = 0; m < desc->n_masks; m++)
+      if (desc->masks[m])
+        w.add_named(base + "_ingress_" + desc->masks[m], "gauge",
                     "1 while the priority is in this state of the scheme.",
                     {{"pool", pv}, {"dev", dv}, {"prio", qv}},
                     (sp.s.masks >> (8 * m + q)) & 1 ? "1" : "0");
-    for (unsigned v = 0; v < LL_SCHEME_PRIO_STATS; v++) {
-      const ll_scheme_stat_desc &d = kPrio[id][v];
+    for (unsigned v = 0; v < desc->n_prio_stats; v++) {
+      const ll_scheme_stat_desc &d = desc->prio_stats[v];
       if (d.name)
         w.add_named(base + "_ingress_" + d.name + suffix(d.unit), type(d.unit), d.help,
                     {{"pool", pv}, {"dev", dv}, {"prio", qv}},

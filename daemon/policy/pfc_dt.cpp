@@ -22,19 +22,11 @@ std::uint64_t max_delay_ns()
   return ll_params[LL_P_SW_DELAY].max;
 }
 
-// The position of DSH's "insurance_peak" among a port's scheme counters
-// (scheme_types.h's LL_SCHEME_STAT_DESCS), LL_SCHEME_STATS if none.
-unsigned dsh_insurance_peak_ctr()
-{
-  static const int at = ll_scheme_stat_index(LOSSLESS_SCHEME_DSH, 0, "insurance_peak");
-  return at < 0 ? unsigned{LL_SCHEME_STATS} : static_cast<unsigned>(at);
-}
-
 // The field of PoolSettings that a pool-wide row the policies take
 // (LL_PARAM_POLICY) sets; nullptr for any other row.
 std::uint32_t PoolSettings::*setting(const ll_param &r)
 {
-  switch (&r - ll_params) {
+  switch (ll_param_index(&r)) {
     case LL_P_ALPHA:
       return &PoolSettings::alpha;
     case LL_P_EGRESS_ALPHA:
@@ -82,10 +74,6 @@ bool same(const plane::Params &a, const plane::Params &b)
   return key(a) == key(b);
 }
 
-std::unique_ptr<Policy> make_pfc_dt(const Registration &self, const PoolSettings &pool)
-{
-  return std::make_unique<PfcDt>(self, pool);
-}
 
 std::optional<std::uint64_t> parse_u64(const std::string &v)
 {
@@ -101,23 +89,14 @@ std::optional<std::uint64_t> parse_u64(const std::string &v)
 
 }  // namespace
 
+std::unique_ptr<Policy> make_pfc_dt(const Registration &self, const PoolSettings &pool)
+{
+  return std::make_unique<PfcDt>(self, pool);
+}
+
 const Registration kPfcDtRegistration = {
     "pfc-dt", "dt", LOSSLESS_SCHEME_DT, scheme_params(LOSSLESS_SCHEME_DT),
-    "PFC + Dynamic Threshold + static headroom (docs/MMU.md)", make_pfc_dt};
-
-const Registration kStRegistration = {
-    "st", "st", LOSSLESS_SCHEME_ST, scheme_params(LOSSLESS_SCHEME_ST),
-    "PFC + a static threshold per ingress (docs/SCHEMES.md)", make_pfc_dt};
-
-const Registration kDshRegistration = {
-    "dsh", "dsh", LOSSLESS_SCHEME_DSH, scheme_params(LOSSLESS_SCHEME_DSH),
-    "Dynamic and Shared Headroom: insurance headroom per port, port-level pause (docs/DSH.md)",
-    make_pfc_dt};
-
-const Registration kSpfcRegistration = {
-    "spfc", "spfc", LOSSLESS_SCHEME_SPFC, scheme_params(LOSSLESS_SCHEME_SPFC),
-    "Selective PFC: queues that still drain fast pause only on a full buffer (docs/SPFC.md)",
-    make_pfc_dt};
+    "PFC + Dynamic Threshold + static headroom (docs/MMU.md)", make_pfc_dt, nullptr, nullptr};
 
 PfcDt::PfcDt(const Registration &reg, const PoolSettings &pool) : reg_(reg), cfg_(pool)
 {
@@ -171,12 +150,14 @@ std::optional<plane::Params> PfcDt::decide(const Inputs &in)
       for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++)
         if (cfg_.lossless_mask & (1u << q))
           peak = std::max<std::uint64_t>(peak, tp.iq[q].peak_headroom);
-      // DSH: the port's queues share its insurance headroom (Phi, its
-      // headroom), so the peak Phi must cover is the insurance's.
+      // A scheme whose queues share headroom (DSH's insurance Phi) names
+      // the peak of the shared part among its telemetry: the headroom must
+      // cover that one too.
       const auto &sp = t.sch[i].s;
-      if (reg_.scheme_id == LOSSLESS_SCHEME_DSH && sp.scheme == LOSSLESS_SCHEME_DSH &&
-          dsh_insurance_peak_ctr() < LL_SCHEME_STATS)
-        peak = std::max<std::uint64_t>(peak, sp.ctr[dsh_insurance_peak_ctr()]);
+      const ll_scheme_desc *d = ll_scheme_lookup(reg_.scheme_id);
+      if (d && d->headroom_peak_stat && sp.scheme == reg_.scheme_id &&
+          d->headroom_peak_stat <= LL_SCHEME_STATS)
+        peak = std::max<std::uint64_t>(peak, sp.ctr[d->headroom_peak_stat - 1]);
       std::uint64_t m = measured_sw_delay_ns(*link, peak);
       auto &slot = measured_ns_[tp.ifindex];
       if (m > slot) {
@@ -309,10 +290,10 @@ std::vector<SpfcForced> PfcDt::spfc_forced() const { return spfc_.all_forced(); 
 
 const ll_param *PfcDt::param(const std::string &key) const
 {
-  for (const ll_param &r : ll_params)
-    if (r.ctl && key == r.ctl && (r.flags & LL_PARAM_POLICY) &&
-        (r.scheme < 0 ? setting(r) != nullptr : r.scheme == reg_.scheme_id))
-      return &r;
+  for (unsigned i = 0; const ll_param *r = ll_param_row(i); i++)
+    if (r->ctl && key == r->ctl && (r->flags & LL_PARAM_POLICY) &&
+        (r->scheme < 0 ? setting(*r) != nullptr : r->scheme == reg_.scheme_id))
+      return r;
   return nullptr;
 }
 

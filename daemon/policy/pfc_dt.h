@@ -29,13 +29,10 @@
 
 #include "policy.h"
 #include "registry.h"
+#include "scheme_parts.h"
 
 namespace lossless::policy {
 
-extern const Registration kPfcDtRegistration;  // "pfc-dt", scheme dt
-extern const Registration kStRegistration;     // "st", scheme st
-extern const Registration kDshRegistration;    // "dsh", scheme dsh
-extern const Registration kSpfcRegistration;   // "spfc", scheme spfc
 
 class PfcDt final : public Policy {
  public:

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,6 +37,35 @@ using SchemeParam = ll_param;
 // The rows of scheme id's parameters, in the table's order.
 std::vector<const SchemeParam *> scheme_params(std::uint8_t id);
 
+// A port of a pool as the scheme checks see it.
+struct SchemePort {
+  std::string dev;
+  // Its round trip, 2 x (cable delay + software delay); 0: unknown.
+  std::uint64_t rtt_ns = 0;
+  // Its headroom per lossless priority (DSH's insurance Phi); 0: unknown.
+  std::uint64_t headroom_bytes = 0;
+  // Its largest accounted frame (MTU + link header + VLAN tag); 0: unknown.
+  std::uint32_t frame_bytes = 0;
+};
+
+// What check_scheme() finds: an error refuses the configuration or the
+// change, a warning is only said.
+struct SchemeIssue {
+  bool error = true;
+  const ll_param *param = nullptr;  // the row it is about (its key); nullptr: the pool
+  int port = -1;   // the index in ports it is about, -1: none
+  std::string msg;
+};
+
+// A pool's scheme as its configuration gives it (configure()).
+struct SchemeConfig {
+  // Whether key was given in the pool's [pool.<scheme>] table.
+  std::function<bool(const char *key)> given;
+  std::uint64_t max_rtt_ns = 0;  // the slowest port's round trip; 0: none known
+  lossless_plane_scheme *block = nullptr;
+  std::vector<SchemeIssue> issues;
+};
+
 struct Registration {
   std::string_view policy;       // "pfc-dt", "st"
   std::string_view scheme;       // "dt", "st": the datapath scheme it drives
@@ -43,6 +73,14 @@ struct Registration {
   std::vector<const SchemeParam *> params;  // scheme_params(scheme_id)
   std::string_view summary;
   std::unique_ptr<Policy> (*make)(const Registration &self, const PoolSettings &pool);
+  // The scheme's checks against the pool and its ports (check_scheme());
+  // nullptr: none beyond the rows' ranges and the kernel's.
+  void (*check)(const PoolSettings &pool, const std::vector<SchemePort> &ports,
+                std::vector<SchemeIssue> &out);
+  // While the configuration is read (config/): complete the scheme's
+  // block from what was given and the ports (a default that depends on
+  // them), and refuse combinations of keys; nullptr: nothing to do.
+  void (*configure)(SchemeConfig &c);
 };
 
 // Every registered policy, in registration order.
@@ -63,38 +101,10 @@ std::string check_value(const SchemeParam &p, std::uint64_t value, std::uint64_t
 // "dt, st": the names of the schemes, for messages.
 std::string scheme_names();
 
-// A port of a pool as the scheme checks see it.
-struct SchemePort {
-  std::string dev;
-  // Its round trip, 2 x (cable delay + software delay); 0: unknown.
-  std::uint64_t rtt_ns = 0;
-  // Its headroom per lossless priority (DSH's insurance Phi); 0: unknown.
-  std::uint64_t headroom_bytes = 0;
-  // Its largest accounted frame (MTU + link header + VLAN tag); 0: unknown.
-  std::uint32_t frame_bytes = 0;
-};
-
-// What check_scheme() finds: an error refuses the configuration or the
-// change, a warning is only said.
-struct SchemeIssue {
-  bool error = true;
-  int param = -1;  // the ll_param_id it is about (its key), -1: the pool
-  int port = -1;   // the index in ports it is about, -1: none
-  std::string msg;
-};
-
 // The checks of a scheme's parameters against the pool and its ports that
-// neither a row's range nor the kernel's check can make (docs/DSH.md,
-// docs/SPFC.md), integers only:
-//   dsh   the reserves and the ports' insurance headroom leave a shared
-//         region, and every port's Phi fits in it (dsh.md 9 #3); N_q x T
-//         of an empty pool within the buffer (a warning past the shared
-//         region: alpha x N_q > 1);
-//   spfc  spfc-irc-th and spfc-irc-th-packets not both, spfc-irc-th at
-//         least one frame of the ports (the kernel's check, said earlier);
-//         the window TC at least every port's round trip (a warning below
-//         4 round trips, spfc.md 3.6).
-// Ports of unknown round trip or headroom are left out of those checks.
+// neither a row's range nor the kernel's check can make: its
+// Registration's check (scheme_<name>.cpp; docs/DSH.md, docs/SPFC.md),
+// integers only. Ports of unknown round trip or headroom are left out.
 std::vector<SchemeIssue> check_scheme(const PoolSettings &pool,
                                       const std::vector<SchemePort> &ports);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* Static PFC headroom: see headroom.h for the formula and its terms. */
 #include "headroom.h"
-#include "pfc.h"
+#include "ctrl.h"
 
 #define BITS_PER_BYTE_NS (8ULL * LL_NSEC_PER_SEC)	/* 8e9 < 2^33 */
 #define BYTES_IN_NS_MAX_NS (1ULL << 31)

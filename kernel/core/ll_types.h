@@ -42,5 +42,6 @@ typedef int64_t ll_s64;
 #endif
 
 #define LL_NSEC_PER_SEC 1000000000ULL
+#define LL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif /* LL_TYPES_H */

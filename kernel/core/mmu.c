@@ -707,15 +707,15 @@ int ll_mmu_port_timer(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 	return pfc_due_port(&pool->ports[port], now_ns);
 }
 
-int ll_mmu_pfc_due(const struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
+int ll_mmu_ctrl_due(const struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 {
 	if (!port_ok(pool, port))
 		return 0;
 	return pfc_due_port(&pool->ports[port], now_ns);
 }
 
-int ll_mmu_pfc_take(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns,
-		    struct ll_mac_ctrl *frame)
+int ll_mmu_ctrl_take(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns,
+		    struct ll_ctrl_msg *frame)
 {
 	struct ll_mmu_pfc *pfc;
 	ll_u8 vector;
@@ -727,11 +727,13 @@ int ll_mmu_pfc_take(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns,
 	/* Every change, and every pause still wanted (refreshed together). */
 	vector = (ll_u8)((pfc->want ^ pfc->told) | pfc->want);
 	zero_bytes(frame, sizeof(*frame));
-	frame->kind = LL_MAC_CTRL_PFC;
-	frame->enable_vector = vector;
+	frame->kind = LL_CTRL_PFC;
+	frame->gate_mask = vector;
 	for (i = 0; i < LL_PFC_PRIOS; i++)
 		if (pfc->want & (1u << i))
-			frame->quanta[i] = pfc->quanta;
+			frame->value[i] = pfc->quanta;
+	/* The baseline's frame; a scheme may send something else. */
+	ll_scheme_port_frame(pool, port, now_ns, frame);
 	pfc->taken = 1;
 	pfc->taken_vector = vector;
 	pfc->taken_xoff = pfc->want;
@@ -739,7 +741,7 @@ int ll_mmu_pfc_take(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns,
 	return 1;
 }
 
-int ll_mmu_pfc_complete(struct ll_mmu_pool *pool, ll_u32 port, int sent,
+int ll_mmu_ctrl_complete(struct ll_mmu_pool *pool, ll_u32 port, int sent,
 			ll_u64 now_ns)
 {
 	struct ll_mmu_port *p;
@@ -791,7 +793,7 @@ int ll_mmu_pfc_complete(struct ll_mmu_pool *pool, ll_u32 port, int sent,
 	return pfc_due_port(p, now_ns);
 }
 
-ll_u64 ll_mmu_pfc_next_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
+ll_u64 ll_mmu_ctrl_next_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 {
 	const struct ll_mmu_pfc *pfc;
 	ll_u64 next;
@@ -815,7 +817,7 @@ ll_u64 ll_mmu_next_deadline(const struct ll_mmu_pool *pool)
 	ll_u32 port;
 
 	for (port = 0; port < pool->cfg.max_ports; port++)
-		next = min_u64(next, ll_mmu_pfc_next_deadline(pool, port));
+		next = min_u64(next, ll_mmu_ctrl_next_deadline(pool, port));
 	return next;
 }
 
@@ -849,7 +851,9 @@ int ll_mmu_ecn_mark(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 queue,
 	if (!port_ok(pool, port) || queue >= LL_MMU_MAX_QUEUES)
 		return 0;
 	eq = &pool->ports[port].eq[queue];
-	if (!ll_ecn_red_mark(&pool->cfg.ecn, eq->bytes, rnd))
+	if (pool->scheme_hooks & LL_SCHEME_HOOK_ECN ?
+	    !ll_scheme_ecn_mark(pool, port, queue, rnd) :
+	    !ll_ecn_red_mark(&pool->cfg.ecn, eq->bytes, rnd))
 		return 0;
 	eq->ecn_marks++;
 	return 1;

@@ -70,8 +70,8 @@
  * frame carrying XOFF plus half the pause it announced (quanta to ns at the
  * port's rate, halved): the upstream is refreshed halfway through, a
  * timer late by up to half the pause still loses nothing.
- * Frames are claimed with ll_mmu_pfc_take() and confirmed with
- * ll_mmu_pfc_complete(): while one is claimed no other is handed out, and
+ * Frames are claimed with ll_mmu_ctrl_take() and confirmed with
+ * ll_mmu_ctrl_complete(): while one is claimed no other is handed out, and
  * a failed send is retried by the next take. No duplicates by design.
  *
  * T rises when other queues drain, which can end a pause without any event
@@ -104,7 +104,7 @@
 #define LL_MMU_H
 
 #include "ll_types.h"
-#include "pfc.h"
+#include "ctrl.h"
 #include "scheme_types.h"
 
 #define LL_MMU_MAX_PORTS 64		/* a port set fits a u64 mask */
@@ -356,7 +356,7 @@ enum ll_mmu_err ll_mmu_pool_init(struct ll_mmu_pool *pool,
  * lossless_mask, release_order and scheme change only while nothing is
  * charged (the schemes' state would not describe the bytes held); a
  * scheme's parameters may change at any time.
- * PFC states are re-evaluated: check ll_mmu_pfc_due() on every port.
+ * PFC states are re-evaluated: check ll_mmu_ctrl_due() on every port.
  */
 enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 					const struct ll_mmu_config *cfg);
@@ -410,7 +410,7 @@ ll_u8 ll_mmu_port_detach(struct ll_mmu_pool *pool, ll_u32 port,
  * Admit bytes arriving on (in_port, prio) for egress (eg_port, eg_queue).
  * On admission, charge describes what was charged: store it with the
  * packet and pass it to ll_mmu_release() exactly once. On a drop, charge
- * is zeroed (releasing it is a no-op). Afterwards, check ll_mmu_pfc_due()
+ * is zeroed (releasing it is a no-op). Afterwards, check ll_mmu_ctrl_due()
  * for in_port. Ingress ports that are not switch ports (local traffic)
  * need a pseudo-port attached for them.
  */
@@ -458,30 +458,30 @@ ll_u64 ll_mmu_sweep(struct ll_mmu_pool *pool, ll_u64 now_ns);
 
 /*
  * The port's timer: run the scheme's tick if its deadline has come (the
- * deadline is part of ll_mmu_pfc_next_deadline()). Call before taking
+ * deadline is part of ll_mmu_ctrl_next_deadline()). Call before taking
  * frames at every wake-up the deadline asked for. Returns 1 if a frame is
  * due on port afterwards.
  */
 int ll_mmu_port_timer(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
 
 /* 1 if a frame is due on port now (a change, or a refresh). */
-int ll_mmu_pfc_due(const struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
+int ll_mmu_ctrl_due(const struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
 
 /*
  * Claim the frame due on port: fills frame (kind PFC, vector, quanta; src
  * left zero for the caller) and returns 1, or returns 0 if none is due or
  * one is already claimed. Every successful take must be followed by
- * ll_mmu_pfc_complete() on that port.
+ * ll_mmu_ctrl_complete() on that port.
  */
-int ll_mmu_pfc_take(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns,
-		    struct ll_mac_ctrl *frame);
+int ll_mmu_ctrl_take(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns,
+		    struct ll_ctrl_msg *frame);
 
 /*
  * Report the claimed frame's fate: sent != 0 records it as told to the
  * upstream (at the time it was taken); sent == 0 forgets it so the next
  * take retries. Returns 1 if another frame is due now.
  */
-int ll_mmu_pfc_complete(struct ll_mmu_pool *pool, ll_u32 port, int sent,
+int ll_mmu_ctrl_complete(struct ll_mmu_pool *pool, ll_u32 port, int sent,
 			ll_u64 now_ns);
 
 /*
@@ -490,9 +490,9 @@ int ll_mmu_pfc_complete(struct ll_mmu_pool *pool, ll_u32 port, int sent,
  * (or a frame is claimed: its completion tells); or the scheme's deadline
  * on the port if earlier. Arm the port timer here.
  */
-ll_u64 ll_mmu_pfc_next_deadline(const struct ll_mmu_pool *pool, ll_u32 port);
+ll_u64 ll_mmu_ctrl_next_deadline(const struct ll_mmu_pool *pool, ll_u32 port);
 
-/* Earliest ll_mmu_pfc_next_deadline() over attached ports. */
+/* Earliest ll_mmu_ctrl_next_deadline() over attached ports. */
 ll_u64 ll_mmu_next_deadline(const struct ll_mmu_pool *pool);
 
 /* ---------------------------------------------------- thresholds, ECN */
@@ -524,8 +524,10 @@ int ll_ecn_red_mark(const struct ll_ecn_red *red, ll_u64 queue_bytes,
 		    ll_u32 rnd);
 
 /*
- * The pool's ECN decision for an egress queue at its current bytes; counts
+ * The pool's ECN decision for an ECT packet to an egress queue at its
+ * current bytes (the scheme's rule, LL_SCHEME_HOOK_ECN, or RED); counts
  * the marks in the queue's ecn_marks. 0 for an invalid port or queue.
+ * Ask only while ll_mmu_ecn_active().
  */
 int ll_mmu_ecn_mark(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 queue,
 		    ll_u32 rnd);

@@ -57,20 +57,19 @@ static ll_u32 changed_bit(enum ll_gate_event ev, ll_u32 gate)
 }
 
 ll_u32 ll_port_pause_rx(struct ll_port_pause *p, ll_u64 now_ns,
-			const struct ll_mac_ctrl *m, ll_u64 rate_bps)
+			const struct ll_ctrl_msg *m, ll_u64 rate_bps)
 {
-	ll_u32 changed = 0, i;
+	const struct ll_ctrl_kind_desc *d = ll_ctrl_kind(m->kind);
+	ll_u32 changed = 0, i, g;
 
-	if (m->kind == LL_MAC_CTRL_PAUSE)
-		return changed_bit(ll_gate_apply(&p->gates[LL_GATE_PORT], now_ns,
-						 m->quanta[0], rate_bps),
-				   LL_GATE_PORT);
-	if (m->kind != LL_MAC_CTRL_PFC)
+	if (!d)
 		return 0;
-	for (i = 0; i < LL_PFC_PRIOS; i++)
-		if (m->enable_vector & (1u << i))
-			changed |= changed_bit(ll_gate_apply(&p->gates[i], now_ns,
-							     m->quanta[i], rate_bps), i);
+	for (i = 0; i < d->gates && i < LL_CTRL_GATES; i++) {
+		g = d->gate_base + i;
+		if ((m->gate_mask & (1u << i)) && g < LL_GATES)
+			changed |= changed_bit(ll_gate_apply(&p->gates[g], now_ns,
+							     m->value[i], rate_bps), g);
+	}
 	return changed;
 }
 

@@ -6,15 +6,15 @@
  * closes it until now + quanta * 512 bit times; a later XOFF restarts the
  * timer with its own value (802.3 Annex 31B: the newest frame wins, even a
  * shorter one); an XON (quanta 0) opens it at once; otherwise it opens by
- * itself at the deadline. A port has one gate per PFC priority and one
- * port gate (802.3x PAUSE, and later port-level schemes such as DSH).
+ * itself at the deadline. A port has one gate per PFC priority, one port
+ * gate (802.3x PAUSE, and port-level schemes) and free ones (below).
  * Callers own the clock: every function takes now_ns.
  */
 #ifndef LL_PAUSE_H
 #define LL_PAUSE_H
 
 #include "ll_types.h"
-#include "pfc.h"
+#include "ctrl.h"
 
 struct ll_pause_gate {
 	ll_u64 until_ns;	/* valid while closed */
@@ -42,21 +42,31 @@ enum ll_gate_event ll_gate_expire(struct ll_pause_gate *g, ll_u64 now_ns);
 /* Total closed time up to now, including a period still running. */
 ll_u64 ll_gate_closed_ns(const struct ll_pause_gate *g, ll_u64 now_ns);
 
-/* Index of the port gate in ll_port_pause.gates[]. */
+/*
+ * Gates by id: 0 .. 7 the PFC priorities, LL_GATE_PORT the port (802.3x
+ * PAUSE, port-level schemes), LL_GATE_FREE .. LL_GATES - 1 free for a
+ * scheme or the configuration (per-queue pauses, token gates). A kind of
+ * control frame speaks of the gates from its table entry's gate base on
+ * (ctrl.h); a queue is stopped by the gates of its mask (the qdisc's: its
+ * PFC priorities by the priomap and the port gate, or the configuration's
+ * TCA_LOSSLESS_GATES, as taprio's gate_mask).
+ */
 #define LL_GATE_PORT LL_PFC_PRIOS
-#define LL_GATES (LL_PFC_PRIOS + 1)
+#define LL_GATE_FREE (LL_GATE_PORT + 1)
+#define LL_GATES 24
 
 struct ll_port_pause {
 	struct ll_pause_gate gates[LL_GATES];
 };
 
 /*
- * Apply a parsed MAC control frame. Returns a bitmask of gates whose
+ * Apply a parsed control frame: value[i] to gate (the kind's gate base +
+ * i) for every bit i of its gate mask. Returns a bitmask of gates whose
  * state changed open<->closed (bit LL_GATE_PORT for the port gate), so the
  * caller knows which queues to wake or stop.
  */
 ll_u32 ll_port_pause_rx(struct ll_port_pause *p, ll_u64 now_ns,
-			const struct ll_mac_ctrl *m, ll_u64 rate_bps);
+			const struct ll_ctrl_msg *m, ll_u64 rate_bps);
 
 /* Expire due gates; returns the bitmask of gates that opened. */
 ll_u32 ll_port_pause_expire(struct ll_port_pause *p, ll_u64 now_ns);

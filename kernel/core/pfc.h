@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * IEEE 802.3x PAUSE and 802.1Qbb PFC (MAC control) frames: build, strict
- * parse, and pause quanta <-> nanoseconds at a port rate.
+ * IEEE 802.3x PAUSE and 802.1Qbb PFC (MAC control) frames: their layout
+ * (the first two entries of ctrl.c's table of control frames) and pause
+ * quanta <-> nanoseconds at a port rate.
  *
  * Frame layout (no FCS), both kinds to DA 01-80-C2-00-00-01 or to the
  * receiving port's own unicast address (IEEE 802.3 Annex 31B):
@@ -35,62 +36,6 @@
 #define LL_PFC_FRAME_MIN_BYTES 34
 #define LL_MAC_CTRL_FRAME_BYTES 60
 #define LL_MAC_CTRL_FRAME_MAX_BYTES 64
-
-enum ll_mac_ctrl_kind {
-	LL_MAC_CTRL_PAUSE = 1,	/* 802.3x: pauses the whole port */
-	LL_MAC_CTRL_PFC = 2,	/* 802.1Qbb: pauses priorities */
-};
-
-/* A decoded MAC control frame. For PAUSE, quanta[0] holds pause_time and
- * enable_vector is 0.
- */
-struct ll_mac_ctrl {
-	ll_u8 src[LL_ETH_ALEN];
-	ll_u8 kind;		/* enum ll_mac_ctrl_kind */
-	ll_u8 enable_vector;	/* PFC: bit p set = time[p] is valid */
-	ll_u16 quanta[LL_PFC_PRIOS];
-};
-
-/* Parse results; every rejection has its own code so it can be counted. */
-enum ll_parse_result {
-	LL_PARSE_OK = 0,
-	LL_PARSE_TRUNCATED,	/* shorter than the opcode needs */
-	LL_PARSE_OVERSIZE,	/* longer than a MAC control frame */
-	LL_PARSE_NOT_MAC_CTRL,	/* EtherType is not 0x8808 */
-	LL_PARSE_BAD_DA,	/* not 01-80-C2-00-00-01 nor the port's address */
-	LL_PARSE_BAD_OPCODE,	/* a MAC control opcode we do not act on */
-	LL_PARSE_RESERVED_SET,	/* PFC reserved vector octet is not zero */
-	LL_PARSE_RESULT_COUNT,
-};
-
-extern const ll_u8 ll_mac_ctrl_da[LL_ETH_ALEN];
-
-/*
- * Parse a frame that starts at its destination address. len is the frame
- * length without FCS. Only untagged frames are MAC control frames: a VLAN
- * tag in front of 0x8808 yields LL_PARSE_NOT_MAC_CTRL.
- *
- * The destination must be 01-80-C2-00-00-01 or, if port_addr is not NULL,
- * the receiving port's own unicast address port_addr (6 octets). NULL
- * accepts the reserved multicast address only.
- *
- * A frame shorter than the 60-octet minimum is accepted when it holds the
- * whole PDU (18 octets for PAUSE, 34 for PFC): software links (veth,
- * AF_PACKET senders) do not pad.
- */
-enum ll_parse_result ll_mac_ctrl_parse(const ll_u8 *frame, ll_u32 len,
-				       const ll_u8 *port_addr,
-				       struct ll_mac_ctrl *out);
-
-/*
- * Build a minimum-size (60 octet) frame into buf (buf_len >= 60).
- * Returns the frame length, or 0 if buf is too small or m is invalid.
- */
-ll_u32 ll_mac_ctrl_build(ll_u8 *buf, ll_u32 buf_len,
-			 const struct ll_mac_ctrl *m);
-
-/* Printable name of a parse result (for logs and stats). */
-const char *ll_parse_result_name(enum ll_parse_result r);
 
 /* Pause duration of quanta at rate_bps, rounded up; 0 if rate_bps is 0.
  * Quanta above 0xFFFF (no frame carries them) count as 0xFFFF.

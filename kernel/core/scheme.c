@@ -1,15 +1,40 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Dispatch of the scheme hooks (scheme.h): one switch per hook, one case
- * per scheme. A scheme without an opinion on a hook falls to DT's.
+ * The table of schemes and what is read through it (scheme.h): names,
+ * checks, carve, timer, peaks and telemetry by descriptor. A scheme
+ * without an opinion on a hook falls to DT's.
  */
 #include "scheme.h"
 
-static const char * const scheme_names[LL_SCHEME_COUNT] = LL_SCHEME_NAMES;
+/*
+ * The schemes, by id: the one list of them. A new scheme is its file
+ * (scheme_<name>.c, with its descriptor), its id (scheme_types.h) and a
+ * line here; its per-packet hooks, if it has any, are cases of the
+ * switches at the end of scheme.h.
+ */
+static const struct ll_scheme_desc *const schemes[LL_SCHEME_CORE_COUNT] = {
+	[LL_SCHEME_DT] = &ll_scheme_dt,
+	[LL_SCHEME_ST] = &ll_scheme_st,
+	[LL_SCHEME_DSH] = &ll_scheme_dsh,
+	[LL_SCHEME_SPFC] = &ll_scheme_spfc,
+	LL_SCHEME_EXTRA_TABLE
+};
+
+const struct ll_scheme_desc *ll_scheme_lookup(ll_u32 id)
+{
+	return id < LL_SCHEME_CORE_COUNT ? schemes[id] : (const void *)0;
+}
+
+const struct ll_scheme_desc *ll_scheme_selectable(ll_u32 id)
+{
+	return id < LL_SCHEME_COUNT ? schemes[id] : (const void *)0;
+}
 
 const char *ll_scheme_name(ll_u32 id)
 {
-	return id < LL_SCHEME_COUNT ? scheme_names[id] : (const char *)0;
+	const struct ll_scheme_desc *d = ll_scheme_selectable(id);
+
+	return d ? d->name : (const char *)0;
 }
 
 /* a and b equal within their first max bytes, a NUL included. */
@@ -28,143 +53,105 @@ static int name_eq(const char *a, const char *b, ll_u32 max)
 
 int ll_scheme_by_name(const char *name)
 {
+	const struct ll_scheme_desc *d;
 	ll_u32 id;
 
-	for (id = 0; id < LL_SCHEME_COUNT; id++)
-		if (name_eq(name, scheme_names[id], LL_SCHEME_NAME_MAX))
+	for (id = 0; (d = ll_scheme_selectable(id)); id++)
+		if (name_eq(name, d->name, LL_SCHEME_NAME_MAX))
 			return (int)id;
 	return -1;
 }
 
 int ll_scheme_stat_index(ll_u32 scheme, int per_prio, const char *name)
 {
-	static const struct ll_scheme_stat_desc
-		ctr[LL_SCHEME_CORE_COUNT][LL_SCHEME_STATS] = LL_SCHEME_STAT_DESCS;
-	static const struct ll_scheme_stat_desc
-		prio[LL_SCHEME_CORE_COUNT][LL_SCHEME_PRIO_STATS] =
-			LL_SCHEME_PRIO_STAT_DESCS;
-	const struct ll_scheme_stat_desc *d;
+	const struct ll_scheme_desc *d = ll_scheme_lookup(scheme);
+	const struct ll_scheme_stat_desc *s;
 	ll_u32 i, n;
 
-	if (scheme >= LL_SCHEME_CORE_COUNT || !name)
+	if (!d || !name)
 		return -1;
-	d = per_prio ? prio[scheme] : ctr[scheme];
-	n = per_prio ? LL_SCHEME_PRIO_STATS : LL_SCHEME_STATS;
+	s = per_prio ? d->prio_stats : d->stats;
+	n = per_prio ? d->n_prio_stats : d->n_stats;
 	for (i = 0; i < n; i++)
-		if (d[i].name && name_eq(d[i].name, name, LL_SCHEME_STAT_NAME_MAX))
+		if (s[i].name && name_eq(s[i].name, name, LL_SCHEME_STAT_NAME_MAX))
 			return (int)i;
 	return -1;
 }
 
-/* Words of union ll_scheme_params each scheme uses; the rest must be 0. */
-static const ll_u8 scheme_param_words[LL_SCHEME_CORE_COUNT] = {
-	[LL_SCHEME_DT] = 0,
-	[LL_SCHEME_ST] = sizeof(struct ll_st_params) / sizeof(ll_u64),
-	[LL_SCHEME_DSH] = sizeof(struct ll_dsh_params) / sizeof(ll_u64),
-	[LL_SCHEME_SPFC] = sizeof(struct ll_spfc_params) / sizeof(ll_u64),
-};
-
-enum ll_mmu_err ll_scheme_check(const struct ll_mmu_config *cfg)
-{
-	ll_u32 i;
-
-	if (cfg->scheme >= LL_SCHEME_CORE_COUNT)
-		return LL_MMU_ERR_SCHEME;
-	for (i = scheme_param_words[cfg->scheme];
-	     i < sizeof(cfg->scheme_params.raw) / sizeof(ll_u64); i++)
-		if (cfg->scheme_params.raw[i])
-			return LL_MMU_ERR_SCHEME_PARAMS;
-	switch (cfg->scheme) {
-	case LL_SCHEME_ST:
-		return ll_st_check(cfg);
-	case LL_SCHEME_DSH:
-		return ll_dsh_check(cfg);
-	case LL_SCHEME_SPFC:
-		return ll_spfc_check(cfg);
-	default:
-		return LL_MMU_OK;
-	}
-}
-
 const char *ll_scheme_check_msg(const struct ll_mmu_config *cfg)
 {
+	const struct ll_scheme_desc *d = ll_scheme_lookup(cfg->scheme);
 	ll_u32 i;
 
-	if (cfg->scheme >= LL_SCHEME_CORE_COUNT)
+	if (!d)
 		return "unknown scheme";
-	for (i = scheme_param_words[cfg->scheme];
+	for (i = d->n_params;
 	     i < sizeof(cfg->scheme_params.raw) / sizeof(ll_u64); i++)
 		if (cfg->scheme_params.raw[i])
 			return "parameters of another scheme given";
-	switch (cfg->scheme) {
-	case LL_SCHEME_ST:
-		return ll_st_check_msg(cfg);
-	case LL_SCHEME_DSH:
-		return ll_dsh_check_msg(cfg);
-	case LL_SCHEME_SPFC:
-		return ll_spfc_check_msg(cfg);
-	default:
-		return (const char *)0;
-	}
+	return d->check ? d->check(cfg) : (const char *)0;
+}
+
+enum ll_mmu_err ll_scheme_check(const struct ll_mmu_config *cfg)
+{
+	if (!ll_scheme_lookup(cfg->scheme))
+		return LL_MMU_ERR_SCHEME;
+	return ll_scheme_check_msg(cfg) ? LL_MMU_ERR_SCHEME_PARAMS : LL_MMU_OK;
 }
 
 ll_u64 ll_scheme_port_carve(const struct ll_mmu_config *cfg, ll_u64 h)
 {
+	const struct ll_scheme_desc *d = ll_scheme_lookup(cfg->scheme);
 	ll_u64 n = 0;
 	ll_u8 m;
 
-	switch (cfg->scheme) {
-	case LL_SCHEME_DSH:
-		return ll_dsh_port_carve(cfg, h);
-	default:
-		/* Static headroom: h for every lossless priority. */
-		for (m = cfg->lossless_mask; m; m &= (ll_u8)(m - 1))
-			n++;
-		return h * n;
-	}
+	if (d && d->port_carve)
+		return d->port_carve(cfg, h);
+	/* Static headroom: h for every lossless priority. */
+	for (m = cfg->lossless_mask; m; m &= (ll_u8)(m - 1))
+		n++;
+	return h * n;
 }
 
 ll_u32 ll_scheme_hooks(ll_u32 scheme)
 {
-	switch (scheme) {
-	case LL_SCHEME_DSH:
-		return LL_SCHEME_HOOK_ADMITTED | LL_SCHEME_HOOK_TIMER |
-		       LL_SCHEME_HOOK_CLOCK;
-	case LL_SCHEME_SPFC:
-		return LL_SCHEME_HOOK_ARRIVAL | LL_SCHEME_HOOK_RELEASED |
-		       LL_SCHEME_HOOK_TIMER | LL_SCHEME_HOOK_CLOCK;
-	default:
-		return 0;
-	}
+	const struct ll_scheme_desc *d = ll_scheme_lookup(scheme);
+
+	return d ? d->hooks : 0;
 }
 
 void ll_scheme_port_tick(struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u64 now_ns)
 {
-	switch (pool->cfg.scheme) {
-	case LL_SCHEME_DSH:
-		ll_dsh_port_tick(pool, port, now_ns);
-		break;
-	case LL_SCHEME_SPFC:
-		ll_spfc_port_tick(pool, port, now_ns);
-		break;
-	default:
-		break;
-	}
+	const struct ll_scheme_desc *d = ll_scheme_lookup(pool->cfg.scheme);
+
+	if (d && d->port_tick)
+		d->port_tick(pool, port, now_ns);
+}
+
+void ll_scheme_port_frame(const struct ll_mmu_pool *pool, ll_u32 port,
+			  ll_u64 now_ns, struct ll_ctrl_msg *msg)
+{
+	const struct ll_scheme_desc *d = ll_scheme_lookup(pool->cfg.scheme);
+
+	if (d && d->port_frame)
+		d->port_frame(pool, port, now_ns, msg);
+}
+
+int ll_scheme_ecn_mark(const struct ll_mmu_pool *pool, ll_u32 port,
+		       ll_u32 queue, ll_u32 rnd)
+{
+	const struct ll_scheme_desc *d = ll_scheme_lookup(pool->cfg.scheme);
+
+	return d && d->ecn_mark ? d->ecn_mark(pool, port, queue, rnd) : 0;
 }
 
 void ll_scheme_reset_peaks(struct ll_mmu_pool *pool, ll_u32 port)
 {
-	switch (pool->cfg.scheme) {
-	case LL_SCHEME_DSH:
-		ll_dsh_reset_peaks(pool, port);
-		break;
-	case LL_SCHEME_SPFC:
-		ll_spfc_reset_peaks(pool, port);
-		break;
-	default:
-		break;
-	}
+	const struct ll_scheme_desc *d = ll_scheme_lookup(pool->cfg.scheme);
+
+	if (d && d->reset_peaks)
+		d->reset_peaks(pool, port);
 }
 
 /* ------------------------------------------------------------ telemetry */
@@ -196,6 +183,7 @@ void ll_scheme_log_event(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 int ll_scheme_get_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
 			     ll_u64 now_ns, struct ll_scheme_port_stats *out)
 {
+	const struct ll_scheme_desc *d;
 	ll_u8 *b = (ll_u8 *)out;
 	ll_u32 i;
 
@@ -204,14 +192,9 @@ int ll_scheme_get_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
 	out->scheme = pool->cfg.scheme;
 	if (port >= pool->cfg.max_ports || !pool->ports[port].attached)
 		return -1;
-	switch (pool->cfg.scheme) {
-	case LL_SCHEME_DSH:
-		ll_dsh_port_stats(pool, port, out);
-		return 1;
-	case LL_SCHEME_SPFC:
-		ll_spfc_port_stats(pool, port, now_ns, out);
-		return 1;
-	default:
+	d = ll_scheme_lookup(pool->cfg.scheme);
+	if (!d || !d->port_stats)
 		return 0;
-	}
+	d->port_stats(pool, port, now_ns, out);
+	return 1;
 }

@@ -27,14 +27,98 @@
 #define LL_SCHEME_H
 
 #include "mmu.h"
+#include "param.h"
 
 #define LL_SCHEME_NAME_MAX 8
 
+struct ll_scheme_port_stats;
+
 /*
- * Name of a selectable scheme id ("dt", "st"), or NULL: the names users
- * type, so NULL for a scheme the core has but users cannot select yet
- * (LL_SCHEME_COUNT, scheme_types.h).
+ * One scheme, described: everything about it that is not its per-packet
+ * code, in its own file (scheme_<name>.c), indexed by id in scheme.c's
+ * table. Netlink (the module's policy, parse and dump), tc, the daemon's
+ * configuration and policies, losslessctl and the Prometheus metrics read
+ * a scheme from here and have no code per scheme. The per-packet hooks
+ * are the inline switches at the end of this file (a call through a
+ * pointer per packet is measurable under emulation); everything here runs
+ * at configuration time, on a port's timer or for telemetry.
  */
+struct ll_scheme_desc {
+	const char *name;	/* what users type (tc, TOML, losslessctl) */
+	const char *title;	/* one line: "Dynamic and Shared Headroom" */
+	const char *doc;	/* its page: "docs/DSH.md" */
+	ll_u32 hooks;		/* LL_SCHEME_HOOK_*: the packet hooks it has */
+	/*
+	 * Its parameters, row i = word i of union ll_scheme_params = netlink
+	 * attribute i + 1 of its nest (nl_nest in TCA_LOSSLESS_SCHEME; the
+	 * nest's attribute n_params + 1 is its pad). The rest of the union
+	 * must be 0.
+	 */
+	const struct ll_param *params;
+	ll_u32 n_params;
+	ll_u16 nl_nest;		/* TCA_LOSSLESS_SCHEME_<NAME>; 0: none */
+	ll_u16 nl_pad;		/* the nest's pad attribute */
+	/*
+	 * Its telemetry (struct ll_scheme_port_stats), named by position:
+	 * stats[i] names ctr[i], masks[i] mask i, prio_stats[i] prio[i] (a
+	 * NULL name is unused). The scheme writes them through its own enum,
+	 * which indexes these tables too (designated initializers).
+	 */
+	const struct ll_scheme_stat_desc *stats;
+	ll_u32 n_stats;
+	const char *const *masks;
+	ll_u32 n_masks;
+	const struct ll_scheme_stat_desc *prio_stats;
+	ll_u32 n_prio_stats;
+	/*
+	 * 1 + the index in stats of the headroom bytes the port's queues
+	 * held at most beyond each queue's own (DSH's shared insurance), which
+	 * the daemon's measured software delay must also cover; 0: none.
+	 */
+	ll_u32 headroom_peak_stat;
+	/* Why cfg's parameters are refused, for the user, or NULL. */
+	const char *(*check)(const struct ll_mmu_config *cfg);
+	/* Headroom a port of headroom h carves (NULL: h per lossless prio). */
+	ll_u64 (*port_carve)(const struct ll_mmu_config *cfg, ll_u64 h);
+	/* The port's timer at its deadline (LL_SCHEME_HOOK_TIMER). */
+	void (*port_tick)(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
+	/* Its peaks back to what is in use (NULL: it keeps none). */
+	void (*reset_peaks)(struct ll_mmu_pool *pool, ll_u32 port);
+	/* Its telemetry of port into out (NULL: none). */
+	void (*port_stats)(const struct ll_mmu_pool *pool, ll_u32 port,
+			   ll_u64 now_ns, struct ll_scheme_port_stats *out);
+	/*
+	 * What port sends upstream (ll_mmu_ctrl_take()): msg comes built as
+	 * the baseline's PFC frame (every pause wished with the pool's pause
+	 * time, every change); the scheme may rewrite it (a pause time it
+	 * computes, another kind of ctrl.h's table). NULL: as built.
+	 */
+	void (*port_frame)(const struct ll_mmu_pool *pool, ll_u32 port,
+			   ll_u64 now_ns, struct ll_ctrl_msg *msg);
+	/*
+	 * ECN (LL_SCHEME_HOOK_ECN): 1 to mark CE an ECT packet admitted to
+	 * egress (port, queue), instead of the pool's RED.
+	 */
+	int (*ecn_mark)(const struct ll_mmu_pool *pool, ll_u32 port,
+			ll_u32 queue, ll_u32 rnd);
+};
+
+/* The descriptors, each in its scheme's file. */
+extern const struct ll_scheme_desc ll_scheme_dt;
+extern const struct ll_scheme_desc ll_scheme_st;
+extern const struct ll_scheme_desc ll_scheme_dsh;
+extern const struct ll_scheme_desc ll_scheme_spfc;
+
+/* The descriptor of a scheme the core implements, or NULL. */
+const struct ll_scheme_desc *ll_scheme_lookup(ll_u32 id);
+
+/*
+ * The descriptor of a selectable scheme (below LL_SCHEME_COUNT: those
+ * users can name), or NULL; loop over ids from 0 until it is NULL.
+ */
+const struct ll_scheme_desc *ll_scheme_selectable(ll_u32 id);
+
+/* Name of a selectable scheme id ("dt", "st"), or NULL. */
 const char *ll_scheme_name(ll_u32 id);
 
 /* Id of a selectable scheme's name, or -1. */
@@ -122,7 +206,9 @@ static __always_inline void ll_scheme_released(struct ll_mmu_pool *pool,
 #define LL_SCHEME_HOOK_TIMER	0x08u	/* ll_scheme_port_deadline(), tick */
 #define LL_SCHEME_HOOK_CLOCK	0x10u	/* now_ns in an admission */
 #define LL_SCHEME_HOOK_LOSSY	0x20u	/* the hooks for lossy packets too */
+#define LL_SCHEME_HOOK_ECN	0x40u	/* its ecn_mark, not the pool's RED */
 
+/* The hooks of scheme (its descriptor's), 0 for an unknown one. */
 ll_u32 ll_scheme_hooks(ll_u32 scheme);
 
 /* The hooks that run for a packet of this class. */
@@ -149,6 +235,21 @@ ll_scheme_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port);
 void ll_scheme_port_tick(struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u64 now_ns);
 
+/* The scheme's rewrite of the frame port sends (its port_frame). */
+void ll_scheme_port_frame(const struct ll_mmu_pool *pool, ll_u32 port,
+			  ll_u64 now_ns, struct ll_ctrl_msg *msg);
+
+/* Whether ECT packets are asked about (ll_mmu_ecn_mark()): RED or a rule. */
+static inline int ll_mmu_ecn_active(const struct ll_mmu_pool *pool)
+{
+	return pool->cfg.ecn.enabled ||
+	       (pool->scheme_hooks & LL_SCHEME_HOOK_ECN);
+}
+
+/* The scheme's ECN decision (LL_SCHEME_HOOK_ECN). */
+int ll_scheme_ecn_mark(const struct ll_mmu_pool *pool, ll_u32 port,
+		       ll_u32 queue, ll_u32 rnd);
+
 /* The scheme's peaks of port back to what is in use (ll_mmu_reset_peaks()). */
 void ll_scheme_reset_peaks(struct ll_mmu_pool *pool, ll_u32 port);
 
@@ -161,12 +262,11 @@ void ll_scheme_reset_peaks(struct ll_mmu_pool *pool, ll_u32 port);
 int ll_scheme_stat_index(ll_u32 scheme, int per_prio, const char *name);
 
 /*
- * Telemetry of port's scheme state, with the names of scheme_types.h's
- * LL_SCHEME_STAT_DESCS, LL_SCHEME_MASK_NAMES and LL_SCHEME_PRIO_STAT_DESCS
- * (so its readers need no code per scheme). Times that grow (LL_STAT_NS)
- * include now_ns. Returns 1 if the pool's scheme has telemetry (DSH,
- * SPFC), 0 if not (out zeroed but for scheme), -1 for a bad or detached
- * port. Under the pool lock; without it, a telemetry read.
+ * Telemetry of port's scheme state, named by the scheme's descriptor
+ * (stats, masks, prio_stats: its readers need no code per scheme). Times
+ * that grow (LL_STAT_NS) include now_ns. Returns 1 if the pool's scheme
+ * has telemetry (its port_stats), 0 if not (out zeroed but for scheme),
+ * -1 for a bad or detached port. Under the pool lock; without it, a telemetry read.
  */
 struct ll_scheme_port_stats {
 	ll_u32 scheme;			/* the pool's, enum ll_scheme_id */
@@ -244,8 +344,6 @@ void ll_dt_hysteresis(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 		      ll_u64 threshold);
 
 /* ST (scheme_st.c). */
-enum ll_mmu_err ll_st_check(const struct ll_mmu_config *cfg);
-const char *ll_st_check_msg(const struct ll_mmu_config *cfg);
 ll_u64 ll_st_threshold(const struct ll_mmu_pool *pool);
 
 /*
@@ -264,8 +362,6 @@ ll_u64 ll_st_threshold(const struct ll_mmu_pool *pool);
 #define LL_DSH_GAIN_DEFAULT 4ULL			/* k of Eq. 7 */
 #define LL_DSH_GAIN_MAX 16ULL
 
-enum ll_mmu_err ll_dsh_check(const struct ll_mmu_config *cfg);
-const char *ll_dsh_check_msg(const struct ll_mmu_config *cfg);
 ll_u64 ll_dsh_port_carve(const struct ll_mmu_config *cfg, ll_u64 h);
 enum ll_mmu_region ll_dsh_admit_lossless(const struct ll_mmu_pool *pool,
 					 ll_u32 port, ll_u32 prio,
@@ -309,8 +405,6 @@ ll_u64 ll_dsh_headroom_estimate(const struct ll_mmu_pool *pool, ll_u32 port,
 int ll_dsh_single_queue(const struct ll_mmu_pool *pool, ll_u32 port);
 /* Shared headroom in use: sum of (shared - X_qoff) of the QOFF queues. */
 ll_u64 ll_dsh_shared_headroom(const struct ll_mmu_pool *pool, ll_u32 port);
-void ll_dsh_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
-		       struct ll_scheme_port_stats *out);
 
 /*
  * SPFC (scheme_spfc.c, spfc.md sections 3 and 6.2; docs/SPFC.md). Per
@@ -345,8 +439,6 @@ static inline ll_u8 ll_spfc_state(ll_u8 reset, ll_u8 sh,
 	return (ll_u8)(force_victim | (~force_normal & ~reset & sh));
 }
 
-enum ll_mmu_err ll_spfc_check(const struct ll_mmu_config *cfg);
-const char *ll_spfc_check_msg(const struct ll_mmu_config *cfg);
 void ll_spfc_arrival(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
 void ll_spfc_released(struct ll_mmu_pool *pool,
 		      const struct ll_mmu_charge *charge, ll_u64 now_ns);
@@ -415,8 +507,6 @@ ll_u8 ll_spfc_victims(const struct ll_mmu_pool *pool, ll_u32 port);
 /* X_off of (port, prio): the Victim's threshold or DT's T. */
 ll_u64 ll_spfc_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u32 prio);
-void ll_spfc_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
-			ll_u64 now_ns, struct ll_scheme_port_stats *out);
 
 /*
  * Force the state of a lossless (port, prio) (the oracle of spfc.md 6.3,

@@ -46,6 +46,7 @@
  */
 #include "scheme.h"
 #include "headroom.h"
+#include "lossless.h"	/* the uapi: its netlink nest, the plane */
 
 #define DSH_WINDOW_NS_DEFAULT LL_DSH_WINDOW_NS_DEFAULT	/* scheme.h */
 #define DSH_WINDOW_NS_MAX LL_DSH_WINDOW_NS_MAX
@@ -110,7 +111,7 @@ static ll_s32 ewma_step(ll_s32 v, ll_u32 shift)
 
 /* ------------------------------------------------------- configuration */
 
-const char *ll_dsh_check_msg(const struct ll_mmu_config *cfg)
+static const char *dsh_check(const struct ll_mmu_config *cfg)
 {
 	const struct ll_dsh_params *d = &cfg->scheme_params.dsh;
 
@@ -127,11 +128,6 @@ const char *ll_dsh_check_msg(const struct ll_mmu_config *cfg)
 	    (d->flags & LL_DSH_F_STATIC_TAU))
 		return "dsh: dsh-variant no-shared-headroom and static-tau together";
 	return (const char *)0;
-}
-
-enum ll_mmu_err ll_dsh_check(const struct ll_mmu_config *cfg)
-{
-	return ll_dsh_check_msg(cfg) ? LL_MMU_ERR_SCHEME_PARAMS : LL_MMU_OK;
 }
 
 /* Phi_i once per port (Eq. 9), if the pool has lossless priorities. */
@@ -451,31 +447,48 @@ void ll_dsh_reset_peaks(struct ll_mmu_pool *pool, ll_u32 port)
 	shared_headroom_peak(pool, port);
 }
 
-void ll_dsh_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
-		       struct ll_scheme_port_stats *out)
+/* The telemetry, by name (the descriptor's tables use the same enums). */
+enum dsh_stat {
+	DSH_QOFF_PAUSES,
+	DSH_POFF_PAUSES,
+	DSH_INSURANCE_USED,
+	DSH_INSURANCE_PEAK,
+	DSH_SHARED_HR_USED,
+	DSH_SHARED_HR_PEAK,
+	DSH_PORT_SHARED,
+	DSH_STATS
+};
+
+enum dsh_mask { DSH_MASK_QOFF, DSH_MASK_POFF, DSH_MASK_SINGLE_QUEUE, DSH_MASKS };
+enum dsh_prio_stat { DSH_TAU, DSH_PHI_HAT, DSH_PRIO_STATS };
+
+static void dsh_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
+			   ll_u64 now_ns, struct ll_scheme_port_stats *out)
 {
 	const struct ll_mmu_port *p = &pool->ports[port];
 	const struct ll_dsh_port_state *st = &p->sch.dsh;
 	ll_u8 mask = pool->cfg.lossless_mask;
 	ll_u32 prio;
 
-	out->masks = (ll_u32)(st->qoff & mask);
+	(void)now_ns;
+	out->masks = (ll_u32)(st->qoff & mask) << (8 * DSH_MASK_QOFF);
 	if (st->poff)
-		out->masks |= (ll_u32)mask << 8;
+		out->masks |= (ll_u32)mask << (8 * DSH_MASK_POFF);
 	if (ll_dsh_single_queue(pool, port))
-		out->masks |= (1u << st->prev_prio) << 16;
-	out->ctr[0] = st->qoff_pauses;
-	out->ctr[1] = st->poff_pauses;
-	out->ctr[2] = p->headroom_used;
-	out->ctr[3] = st->insurance_peak;
-	out->ctr[4] = ll_dsh_shared_headroom(pool, port);
-	out->ctr[5] = st->shared_hr_peak;
-	out->ctr[6] = ll_dsh_port_shared(pool, port);
+		out->masks |= (1u << st->prev_prio) << (8 * DSH_MASK_SINGLE_QUEUE);
+	out->ctr[DSH_QOFF_PAUSES] = st->qoff_pauses;
+	out->ctr[DSH_POFF_PAUSES] = st->poff_pauses;
+	out->ctr[DSH_INSURANCE_USED] = p->headroom_used;
+	out->ctr[DSH_INSURANCE_PEAK] = st->insurance_peak;
+	out->ctr[DSH_SHARED_HR_USED] = ll_dsh_shared_headroom(pool, port);
+	out->ctr[DSH_SHARED_HR_PEAK] = st->shared_hr_peak;
+	out->ctr[DSH_PORT_SHARED] = ll_dsh_port_shared(pool, port);
 	for (prio = 0; prio < LL_MMU_PRIOS; prio++) {
 		if (!((mask >> prio) & 1))
 			continue;
-		out->prio[0][prio] = ll_dsh_tau(pool, port, prio);
-		out->prio[1][prio] = ll_dsh_headroom_estimate(pool, port, prio);
+		out->prio[DSH_TAU][prio] = ll_dsh_tau(pool, port, prio);
+		out->prio[DSH_PHI_HAT][prio] =
+			ll_dsh_headroom_estimate(pool, port, prio);
 	}
 }
 
@@ -539,3 +552,128 @@ void ll_dsh_port_tick(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 	apply(pool, port);
 	shared_headroom_peak(pool, port);
 }
+
+/* ------------------------------------------------------- the descriptor */
+
+/* The flags' names: the value 0, then bit 0, 1, ... (LL_PARAM_FLAGS). */
+static const char *const dsh_variants[] = {
+	"dsh", "no-shared-headroom", "no-insurance", "static-tau", (void *)0,
+};
+
+/* struct ll_dsh_params, word by word (param.h). */
+static const struct ll_param dsh_params[] = {
+	{
+		.tc = "dsh-window", .arg = "TIME", .key = "window",
+		.ctl = "dsh.window",
+		.help = "single-queue window (Alg. 4): a port whose lossless packets all went to one priority this long gives it tau 0",
+		.unit = LL_PARAM_TIME,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_DSH, .min = 1, .max = LL_DSH_WINDOW_NS_MAX,
+		.def = LL_DSH_WINDOW_NS_DEFAULT,
+		.nl_attr = TCA_LOSSLESS_DSH_WINDOW_NS,
+		.nl_nest = TCA_LOSSLESS_SCHEME_DSH, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 0,
+	},
+	{
+		.tc = "dsh-ewma-shift", .arg = "N", .key = "ewma_shift",
+		.ctl = "dsh.ewma-shift",
+		.help = "weight of the in-flight estimator's averages, w = 2^-N",
+		.unit = LL_PARAM_COUNT,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_DSH, .min = 1, .max = LL_DSH_EWMA_SHIFT_MAX,
+		.def = LL_DSH_EWMA_SHIFT_DEFAULT,
+		.nl_attr = TCA_LOSSLESS_DSH_EWMA_SHIFT,
+		.nl_nest = TCA_LOSSLESS_SCHEME_DSH, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 1,
+	},
+	{
+		.tc = "dsh-gain", .arg = "N", .key = "gain",
+		.ctl = "dsh.gain",
+		.help = "deviation gain k of the estimator, g_hat = g_avg + k x v_avg",
+		.unit = LL_PARAM_COUNT,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_DSH, .min = 1, .max = LL_DSH_GAIN_MAX,
+		.def = LL_DSH_GAIN_DEFAULT,
+		.nl_attr = TCA_LOSSLESS_DSH_DEVIATION_GAIN,
+		.nl_nest = TCA_LOSSLESS_SCHEME_DSH, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 2,
+	},
+	{
+		.tc = "dsh-variant", .arg = "VARIANT", .key = "variant",
+		.ctl = "dsh.variant",
+		.help = "dsh, or the paper's ablations: no-shared-headroom, no-insurance, static-tau (comma list)",
+		.unit = LL_PARAM_FLAGS,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_DSH, .min = 0, .max = LL_DSH_F_ALL, .def = 0,
+		.nl_attr = TCA_LOSSLESS_DSH_FLAGS,
+		.nl_nest = TCA_LOSSLESS_SCHEME_DSH, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 3,
+		.names = dsh_variants,
+		.excl = LL_DSH_F_NO_SHARED_HEADROOM | LL_DSH_F_STATIC_TAU,
+	},
+};
+
+_Static_assert(LL_ARRAY_SIZE(dsh_params) * sizeof(ll_u64) ==
+	       sizeof(struct ll_dsh_params), "a row per word");
+_Static_assert((ll_u64)LOSSLESS_DSH_F_NO_SHARED_HEADROOM == (ll_u64)LL_DSH_F_NO_SHARED_HEADROOM &&
+	       (ll_u64)LOSSLESS_DSH_F_NO_INSURANCE == (ll_u64)LL_DSH_F_NO_INSURANCE &&
+	       (ll_u64)LOSSLESS_DSH_F_STATIC_TAU == (ll_u64)LL_DSH_F_STATIC_TAU,
+	       "the uapi's flags are the core's");
+
+static const struct ll_scheme_stat_desc dsh_stats[DSH_STATS] = {
+	[DSH_QOFF_PAUSES] = { "qoff_pauses", LL_STAT_COUNT,
+		"Queue-level pauses (QOFF) of the port's priorities." },
+	[DSH_POFF_PAUSES] = { "poff_pauses", LL_STAT_COUNT,
+		"Port-level pauses (POFF) of the port." },
+	[DSH_INSURANCE_USED] = { "insurance_used", LL_STAT_BYTES,
+		"Bytes in the port's insurance headroom now." },
+	[DSH_INSURANCE_PEAK] = { "insurance_peak", LL_STAT_BYTES,
+		"Highest insurance headroom use seen." },
+	[DSH_SHARED_HR_USED] = { "shared_headroom_used", LL_STAT_BYTES,
+		"Shared bytes above X_qoff of the queues in QOFF now." },
+	[DSH_SHARED_HR_PEAK] = { "shared_headroom_peak", LL_STAT_BYTES,
+		"Highest shared headroom use seen." },
+	[DSH_PORT_SHARED] = { "port_shared", LL_STAT_BYTES,
+		"Shared bytes of the port's lossless priorities (S_i)." },
+};
+
+static const char *const dsh_masks[DSH_MASKS] = {
+	[DSH_MASK_QOFF] = "qoff",
+	[DSH_MASK_POFF] = "poff",
+	[DSH_MASK_SINGLE_QUEUE] = "single_queue",
+};
+
+static const struct ll_scheme_stat_desc dsh_prio_stats[DSH_PRIO_STATS] = {
+	[DSH_TAU] = { "tau", LL_STAT_BYTES,
+		"tau: the priority's shared headroom (X_qoff = T - tau)." },
+	[DSH_PHI_HAT] = { "phi_hat", LL_STAT_BYTES,
+		"phi_hat: the estimated in-flight bytes after a pause." },
+};
+
+_Static_assert(DSH_STATS <= LL_SCHEME_STATS && DSH_MASKS <= LL_SCHEME_MASKS &&
+	       DSH_PRIO_STATS <= LL_SCHEME_PRIO_STATS,
+	       "the telemetry fits struct ll_scheme_port_stats");
+
+const struct ll_scheme_desc ll_scheme_dsh = {
+	.name = "dsh",
+	.title = "Dynamic and Shared Headroom",
+	.doc = "docs/DSH.md",
+	.hooks = LL_SCHEME_HOOK_ADMITTED | LL_SCHEME_HOOK_TIMER |
+		 LL_SCHEME_HOOK_CLOCK,
+	.params = dsh_params,
+	.n_params = LL_ARRAY_SIZE(dsh_params),
+	.nl_nest = TCA_LOSSLESS_SCHEME_DSH,
+	.nl_pad = TCA_LOSSLESS_DSH_PAD,
+	.stats = dsh_stats,
+	.n_stats = DSH_STATS,
+	.masks = dsh_masks,
+	.n_masks = DSH_MASKS,
+	.prio_stats = dsh_prio_stats,
+	.n_prio_stats = DSH_PRIO_STATS,
+	.headroom_peak_stat = 1 + DSH_INSURANCE_PEAK,
+	.check = dsh_check,
+	.port_carve = ll_dsh_port_carve,
+	.port_tick = ll_dsh_port_tick,
+	.reset_peaks = ll_dsh_reset_peaks,
+	.port_stats = dsh_port_stats,
+};

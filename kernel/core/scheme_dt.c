@@ -45,3 +45,9 @@ void ll_dt_hysteresis(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 		ll_mmu_want(pool, port, prio, 0);
 	}
 }
+
+const struct ll_scheme_desc ll_scheme_dt = {
+	.name = "dt",
+	.title = "PFC with Dynamic Threshold and static headroom",
+	.doc = "docs/MMU.md",
+};

@@ -51,6 +51,7 @@
  */
 #include "scheme.h"
 #include "headroom.h"
+#include "lossless.h"	/* the uapi: its netlink nest, the plane */
 
 static const struct ll_spfc_params *params(const struct ll_mmu_pool *pool)
 {
@@ -79,7 +80,7 @@ static inline ll_u64 clock_ns(struct ll_mmu_pool *pool, ll_u64 now_ns)
 
 /* ------------------------------------------------------- configuration */
 
-const char *ll_spfc_check_msg(const struct ll_mmu_config *cfg)
+static const char *spfc_check(const struct ll_mmu_config *cfg)
 {
 	const struct ll_spfc_params *s = &cfg->scheme_params.spfc;
 
@@ -103,11 +104,6 @@ const char *ll_spfc_check_msg(const struct ll_mmu_config *cfg)
 	if (s->k > LL_SPFC_K_MAX)
 		return "spfc: spfc-k above 1000";
 	return (const char *)0;
-}
-
-enum ll_mmu_err ll_spfc_check(const struct ll_mmu_config *cfg)
-{
-	return ll_spfc_check_msg(cfg) ? LL_MMU_ERR_SCHEME_PARAMS : LL_MMU_OK;
 }
 
 ll_u64 ll_spfc_irc_threshold(const struct ll_mmu_pool *pool, ll_u32 port)
@@ -229,8 +225,30 @@ static ll_u32 windows_ended(const struct ll_mmu_pool *pool, ll_u32 port,
 	return now_ns - st->win_start_ns < 2 * ll_spfc_tc_ns(pool) ? 1 : 2;
 }
 
-void ll_spfc_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
-			ll_u64 now_ns, struct ll_scheme_port_stats *out)
+/* The telemetry, by name (the descriptor's tables use the same enums). */
+enum spfc_stat {
+	SPFC_TO_VICTIM,
+	SPFC_TO_NORMAL,
+	SPFC_VICTIM_TIME,
+	SPFC_PAUSES_NORMAL,
+	SPFC_PAUSES_VICTIM,
+	SPFC_TRIGGER_PEAK,
+	SPFC_IRC_THRESHOLD,
+	SPFC_STATS
+};
+
+enum spfc_mask {
+	SPFC_MASK_VICTIM,
+	SPFC_MASK_SH,
+	SPFC_MASK_FORCED_VICTIM,
+	SPFC_MASK_FORCED_NORMAL,
+	SPFC_MASKS
+};
+
+enum spfc_prio_stat { SPFC_LAST_WINDOW, SPFC_IRC, SPFC_PRIO_STATS };
+
+static void spfc_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
+			    ll_u64 now_ns, struct ll_scheme_port_stats *out)
 {
 	const struct ll_mmu_port *p = &pool->ports[port];
 	const struct ll_spfc_port_state *st = &p->sch.spfc;
@@ -238,20 +256,20 @@ void ll_spfc_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
 	ll_u8 sh = has_flag(pool, LL_SPFC_F_DAEMON) ? st->daemon_sh : st->sh;
 	ll_u32 ended = windows_ended(pool, port, now_ns), prio;
 
-	out->masks = (ll_u32)ll_spfc_victims(pool, port) |
-		     (ll_u32)(sh & mask) << 8 |
-		     (ll_u32)(st->force_victim & mask) << 16 |
-		     (ll_u32)(st->force_normal & mask) << 24;
-	out->ctr[0] = st->to_victim;
-	out->ctr[1] = st->to_normal;
-	out->ctr[2] = st->victim_ns;
+	out->masks = (ll_u32)ll_spfc_victims(pool, port) << (8 * SPFC_MASK_VICTIM) |
+		     (ll_u32)(sh & mask) << (8 * SPFC_MASK_SH) |
+		     (ll_u32)(st->force_victim & mask) << (8 * SPFC_MASK_FORCED_VICTIM) |
+		     (ll_u32)(st->force_normal & mask) << (8 * SPFC_MASK_FORCED_NORMAL);
+	out->ctr[SPFC_TO_VICTIM] = st->to_victim;
+	out->ctr[SPFC_TO_NORMAL] = st->to_normal;
+	out->ctr[SPFC_VICTIM_TIME] = st->victim_ns;
 	if (now_ns > st->victims_ns_at)
-		out->ctr[2] += popcount8(st->victims) *
-			       (now_ns - st->victims_ns_at);
-	out->ctr[3] = st->pauses_normal;
-	out->ctr[4] = st->pauses_victim;
-	out->ctr[5] = st->trigger_peak;
-	out->ctr[6] = ll_spfc_irc_threshold(pool, port);
+		out->ctr[SPFC_VICTIM_TIME] += popcount8(st->victims) *
+					      (now_ns - st->victims_ns_at);
+	out->ctr[SPFC_PAUSES_NORMAL] = st->pauses_normal;
+	out->ctr[SPFC_PAUSES_VICTIM] = st->pauses_victim;
+	out->ctr[SPFC_TRIGGER_PEAK] = st->trigger_peak;
+	out->ctr[SPFC_IRC_THRESHOLD] = ll_spfc_irc_threshold(pool, port);
 	/* The counts as of now_ns, as the roll the next event makes leaves
 	 * them (the port's timer runs only when a roll moves a state).
 	 */
@@ -260,9 +278,9 @@ void ll_spfc_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
 
 		if (!((mask >> prio) & 1))
 			continue;
-		out->prio[0][prio] = ended == 0 ? q->last_win :
-				     ended == 1 ? q->irc : 0;
-		out->prio[1][prio] = ended ? 0 : q->irc;
+		out->prio[SPFC_LAST_WINDOW][prio] = ended == 0 ? q->last_win :
+						    ended == 1 ? q->irc : 0;
+		out->prio[SPFC_IRC][prio] = ended ? 0 : q->irc;
 	}
 }
 
@@ -455,7 +473,7 @@ int ll_spfc_force(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 		st->force_normal |= bit;
 	account(pool, port, before);
 	evaluate_changed(pool, port, before, now_ns);
-	return ll_mmu_pfc_due(pool, port, now_ns);
+	return ll_mmu_ctrl_due(pool, port, now_ns);
 }
 
 int ll_spfc_publish(struct ll_mmu_pool *pool, ll_u32 port, ll_u8 victims,
@@ -478,5 +496,146 @@ int ll_spfc_publish(struct ll_mmu_pool *pool, ll_u32 port, ll_u8 victims,
 		st->hold &= p->pfc.want;
 	account(pool, port, before);
 	evaluate_changed(pool, port, before, now_ns);
-	return ll_mmu_pfc_due(pool, port, now_ns);
+	return ll_mmu_ctrl_due(pool, port, now_ns);
 }
+
+/* ------------------------------------------------------- the descriptor */
+
+/* The flags' names: the value 0, then bit 0, 1, ... (LL_PARAM_FLAGS). */
+static const char *const spfc_modes[] = {
+	"irc", "window-end", "daemon", (void *)0,
+};
+
+/* struct ll_spfc_params, word by word (param.h). */
+static const struct ll_param spfc_params[] = {
+	{
+		.tc = "spfc-window", .arg = "TIME", .key = "window",
+		.ctl = "spfc.window",
+		.help = "the window TC over which departures are counted; at least 4 round trips",
+		.unit = LL_PARAM_TIME,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_SPFC, .min = LL_SPFC_TC_NS_MIN,
+		.max = LL_SPFC_TC_NS_MAX, .def = LL_SPFC_TC_NS_DEFAULT,
+		.nl_attr = TCA_LOSSLESS_SPFC_TC_NS,
+		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 0,
+	},
+	{
+		.tc = "spfc-irc-th", .arg = "SIZE", .key = "irc_th",
+		.ctl = "spfc.irc-th",
+		.help = "departures per window that make a queue a Victim, at least 1 MTU; 0: C x TC / 8 / K per port",
+		.unit = LL_PARAM_SIZE,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_SPFC, .min = 0, .max = LL_SPFC_IRC_TH_MAX,
+		.def = 0, .nl_attr = TCA_LOSSLESS_SPFC_IRC_TH_BYTES,
+		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 1,
+	},
+	{
+		.tc = "spfc-irc-th-packets", .arg = "N", .key = "irc_th_packets",
+		.ctl = "spfc.irc-th-packets",
+		.help = "IRC_th counted in packets (the paper's unit), not with spfc-irc-th; 0: count bytes",
+		.unit = LL_PARAM_COUNT,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_SPFC, .min = 0, .max = LL_SPFC_IRC_TH_MAX,
+		.def = 0, .nl_attr = TCA_LOSSLESS_SPFC_IRC_TH_PACKETS,
+		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 2,
+	},
+	{
+		.tc = "spfc-victim-threshold", .arg = "SIZE",
+		.key = "victim_threshold", .ctl = "spfc.victim-threshold",
+		.help = "shared bytes at which a Victim pauses (at least the Dynamic Threshold); 0: the whole buffer",
+		.unit = LL_PARAM_SIZE,
+		.flags = LL_PARAM_POLICY | LL_PARAM_MAX_BUFFER | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_SPFC, .min = 0, .max = LL_MMU_MAX_TOTAL_BYTES,
+		.def = 0, .nl_attr = TCA_LOSSLESS_SPFC_VICTIM_THRESHOLD_BYTES,
+		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 3,
+	},
+	{
+		.tc = "spfc-mode", .arg = "MODE", .key = "mode",
+		.ctl = "spfc.mode",
+		.help = "irc: a queue turns Victim as its count reaches IRC_th; window-end: at a window's end; daemon: by the daemon's bit",
+		.unit = LL_PARAM_FLAGS,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_SPFC, .min = 0, .max = LL_SPFC_F_ALL, .def = 0,
+		.nl_attr = TCA_LOSSLESS_SPFC_FLAGS,
+		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 4,
+		.names = spfc_modes,
+	},
+	{
+		.tc = "spfc-k", .arg = "N", .key = "k", .ctl = "spfc.k",
+		.help = "K of the derived IRC_th = C x TC / (8 K) per port, an integer",
+		.unit = LL_PARAM_COUNT,
+		.flags = LL_PARAM_POLICY | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_SPFC, .min = 1, .max = LL_SPFC_K_MAX,
+		.def = LL_SPFC_K_DEFAULT, .nl_attr = TCA_LOSSLESS_SPFC_K,
+		.nl_nest = TCA_LOSSLESS_SCHEME_SPFC, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 5,
+	},
+};
+
+_Static_assert(LL_ARRAY_SIZE(spfc_params) * sizeof(ll_u64) ==
+	       sizeof(struct ll_spfc_params), "a row per word");
+_Static_assert((ll_u64)LOSSLESS_SPFC_F_WINDOW_END == (ll_u64)LL_SPFC_F_WINDOW_END &&
+	       (ll_u64)LOSSLESS_SPFC_F_DAEMON == (ll_u64)LL_SPFC_F_DAEMON,
+	       "the uapi's flags are the core's");
+
+static const struct ll_scheme_stat_desc spfc_stats[SPFC_STATS] = {
+	[SPFC_TO_VICTIM] = { "to_victim", LL_STAT_COUNT,
+		"Transitions of a priority to Victim." },
+	[SPFC_TO_NORMAL] = { "to_normal", LL_STAT_COUNT,
+		"Transitions of a priority back to Normal." },
+	[SPFC_VICTIM_TIME] = { "victim_time", LL_STAT_NS,
+		"Time in Victim, summed over the priorities." },
+	[SPFC_PAUSES_NORMAL] = { "pauses_normal", LL_STAT_COUNT,
+		"PAUSEs of a priority while Normal." },
+	[SPFC_PAUSES_VICTIM] = { "pauses_victim", LL_STAT_COUNT,
+		"PAUSEs of a priority while Victim (the pool full)." },
+	[SPFC_TRIGGER_PEAK] = { "trigger_peak", LL_STAT_BYTES,
+		"Most bytes a priority held when it paused." },
+	[SPFC_IRC_THRESHOLD] = { "irc_threshold", LL_STAT_GAUGE,
+		"IRC_th of the port (bytes, or packets)." },
+};
+
+static const char *const spfc_masks[SPFC_MASKS] = {
+	[SPFC_MASK_VICTIM] = "victim",
+	[SPFC_MASK_SH] = "sh",
+	[SPFC_MASK_FORCED_VICTIM] = "forced_victim",
+	[SPFC_MASK_FORCED_NORMAL] = "forced_normal",
+};
+
+static const struct ll_scheme_stat_desc spfc_prio_stats[SPFC_PRIO_STATS] = {
+	[SPFC_LAST_WINDOW] = { "last_window", LL_STAT_GAUGE,
+		"IRC of the last complete window (bytes, or packets)." },
+	[SPFC_IRC] = { "irc", LL_STAT_GAUGE,
+		"IRC of the window in progress (bytes, or packets)." },
+};
+
+_Static_assert(SPFC_STATS <= LL_SCHEME_STATS && SPFC_MASKS <= LL_SCHEME_MASKS &&
+	       SPFC_PRIO_STATS <= LL_SCHEME_PRIO_STATS,
+	       "the telemetry fits struct ll_scheme_port_stats");
+
+const struct ll_scheme_desc ll_scheme_spfc = {
+	.name = "spfc",
+	.title = "Selective PFC",
+	.doc = "docs/SPFC.md",
+	.hooks = LL_SCHEME_HOOK_ARRIVAL | LL_SCHEME_HOOK_RELEASED |
+		 LL_SCHEME_HOOK_TIMER | LL_SCHEME_HOOK_CLOCK,
+	.params = spfc_params,
+	.n_params = LL_ARRAY_SIZE(spfc_params),
+	.nl_nest = TCA_LOSSLESS_SCHEME_SPFC,
+	.nl_pad = TCA_LOSSLESS_SPFC_PAD,
+	.stats = spfc_stats,
+	.n_stats = SPFC_STATS,
+	.masks = spfc_masks,
+	.n_masks = SPFC_MASKS,
+	.prio_stats = spfc_prio_stats,
+	.n_prio_stats = SPFC_PRIO_STATS,
+	.check = spfc_check,
+	.port_tick = ll_spfc_port_tick,
+	.reset_peaks = ll_spfc_reset_peaks,
+	.port_stats = spfc_port_stats,
+};

@@ -7,17 +7,13 @@
  * (bytes that find no shared room go to headroom and pause).
  */
 #include "scheme.h"
+#include "lossless.h"	/* the uapi: its netlink nest, the plane */
 
-const char *ll_st_check_msg(const struct ll_mmu_config *cfg)
+static const char *st_check(const struct ll_mmu_config *cfg)
 {
 	if (cfg->scheme_params.st.threshold_bytes > cfg->total_bytes)
 		return "st: st-threshold above the buffer";
 	return (const char *)0;
-}
-
-enum ll_mmu_err ll_st_check(const struct ll_mmu_config *cfg)
-{
-	return ll_st_check_msg(cfg) ? LL_MMU_ERR_SCHEME_PARAMS : LL_MMU_OK;
 }
 
 /* The given threshold, or B_shared / attached ports. */
@@ -29,3 +25,32 @@ ll_u64 ll_st_threshold(const struct ll_mmu_pool *pool)
 		return pool->cfg.scheme_params.st.threshold_bytes;
 	return ll_div_u64(pool->shared_size, ports ? ports : 1);
 }
+
+/* struct ll_st_params, word by word (param.h). */
+static const struct ll_param st_params[] = {
+	{
+		.tc = "st-threshold", .arg = "SIZE", .key = "threshold",
+		.ctl = "st.threshold",
+		.help = "shared bytes at which a lossless (port, priority) pauses; 0: shared buffer / ports",
+		.unit = LL_PARAM_SIZE,
+		.flags = LL_PARAM_POLICY | LL_PARAM_MAX_BUFFER | LL_PARAM_SHOW_NONZERO,
+		.scheme = LL_SCHEME_ST, .min = 0, .max = LL_MMU_MAX_TOTAL_BYTES,
+		.def = 0, .nl_attr = TCA_LOSSLESS_ST_THRESHOLD_BYTES,
+		.nl_nest = TCA_LOSSLESS_SCHEME_ST, .nl_len = 8,
+		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 0,
+	},
+};
+
+_Static_assert(LL_ARRAY_SIZE(st_params) * sizeof(ll_u64) ==
+	       sizeof(struct ll_st_params), "a row per word");
+
+const struct ll_scheme_desc ll_scheme_st = {
+	.name = "st",
+	.title = "PFC with a static threshold",
+	.doc = "docs/SCHEMES.md",
+	.params = st_params,
+	.n_params = LL_ARRAY_SIZE(st_params),
+	.nl_nest = TCA_LOSSLESS_SCHEME_ST,
+	.nl_pad = TCA_LOSSLESS_ST_PAD,
+	.check = st_check,
+};

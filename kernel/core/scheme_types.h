@@ -16,11 +16,20 @@
 
 #include "ll_types.h"
 
+/* tests/unit/extension_test.cpp adds a scheme through these two. */
+#ifndef LL_SCHEME_EXTRA_IDS
+#define LL_SCHEME_EXTRA_IDS
+#endif
+#ifndef LL_SCHEME_EXTRA_TABLE
+#define LL_SCHEME_EXTRA_TABLE
+#endif
+
 enum ll_scheme_id {
 	LL_SCHEME_DT = 0,	/* PFC + Dynamic Threshold + static headroom */
 	LL_SCHEME_ST = 1,	/* PFC + static threshold (spfc.md 2.6) */
 	LL_SCHEME_DSH = 2,	/* Dynamic and Shared Headroom (dsh.md) */
 	LL_SCHEME_SPFC = 3,	/* Selective PFC (spfc.md) */
+	LL_SCHEME_EXTRA_IDS	/* the unit tests' way in; empty otherwise */
 	LL_SCHEME_CORE_COUNT,	/* every scheme the core implements */
 };
 
@@ -33,12 +42,9 @@ enum ll_scheme_id {
  * (docs/ARCHITECTURE.md, "How to add a scheme"); today every scheme of the
  * core is selectable.
  */
+#ifndef LL_SCHEME_COUNT
 #define LL_SCHEME_COUNT 4
-
-/* The names users type (tc, TOML, losslessctl), indexed by id. */
-#define LL_SCHEME_NAMES { [LL_SCHEME_DT] = "dt", [LL_SCHEME_ST] = "st", \
-			  [LL_SCHEME_DSH] = "dsh", [LL_SCHEME_SPFC] = "spfc" }
-#define LL_SCHEME_NAMES_HELP "dt, st, dsh, spfc"
+#endif
 
 /*
  * ST: every lossless ingress (port, prio) pauses when its shared bytes
@@ -207,12 +213,13 @@ union ll_scheme_iq_state {
 
 /*
  * A scheme's telemetry (scheme.h's ll_scheme_get_port_stats(), the uapi's
- * struct tc_lossless_scheme_stats): per port LL_SCHEME_STATS counters,
- * LL_SCHEME_MASKS priority masks and LL_SCHEME_PRIO_STATS values per
- * priority, each named by the tables below (indexed by scheme id, then
- * position; a NULL name is unused). tc, losslessctl and the Prometheus
- * metrics print them from the names, with no code per scheme: a counter
- * is "NAME VALUE" in tc, lossless_<scheme>_port_<name>[_total|_bytes|
+ * struct tc_lossless_scheme_stats): per port at most LL_SCHEME_STATS
+ * counters, LL_SCHEME_MASKS priority masks and LL_SCHEME_PRIO_STATS
+ * values per priority, each named by the scheme's descriptor (scheme.h,
+ * struct ll_scheme_desc: stats, masks, prio_stats, indexed by the
+ * scheme's own enum of them). tc, losslessctl and the Prometheus metrics
+ * print them from the names, with no code per scheme: a counter is "NAME
+ * VALUE" in tc, lossless_<scheme>_port_<name>[_total|_bytes|
  * _seconds_total] in Prometheus (by its unit).
  */
 #define LL_SCHEME_STATS 7
@@ -231,69 +238,6 @@ struct ll_scheme_stat_desc {
 	ll_u8 unit;		/* enum ll_scheme_stat_unit */
 	const char *help;	/* one line */
 };
-
-/* Positional (C and C++): DT, ST, DSH, SPFC. */
-#define LL_SCHEME_STAT_DESCS {						\
-	{ { 0, 0, 0 } },						\
-	{ { 0, 0, 0 } },						\
-	{								\
-		{ "qoff_pauses", LL_STAT_COUNT,				\
-		  "Queue-level pauses (QOFF) of the port's priorities." },	\
-		{ "poff_pauses", LL_STAT_COUNT,				\
-		  "Port-level pauses (POFF) of the port." },		\
-		{ "insurance_used", LL_STAT_BYTES,			\
-		  "Bytes in the port's insurance headroom now." },	\
-		{ "insurance_peak", LL_STAT_BYTES,			\
-		  "Highest insurance headroom use seen." },		\
-		{ "shared_headroom_used", LL_STAT_BYTES,		\
-		  "Shared bytes above X_qoff of the queues in QOFF now." }, \
-		{ "shared_headroom_peak", LL_STAT_BYTES,		\
-		  "Highest shared headroom use seen." },		\
-		{ "port_shared", LL_STAT_BYTES,				\
-		  "Shared bytes of the port's lossless priorities (S_i)." }, \
-	},								\
-	{								\
-		{ "to_victim", LL_STAT_COUNT,				\
-		  "Transitions of a priority to Victim." },		\
-		{ "to_normal", LL_STAT_COUNT,				\
-		  "Transitions of a priority back to Normal." },	\
-		{ "victim_time", LL_STAT_NS,				\
-		  "Time in Victim, summed over the priorities." },	\
-		{ "pauses_normal", LL_STAT_COUNT,			\
-		  "PAUSEs of a priority while Normal." },		\
-		{ "pauses_victim", LL_STAT_COUNT,			\
-		  "PAUSEs of a priority while Victim (the pool full)." }, \
-		{ "trigger_peak", LL_STAT_BYTES,			\
-		  "Most bytes a priority held when it paused." },	\
-		{ "irc_threshold", LL_STAT_GAUGE,			\
-		  "IRC_th of the port (bytes, or packets)." },		\
-	},								\
-}
-
-/* The masks: bit p of mask i is bit 8 i + p of the stats' masks word. */
-#define LL_SCHEME_MASK_NAMES {						\
-	{ 0 },								\
-	{ 0 },								\
-	{ "qoff", "poff", "single_queue", 0 },				\
-	{ "victim", "sh", "forced_victim", "forced_normal" },		\
-}
-
-#define LL_SCHEME_PRIO_STAT_DESCS {					\
-	{ { 0, 0, 0 } },						\
-	{ { 0, 0, 0 } },						\
-	{								\
-		{ "tau", LL_STAT_BYTES,					\
-		  "tau: the priority's shared headroom (X_qoff = T - tau)." }, \
-		{ "phi_hat", LL_STAT_BYTES,				\
-		  "phi_hat: the estimated in-flight bytes after a pause." }, \
-	},								\
-	{								\
-		{ "last_window", LL_STAT_GAUGE,				\
-		  "IRC of the last complete window (bytes, or packets)." }, \
-		{ "irc", LL_STAT_GAUGE,					\
-		  "IRC of the window in progress (bytes, or packets)." }, \
-	},								\
-}
 
 /*
  * The pool's event ring (ll_scheme_log_event(); scheme.h): the latest

@@ -25,7 +25,7 @@
 #define LL_WATCHDOG_H
 
 #include "ll_types.h"
-#include "pfc.h"
+#include "ctrl.h"
 
 enum ll_wd_action {
 	LL_WD_OFF = 0,

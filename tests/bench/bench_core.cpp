@@ -19,18 +19,18 @@ struct Frames {
 
 	Frames()
 	{
-		ll_mac_ctrl m;
+		ll_ctrl_msg m;
 		std::memset(&m, 0, sizeof(m));
 		const ll_u8 src[6] = {0x02, 0, 0, 0, 0, 1};
 		std::memcpy(m.src, src, 6);
-		m.kind = LL_MAC_CTRL_PFC;
-		m.enable_vector = 0x88;
-		m.quanta[3] = 0x1234;
-		m.quanta[7] = 0xFFFF;
-		ll_mac_ctrl_build(pfc, sizeof(pfc), &m);
-		m.kind = LL_MAC_CTRL_PAUSE;
-		m.quanta[0] = 0xFFFF;
-		ll_mac_ctrl_build(pause, sizeof(pause), &m);
+		m.kind = LL_CTRL_PFC;
+		m.gate_mask = 0x88;
+		m.value[3] = 0x1234;
+		m.value[7] = 0xFFFF;
+		ll_ctrl_build(pfc, sizeof(pfc), &m);
+		m.kind = LL_CTRL_PAUSE;
+		m.value[0] = 0xFFFF;
+		ll_ctrl_build(pause, sizeof(pause), &m);
 		// Rejected late (after DA and length checks): opcode 0x0002.
 		std::memcpy(bad_opcode, pfc, sizeof(pfc));
 		bad_opcode[15] = 0x02;
@@ -49,14 +49,14 @@ const Frames &TheFrames()
 
 void ParseOne(benchmark::State &state, const ll_u8 *frame, ll_parse_result want)
 {
-	ll_mac_ctrl out;
+	ll_ctrl_msg out;
 	for (auto _ : state) {
 		benchmark::DoNotOptimize(frame);
-		ll_parse_result r = ll_mac_ctrl_parse(frame, LL_MAC_CTRL_FRAME_BYTES, nullptr, &out);
+		ll_parse_result r = ll_ctrl_parse(frame, LL_MAC_CTRL_FRAME_BYTES, nullptr, &out);
 		benchmark::DoNotOptimize(r);
 		benchmark::DoNotOptimize(out);
 	}
-	if (ll_mac_ctrl_parse(frame, LL_MAC_CTRL_FRAME_BYTES, nullptr, &out) != want)
+	if (ll_ctrl_parse(frame, LL_MAC_CTRL_FRAME_BYTES, nullptr, &out) != want)
 		state.SkipWithError("unexpected parse result");
 }
 
@@ -86,16 +86,16 @@ BENCHMARK(BM_ParseRejectEtherType);
 
 void BM_BuildPfc(benchmark::State &state)
 {
-	ll_mac_ctrl m;
+	ll_ctrl_msg m;
 	std::memset(&m, 0, sizeof(m));
-	m.kind = LL_MAC_CTRL_PFC;
-	m.enable_vector = 0xFF;
+	m.kind = LL_CTRL_PFC;
+	m.gate_mask = 0xFF;
 	for (int i = 0; i < 8; i++)
-		m.quanta[i] = (ll_u16)(0x1000 * (i + 1));
+		m.value[i] = (ll_u16)(0x1000 * (i + 1));
 	ll_u8 buf[LL_MAC_CTRL_FRAME_BYTES];
 	for (auto _ : state) {
 		benchmark::DoNotOptimize(&m);
-		ll_u32 n = ll_mac_ctrl_build(buf, sizeof(buf), &m);
+		ll_u32 n = ll_ctrl_build(buf, sizeof(buf), &m);
 		benchmark::DoNotOptimize(n);
 		benchmark::ClobberMemory();
 	}
@@ -104,14 +104,15 @@ BENCHMARK(BM_BuildPfc);
 
 void BM_BuildPause(benchmark::State &state)
 {
-	ll_mac_ctrl m;
+	ll_ctrl_msg m;
 	std::memset(&m, 0, sizeof(m));
-	m.kind = LL_MAC_CTRL_PAUSE;
-	m.quanta[0] = 0xFFFF;
+	m.kind = LL_CTRL_PAUSE;
+	m.gate_mask = 1;
+	m.value[0] = 0xFFFF;
 	ll_u8 buf[LL_MAC_CTRL_FRAME_BYTES];
 	for (auto _ : state) {
 		benchmark::DoNotOptimize(&m);
-		ll_u32 n = ll_mac_ctrl_build(buf, sizeof(buf), &m);
+		ll_u32 n = ll_ctrl_build(buf, sizeof(buf), &m);
 		benchmark::DoNotOptimize(n);
 		benchmark::ClobberMemory();
 	}
@@ -124,12 +125,12 @@ void BM_PortPauseRxPfcRefresh(benchmark::State &state)
 {
 	ll_port_pause p;
 	std::memset(&p, 0, sizeof(p));
-	ll_mac_ctrl m;
+	ll_ctrl_msg m;
 	std::memset(&m, 0, sizeof(m));
-	m.kind = LL_MAC_CTRL_PFC;
-	m.enable_vector = 0x88;
-	m.quanta[3] = 0xFFFF;
-	m.quanta[7] = 0xFFFF;
+	m.kind = LL_CTRL_PFC;
+	m.gate_mask = 0x88;
+	m.value[3] = 0xFFFF;
+	m.value[7] = 0xFFFF;
 	ll_u64 now = 1000;
 	for (auto _ : state) {
 		now += 100;
@@ -144,15 +145,15 @@ void BM_PortPauseRxPfcToggleAll(benchmark::State &state)
 {
 	ll_port_pause p;
 	std::memset(&p, 0, sizeof(p));
-	ll_mac_ctrl xoff, xon;
+	ll_ctrl_msg xoff, xon;
 	std::memset(&xoff, 0, sizeof(xoff));
-	xoff.kind = LL_MAC_CTRL_PFC;
-	xoff.enable_vector = 0xFF;
+	xoff.kind = LL_CTRL_PFC;
+	xoff.gate_mask = 0xFF;
 	for (int i = 0; i < 8; i++)
-		xoff.quanta[i] = 0xFFFF;
+		xoff.value[i] = 0xFFFF;
 	xon = xoff;
 	for (int i = 0; i < 8; i++)
-		xon.quanta[i] = 0;
+		xon.value[i] = 0;
 	ll_u64 now = 1000;
 	bool off = true;
 	for (auto _ : state) {
@@ -168,10 +169,11 @@ void BM_PortPauseRxPause(benchmark::State &state)
 {
 	ll_port_pause p;
 	std::memset(&p, 0, sizeof(p));
-	ll_mac_ctrl m;
+	ll_ctrl_msg m;
 	std::memset(&m, 0, sizeof(m));
-	m.kind = LL_MAC_CTRL_PAUSE;
-	m.quanta[0] = 0xFFFF;
+	m.kind = LL_CTRL_PAUSE;
+	m.gate_mask = 1;
+	m.value[0] = 0xFFFF;
 	ll_u64 now = 1000;
 	for (auto _ : state) {
 		now += 100;
@@ -186,12 +188,12 @@ void BM_PortPauseExpireMaskDeadline(benchmark::State &state)
 {
 	ll_port_pause p;
 	std::memset(&p, 0, sizeof(p));
-	ll_mac_ctrl m;
+	ll_ctrl_msg m;
 	std::memset(&m, 0, sizeof(m));
-	m.kind = LL_MAC_CTRL_PFC;
-	m.enable_vector = 0xFF;
+	m.kind = LL_CTRL_PFC;
+	m.gate_mask = 0xFF;
 	for (int i = 0; i < 8; i++)
-		m.quanta[i] = 0xFFFF;
+		m.value[i] = 0xFFFF;
 	ll_port_pause_rx(&p, 1000, &m, kRate);
 	ll_u64 now = 1000;
 	for (auto _ : state) {

@@ -146,7 +146,7 @@ void BM_MmuAdmitReleaseWithPfcFrames(benchmark::State &state)
 	BenchPool pool(32, 1 << 20, {1, 0}, 0, 0);
 	std::vector<ll_mmu_charge> held;
 	ll_mmu_charge c;
-	ll_mac_ctrl f;
+	ll_ctrl_msg f;
 	// Fill to one packet below XOFF.
 	for (;;) {
 		ll_mmu_admit(pool.p(), 1, 3, 2, 3, 1500, 0, &c);
@@ -161,13 +161,13 @@ void BM_MmuAdmitReleaseWithPfcFrames(benchmark::State &state)
 	for (auto _ : state) {
 		now += 120;
 		ll_mmu_admit(pool.p(), 1, 3, 2, 3, 1500, now, &c);
-		if (ll_mmu_pfc_take(pool.p(), 1, now, &f)) {
-			ll_mmu_pfc_complete(pool.p(), 1, 1, now);
+		if (ll_mmu_ctrl_take(pool.p(), 1, now, &f)) {
+			ll_mmu_ctrl_complete(pool.p(), 1, 1, now);
 			frames++;
 		}
 		ll_mmu_release(pool.p(), &c, now);
-		if (ll_mmu_pfc_take(pool.p(), 1, now, &f)) {
-			ll_mmu_pfc_complete(pool.p(), 1, 1, now);
+		if (ll_mmu_ctrl_take(pool.p(), 1, now, &f)) {
+			ll_mmu_ctrl_complete(pool.p(), 1, 1, now);
 			frames++;
 		}
 		benchmark::DoNotOptimize(f);

@@ -231,8 +231,8 @@ TEST_F(IngressE2E, PfcAndPauseAreConsumedAndRedirected)
       << "no MAC control frame may leave swp0";
 
   auto c = ctrl();
-  EXPECT_EQ(c.pfc, 1u);
-  EXPECT_EQ(c.pause, 1u);
+  EXPECT_EQ(c.frames[LL_CTRL_PFC], 1u);
+  EXPECT_EQ(c.frames[LL_CTRL_PAUSE], 1u);
   EXPECT_EQ(c.dropped(), 0u);
 
   CmdResult r = cli("show swp0 --json");
@@ -267,8 +267,8 @@ TEST_F(IngressE2E, InvalidControlFramesAreDroppedAndCounted)
   EXPECT_FALSE(receive(LOSSLESS_CTRL_ETHERTYPE, 500))
       << "an invalid frame was handed on";
   auto c = ctrl();
-  EXPECT_EQ(c.pfc, 0u);
-  EXPECT_EQ(c.pause, 0u);
+  EXPECT_EQ(c.frames[LL_CTRL_PFC], 0u);
+  EXPECT_EQ(c.frames[LL_CTRL_PAUSE], 0u);
   EXPECT_EQ(c.parse_error[LL_PARSE_BAD_DA], 1u);
   EXPECT_EQ(c.parse_error[LL_PARSE_BAD_OPCODE], 1u);
   EXPECT_EQ(c.parse_error[LL_PARSE_RESERVED_SET], 1u);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 //
 // Test frames for the ingress program. MAC control frames come from the
-// core's own builder (ll_mac_ctrl_build), so the codec is exercised in both
+// core's own builder (ll_ctrl_build), so the codec is exercised in both
 // directions; malformed ones are edits of those bytes.
 #pragma once
 
@@ -36,24 +36,24 @@ inline void put_be16(Frame &f, std::size_t off, std::uint16_t v)
   f.at(off + 1) = static_cast<std::uint8_t>(v);
 }
 
-inline Frame mac_ctrl(const ll_mac_ctrl &m)
+inline Frame mac_ctrl(const ll_ctrl_msg &m)
 {
   Frame f(LL_MAC_CTRL_FRAME_BYTES);
-  ll_u32 n = ll_mac_ctrl_build(f.data(), static_cast<ll_u32>(f.size()), &m);
+  ll_u32 n = ll_ctrl_build(f.data(), static_cast<ll_u32>(f.size()), &m);
   if (n != LL_MAC_CTRL_FRAME_BYTES)
-    throw std::runtime_error("ll_mac_ctrl_build failed");
+    throw std::runtime_error("ll_ctrl_build failed");
   return f;
 }
 
 inline Frame pfc(std::uint8_t vector, std::array<std::uint16_t, 8> quanta)
 {
-  ll_mac_ctrl m;
+  ll_ctrl_msg m;
   std::memset(&m, 0, sizeof(m));
   std::memcpy(m.src, kSrcMac, 6);
-  m.kind = LL_MAC_CTRL_PFC;
-  m.enable_vector = vector;
+  m.kind = LL_CTRL_PFC;
+  m.gate_mask = vector;
   for (int i = 0; i < 8; i++)
-    m.quanta[i] = quanta[i];
+    m.value[i] = quanta[i];
   return mac_ctrl(m);
 }
 
@@ -64,11 +64,11 @@ inline Frame pfc_xoff_prio3()
 
 inline Frame pause(std::uint16_t quanta)
 {
-  ll_mac_ctrl m;
+  ll_ctrl_msg m;
   std::memset(&m, 0, sizeof(m));
   std::memcpy(m.src, kSrcMac, 6);
-  m.kind = LL_MAC_CTRL_PAUSE;
-  m.quanta[0] = quanta;
+  m.kind = LL_CTRL_PAUSE;
+  m.value[0] = quanta;
   return mac_ctrl(m);
 }
 

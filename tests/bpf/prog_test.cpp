@@ -109,8 +109,8 @@ class IngressProg : public ::testing::Test {
     for (unsigned i = 0; i < LL_PARSE_RESULT_COUNT; i++)
       EXPECT_EQ(after.parse_error[i] - before.parse_error[i], i == unsigned(why) ? 1u : 0u)
           << "parse result " << ll_parse_result_name(static_cast<ll_parse_result>(i));
-    EXPECT_EQ(after.pfc, before.pfc);
-    EXPECT_EQ(after.pause, before.pause);
+    EXPECT_EQ(after.frames[LL_CTRL_PFC], before.frames[LL_CTRL_PFC]);
+    EXPECT_EQ(after.frames[LL_CTRL_PAUSE], before.frames[LL_CTRL_PAUSE]);
   }
 
   // Runs a data frame, expects TC_ACT_OK, an untouched frame and returns
@@ -158,8 +158,8 @@ TEST_F(IngressProg, PfcIsRewrittenMarkedAndRedirected)
   expect_redirected_copy(f, r.data);
 
   auto c = ctrl(port_a_);
-  EXPECT_EQ(c.pfc, 1u);
-  EXPECT_EQ(c.pause, 0u);
+  EXPECT_EQ(c.frames[LL_CTRL_PFC], 1u);
+  EXPECT_EQ(c.frames[LL_CTRL_PAUSE], 0u);
   EXPECT_EQ(c.dropped(), 0u);
   expect_no_data_counted(port_a_);
   EXPECT_FALSE(prog_->maps().ctrl_counters(port_b_).has_value());
@@ -173,8 +173,8 @@ TEST_F(IngressProg, PauseIsRewrittenMarkedAndRedirected)
   EXPECT_EQ(r.ctx.mark, LOSSLESS_CTRL_MARK);
   expect_redirected_copy(f, r.data);
   auto c = ctrl(port_a_);
-  EXPECT_EQ(c.pause, 1u);
-  EXPECT_EQ(c.pfc, 0u);
+  EXPECT_EQ(c.frames[LL_CTRL_PAUSE], 1u);
+  EXPECT_EQ(c.frames[LL_CTRL_PFC], 0u);
   EXPECT_EQ(c.dropped(), 0u);
 }
 
@@ -198,8 +198,8 @@ TEST_F(IngressProg, XonAndEdgeLengthsAreValid)
   EXPECT_EQ(run(pause_min, port_a_).verdict, TC_ACT_REDIRECT);
 
   auto c = ctrl(port_a_);
-  EXPECT_EQ(c.pfc, 3u);
-  EXPECT_EQ(c.pause, 2u);
+  EXPECT_EQ(c.frames[LL_CTRL_PFC], 3u);
+  EXPECT_EQ(c.frames[LL_CTRL_PAUSE], 2u);
   EXPECT_EQ(c.dropped(), 0u);
 }
 
@@ -296,11 +296,11 @@ TEST_F(IngressProg, ControlCountersArePerPort)
   bad[0] = 0x00;
   run(bad, port_b_);
   auto a = ctrl(port_a_), b = ctrl(port_b_);
-  EXPECT_EQ(a.pfc, 2u);
-  EXPECT_EQ(a.pause, 0u);
+  EXPECT_EQ(a.frames[LL_CTRL_PFC], 2u);
+  EXPECT_EQ(a.frames[LL_CTRL_PAUSE], 0u);
   EXPECT_EQ(a.dropped(), 0u);
-  EXPECT_EQ(b.pfc, 0u);
-  EXPECT_EQ(b.pause, 1u);
+  EXPECT_EQ(b.frames[LL_CTRL_PFC], 0u);
+  EXPECT_EQ(b.frames[LL_CTRL_PAUSE], 1u);
   EXPECT_EQ(b.parse_error[LL_PARSE_BAD_DA], 1u);
   EXPECT_EQ(b.dropped(), 1u);
   EXPECT_EQ(prog_->maps().ports(), (std::vector<std::uint32_t>{
@@ -352,8 +352,8 @@ TEST_F(IngressProg, ControlFramesToThePortsOwnAddressAreRedirected)
   short_pfc.resize(LL_PFC_FRAME_MIN_BYTES);
   EXPECT_EQ(run(short_pfc, port_a_).verdict, TC_ACT_REDIRECT);
   auto c = ctrl(port_a_);
-  EXPECT_EQ(c.pfc, 2u);
-  EXPECT_EQ(c.pause, 1u);
+  EXPECT_EQ(c.frames[LL_CTRL_PFC], 2u);
+  EXPECT_EQ(c.frames[LL_CTRL_PAUSE], 1u);
   EXPECT_EQ(c.dropped(), 0u);
 }
 
@@ -365,7 +365,7 @@ TEST_F(IngressProg, ControlFramesToAnotherPortsAddressAreDropped)
   expect_dropped(to(lltest::pfc_xoff_prio3(), other), LL_PARSE_BAD_DA, port_a_);
   expect_dropped(to(lltest::pause(1), other), LL_PARSE_BAD_DA, port_a_);
   EXPECT_EQ(ctrl(port_a_).parse_error[LL_PARSE_BAD_DA], 2u);
-  EXPECT_EQ(ctrl(port_a_).pfc + ctrl(port_a_).pause, 0u);
+  EXPECT_EQ(ctrl(port_a_).frames[LL_CTRL_PFC] + ctrl(port_a_).frames[LL_CTRL_PAUSE], 0u);
 }
 
 // ---------------------------------------------------------------- data frames

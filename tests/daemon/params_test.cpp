@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "config.h"
+#include <functional>
+
 #include "ll_params.h"
 #include "ll_units.h"
 #include "pfc_dt.h"
@@ -60,9 +62,27 @@ bool value_unit(const ll_param &r)
          r.unit == LL_PARAM_PRIOS || r.unit == LL_PARAM_COUNT;
 }
 
+// Every row: the pool's table, then each scheme's descriptor's.
+static std::vector<std::reference_wrapper<const ll_param>> rows()
+{
+  std::vector<std::reference_wrapper<const ll_param>> out;
+  for (unsigned i = 0; const ll_param *r = ll_param_row(i); i++)
+    out.push_back(*r);
+  return out;
+}
+
+// A scheme's row by its TOML key.
+static const ll_param &srow(int scheme, const char *key)
+{
+  const ll_param *r = ll_param_of_scheme_key(scheme, key);
+  EXPECT_NE(r, nullptr) << key;
+  static const ll_param none{};
+  return r ? *r : none;
+}
+
 TEST(ParamTable, EveryRowHasAHelpAndANameForItsReaders)
 {
-  for (const ll_param &r : ll_params) {
+  for (const ll_param &r : rows()) {
     std::string name = r.tc ? r.tc : r.ctl ? r.ctl : "?";
     ASSERT_TRUE(r.help && *r.help) << name;
     EXPECT_NE(std::string(r.help).back(), '.') << name << ": one line, no full stop";
@@ -76,7 +96,7 @@ TEST(ParamTable, EveryRowHasAHelpAndANameForItsReaders)
 
 TEST(ParamTable, MinDefaultMaxInOrder)
 {
-  for (const ll_param &r : ll_params) {
+  for (const ll_param &r : rows()) {
     std::string name = r.tc ? r.tc : r.ctl;
     EXPECT_EQ(ll_param_check(&r, r.def, 0), 0) << name << ": the default is in range";
     if (r.unit == LL_PARAM_ALPHA) {
@@ -102,7 +122,7 @@ TEST(ParamTable, KeywordsAndKeysAreUnique)
 {
   std::set<std::string> tc, ctl, pool_keys, port_keys, nl;
   std::set<std::pair<int, std::string>> scheme_keys;
-  for (const ll_param &r : ll_params) {
+  for (const ll_param &r : rows()) {
     std::string name = r.tc ? r.tc : r.ctl;
     if (r.tc) {
       EXPECT_TRUE(tc.insert(r.tc).second) << "tc keyword " << r.tc << " twice";
@@ -128,7 +148,7 @@ TEST(ParamTable, KeywordsAndKeysAreUnique)
 TEST(ParamTable, SchemeParametersAreTheirSchemesRows)
 {
   std::set<std::pair<int, int>> words;
-  for (const ll_param &r : ll_params) {
+  for (const ll_param &r : rows()) {
     std::string name = r.tc ? r.tc : r.ctl;
     if (r.scheme < 0) {
       EXPECT_EQ(r.nl_nest, 0) << name;
@@ -161,7 +181,7 @@ TEST(ParamTable, SchemeParametersAreTheirSchemesRows)
 TEST(ParamTable, LimitsAreTheKernels)
 {
   EXPECT_EQ(ll_params[LL_P_BUFFER].max, LL_MMU_MAX_TOTAL_BYTES);
-  EXPECT_EQ(ll_params[LL_P_ST_THRESHOLD].max, LL_MMU_MAX_TOTAL_BYTES);
+  EXPECT_EQ(srow(LL_SCHEME_ST, "threshold").max, LL_MMU_MAX_TOTAL_BYTES);
   EXPECT_EQ(ll_params[LL_P_CABLE_DELAY].max, LL_HEADROOM_MAX_DELAY_NS);
   EXPECT_EQ(ll_params[LL_P_SW_DELAY].max, LL_HEADROOM_MAX_DELAY_NS);
   EXPECT_EQ(ll_params[LL_P_INTERVAL].min, LOSSLESS_PLANE_INTERVAL_MIN_US);
@@ -172,35 +192,35 @@ TEST(ParamTable, LimitsAreTheKernels)
   EXPECT_EQ(ll_params[LL_P_SCHEME].max, LL_SCHEME_COUNT - 1u);
   // DSH's and SPFC's: scheme.h's constants (0 in the kernel is the
   // default; the rows' minimum is what a user may type).
-  EXPECT_EQ(ll_params[LL_P_DSH_WINDOW].max, LL_DSH_WINDOW_NS_MAX);
-  EXPECT_EQ(ll_params[LL_P_DSH_WINDOW].def, LL_DSH_WINDOW_NS_DEFAULT);
-  EXPECT_EQ(ll_params[LL_P_DSH_EWMA_SHIFT].max, LL_DSH_EWMA_SHIFT_MAX);
-  EXPECT_EQ(ll_params[LL_P_DSH_EWMA_SHIFT].def, LL_DSH_EWMA_SHIFT_DEFAULT);
-  EXPECT_EQ(ll_params[LL_P_DSH_GAIN].max, LL_DSH_GAIN_MAX);
-  EXPECT_EQ(ll_params[LL_P_DSH_GAIN].def, LL_DSH_GAIN_DEFAULT);
-  EXPECT_EQ(ll_params[LL_P_DSH_VARIANT].max, LL_DSH_F_ALL);
-  EXPECT_EQ(ll_params[LL_P_SPFC_WINDOW].min, LL_SPFC_TC_NS_MIN);
-  EXPECT_EQ(ll_params[LL_P_SPFC_WINDOW].max, LL_SPFC_TC_NS_MAX);
-  EXPECT_EQ(ll_params[LL_P_SPFC_WINDOW].def, LL_SPFC_TC_NS_DEFAULT);
-  EXPECT_EQ(ll_params[LL_P_SPFC_IRC_TH].max, LL_SPFC_IRC_TH_MAX);
-  EXPECT_EQ(ll_params[LL_P_SPFC_IRC_TH_PACKETS].max, LL_SPFC_IRC_TH_MAX);
-  EXPECT_EQ(ll_params[LL_P_SPFC_VICTIM_THRESHOLD].max, LL_MMU_MAX_TOTAL_BYTES);
-  EXPECT_EQ(ll_params[LL_P_SPFC_MODE].max, LL_SPFC_F_ALL);
-  EXPECT_EQ(ll_params[LL_P_SPFC_K].min, 1u);
-  EXPECT_EQ(ll_params[LL_P_SPFC_K].max, LL_SPFC_K_MAX);
-  EXPECT_EQ(ll_params[LL_P_SPFC_K].def, LL_SPFC_K_DEFAULT);
+  EXPECT_EQ(srow(LL_SCHEME_DSH, "window").max, LL_DSH_WINDOW_NS_MAX);
+  EXPECT_EQ(srow(LL_SCHEME_DSH, "window").def, LL_DSH_WINDOW_NS_DEFAULT);
+  EXPECT_EQ(srow(LL_SCHEME_DSH, "ewma_shift").max, LL_DSH_EWMA_SHIFT_MAX);
+  EXPECT_EQ(srow(LL_SCHEME_DSH, "ewma_shift").def, LL_DSH_EWMA_SHIFT_DEFAULT);
+  EXPECT_EQ(srow(LL_SCHEME_DSH, "gain").max, LL_DSH_GAIN_MAX);
+  EXPECT_EQ(srow(LL_SCHEME_DSH, "gain").def, LL_DSH_GAIN_DEFAULT);
+  EXPECT_EQ(srow(LL_SCHEME_DSH, "variant").max, LL_DSH_F_ALL);
+  EXPECT_EQ(srow(LL_SCHEME_SPFC, "window").min, LL_SPFC_TC_NS_MIN);
+  EXPECT_EQ(srow(LL_SCHEME_SPFC, "window").max, LL_SPFC_TC_NS_MAX);
+  EXPECT_EQ(srow(LL_SCHEME_SPFC, "window").def, LL_SPFC_TC_NS_DEFAULT);
+  EXPECT_EQ(srow(LL_SCHEME_SPFC, "irc_th").max, LL_SPFC_IRC_TH_MAX);
+  EXPECT_EQ(srow(LL_SCHEME_SPFC, "irc_th_packets").max, LL_SPFC_IRC_TH_MAX);
+  EXPECT_EQ(srow(LL_SCHEME_SPFC, "victim_threshold").max, LL_MMU_MAX_TOTAL_BYTES);
+  EXPECT_EQ(srow(LL_SCHEME_SPFC, "mode").max, LL_SPFC_F_ALL);
+  EXPECT_EQ(srow(LL_SCHEME_SPFC, "k").min, 1u);
+  EXPECT_EQ(srow(LL_SCHEME_SPFC, "k").max, LL_SPFC_K_MAX);
+  EXPECT_EQ(srow(LL_SCHEME_SPFC, "k").def, LL_SPFC_K_DEFAULT);
   // Every word of the plane's scheme block is the core's.
-  EXPECT_EQ(ll_params[LL_P_SPFC_K].word * 8, (int)offsetof(ll_scheme_params, spfc.k));
-  EXPECT_EQ(ll_params[LL_P_DSH_VARIANT].word * 8, (int)offsetof(ll_scheme_params, dsh.flags));
-  EXPECT_EQ(ll_params[LL_P_SPFC_MODE].word * 8, (int)offsetof(ll_scheme_params, spfc.flags));
+  EXPECT_EQ(srow(LL_SCHEME_SPFC, "k").word * 8, (int)offsetof(ll_scheme_params, spfc.k));
+  EXPECT_EQ(srow(LL_SCHEME_DSH, "variant").word * 8, (int)offsetof(ll_scheme_params, dsh.flags));
+  EXPECT_EQ(srow(LL_SCHEME_SPFC, "mode").word * 8, (int)offsetof(ll_scheme_params, spfc.flags));
 }
 
 // Flags by name: the value 0's name alone, or a comma list of bits, each
 // once; the refused pair; the texts.
 TEST(ParamTable, FlagsByName)
 {
-  const ll_param &v = ll_params[LL_P_DSH_VARIANT];
-  const ll_param &m = ll_params[LL_P_SPFC_MODE];
+  const ll_param &v = srow(LL_SCHEME_DSH, "variant");
+  const ll_param &m = srow(LL_SCHEME_SPFC, "mode");
   std::uint64_t x = 99;
   EXPECT_EQ(ll_param_parse(&v, "dsh", &x, nullptr), LL_PARAM_OK);
   EXPECT_EQ(x, 0u);
@@ -247,7 +267,7 @@ TEST(ParamTable, FlagsByName)
 // K: an integer 1 .. 1000; 0, negatives, fractions, NaN and Inf refused.
 TEST(ParamTable, SpfcKIsAPositiveInteger)
 {
-  const ll_param &k = ll_params[LL_P_SPFC_K];
+  const ll_param &k = srow(LL_SCHEME_SPFC, "k");
   std::uint64_t x = 0;
   EXPECT_EQ(ll_param_parse(&k, "1", &x, nullptr), LL_PARAM_OK);
   EXPECT_EQ(x, 1u);
@@ -302,7 +322,7 @@ TEST(ParamTable, TextsAsUsersWriteThem)
 // A value's text parses back to the value, and the range is enforced.
 TEST(ParamTable, ValuesRoundTripAndRangesHold)
 {
-  for (const ll_param &r : ll_params) {
+  for (const ll_param &r : rows()) {
     if (!value_unit(r))
       continue;
     std::string name = r.tc ? r.tc : r.ctl;
@@ -332,7 +352,7 @@ TEST(ParamTable, ValuesRoundTripAndRangesHold)
 // range with the row's range.
 TEST(ParamTable, TheConfigurationReadsEveryKey)
 {
-  for (const ll_param &r : ll_params) {
+  for (const ll_param &r : rows()) {
     if (!r.key || !value_unit(r))
       continue;
     std::string v = r.unit == LL_PARAM_PRIOS ? "[3, 4]"
@@ -385,7 +405,7 @@ TEST(ParamTable, ThePoliciesTakeTheirRows)
     std::vector<std::string> names;
     for (const auto &pi : pol->params())
       names.push_back(pi.name);
-    for (const ll_param &r : ll_params) {
+    for (const ll_param &r : rows()) {
       if (!(r.flags & LL_PARAM_POLICY) || (r.scheme >= 0 && r.scheme != reg->scheme_id))
         continue;
       std::uint64_t def = ll_param_default(&r, 1518);
@@ -400,7 +420,7 @@ TEST(ParamTable, ThePoliciesTakeTheirRows)
 TEST(ParamTable, LosslessctlSetsEveryPlaneRow)
 {
   unsigned n = 0;
-  for (const ll_param &r : ll_params) {
+  for (const ll_param &r : rows()) {
     if (!r.ctl || !r.plane_set || r.plane_set == LOSSLESS_PLANE_SET_SCHEME)
       continue;
     n++;
@@ -420,7 +440,7 @@ TEST(ParamTable, LosslessctlManPageHasEveryKey)
   ss << f.rdbuf();
   std::string man = ss.str();
   ASSERT_FALSE(man.empty());
-  for (const ll_param &r : ll_params) {
+  for (const ll_param &r : rows()) {
     if (!r.ctl || !r.plane_set || r.plane_set == LOSSLESS_PLANE_SET_SCHEME)
       continue;
     std::string k;

@@ -433,7 +433,7 @@ TEST(SchemeChecks, DshAndSpfc)
   auto is = check_scheme(s, ports);
   ASSERT_EQ(is.size(), 1u);
   EXPECT_TRUE(is[0].error);
-  EXPECT_EQ(is[0].param, LL_P_BUFFER);
+  EXPECT_EQ(is[0].param, &ll_params[LL_P_BUFFER]);
   ports[1].headroom_bytes = 500000;  // shared 384000: b's Phi above it
   is = check_scheme(s, ports);
   ASSERT_EQ(is.size(), 1u);
@@ -450,7 +450,7 @@ TEST(SchemeChecks, DshAndSpfc)
   is = check_scheme(s, ports);
   ASSERT_EQ(is.size(), 1u);
   EXPECT_FALSE(is[0].error) << "1 ms < 4 x 300 us: a warning";
-  EXPECT_EQ(is[0].param, LL_P_SPFC_WINDOW);
+  EXPECT_EQ(is[0].param, ll_param_of_scheme_key(LOSSLESS_SCHEME_SPFC, "window"));
   ports[0].rtt_ns = 250000;
   EXPECT_TRUE(check_scheme(s, ports).empty()) << "exactly 4 round trips";
   ports[1].rtt_ns = 1000001;

@@ -1,11 +1,11 @@
-// Writes MAC control frames built by ll_mac_ctrl_build to a pcap file, and
+// Writes MAC control frames built by ll_ctrl_build to a pcap file, and
 // the fields each frame is meant to carry to a JSON file, so that
 // independent decoders (tshark, scapy) can be checked against the intent.
 //
 //   ll_frames_gen OUT.pcap OUT.json
 //
 // Besides the valid frames, a few negative controls are written: frames
-// built by ll_mac_ctrl_build and then corrupted (bad DA, reserved vector
+// built by ll_ctrl_build and then corrupted (bad DA, reserved vector
 // octet set). A decoder check must flag them, which shows that the check
 // can fail at all.
 #include <cstdint>
@@ -16,47 +16,47 @@
 #include <vector>
 
 extern "C" {
-#include "pfc.h"
+#include "ctrl.h"
 }
 
 namespace {
 
 struct Case {
 	std::string name;
-	ll_mac_ctrl m;			// what is handed to the builder
+	ll_ctrl_msg m;			// what is handed to the builder
 	bool valid = true;		// false: negative control
 	std::string corruption;		// how a negative control was made
 	std::vector<ll_u8> bytes;
 };
 
-ll_mac_ctrl Pfc(int idx, ll_u8 vector, const std::vector<ll_u16> &times)
+ll_ctrl_msg Pfc(int idx, ll_u8 vector, const std::vector<ll_u16> &times)
 {
-	ll_mac_ctrl m;
+	ll_ctrl_msg m;
 	std::memset(&m, 0, sizeof(m));
 	const ll_u8 src[6] = {0x02, 0x00, 0x5E, 0x10, 0x00, (ll_u8)idx};
 	std::memcpy(m.src, src, 6);
-	m.kind = LL_MAC_CTRL_PFC;
-	m.enable_vector = vector;
+	m.kind = LL_CTRL_PFC;
+	m.gate_mask = vector;
 	for (size_t i = 0; i < times.size() && i < 8; i++)
-		m.quanta[i] = times[i];
+		m.value[i] = times[i];
 	return m;
 }
 
-ll_mac_ctrl Pause(int idx, ll_u16 time)
+ll_ctrl_msg Pause(int idx, ll_u16 time)
 {
-	ll_mac_ctrl m;
+	ll_ctrl_msg m;
 	std::memset(&m, 0, sizeof(m));
 	const ll_u8 src[6] = {0x02, 0x00, 0x5E, 0x20, 0x00, (ll_u8)idx};
 	std::memcpy(m.src, src, 6);
-	m.kind = LL_MAC_CTRL_PAUSE;
-	m.quanta[0] = time;
+	m.kind = LL_CTRL_PAUSE;
+	m.value[0] = time;
 	return m;
 }
 
 std::vector<Case> Cases()
 {
 	std::vector<Case> c;
-	auto add = [&](std::string name, ll_mac_ctrl m) {
+	auto add = [&](std::string name, ll_ctrl_msg m) {
 		Case k;
 		k.name = std::move(name);
 		k.m = m;
@@ -90,7 +90,7 @@ std::vector<Case> Cases()
 
 	for (Case &k : c) {
 		k.bytes.assign(LL_MAC_CTRL_FRAME_BYTES, 0);
-		if (ll_mac_ctrl_build(k.bytes.data(), k.bytes.size(), &k.m) !=
+		if (ll_ctrl_build(k.bytes.data(), k.bytes.size(), &k.m) !=
 		    LL_MAC_CTRL_FRAME_BYTES) {
 			std::fprintf(stderr, "build failed for %s\n", k.name.c_str());
 			std::exit(1);
@@ -179,8 +179,8 @@ int main(int argc, char **argv)
 	std::fprintf(js, "{\"frames\": [\n");
 	for (size_t n = 0; n < cases.size(); n++) {
 		const Case &k = cases[n];
-		const ll_mac_ctrl &m = k.m;
-		bool pfc = m.kind == LL_MAC_CTRL_PFC;
+		const ll_ctrl_msg &m = k.m;
+		bool pfc = m.kind == LL_CTRL_PFC;
 		std::fprintf(js, "  {\"index\": %zu, \"name\": \"%s\", \"valid\": %s, ",
 			     n, k.name.c_str(), k.valid ? "true" : "false");
 		if (!k.valid)
@@ -195,16 +195,16 @@ int main(int argc, char **argv)
 			     pfc ? LL_MAC_CTRL_OP_PFC : LL_MAC_CTRL_OP_PAUSE);
 		if (pfc) {
 			std::fprintf(js, "\"enable_vector\": %d, \"times\": [",
-				     m.enable_vector);
+				     m.gate_mask);
 			for (int i = 0; i < 8; i++)
 				std::fprintf(js, "%s%d", i ? ", " : "",
-					     (m.enable_vector >> i) & 1 ? m.quanta[i] : 0);
+					     (m.gate_mask >> i) & 1 ? m.value[i] : 0);
 			std::fprintf(js, "], \"struct_times\": [");
 			for (int i = 0; i < 8; i++)
-				std::fprintf(js, "%s%d", i ? ", " : "", m.quanta[i]);
+				std::fprintf(js, "%s%d", i ? ", " : "", m.value[i]);
 			std::fprintf(js, "]");
 		} else {
-			std::fprintf(js, "\"pause_time\": %d", m.quanta[0]);
+			std::fprintf(js, "\"pause_time\": %d", m.value[0]);
 		}
 		std::fprintf(js, ", \"hex\": \"");
 		for (ll_u8 b : k.bytes)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Runs frames through ll_mac_ctrl_parse and prints what it decoded, one
+ * Runs frames through ll_ctrl_parse and prints what it decoded, one
  * JSON object per line:
  *
  *   ll_frames_parse FILE.pcap     frames of a classic pcap (Ethernet)
@@ -17,27 +17,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pfc.h"
+#include "ctrl.h"
 
 #define MAX_FRAME 65536
 
 static void print_frame(unsigned long index, const ll_u8 *frame, ll_u32 len)
 {
-	struct ll_mac_ctrl m;
-	enum ll_parse_result r = ll_mac_ctrl_parse(frame, len, NULL, &m);
+	struct ll_ctrl_msg m;
+	enum ll_parse_result r = ll_ctrl_parse(frame, len, NULL, &m);
 	int i;
 
 	printf("{\"index\": %lu, \"length\": %u, \"result\": \"%s\"", index,
 	       (unsigned)len, ll_parse_result_name(r));
 	if (r == LL_PARSE_OK) {
-		printf(", \"kind\": \"%s\"",
-		       m.kind == LL_MAC_CTRL_PFC ? "pfc" :
-		       m.kind == LL_MAC_CTRL_PAUSE ? "pause" : "?");
+		printf(", \"kind\": \"%s\"", ll_ctrl_kind(m.kind) ?
+		       ll_ctrl_kind(m.kind)->name : "?");
 		printf(", \"src\": \"%02x:%02x:%02x:%02x:%02x:%02x\"", m.src[0],
 		       m.src[1], m.src[2], m.src[3], m.src[4], m.src[5]);
-		printf(", \"enable_vector\": %u, \"quanta\": [", m.enable_vector);
+		/* The wire's fields: only PFC has a class-enable vector (a
+		 * PAUSE message speaks of its one gate, bit 0 of gate_mask).
+		 */
+		printf(", \"enable_vector\": %u, \"quanta\": [",
+		       m.kind == LL_CTRL_PFC ? m.gate_mask : 0);
 		for (i = 0; i < LL_PFC_PRIOS; i++)
-			printf("%s%u", i ? ", " : "", m.quanta[i]);
+			printf("%s%u", i ? ", " : "", m.value[i]);
 		printf("]");
 	}
 	printf("}\n");

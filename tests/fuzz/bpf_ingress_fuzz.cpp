@@ -4,7 +4,7 @@
 // every input runs through the real, verified program with
 // BPF_PROG_TEST_RUN, and the outcome is compared with a model of
 // bpf/README.md's table whose control-frame verdict comes from the core's
-// ll_mac_ctrl_parse() on the same bytes (with the port address the
+// ll_ctrl_parse() on the same bytes (with the port address the
 // program passes: the frame's destination when the stack found it to be
 // the device's own, PACKET_HOST; lo's all-zero address here). Needs root
 // (exits kExitSkipped otherwise). The BPF side runs in the kernel,
@@ -22,7 +22,7 @@
 // Checks per frame:
 //   - the verdict is TC_ACT_OK, TC_ACT_SHOT or TC_ACT_REDIRECT;
 //   - a frame whose EtherType after up to two inline VLAN tags is 0x8808
-//     is consumed: TC_ACT_REDIRECT iff ll_mac_ctrl_parse() accepts the
+//     is consumed: TC_ACT_REDIRECT iff ll_ctrl_parse() accepts the
 //     bytes, else TC_ACT_SHOT; the counters move by exactly one, in pfc or
 //     pause by the parsed kind, or in parse_error[the core's result];
 //   - redirected: EtherType 0x88B5, mark "LLPC", every other byte and the
@@ -156,7 +156,7 @@ State &state()
 struct Expect {
   bool control = false;
   ll_parse_result res = LL_PARSE_OK;  // control: the core's answer
-  ll_mac_ctrl msg{};
+  ll_ctrl_msg msg{};
   std::uint32_t prio = 0;  // data: the priority given
 };
 
@@ -200,7 +200,7 @@ Expect model(const std::uint8_t *f, std::size_t n, const ll_ingress_port_cfg &cf
     std::vector<std::uint8_t> head(f, f + have);
     bool host = !(f[0] & 1) && !std::memcmp(f, dev_addr, LL_ETH_ALEN);
     e.control = true;
-    e.res = ll_mac_ctrl_parse(head.data(), static_cast<ll_u32>(n), host ? head.data() : nullptr,
+    e.res = ll_ctrl_parse(head.data(), static_cast<ll_u32>(n), host ? head.data() : nullptr,
                               &e.msg);
     return e;
   }
@@ -305,9 +305,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *in, std::size_t size)
     CHECK(verdict == (ok ? TC_ACT_REDIRECT : TC_ACT_SHOT),
           "control frame (%zu octets): core says %s, program says %d", n,
           ll_parse_result_name(want.res), verdict);
-    std::uint64_t dpfc = c1.pfc - c0.pfc, dpause = c1.pause - c0.pause;
-    CHECK(dpfc == (ok && want.msg.kind == LL_MAC_CTRL_PFC ? 1u : 0u) &&
-              dpause == (ok && want.msg.kind == LL_MAC_CTRL_PAUSE ? 1u : 0u),
+    std::uint64_t dpfc = c1.frames[LL_CTRL_PFC] - c0.frames[LL_CTRL_PFC], dpause = c1.frames[LL_CTRL_PAUSE] - c0.frames[LL_CTRL_PAUSE];
+    CHECK(dpfc == (ok && want.msg.kind == LL_CTRL_PFC ? 1u : 0u) &&
+              dpause == (ok && want.msg.kind == LL_CTRL_PAUSE ? 1u : 0u),
           "pfc +%llu, pause +%llu for %s", (unsigned long long)dpfc,
           (unsigned long long)dpause, ll_parse_result_name(want.res));
     for (unsigned r = 0; r < LL_PARSE_RESULT_COUNT; r++) {
@@ -335,7 +335,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *in, std::size_t size)
         ctx_out.priority, want.prio, cfg.mode, cfg.default_prio);
   CHECK(ctx_out.mark == kMarkIn, "a data frame's mark became %#x", ctx_out.mark);
   CHECK(!std::memcmp(out.data(), frame, n), "a data frame changed");
-  CHECK(c1.pfc == c0.pfc && c1.pause == c0.pause && c1.dropped() == c0.dropped(),
+  CHECK(c1.frames[LL_CTRL_PFC] == c0.frames[LL_CTRL_PFC] && c1.frames[LL_CTRL_PAUSE] == c0.frames[LL_CTRL_PAUSE] && c1.dropped() == c0.dropped(),
         "a data frame moved the control counters");
   return 0;
 }

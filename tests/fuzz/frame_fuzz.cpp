@@ -27,7 +27,7 @@
 //     01-80-C2-00-00-01 or the port's unicast address), and a rejection
 //     names a reason that holds for the frame;
 //   - an accepted frame's fields are its bytes (the type's field check);
-//   - round trip: ll_mac_ctrl_build() of the meaning gives a 60-octet
+//   - round trip: ll_ctrl_build() of the meaning gives a 60-octet
 //     frame to 01-80-C2-00-00-01 that parses to the same meaning, with the
 //     same bytes as the original from the source address up to the type's
 //     minimum length (times of disabled PFC priorities go out as 0),
@@ -45,7 +45,7 @@
 #include <vector>
 
 extern "C" {
-#include "pfc.h"
+#include "ctrl.h"
 }
 
 #ifndef LL_FUZZ_FRAME
@@ -86,20 +86,20 @@ std::uint64_t le64(const std::uint8_t *p)
 // name in LL_FUZZ_FRAMES (CMakeLists.txt), seeds in corpus/frame_<name>/.
 struct FrameType {
   const char *name;   // fuzz_frame_<name>
-  ll_u8 kind;         // enum ll_mac_ctrl_kind the parser reports
+  ll_u8 kind;         // enum ll_ctrl_kind the parser reports
   ll_u16 opcode;      // at octet 14
   ll_u32 min_len;     // shortest valid frame (no padding)
   // Beyond header and length: LL_PARSE_OK if the body is valid, else the
   // rejection it deserves (e.g. PFC's reserved octet).
   ll_parse_result (*body)(const std::uint8_t *f);
   // An accepted frame's fields against its bytes (f has min_len bytes).
-  void (*fields)(const std::uint8_t *f, const ll_mac_ctrl &m);
+  void (*fields)(const std::uint8_t *f, const ll_ctrl_msg &m);
   // A meaning of this type from arbitrary bytes (d has 32 bytes).
-  void (*make)(const std::uint8_t *d, ll_mac_ctrl &m);
+  void (*make)(const std::uint8_t *d, ll_ctrl_msg &m);
   // What a frame of this type conveys of m: the meaning a re-parse gives.
-  void (*canon)(ll_mac_ctrl &m);
+  void (*canon)(ll_ctrl_msg &m);
   // m's enabled times (quanta), for the conversions.
-  unsigned (*times)(const ll_mac_ctrl &m, ll_u16 *out);
+  unsigned (*times)(const ll_ctrl_msg &m, ll_u16 *out);
 };
 
 ll_parse_result body_ok(const std::uint8_t *)
@@ -108,36 +108,36 @@ ll_parse_result body_ok(const std::uint8_t *)
 }
 
 // ---- 802.3x PAUSE: 16 pause_time
-void pause_fields(const std::uint8_t *f, const ll_mac_ctrl &m)
+void pause_fields(const std::uint8_t *f, const ll_ctrl_msg &m)
 {
-  CHECK(m.enable_vector == 0, "PAUSE enable_vector %u", m.enable_vector);
-  CHECK(m.quanta[0] == be16(f + 16), "PAUSE time %u, bytes %u", m.quanta[0], be16(f + 16));
+  CHECK(m.gate_mask == 1, "PAUSE gate_mask %u (its one gate)", m.gate_mask);
+  CHECK(m.value[0] == be16(f + 16), "PAUSE time %u, bytes %u", m.value[0], be16(f + 16));
   for (int i = 1; i < LL_PFC_PRIOS; i++)
-    CHECK(m.quanta[i] == 0, "PAUSE quanta[%d] = %u", i, m.quanta[i]);
+    CHECK(m.value[i] == 0, "PAUSE quanta[%d] = %u", i, m.value[i]);
 }
 
-void pause_make(const std::uint8_t *d, ll_mac_ctrl &m)
+void pause_make(const std::uint8_t *d, ll_ctrl_msg &m)
 {
   std::memset(&m, 0, sizeof(m));
-  m.kind = LL_MAC_CTRL_PAUSE;
+  m.kind = LL_CTRL_PAUSE;
   std::memcpy(m.src, d, LL_ETH_ALEN);
-  m.quanta[0] = static_cast<ll_u16>(be16(d + 6));
+  m.value[0] = static_cast<ll_u16>(be16(d + 6));
   // Garbage where a PAUSE has nothing: build must ignore it.
-  m.enable_vector = d[8];
+  m.gate_mask = d[8];
   for (int i = 1; i < LL_PFC_PRIOS; i++)
-    m.quanta[i] = static_cast<ll_u16>(be16(d + 8 + 2 * i));
+    m.value[i] = static_cast<ll_u16>(be16(d + 8 + 2 * i));
 }
 
-void pause_canon(ll_mac_ctrl &m)
+void pause_canon(ll_ctrl_msg &m)
 {
-  m.enable_vector = 0;
+  m.gate_mask = 1;  // value[0], for the port gate
   for (int i = 1; i < LL_PFC_PRIOS; i++)
-    m.quanta[i] = 0;
+    m.value[i] = 0;
 }
 
-unsigned pause_times(const ll_mac_ctrl &m, ll_u16 *out)
+unsigned pause_times(const ll_ctrl_msg &m, ll_u16 *out)
 {
-  out[0] = m.quanta[0];
+  out[0] = m.value[0];
   return 1;
 }
 
@@ -147,44 +147,44 @@ ll_parse_result pfc_body(const std::uint8_t *f)
   return f[16] ? LL_PARSE_RESERVED_SET : LL_PARSE_OK;
 }
 
-void pfc_fields(const std::uint8_t *f, const ll_mac_ctrl &m)
+void pfc_fields(const std::uint8_t *f, const ll_ctrl_msg &m)
 {
-  CHECK(m.enable_vector == f[17], "PFC vector %#x, byte %#x", m.enable_vector, f[17]);
+  CHECK(m.gate_mask == f[17], "PFC vector %#x, byte %#x", m.gate_mask, f[17]);
   for (int i = 0; i < LL_PFC_PRIOS; i++)
-    CHECK(m.quanta[i] == be16(f + 18 + 2 * i), "PFC time[%d] %u, bytes %u", i, m.quanta[i],
+    CHECK(m.value[i] == be16(f + 18 + 2 * i), "PFC time[%d] %u, bytes %u", i, m.value[i],
           be16(f + 18 + 2 * i));
 }
 
-void pfc_make(const std::uint8_t *d, ll_mac_ctrl &m)
+void pfc_make(const std::uint8_t *d, ll_ctrl_msg &m)
 {
   std::memset(&m, 0, sizeof(m));
-  m.kind = LL_MAC_CTRL_PFC;
+  m.kind = LL_CTRL_PFC;
   std::memcpy(m.src, d, LL_ETH_ALEN);
-  m.enable_vector = d[6];
+  m.gate_mask = d[6];
   for (int i = 0; i < LL_PFC_PRIOS; i++)
-    m.quanta[i] = static_cast<ll_u16>(be16(d + 7 + 2 * i));
+    m.value[i] = static_cast<ll_u16>(be16(d + 7 + 2 * i));
 }
 
-void pfc_canon(ll_mac_ctrl &m)
+void pfc_canon(ll_ctrl_msg &m)
 {
   for (int i = 0; i < LL_PFC_PRIOS; i++)
-    if (!(m.enable_vector & (1u << i)))
-      m.quanta[i] = 0;
+    if (!(m.gate_mask & (1u << i)))
+      m.value[i] = 0;
 }
 
-unsigned pfc_times(const ll_mac_ctrl &m, ll_u16 *out)
+unsigned pfc_times(const ll_ctrl_msg &m, ll_u16 *out)
 {
   unsigned n = 0;
   for (int i = 0; i < LL_PFC_PRIOS; i++)
-    if (m.enable_vector & (1u << i))
-      out[n++] = m.quanta[i];
+    if (m.gate_mask & (1u << i))
+      out[n++] = m.value[i];
   return n;
 }
 
 const FrameType kFrameTypes[] = {
-    {"pause", LL_MAC_CTRL_PAUSE, LL_MAC_CTRL_OP_PAUSE, LL_PAUSE_FRAME_MIN_BYTES, body_ok,
+    {"pause", LL_CTRL_PAUSE, LL_MAC_CTRL_OP_PAUSE, LL_PAUSE_FRAME_MIN_BYTES, body_ok,
      pause_fields, pause_make, pause_canon, pause_times},
-    {"pfc", LL_MAC_CTRL_PFC, LL_MAC_CTRL_OP_PFC, LL_PFC_FRAME_MIN_BYTES, pfc_body, pfc_fields,
+    {"pfc", LL_CTRL_PFC, LL_MAC_CTRL_OP_PFC, LL_PFC_FRAME_MIN_BYTES, pfc_body, pfc_fields,
      pfc_make, pfc_canon, pfc_times},
 };
 
@@ -268,10 +268,10 @@ bool reason_holds(ll_parse_result r, const std::uint8_t *f, ll_u32 len,
 }
 
 // Meaning equality (kind, source, vector, quanta).
-bool same_meaning(const ll_mac_ctrl &a, const ll_mac_ctrl &b)
+bool same_meaning(const ll_ctrl_msg &a, const ll_ctrl_msg &b)
 {
   return a.kind == b.kind && !std::memcmp(a.src, b.src, LL_ETH_ALEN) &&
-         a.enable_vector == b.enable_vector && !std::memcmp(a.quanta, b.quanta, sizeof(a.quanta));
+         a.gate_mask == b.gate_mask && !std::memcmp(a.value, b.value, sizeof(a.value));
 }
 
 // Exact references (128-bit), as tests/unit/quanta_test.cpp.
@@ -351,9 +351,9 @@ ll_parse_result parse_and_check(const std::uint8_t *bytes, std::size_t have, ll_
   else if (port_at == Port::Other)
     port = other;
 
-  ll_mac_ctrl m;
+  ll_ctrl_msg m;
   std::memset(&m, 0xa5, sizeof(m));
-  ll_parse_result r = ll_mac_ctrl_parse(n ? buf.data() : nullptr, len, port, &m);
+  ll_parse_result r = ll_ctrl_parse(n ? buf.data() : nullptr, len, port, &m);
   CHECK(r >= LL_PARSE_OK && r < LL_PARSE_RESULT_COUNT, "result %d out of range", (int)r);
   CHECK(std::strcmp(ll_parse_result_name(r), "invalid-result") != 0, "result %d has no name",
         (int)r);
@@ -373,17 +373,17 @@ ll_parse_result parse_and_check(const std::uint8_t *bytes, std::size_t have, ll_
   t->fields(f, m);
 
   // Same answer twice (no hidden state).
-  ll_mac_ctrl again;
-  CHECK(ll_mac_ctrl_parse(buf.data(), len, port, &again) == LL_PARSE_OK &&
+  ll_ctrl_msg again;
+  CHECK(ll_ctrl_parse(buf.data(), len, port, &again) == LL_PARSE_OK &&
             same_meaning(m, again),
         "a second parse differs");
 
   // Round trip: build the meaning, parse it back.
   std::uint8_t out[LL_MAC_CTRL_FRAME_BYTES];
-  CHECK(ll_mac_ctrl_build(out, sizeof(out), &m) == LL_MAC_CTRL_FRAME_BYTES, "build failed");
-  ll_mac_ctrl back, want = m;
+  CHECK(ll_ctrl_build(out, sizeof(out), &m) == LL_MAC_CTRL_FRAME_BYTES, "build failed");
+  ll_ctrl_msg back, want = m;
   t->canon(want);
-  CHECK(ll_mac_ctrl_parse(out, LL_MAC_CTRL_FRAME_BYTES, nullptr, &back) == LL_PARSE_OK,
+  CHECK(ll_ctrl_parse(out, LL_MAC_CTRL_FRAME_BYTES, nullptr, &back) == LL_PARSE_OK,
         "the rebuilt frame is rejected");
   CHECK(same_meaning(back, want), "the rebuilt frame means something else");
   // To the group address, then byte for byte from the source address up
@@ -391,9 +391,9 @@ ll_parse_result parse_and_check(const std::uint8_t *bytes, std::size_t have, ll_
   std::uint8_t canon_bytes[LL_MAC_CTRL_FRAME_BYTES] = {};
   std::memcpy(canon_bytes, f, t->min_len);
   std::memcpy(canon_bytes, ll_mac_ctrl_da, LL_ETH_ALEN);
-  if (t->kind == LL_MAC_CTRL_PFC)
+  if (t->kind == LL_CTRL_PFC)
     for (int i = 0; i < LL_PFC_PRIOS; i++)
-      if (!(m.enable_vector & (1u << i)))
+      if (!(m.gate_mask & (1u << i)))
         canon_bytes[18 + 2 * i] = canon_bytes[19 + 2 * i] = 0;
   CHECK(!std::memcmp(out, canon_bytes, sizeof(out)), "rebuilt bytes differ from the original");
   return r;
@@ -402,28 +402,28 @@ ll_parse_result parse_and_check(const std::uint8_t *bytes, std::size_t have, ll_
 // Build m (of this type, garbage where the type has nothing), then check.
 void build_and_check(const FrameType &t, const std::uint8_t *d)
 {
-  ll_mac_ctrl m;
+  ll_ctrl_msg m;
   t.make(d, m);
 
   // Too small a buffer: 0, and nothing written past it (ASan).
   std::vector<std::uint8_t> small(LL_MAC_CTRL_FRAME_BYTES - 1 - (d[31] % 8));
-  CHECK(ll_mac_ctrl_build(small.data(), static_cast<ll_u32>(small.size()), &m) == 0,
+  CHECK(ll_ctrl_build(small.data(), static_cast<ll_u32>(small.size()), &m) == 0,
         "build into %zu bytes", small.size());
   // A kind that is no frame type: 0.
-  ll_mac_ctrl bad = m;
+  ll_ctrl_msg bad = m;
   bad.kind = d[30];
   std::uint8_t out[LL_MAC_CTRL_FRAME_MAX_BYTES];
   if (!type_by_kind(bad.kind))
-    CHECK(ll_mac_ctrl_build(out, sizeof(out), &bad) == 0, "built kind %u", bad.kind);
+    CHECK(ll_ctrl_build(out, sizeof(out), &bad) == 0, "built kind %u", bad.kind);
 
   std::vector<std::uint8_t> exact(LL_MAC_CTRL_FRAME_BYTES);
-  CHECK(ll_mac_ctrl_build(exact.data(), LL_MAC_CTRL_FRAME_BYTES, &m) == LL_MAC_CTRL_FRAME_BYTES,
+  CHECK(ll_ctrl_build(exact.data(), LL_MAC_CTRL_FRAME_BYTES, &m) == LL_MAC_CTRL_FRAME_BYTES,
         "build of a %s failed", t.name);
   for (std::size_t i = t.min_len; i < exact.size(); i++)
     CHECK(exact[i] == 0, "padding octet %zu is %#x", i, exact[i]);
-  ll_mac_ctrl back, want = m;
+  ll_ctrl_msg back, want = m;
   t.canon(want);
-  ll_parse_result r = ll_mac_ctrl_parse(exact.data(), LL_MAC_CTRL_FRAME_BYTES, nullptr, &back);
+  ll_parse_result r = ll_ctrl_parse(exact.data(), LL_MAC_CTRL_FRAME_BYTES, nullptr, &back);
   CHECK(r == LL_PARSE_OK, "a built %s is rejected: %s", t.name, ll_parse_result_name(r));
   CHECK(same_meaning(back, want), "a built %s means something else", t.name);
   // And through the full checker, at every length from its minimum.

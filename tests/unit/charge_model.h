@@ -29,10 +29,10 @@ ll_mmu_verdict AdmitAndHold(ll_mmu_pool *pool, Held &held, ll_u32 in, ll_u32 pri
 // The frames due on a port sent, until none is (at most 4).
 inline void SendDueFrames(ll_mmu_pool *pool, ll_u32 port, ll_u64 now)
 {
-	for (int tries = 0; tries < 4 && ll_mmu_pfc_due(pool, port, now); tries++) {
-		ll_mac_ctrl f;
-		ll_mmu_pfc_take(pool, port, now, &f);
-		ll_mmu_pfc_complete(pool, port, 1, now);
+	for (int tries = 0; tries < 4 && ll_mmu_ctrl_due(pool, port, now); tries++) {
+		ll_ctrl_msg f;
+		ll_mmu_ctrl_take(pool, port, now, &f);
+		ll_mmu_ctrl_complete(pool, port, 1, now);
 	}
 }
 
@@ -45,7 +45,7 @@ void ExpectSweep(const ll_mmu_pool *pool, ll_u32 ports, ll_u64 due, ll_u64 now,
 	for (ll_u32 port = 0; port < ports; port++) {
 		for (ll_u32 prio = 0; prio < 8; prio++)
 			touched(port, prio);
-		ASSERT_EQ((due >> port) & 1, (ll_u64)ll_mmu_pfc_due(pool, port, now));
+		ASSERT_EQ((due >> port) & 1, (ll_u64)ll_mmu_ctrl_due(pool, port, now));
 	}
 }
 
@@ -99,7 +99,7 @@ public:
 		if (h.in_live) {
 			touched(h.c.in_port, h.c.prio);
 			ASSERT_EQ((ev & LL_MMU_EV_PFC_DUE) != 0,
-				  ll_mmu_pfc_due(pool, h.c.in_port, now) != 0);
+				  ll_mmu_ctrl_due(pool, h.c.in_port, now) != 0);
 		}
 	}
 

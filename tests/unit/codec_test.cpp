@@ -21,63 +21,63 @@ using Frame = std::vector<ll_u8>;
 
 const ll_u8 kSrc[6] = {0x02, 0x11, 0x22, 0x33, 0x44, 0x55};
 
-ll_mac_ctrl MakePfc(ll_u8 vector, std::array<ll_u16, 8> times,
+ll_ctrl_msg MakePfc(ll_u8 vector, std::array<ll_u16, 8> times,
                     const ll_u8 *src = kSrc)
 {
-	ll_mac_ctrl m;
+	ll_ctrl_msg m;
 	std::memset(&m, 0, sizeof(m));
 	std::memcpy(m.src, src, 6);
-	m.kind = LL_MAC_CTRL_PFC;
-	m.enable_vector = vector;
+	m.kind = LL_CTRL_PFC;
+	m.gate_mask = vector;
 	for (int i = 0; i < 8; i++)
-		m.quanta[i] = times[i];
+		m.value[i] = times[i];
 	return m;
 }
 
-ll_mac_ctrl MakePause(ll_u16 time, const ll_u8 *src = kSrc)
+ll_ctrl_msg MakePause(ll_u16 time, const ll_u8 *src = kSrc)
 {
-	ll_mac_ctrl m;
+	ll_ctrl_msg m;
 	std::memset(&m, 0, sizeof(m));
 	std::memcpy(m.src, src, 6);
-	m.kind = LL_MAC_CTRL_PAUSE;
-	m.quanta[0] = time;
+	m.kind = LL_CTRL_PAUSE;
+	m.value[0] = time;
 	return m;
 }
 
-Frame Build(const ll_mac_ctrl &m)
+Frame Build(const ll_ctrl_msg &m)
 {
 	Frame f(LL_MAC_CTRL_FRAME_BYTES);
-	ll_u32 n = ll_mac_ctrl_build(f.data(), f.size(), &m);
+	ll_u32 n = ll_ctrl_build(f.data(), f.size(), &m);
 	EXPECT_EQ(n, 60u);
 	return f;
 }
 
 // A parse output full of junk, to see that parse overwrites every field.
-ll_mac_ctrl Junk()
+ll_ctrl_msg Junk()
 {
-	ll_mac_ctrl m;
+	ll_ctrl_msg m;
 	std::memset(&m, 0xA5, sizeof(m));
 	return m;
 }
 
 // Parse as a port without a unicast address of its own (nullptr): only
 // 01-80-C2-00-00-01 is a valid destination.
-ll_parse_result Parse(const Frame &f, ll_u32 len, ll_mac_ctrl *out = nullptr)
+ll_parse_result Parse(const Frame &f, ll_u32 len, ll_ctrl_msg *out = nullptr)
 {
-	ll_mac_ctrl tmp = Junk();
-	return ll_mac_ctrl_parse(f.data(), len, nullptr, out ? out : &tmp);
+	ll_ctrl_msg tmp = Junk();
+	return ll_ctrl_parse(f.data(), len, nullptr, out ? out : &tmp);
 }
 
 // Parse as the port whose own address is port_addr.
 ll_parse_result ParseAt(const Frame &f, const ll_u8 *port_addr,
-			ll_mac_ctrl *out = nullptr)
+			ll_ctrl_msg *out = nullptr)
 {
-	ll_mac_ctrl tmp = Junk();
-	return ll_mac_ctrl_parse(f.data(), f.size(), port_addr,
+	ll_ctrl_msg tmp = Junk();
+	return ll_ctrl_parse(f.data(), f.size(), port_addr,
 				 out ? out : &tmp);
 }
 
-ll_parse_result Parse(const Frame &f, ll_mac_ctrl *out = nullptr)
+ll_parse_result Parse(const Frame &f, ll_ctrl_msg *out = nullptr)
 {
 	return Parse(f, f.size(), out);
 }
@@ -106,7 +106,7 @@ TEST(CodecBuild, PfcExactBytes)
 {
 	// Classes 3 and 7 enabled (0b10001000 = 0x88). The other classes carry
 	// junk times in the struct that must not reach the wire.
-	ll_mac_ctrl m = MakePfc(0x88, {0x1111, 0x2222, 0x3333, 0x1234, 0x4444,
+	ll_ctrl_msg m = MakePfc(0x88, {0x1111, 0x2222, 0x3333, 0x1234, 0x4444,
 				       0x5555, 0x6666, 0xFFFF});
 	const ll_u8 want[60] = {
 		0x01, 0x80, 0xC2, 0x00, 0x00, 0x01,	// DA
@@ -134,7 +134,7 @@ TEST(CodecBuild, PfcExactBytes)
 
 TEST(CodecBuild, PfcAllClassesExactTimes)
 {
-	ll_mac_ctrl m = MakePfc(0xFF, {0x0001, 0x0203, 0x0405, 0x0607, 0x0809,
+	ll_ctrl_msg m = MakePfc(0xFF, {0x0001, 0x0203, 0x0405, 0x0607, 0x0809,
 				       0x0A0B, 0x0C0D, 0xFEDC});
 	Frame f = Build(m);
 	EXPECT_EQ(f[16], 0x00);
@@ -146,11 +146,11 @@ TEST(CodecBuild, PfcAllClassesExactTimes)
 
 TEST(CodecBuild, PauseExactBytes)
 {
-	ll_mac_ctrl m = MakePause(0xABCD);
+	ll_ctrl_msg m = MakePause(0xABCD);
 	// Junk the PAUSE ignores: vector and the PFC times.
-	m.enable_vector = 0xFF;
+	m.gate_mask = 0xFF;
 	for (int i = 1; i < 8; i++)
-		m.quanta[i] = 0x7777;
+		m.value[i] = 0x7777;
 	const ll_u8 want[60] = {
 		0x01, 0x80, 0xC2, 0x00, 0x00, 0x01,	// DA
 		0x02, 0x11, 0x22, 0x33, 0x44, 0x55,	// SA
@@ -173,8 +173,8 @@ TEST(CodecBuild, OverwritesDirtyBufferAndWritesExactly60)
 	// A 64-octet buffer full of 0xEE: octets 0..59 are rewritten (padding
 	// zeroed), 60..63 are left alone.
 	std::vector<ll_u8> buf(64, 0xEE);
-	ll_mac_ctrl m = MakePause(1);
-	ASSERT_EQ(ll_mac_ctrl_build(buf.data(), buf.size(), &m), 60u);
+	ll_ctrl_msg m = MakePause(1);
+	ASSERT_EQ(ll_ctrl_build(buf.data(), buf.size(), &m), 60u);
 	for (int i = 18; i < 60; i++)
 		EXPECT_EQ(buf[i], 0) << "padding octet " << i;
 	for (int i = 60; i < 64; i++)
@@ -183,25 +183,25 @@ TEST(CodecBuild, OverwritesDirtyBufferAndWritesExactly60)
 
 TEST(CodecBuild, RejectsSmallBuffer)
 {
-	ll_mac_ctrl m = MakePfc(0xFF, {1, 2, 3, 4, 5, 6, 7, 8});
+	ll_ctrl_msg m = MakePfc(0xFF, {1, 2, 3, 4, 5, 6, 7, 8});
 	std::vector<ll_u8> buf(64, 0xEE);
 	for (ll_u32 len : {0u, 1u, 18u, 34u, 59u}) {
-		EXPECT_EQ(ll_mac_ctrl_build(buf.data(), len, &m), 0u) << len;
+		EXPECT_EQ(ll_ctrl_build(buf.data(), len, &m), 0u) << len;
 		for (ll_u8 b : buf)
 			ASSERT_EQ(b, 0xEE) << "buffer written with len " << len;
 	}
-	EXPECT_EQ(ll_mac_ctrl_build(buf.data(), 60, &m), 60u);
-	ll_mac_ctrl p = MakePause(5);
-	EXPECT_EQ(ll_mac_ctrl_build(buf.data(), 59, &p), 0u);
+	EXPECT_EQ(ll_ctrl_build(buf.data(), 60, &m), 60u);
+	ll_ctrl_msg p = MakePause(5);
+	EXPECT_EQ(ll_ctrl_build(buf.data(), 59, &p), 0u);
 }
 
 TEST(CodecBuild, RejectsBadKind)
 {
 	std::vector<ll_u8> buf(64, 0xEE);
 	for (int kind : {0, 3, 4, 0x80, 0xFF}) {
-		ll_mac_ctrl m = MakePfc(0xFF, {1, 2, 3, 4, 5, 6, 7, 8});
+		ll_ctrl_msg m = MakePfc(0xFF, {1, 2, 3, 4, 5, 6, 7, 8});
 		m.kind = (ll_u8)kind;
-		EXPECT_EQ(ll_mac_ctrl_build(buf.data(), buf.size(), &m), 0u)
+		EXPECT_EQ(ll_ctrl_build(buf.data(), buf.size(), &m), 0u)
 			<< "kind " << kind;
 		for (ll_u8 b : buf)
 			ASSERT_EQ(b, 0xEE) << "buffer written for kind " << kind;
@@ -215,7 +215,7 @@ TEST(CodecBuild, DisabledClassTimesAreZero)
 	for (int p = 0; p < 8; p++) {
 		std::array<ll_u16, 8> t;
 		t.fill(0xBEEF);
-		ll_mac_ctrl m = MakePfc((ll_u8)(1u << p), t);
+		ll_ctrl_msg m = MakePfc((ll_u8)(1u << p), t);
 		Frame f = Build(m);
 		for (int i = 0; i < 8; i++) {
 			ll_u16 wire = (ll_u16)((f[18 + 2 * i] << 8) | f[19 + 2 * i]);
@@ -235,15 +235,15 @@ TEST(CodecBuild, DisabledClassTimesAreZero)
 void ExpectPfcRoundTrip(ll_u8 vector, std::array<ll_u16, 8> t)
 {
 	const ll_u8 src[6] = {0xDE, 0xAD, 0xBE, 0xEF, 0x00, vector};
-	ll_mac_ctrl in = MakePfc(vector, t, src);
+	ll_ctrl_msg in = MakePfc(vector, t, src);
 	Frame f = Build(in);
-	ll_mac_ctrl out = Junk();
-	ASSERT_EQ(ll_mac_ctrl_parse(f.data(), f.size(), nullptr, &out), LL_PARSE_OK);
-	EXPECT_EQ(out.kind, LL_MAC_CTRL_PFC);
-	EXPECT_EQ(out.enable_vector, vector);
+	ll_ctrl_msg out = Junk();
+	ASSERT_EQ(ll_ctrl_parse(f.data(), f.size(), nullptr, &out), LL_PARSE_OK);
+	EXPECT_EQ(out.kind, LL_CTRL_PFC);
+	EXPECT_EQ(out.gate_mask, vector);
 	EXPECT_EQ(0, std::memcmp(out.src, src, 6));
 	for (int i = 0; i < 8; i++)
-		EXPECT_EQ(out.quanta[i], (vector >> i) & 1 ? t[i] : 0)
+		EXPECT_EQ(out.value[i], (vector >> i) & 1 ? t[i] : 0)
 			<< "vector " << int(vector) << " class " << i;
 }
 
@@ -278,30 +278,30 @@ TEST(CodecRoundTrip, PfcPriority7Decoded)
 {
 	// 0x80 = e7 only: the top bit of the vector octet is priority 7, and
 	// time[7] is the last time field (octets 32, 33).
-	ll_mac_ctrl in = MakePfc(0x80, {0, 0, 0, 0, 0, 0, 0, 0x0102});
+	ll_ctrl_msg in = MakePfc(0x80, {0, 0, 0, 0, 0, 0, 0, 0x0102});
 	Frame f = Build(in);
 	EXPECT_EQ(f[17], 0x80);
 	EXPECT_EQ(f[32], 0x01);
 	EXPECT_EQ(f[33], 0x02);
-	ll_mac_ctrl out = Junk();
+	ll_ctrl_msg out = Junk();
 	ASSERT_EQ(Parse(f, &out), LL_PARSE_OK);
-	EXPECT_EQ(out.enable_vector, 0x80);
-	EXPECT_EQ(out.quanta[7], 0x0102);
+	EXPECT_EQ(out.gate_mask, 0x80);
+	EXPECT_EQ(out.value[7], 0x0102);
 }
 
 TEST(CodecRoundTrip, Pause)
 {
 	for (ll_u16 time : {ll_u16(0), ll_u16(1), ll_u16(0x00FF), ll_u16(0x8000),
 			    ll_u16(0xFFFE), ll_u16(0xFFFF)}) {
-		ll_mac_ctrl in = MakePause(time);
+		ll_ctrl_msg in = MakePause(time);
 		Frame f = Build(in);
-		ll_mac_ctrl out = Junk();
+		ll_ctrl_msg out = Junk();
 		ASSERT_EQ(Parse(f, &out), LL_PARSE_OK) << time;
-		EXPECT_EQ(out.kind, LL_MAC_CTRL_PAUSE);
-		EXPECT_EQ(out.enable_vector, 0);
-		EXPECT_EQ(out.quanta[0], time);
+		EXPECT_EQ(out.kind, LL_CTRL_PAUSE);
+		EXPECT_EQ(out.gate_mask, 1) << "value[0], for the port gate";
+		EXPECT_EQ(out.value[0], time);
 		for (int i = 1; i < 8; i++)
-			EXPECT_EQ(out.quanta[i], 0) << "time " << time;
+			EXPECT_EQ(out.value[i], 0) << "time " << time;
 		EXPECT_EQ(0, std::memcmp(out.src, kSrc, 6));
 	}
 }
@@ -312,11 +312,11 @@ TEST(CodecParse, PfcKeepsWireTimesOfDisabledClasses)
 	Frame f = Build(MakePfc(0x01, {7, 0, 0, 0, 0, 0, 0, 0}));
 	f[20] = 0x00;	// time[1] = 0x0064 = 100, class 1 disabled
 	f[21] = 0x64;
-	ll_mac_ctrl out = Junk();
+	ll_ctrl_msg out = Junk();
 	ASSERT_EQ(Parse(f, &out), LL_PARSE_OK);
-	EXPECT_EQ(out.enable_vector, 0x01);
-	EXPECT_EQ(out.quanta[0], 7);
-	EXPECT_EQ(out.quanta[1], 100);
+	EXPECT_EQ(out.gate_mask, 0x01);
+	EXPECT_EQ(out.value[0], 7);
+	EXPECT_EQ(out.value[1], 100);
 }
 
 // --------------------------------------------------------- accepted lengths
@@ -324,19 +324,19 @@ TEST(CodecParse, PfcKeepsWireTimesOfDisabledClasses)
 TEST(CodecParse, AcceptsUnpaddedPfc34)
 {
 	Frame f = Build(MakePfc(0x81, {0x0102, 0, 0, 0, 0, 0, 0, 0x0304}));
-	ll_mac_ctrl out = Junk();
+	ll_ctrl_msg out = Junk();
 	ASSERT_EQ(Parse(f, 34, &out), LL_PARSE_OK);
-	EXPECT_EQ(out.enable_vector, 0x81);
-	EXPECT_EQ(out.quanta[0], 0x0102);
-	EXPECT_EQ(out.quanta[7], 0x0304);
+	EXPECT_EQ(out.gate_mask, 0x81);
+	EXPECT_EQ(out.value[0], 0x0102);
+	EXPECT_EQ(out.value[7], 0x0304);
 }
 
 TEST(CodecParse, AcceptsUnpaddedPause18)
 {
 	Frame f = Build(MakePause(0x0203));
-	ll_mac_ctrl out = Junk();
+	ll_ctrl_msg out = Junk();
 	ASSERT_EQ(Parse(f, 18, &out), LL_PARSE_OK);
-	EXPECT_EQ(out.quanta[0], 0x0203);
+	EXPECT_EQ(out.value[0], 0x0203);
 }
 
 TEST(CodecParse, AcceptsEveryLengthUpTo64)
@@ -348,15 +348,15 @@ TEST(CodecParse, AcceptsEveryLengthUpTo64)
 	pfc.insert(pfc.end(), {0xDE, 0xAD, 0xBE, 0xEF});
 	pause.insert(pause.end(), {0xDE, 0xAD, 0xBE, 0xEF});
 	for (ll_u32 len = 34; len <= 64; len++) {
-		ll_mac_ctrl out = Junk();
+		ll_ctrl_msg out = Junk();
 		ASSERT_EQ(Parse(pfc, len, &out), LL_PARSE_OK) << len;
-		EXPECT_EQ(out.quanta[3], 9);
-		EXPECT_EQ(out.quanta[7], 10);
+		EXPECT_EQ(out.value[3], 9);
+		EXPECT_EQ(out.value[7], 10);
 	}
 	for (ll_u32 len = 18; len <= 64; len++) {
-		ll_mac_ctrl out = Junk();
+		ll_ctrl_msg out = Junk();
 		ASSERT_EQ(Parse(pause, len, &out), LL_PARSE_OK) << len;
-		EXPECT_EQ(out.quanta[0], 42);
+		EXPECT_EQ(out.value[0], 42);
 	}
 	EXPECT_EQ(Parse(pfc, 60), LL_PARSE_OK);
 	EXPECT_EQ(Parse(pfc, 64), LL_PARSE_OK);
@@ -504,19 +504,19 @@ TEST(CodecParse, AcceptsThePortsOwnUnicastAddress)
 {
 	Frame pfc = Build(MakePfc(0x08, {0, 0, 0, 0xFFFF, 0, 0, 0, 0}));
 	std::copy(kPortAddr, kPortAddr + 6, pfc.begin());
-	ll_mac_ctrl out = Junk();
+	ll_ctrl_msg out = Junk();
 	ASSERT_EQ(ParseAt(pfc, kPortAddr, &out), LL_PARSE_OK);
-	EXPECT_EQ(out.kind, LL_MAC_CTRL_PFC);
-	EXPECT_EQ(out.enable_vector, 0x08);
-	EXPECT_EQ(out.quanta[3], 0xFFFF);
+	EXPECT_EQ(out.kind, LL_CTRL_PFC);
+	EXPECT_EQ(out.gate_mask, 0x08);
+	EXPECT_EQ(out.value[3], 0xFFFF);
 	EXPECT_EQ(0, std::memcmp(out.src, kSrc, 6));
 
 	Frame pause = Build(MakePause(0x1234));
 	std::copy(kPortAddr, kPortAddr + 6, pause.begin());
 	out = Junk();
 	ASSERT_EQ(ParseAt(pause, kPortAddr, &out), LL_PARSE_OK);
-	EXPECT_EQ(out.kind, LL_MAC_CTRL_PAUSE);
-	EXPECT_EQ(out.quanta[0], 0x1234);
+	EXPECT_EQ(out.kind, LL_CTRL_PAUSE);
+	EXPECT_EQ(out.value[0], 0x1234);
 
 	// Unpadded, as software links send it.
 	Frame short_pfc(pfc.begin(), pfc.begin() + LL_PFC_FRAME_MIN_BYTES);
@@ -622,9 +622,9 @@ TEST(CodecReject, PauseHighTimeOctetIsNotReserved)
 	// Octet 16 of a PAUSE is the high octet of pause_time, not reserved.
 	Frame f = Build(MakePause(0xFF00));
 	EXPECT_EQ(f[16], 0xFF);
-	ll_mac_ctrl out = Junk();
+	ll_ctrl_msg out = Junk();
 	ASSERT_EQ(Parse(f, &out), LL_PARSE_OK);
-	EXPECT_EQ(out.quanta[0], 0xFF00);
+	EXPECT_EQ(out.value[0], 0xFF00);
 }
 
 TEST(CodecReject, Precedence)

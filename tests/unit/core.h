@@ -2,6 +2,6 @@
 #pragma once
 
 extern "C" {
-#include "pfc.h"
+#include "ctrl.h"
 #include "pause.h"
 }

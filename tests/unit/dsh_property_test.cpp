@@ -576,7 +576,7 @@ private:
 			EXPECT_EQ(pool()->ports[port].pfc.want, 0) << "port " << port;
 			EXPECT_EQ(pool()->ports[port].sch.dsh.qoff, 0);
 			EXPECT_EQ(pool()->ports[port].sch.dsh.poff, 0);
-			EXPECT_EQ(ll_mmu_pfc_next_deadline(pool(), port), LL_MMU_NEVER);
+			EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool(), port), LL_MMU_NEVER);
 		}
 		EXPECT_EQ(pool()->ctr.release_anomalies, 0u);
 	}

@@ -92,12 +92,12 @@ struct Traffic {
 };
 
 // Take the frame due on port, complete it as sent; false if none was due.
-bool Frame(Pool &pool, ll_u32 port, ll_u64 now, ll_mac_ctrl *f)
+bool Frame(Pool &pool, ll_u32 port, ll_u64 now, ll_ctrl_msg *f)
 {
-	if (!ll_mmu_pfc_take(pool.p(), port, now, f))
+	if (!ll_mmu_ctrl_take(pool.p(), port, now, f))
 		return false;
-	EXPECT_EQ(f->kind, LL_MAC_CTRL_PFC);
-	ll_mmu_pfc_complete(pool.p(), port, 1, now);
+	EXPECT_EQ(f->kind, LL_CTRL_PFC);
+	ll_mmu_ctrl_complete(pool.p(), port, 1, now);
 	return true;
 }
 
@@ -114,7 +114,7 @@ ll_u64 T(Pool &pool)
 // Drain every frame; the last leaves every upstream told XON.
 void ExpectAllResumed(Pool &pool, ll_u64 now)
 {
-	ll_mac_ctrl f;
+	ll_ctrl_msg f;
 	for (ll_u32 port = 0; port < pool->cfg.max_ports; port++) {
 		for (int i = 0; i < 3 && Frame(pool, port, now, &f); i++)
 			;
@@ -122,7 +122,7 @@ void ExpectAllResumed(Pool &pool, ll_u64 now)
 		EXPECT_EQ(pool->ports[port].pfc.told, 0) << "port " << port;
 		EXPECT_EQ(St(pool, port).qoff, 0) << "port " << port;
 		EXPECT_EQ(St(pool, port).poff, 0) << "port " << port;
-		EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), port), LL_MMU_NEVER);
+		EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), port), LL_MMU_NEVER);
 	}
 }
 
@@ -271,10 +271,10 @@ TEST(DshPartition, OneLosslessClassIsSihSized)
 	EXPECT_EQ(St(dsh, 0).qoff, 0x02);
 	EXPECT_EQ(St(dsh, 0).poff, 1);
 	EXPECT_EQ(dsh->ports[1].pfc.want, 0);
-	ll_mac_ctrl f;
+	ll_ctrl_msg f;
 	ASSERT_TRUE(Frame(dsh, 0, t, &f));
-	EXPECT_EQ(f.enable_vector, 0x02);
-	EXPECT_EQ(f.quanta[1], kQ);
+	EXPECT_EQ(f.gate_mask, 0x02);
+	EXPECT_EQ(f.value[1], kQ);
 	EXPECT_FALSE(Frame(dsh, 0, t, &f));
 	tr.ReleaseAll(t);
 	other.ReleaseAll(t);
@@ -292,7 +292,7 @@ TEST(DshAdmission, SingleQueueModeU)
 	ASSERT_EQ(pool->shared_size, 950272u);
 	ASSERT_EQ(pool->headroom_size, 4u * kPhi);
 	Traffic tr{pool, {}};
-	ll_mac_ctrl f;
+	ll_ctrl_msg f;
 	ll_u64 t = 1;
 	for (ll_u32 n = 1; n <= 328; n++) {
 		if (n == 2)
@@ -312,8 +312,8 @@ TEST(DshAdmission, SingleQueueModeU)
 			EXPECT_EQ(pool->ports[0].iq[1].shared_used, 106496u);
 			EXPECT_EQ(T(pool), 105472u);
 			ASSERT_TRUE(Frame(pool, 0, t, &f));
-			EXPECT_EQ(f.enable_vector, 0x02);
-			EXPECT_EQ(f.quanta[1], kQ);
+			EXPECT_EQ(f.gate_mask, 0x02);
+			EXPECT_EQ(f.value[1], kQ);
 		} else if (n == 311) {
 			EXPECT_EQ(ll_dsh_port_shared(pool.p(), 0), 316416u);
 			// X_poff before 312 (the gate it fails): 4 x 79,232.
@@ -321,9 +321,9 @@ TEST(DshAdmission, SingleQueueModeU)
 		} else if (n == 312) {
 			// #14: the port pause enables every lossless class.
 			ASSERT_TRUE(Frame(pool, 0, t, &f));
-			EXPECT_EQ(f.enable_vector, kUMask);
+			EXPECT_EQ(f.gate_mask, kUMask);
 			for (ll_u32 j = 0; j < 8; j++)
-				EXPECT_EQ(f.quanta[j], (kUMask >> j) & 1 ? kQ : 0) << j;
+				EXPECT_EQ(f.value[j], (kUMask >> j) & 1 ? kQ : 0) << j;
 		} else {
 			ASSERT_FALSE(Frame(pool, 0, t, &f));	// no frame per packet
 		}
@@ -333,9 +333,9 @@ TEST(DshAdmission, SingleQueueModeU)
 	tr.ReleaseAll(t);
 	ExpectEmpty(pool.p());
 	ASSERT_TRUE(Frame(pool, 0, t, &f));		// one XON for all four
-	EXPECT_EQ(f.enable_vector, kUMask);
+	EXPECT_EQ(f.gate_mask, kUMask);
 	for (ll_u32 j = 0; j < 8; j++)
-		EXPECT_EQ(f.quanta[j], 0);
+		EXPECT_EQ(f.value[j], 0);
 	ExpectAllResumed(pool, t);
 }
 
@@ -403,7 +403,7 @@ TEST(DshAblation, NoSharedHeadroomU)
 		ASSERT_EQ(ll_dsh_tau(pool.p(), 0, 1), 0u);
 		ASSERT_EQ(pool->ports[0].pfc.want, n == 106 ? kUMask : 0);
 	}
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), 0u);	// a frame now
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), 0), 0u);	// a frame now
 	tr.ReleaseAll(t);
 	ExpectAllResumed(pool, t);
 }
@@ -632,15 +632,15 @@ TEST(DshFrames, QueuePauseResumeOneFramePerTransition)
 	c.xon_offset_bytes = 2 * 1500;
 	Pool pool(c, 10 * kGbit, kPhi);
 	Traffic tr{pool, {}};
-	ll_mac_ctrl f;
+	ll_ctrl_msg f;
 	ll_u64 t = 1;
 	tr.Send(0, 2, t);
 	t += kWindow + 1;
 	while (!Paused(pool.p(), 0, 2))
 		tr.Send(0, 2, t++);
 	ASSERT_TRUE(Frame(pool, 0, t, &f));
-	EXPECT_EQ(f.enable_vector, 0x04);
-	EXPECT_EQ(f.quanta[2], kQ);
+	EXPECT_EQ(f.gate_mask, 0x04);
+	EXPECT_EQ(f.value[2], kQ);
 	for (int i = 0; i < 5; i++) {
 		tr.Send(0, 2, t++);
 		EXPECT_FALSE(Frame(pool, 0, t, &f));
@@ -661,8 +661,8 @@ TEST(DshFrames, QueuePauseResumeOneFramePerTransition)
 	EXPECT_LT(iq.shared_used + 3000, T(pool));
 	EXPECT_GE(iq.shared_used + kPkt + 3000, T(pool) - kPkt / 8);
 	ASSERT_TRUE(Frame(pool, 0, t, &f));
-	EXPECT_EQ(f.enable_vector, 0x04);
-	EXPECT_EQ(f.quanta[2], 0);
+	EXPECT_EQ(f.gate_mask, 0x04);
+	EXPECT_EQ(f.value[2], 0);
 	EXPECT_FALSE(Frame(pool, 0, t, &f));
 	tr.ReleaseAll(t);
 	ExpectAllResumed(pool, t);
@@ -694,7 +694,7 @@ struct FullPort {
 TEST(DshFrames, PortResumeKeepsQueueLevelPause)
 {
 	FullPort s;
-	ll_mac_ctrl f;
+	ll_ctrl_msg f;
 	ASSERT_TRUE(Frame(s.pool, 0, s.t, &f));
 	EXPECT_FALSE(Frame(s.pool, 0, s.t, &f));
 	ASSERT_EQ(s.pool->ports[0].pfc.told, kUMask);
@@ -703,9 +703,9 @@ TEST(DshFrames, PortResumeKeepsQueueLevelPause)
 	EXPECT_EQ(St(s.pool, 0).qoff, 0x10);
 	EXPECT_GT(s.pool->ports[0].iq[4].shared_used, 2 * T(s.pool));
 	ASSERT_TRUE(Frame(s.pool, 0, s.t, &f));
-	EXPECT_EQ(f.enable_vector, kUMask);
+	EXPECT_EQ(f.gate_mask, kUMask);
 	for (ll_u32 j = 0; j < 8; j++)
-		EXPECT_EQ(f.quanta[j], j == 4 ? kQ : 0) << j;
+		EXPECT_EQ(f.value[j], j == 4 ? kQ : 0) << j;
 	EXPECT_EQ(s.pool->ports[0].pfc.told, 0x10);
 	s.tr.ReleaseAll(s.t);
 	ExpectAllResumed(s.pool, s.t);
@@ -717,7 +717,7 @@ TEST(DshFrames, QueueResumeInPortOffAndInsuranceGate)
 {
 	Pool pool(UConfig(), 10 * kGbit, kPhi);
 	Traffic tr{pool, {}};
-	ll_mac_ctrl f;
+	ll_ctrl_msg f;
 	ll_u64 t = 1;
 	// Class 1 alone, single-queue mode, until the port gate fails; its
 	// insurance packet leaves; class 2 then fails the gate too.
@@ -756,9 +756,9 @@ TEST(DshFrames, QueueResumeInPortOffAndInsuranceGate)
 	EXPECT_TRUE(ev & LL_MMU_EV_PFC_DUE);
 	EXPECT_EQ(St(pool, 0).poff, 0);
 	ASSERT_TRUE(Frame(pool, 0, t, &f));
-	EXPECT_EQ(f.enable_vector, kUMask);
+	EXPECT_EQ(f.gate_mask, kUMask);
 	for (ll_u32 j = 0; j < 8; j++)
-		EXPECT_EQ(f.quanta[j], 0) << j;
+		EXPECT_EQ(f.value[j], 0) << j;
 	tr.ReleaseAll(t);
 	ExpectAllResumed(pool, t);
 }
@@ -791,17 +791,17 @@ TEST(DshFrames, PortResumeWaitsForInsuranceTagged)
 TEST(DshFrames, RefreshWhilePaused)
 {
 	FullPort s;
-	ll_mac_ctrl f;
+	ll_ctrl_msg f;
 	while (Frame(s.pool, 0, s.t, &f))
 		;
 	ll_u64 refresh = s.pool->ports[0].pfc.refresh_at_ns;
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(s.pool.p(), 0), refresh);
-	EXPECT_FALSE(ll_mmu_pfc_due(s.pool.p(), 0, refresh - 1));
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(s.pool.p(), 0), refresh);
+	EXPECT_FALSE(ll_mmu_ctrl_due(s.pool.p(), 0, refresh - 1));
 	EXPECT_TRUE(ll_mmu_port_timer(s.pool.p(), 0, refresh));
 	ASSERT_TRUE(Frame(s.pool, 0, refresh, &f));
-	EXPECT_EQ(f.enable_vector, kUMask);
+	EXPECT_EQ(f.gate_mask, kUMask);
 	for (ll_u32 j = 0; j < 8; j++)
-		EXPECT_EQ(f.quanta[j], (kUMask >> j) & 1 ? kQ : 0) << j;
+		EXPECT_EQ(f.value[j], (kUMask >> j) & 1 ? kQ : 0) << j;
 	EXPECT_EQ(s.pool->ports[0].iq[1].xoff_refreshes, 1u);
 	s.tr.ReleaseAll(refresh);
 	ExpectAllResumed(s.pool, refresh);
@@ -818,9 +818,9 @@ TEST(DshFrames, LossyClassNeverPausedNorCounted)
 	EXPECT_EQ(ll_dsh_port_shared(pool.p(), 0), 0u);
 	EXPECT_FALSE(St(pool, 0).has_prev);
 	FullPort s;
-	ll_mac_ctrl f;
+	ll_ctrl_msg f;
 	while (Frame(s.pool, 0, s.t, &f))
-		EXPECT_EQ(f.enable_vector & 0x01, 0);
+		EXPECT_EQ(f.gate_mask & 0x01, 0);
 	tr.ReleaseAll(200);
 	s.tr.ReleaseAll(s.t);
 	ExpectAllResumed(pool, 200);
@@ -863,7 +863,7 @@ TEST(DshLiveness, SweepResumesWhenAnotherPortDrains)
 	t += kWindow + 1;
 	while (!Paused(pool.p(), 0, 1))
 		mine.Send(0, 1, t++);
-	ll_mac_ctrl f;
+	ll_ctrl_msg f;
 	while (Frame(pool, 0, t, &f))
 		;
 	bool swept = false;
@@ -881,8 +881,8 @@ TEST(DshLiveness, SweepResumesWhenAnotherPortDrains)
 	EXPECT_FALSE(Paused(pool.p(), 0, 1));
 	EXPECT_FALSE(other.held.empty());	// before port 1 emptied
 	ASSERT_TRUE(Frame(pool, 0, t, &f));
-	EXPECT_EQ(f.enable_vector, 0x02);
-	EXPECT_EQ(f.quanta[1], 0);
+	EXPECT_EQ(f.gate_mask, 0x02);
+	EXPECT_EQ(f.value[1], 0);
 	mine.ReleaseAll(t);
 	other.ReleaseAll(t);
 	ExpectAllResumed(pool, t);
@@ -897,24 +897,24 @@ TEST(DshLiveness, WindowDeadlineResumesPausedQueue)
 	Pool pool(c, 10 * kGbit, kPhi);
 	Traffic tr{pool, {}};
 	ll_u64 t0 = 1000, t = t0;
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), LL_MMU_NEVER);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), 0), LL_MMU_NEVER);
 	while (!Paused(pool.p(), 0, 1)) {
 		tr.Send(0, 1, t);
 		t += kLineNs;
 	}
-	ll_mac_ctrl f;
+	ll_ctrl_msg f;
 	ASSERT_TRUE(Frame(pool, 0, t, &f));
 	ASSERT_LT(pool->ports[0].iq[1].shared_used, T(pool));
 	EXPECT_EQ(ll_dsh_port_deadline(pool.p(), 0), t0 + 100000 + 1);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), t0 + 100000 + 1);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), 0), t0 + 100000 + 1);
 	EXPECT_EQ(ll_mmu_port_timer(pool.p(), 0, t0 + 100000), 0);
 	EXPECT_TRUE(Paused(pool.p(), 0, 1));
 	EXPECT_EQ(ll_mmu_port_timer(pool.p(), 0, t0 + 100000 + 1), 1);
 	EXPECT_FALSE(Paused(pool.p(), 0, 1));
 	EXPECT_EQ(ll_dsh_port_deadline(pool.p(), 0), LL_MMU_NEVER);
 	ASSERT_TRUE(Frame(pool, 0, t0 + 100001, &f));
-	EXPECT_EQ(f.quanta[1], 0);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), LL_MMU_NEVER);
+	EXPECT_EQ(f.value[1], 0);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), 0), LL_MMU_NEVER);
 	tr.ReleaseAll(t0 + 100002);
 	ExpectAllResumed(pool, t0 + 100002);
 }
@@ -927,7 +927,7 @@ TEST(DshPort, DetachResetsState)
 {
 	FullPort s;
 	ll_u8 told = 0;
-	ll_mac_ctrl f;
+	ll_ctrl_msg f;
 	while (Frame(s.pool, 0, s.t, &f))
 		;
 	told = ll_mmu_port_detach(s.pool.p(), 0, s.t);
@@ -936,7 +936,7 @@ TEST(DshPort, DetachResetsState)
 	ASSERT_EQ(ll_mmu_port_attach(s.pool.p(), 0, &pc, s.t), LL_MMU_OK);
 	const ll_dsh_port_state &st = St(s.pool, 0);
 	EXPECT_EQ(st.qoff | st.poff | st.has_prev | st.est_valid, 0);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(s.pool.p(), 0), LL_MMU_NEVER);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(s.pool.p(), 0), LL_MMU_NEVER);
 	s.tr.ReleaseAll(s.t);
 	EXPECT_GT(s.pool->ctr.stale_releases, 0u);
 	ExpectEmpty(s.pool.p());

@@ -12,7 +12,7 @@ extern "C" {
 #include "headroom.h"
 #include "mmu.h"
 #include "pause.h"
-#include "pfc.h"
+#include "ctrl.h"
 }
 
 namespace mmu_test {

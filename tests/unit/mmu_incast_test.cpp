@@ -128,7 +128,7 @@ private:
 		ll_u64 seq;
 		Kind kind;
 		ll_u32 port;
-		ll_mac_ctrl frame;
+		ll_ctrl_msg frame;
 		bool operator>(const Event &o) const
 		{
 			return t != o.t ? t > o.t : seq > o.seq;
@@ -141,7 +141,7 @@ private:
 		ll_u64 frames_rx;
 	};
 
-	void Push(ll_u64 t, Kind k, ll_u32 port, const ll_mac_ctrl *f = nullptr)
+	void Push(ll_u64 t, Kind k, ll_u32 port, const ll_ctrl_msg *f = nullptr)
 	{
 		Event e{t, seq_++, k, port, {}};
 		if (f)
@@ -165,16 +165,16 @@ private:
 
 	void ServicePfc(ll_u32 port)
 	{
-		ll_mac_ctrl f;
-		while (ll_mmu_pfc_take(pool(), port, now_, &f)) {
+		ll_ctrl_msg f;
+		while (ll_mmu_ctrl_take(pool(), port, now_, &f)) {
 			// The frame reaches the sender's gate after its own
 			// transmission, the cable, and the sender's reaction.
 			Push(now_ + sp_.reverse_wait_ns + pfc_tx_ns_ + sp_.cable_ns +
 				     sp_.sender_reaction_ns,
 			     kPfcRx, port, &f);
-			ll_mmu_pfc_complete(pool(), port, 1, now_);
+			ll_mmu_ctrl_complete(pool(), port, 1, now_);
 		}
-		ll_u64 d = ll_mmu_pfc_next_deadline(pool(), port);
+		ll_u64 d = ll_mmu_ctrl_next_deadline(pool(), port);
 		if (d != LL_MMU_NEVER && d > now_)
 			Push(d, kTimer, port);
 	}
@@ -278,7 +278,7 @@ void ExpectClean(IncastSim &sim)
 	ExpectInvariants(sim.pool());
 	for (ll_u32 p = 0; p <= kSenders; p++) {
 		EXPECT_EQ(sim.pool()->ports[p].pfc.told, 0) << "port " << p;
-		EXPECT_EQ(ll_mmu_pfc_next_deadline(sim.pool(), p), LL_MMU_NEVER);
+		EXPECT_EQ(ll_mmu_ctrl_next_deadline(sim.pool(), p), LL_MMU_NEVER);
 	}
 	EXPECT_EQ(sim.pool()->ctr.drops_lossy, 0u);
 }

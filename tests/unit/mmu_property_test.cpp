@@ -226,23 +226,23 @@ private:
 	void DoPfc(ll_u32 port)
 	{
 		ll_mmu_pool *p = pool();
-		ll_mac_ctrl f;
-		int due = ll_mmu_pfc_due(p, port, now_);
-		int got = ll_mmu_pfc_take(p, port, now_, &f);
+		ll_ctrl_msg f;
+		int due = ll_mmu_ctrl_due(p, port, now_);
+		int got = ll_mmu_ctrl_take(p, port, now_, &f);
 		ASSERT_EQ(got, due);
 		if (!got)
 			return;
-		ll_mac_ctrl again;
-		ASSERT_EQ(ll_mmu_pfc_take(p, port, now_, &again), 0) << "claimed twice";
-		ASSERT_EQ(ll_mmu_pfc_due(p, port, now_), 0);
-		ASSERT_EQ(f.kind, LL_MAC_CTRL_PFC);
+		ll_ctrl_msg again;
+		ASSERT_EQ(ll_mmu_ctrl_take(p, port, now_, &again), 0) << "claimed twice";
+		ASSERT_EQ(ll_mmu_ctrl_due(p, port, now_), 0);
+		ASSERT_EQ(f.kind, LL_CTRL_PFC);
 		ll_u8 changes = 0;
 		for (ll_u32 i = 0; i < 8; i++) {
-			if (!((f.enable_vector >> i) & 1)) {
-				ASSERT_EQ(f.quanta[i], 0);
+			if (!((f.gate_mask >> i) & 1)) {
+				ASSERT_EQ(f.value[i], 0);
 				continue;
 			}
-			bool xoff = f.quanta[i] != 0;
+			bool xoff = f.value[i] != 0;
 			ASSERT_TRUE((p->cfg.lossless_mask >> i) & 1 || !xoff);
 			if (xoff != (bool)((told_[port] >> i) & 1))
 				changes |= (ll_u8)(1u << i);
@@ -250,7 +250,7 @@ private:
 		bool refresh_due = told_[port] && now_ >= last_xoff_[port] + refresh_[port];
 		ASSERT_TRUE(changes || refresh_due) << "duplicate frame on port " << port;
 		bool sent = rng_() % 10 != 0;
-		ll_mmu_pfc_complete(p, port, sent, now_ + rng_() % 1000);
+		ll_mmu_ctrl_complete(p, port, sent, now_ + rng_() % 1000);
 		if (!sent)
 			return;
 		frames_++;
@@ -258,9 +258,9 @@ private:
 			refresh_frames_++;
 		ll_u8 xoff = 0;
 		for (ll_u32 i = 0; i < 8; i++)
-			if (f.quanta[i])
+			if (f.value[i])
 				xoff |= (ll_u8)(1u << i);
-		told_[port] = (ll_u8)((told_[port] & ~f.enable_vector) | xoff);
+		told_[port] = (ll_u8)((told_[port] & ~f.gate_mask) | xoff);
 		if (xoff) {
 			last_xoff_[port] = now_;
 			refresh_[port] = p->ports[port].pfc.refresh_ns;
@@ -295,16 +295,16 @@ private:
 				Attach(port);
 		DoSweep();
 		for (ll_u32 port = 0; port < kPorts; port++) {
-			for (int tries = 0; tries < 4 && ll_mmu_pfc_due(pool(), port, now_); tries++)
+			for (int tries = 0; tries < 4 && ll_mmu_ctrl_due(pool(), port, now_); tries++)
 				DoPfc(port);
-			ll_mac_ctrl f;
-			if (ll_mmu_pfc_take(pool(), port, now_, &f)) {
-				ll_mmu_pfc_complete(pool(), port, 1, now_);
+			ll_ctrl_msg f;
+			if (ll_mmu_ctrl_take(pool(), port, now_, &f)) {
+				ll_mmu_ctrl_complete(pool(), port, 1, now_);
 				told_[port] = 0;
 			}
 			EXPECT_EQ(pool()->ports[port].pfc.told, 0) << "port " << port;
 			EXPECT_EQ(pool()->ports[port].pfc.want, 0) << "port " << port;
-			EXPECT_EQ(ll_mmu_pfc_next_deadline(pool(), port), LL_MMU_NEVER);
+			EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool(), port), LL_MMU_NEVER);
 		}
 		EXPECT_EQ(pool()->ctr.release_anomalies, 0u);
 	}

@@ -448,9 +448,9 @@ TEST(MmuAdmission, InvalidArgumentsAreRefused)
 	EXPECT_EQ(ll_mmu_admit(pool.p(), 0, 3, 1, 3, 0, 0, &ch), LL_MMU_DROP_INVALID);
 	EXPECT_EQ(ch.region, LL_MMU_REGION_NONE);
 	EXPECT_EQ(pool->ctr.drops_invalid, 6u);
-	EXPECT_EQ(ll_mmu_pfc_take(pool.p(), 3, 0, nullptr), 0);
-	EXPECT_EQ(ll_mmu_pfc_complete(pool.p(), 3, 1, 0), 0);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 3), LL_MMU_NEVER);
+	EXPECT_EQ(ll_mmu_ctrl_take(pool.p(), 3, 0, nullptr), 0);
+	EXPECT_EQ(ll_mmu_ctrl_complete(pool.p(), 3, 1, 0), 0);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), 3), LL_MMU_NEVER);
 	EXPECT_EQ(ll_mmu_port_detach(pool.p(), 3, 0), 0);
 	ll_mmu_iq_stats st;
 	EXPECT_EQ(ll_mmu_get_iq_stats(pool.p(), 3, 3, 0, &st), -1);
@@ -624,11 +624,11 @@ protected:
 			ll_mmu_release(p(), &ch, now);
 		q_[prio].clear();
 	}
-	ll_mac_ctrl Take(ll_u64 now)
+	ll_ctrl_msg Take(ll_u64 now)
 	{
-		ll_mac_ctrl f;
+		ll_ctrl_msg f;
 		std::memset(&f, 0xEE, sizeof(f));
-		EXPECT_EQ(ll_mmu_pfc_take(p(), 0, now, &f), 1);
+		EXPECT_EQ(ll_mmu_ctrl_take(p(), 0, now, &f), 1);
 		return f;
 	}
 	Pool pool_;
@@ -642,42 +642,42 @@ constexpr ll_u64 kRefresh100G = 167770;
 TEST_F(PfcGen, XoffFrameRefreshAndXon)
 {
 	EXPECT_EQ(pool_->ports[0].pfc.refresh_ns, kRefresh100G);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), LL_MMU_NEVER);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(p(), 0), LL_MMU_NEVER);
 	Fill(3, 49);
-	EXPECT_EQ(ll_mmu_pfc_due(p(), 0, 1000), 0);
+	EXPECT_EQ(ll_mmu_ctrl_due(p(), 0, 1000), 0);
 	Fill(3, 1);
 	ASSERT_TRUE(Paused(p(), 0, 3));
-	EXPECT_EQ(ll_mmu_pfc_due(p(), 0, 1000), 1);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), 0u);	// due now
+	EXPECT_EQ(ll_mmu_ctrl_due(p(), 0, 1000), 1);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(p(), 0), 0u);	// due now
 
-	ll_mac_ctrl f = Take(1000);
-	EXPECT_EQ(f.kind, LL_MAC_CTRL_PFC);
-	EXPECT_EQ(f.enable_vector, 0x08);
+	ll_ctrl_msg f = Take(1000);
+	EXPECT_EQ(f.kind, LL_CTRL_PFC);
+	EXPECT_EQ(f.gate_mask, 0x08);
 	for (int i = 0; i < 8; i++)
-		EXPECT_EQ(f.quanta[i], i == 3 ? 0xFFFF : 0) << i;
+		EXPECT_EQ(f.value[i], i == 3 ? 0xFFFF : 0) << i;
 	for (int i = 0; i < 6; i++)
 		EXPECT_EQ(f.src[i], 0);
 	// Claimed: no second frame, no deadline, until completion.
-	ll_mac_ctrl dup;
-	EXPECT_EQ(ll_mmu_pfc_take(p(), 0, 1000, &dup), 0);
-	EXPECT_EQ(ll_mmu_pfc_due(p(), 0, 1000), 0);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), LL_MMU_NEVER);
-	EXPECT_EQ(ll_mmu_pfc_complete(p(), 0, 1, 1500), 0);
+	ll_ctrl_msg dup;
+	EXPECT_EQ(ll_mmu_ctrl_take(p(), 0, 1000, &dup), 0);
+	EXPECT_EQ(ll_mmu_ctrl_due(p(), 0, 1000), 0);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(p(), 0), LL_MMU_NEVER);
+	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 1, 1500), 0);
 	// The frame counts from when it was taken.
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), 1000 + kRefresh100G);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(p(), 0), 1000 + kRefresh100G);
 	EXPECT_EQ(ll_mmu_next_deadline(p()), 1000 + kRefresh100G);
 
 	// More arrivals while paused (headroom): no new frame.
 	ll_mmu_charge extra = Admit(p(), 0, 2);
-	EXPECT_EQ(ll_mmu_pfc_due(p(), 0, 2000), 0);
-	EXPECT_EQ(ll_mmu_pfc_take(p(), 0, 1000 + kRefresh100G - 1, &dup), 0);
+	EXPECT_EQ(ll_mmu_ctrl_due(p(), 0, 2000), 0);
+	EXPECT_EQ(ll_mmu_ctrl_take(p(), 0, 1000 + kRefresh100G - 1, &dup), 0);
 
 	// Refresh, exactly at the deadline; same content.
 	f = Take(1000 + kRefresh100G);
-	EXPECT_EQ(f.enable_vector, 0x08);
-	EXPECT_EQ(f.quanta[3], 0xFFFF);
-	EXPECT_EQ(ll_mmu_pfc_complete(p(), 0, 1, 1000 + kRefresh100G), 0);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), 1000 + 2 * kRefresh100G);
+	EXPECT_EQ(f.gate_mask, 0x08);
+	EXPECT_EQ(f.value[3], 0xFFFF);
+	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 1, 1000 + kRefresh100G), 0);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(p(), 0), 1000 + 2 * kRefresh100G);
 
 	ll_mmu_iq_stats st;
 	ASSERT_EQ(ll_mmu_get_iq_stats(p(), 0, 3, 300000, &st), 0);
@@ -699,10 +699,10 @@ TEST_F(PfcGen, XoffFrameRefreshAndXon)
 	}
 	ASSERT_FALSE(Paused(p(), 0, 3));
 	f = Take(400000);
-	EXPECT_EQ(f.enable_vector, 0x08);
-	EXPECT_EQ(f.quanta[3], 0);
-	EXPECT_EQ(ll_mmu_pfc_complete(p(), 0, 1, 400000), 0);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), LL_MMU_NEVER);
+	EXPECT_EQ(f.gate_mask, 0x08);
+	EXPECT_EQ(f.value[3], 0);
+	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 1, 400000), 0);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(p(), 0), LL_MMU_NEVER);
 	ASSERT_EQ(ll_mmu_get_iq_stats(p(), 0, 3, 999999, &st), 0);
 	EXPECT_EQ(st.xon_frames, 1u);
 	EXPECT_EQ(st.paused_ns, 399000u);	// 1000 .. 400,000, then stopped
@@ -715,17 +715,17 @@ TEST_F(PfcGen, XoffFrameRefreshAndXon)
 TEST_F(PfcGen, FailedSendIsRetriedNotDuplicated)
 {
 	Fill(3, 50);
-	ll_mac_ctrl f = Take(1000);
-	EXPECT_EQ(ll_mmu_pfc_complete(p(), 0, 0, 1100), 1);	// still due
+	ll_ctrl_msg f = Take(1000);
+	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 0, 1100), 1);	// still due
 	EXPECT_EQ(pool_->ports[0].pfc.send_failures, 1u);
 	EXPECT_EQ(pool_->ports[0].iq[3].xoff_frames, 0u);
-	ll_mac_ctrl g = Take(1200);
+	ll_ctrl_msg g = Take(1200);
 	EXPECT_EQ(std::memcmp(&f, &g, sizeof(f)), 0);
-	EXPECT_EQ(ll_mmu_pfc_complete(p(), 0, 1, 1300), 0);
+	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 1, 1300), 0);
 	EXPECT_EQ(pool_->ports[0].iq[3].xoff_frames, 1u);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), 1200 + kRefresh100G);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(p(), 0), 1200 + kRefresh100G);
 	// A completion without a claim changes nothing.
-	EXPECT_EQ(ll_mmu_pfc_complete(p(), 0, 1, 1400), 0);
+	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 1, 1400), 0);
 	EXPECT_EQ(pool_->ports[0].iq[3].xoff_frames, 1u);
 	EXPECT_EQ(pool_->ports[0].pfc.frames, 1u);
 	Drain(3, 2000);
@@ -738,8 +738,8 @@ TEST_F(PfcGen, ChangeAndChangeBackBeforeTakeSendsNothing)
 	ll_mmu_release(p(), &q_[3].back(), 0);	// 49,000 < T = 51,000
 	q_[3].pop_back();
 	ASSERT_FALSE(Paused(p(), 0, 3));
-	EXPECT_EQ(ll_mmu_pfc_due(p(), 0, 0), 0);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), LL_MMU_NEVER);
+	EXPECT_EQ(ll_mmu_ctrl_due(p(), 0, 0), 0);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(p(), 0), LL_MMU_NEVER);
 	Drain(3, 0);
 }
 
@@ -751,9 +751,9 @@ TEST_F(PfcGen, TwoPrioritiesShareFramesAndRefresh)
 	// it stays on; it pauses when it reaches T.
 	Fill(4, 1);
 	EXPECT_FALSE(Paused(p(), 0, 4));
-	ll_mac_ctrl f = Take(0);
-	EXPECT_EQ(f.enable_vector, 0x08);
-	ll_mmu_pfc_complete(p(), 0, 1, 0);
+	ll_ctrl_msg f = Take(0);
+	EXPECT_EQ(f.gate_mask, 0x08);
+	ll_mmu_ctrl_complete(p(), 0, 1, 0);
 	int n = 1;
 	while (!Paused(p(), 0, 4)) {
 		Fill(4, 1);
@@ -762,11 +762,11 @@ TEST_F(PfcGen, TwoPrioritiesShareFramesAndRefresh)
 	// 3 holds 50,000; 4 pauses at 1000n >= 100,000 - 50,000 - 1000n.
 	EXPECT_EQ(n, 25);
 	f = Take(1000);
-	EXPECT_EQ(f.enable_vector, 0x18);	// 4 changes, 3 is refreshed with it
-	EXPECT_EQ(f.quanta[3], 0xFFFF);
-	EXPECT_EQ(f.quanta[4], 0xFFFF);
-	ll_mmu_pfc_complete(p(), 0, 1, 1000);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), 1000 + kRefresh100G);
+	EXPECT_EQ(f.gate_mask, 0x18);	// 4 changes, 3 is refreshed with it
+	EXPECT_EQ(f.value[3], 0xFFFF);
+	EXPECT_EQ(f.value[4], 0xFFFF);
+	ll_mmu_ctrl_complete(p(), 0, 1, 1000);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(p(), 0), 1000 + kRefresh100G);
 	EXPECT_EQ(pool_->ports[0].iq[3].xoff_refreshes, 1u);
 	EXPECT_EQ(pool_->ports[0].iq[4].xoff_frames, 1u);
 
@@ -777,18 +777,18 @@ TEST_F(PfcGen, TwoPrioritiesShareFramesAndRefresh)
 	// release or a sweep (T rose to 75,000 under it).
 	ASSERT_TRUE(Paused(p(), 0, 4));
 	f = Take(5000);
-	EXPECT_EQ(f.enable_vector, 0x18);
-	EXPECT_EQ(f.quanta[3], 0);
-	EXPECT_EQ(f.quanta[4], 0xFFFF);
-	ll_mmu_pfc_complete(p(), 0, 1, 5000);
+	EXPECT_EQ(f.gate_mask, 0x18);
+	EXPECT_EQ(f.value[3], 0);
+	EXPECT_EQ(f.value[4], 0xFFFF);
+	ll_mmu_ctrl_complete(p(), 0, 1, 5000);
 	EXPECT_EQ(pool_->ports[0].iq[3].xon_frames, 1u);
 	EXPECT_EQ(pool_->ports[0].iq[4].xoff_refreshes, 1u);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), 5000 + kRefresh100G);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(p(), 0), 5000 + kRefresh100G);
 	Drain(4, 6000);
 	f = Take(6000);
-	EXPECT_EQ(f.enable_vector, 0x10);
-	EXPECT_EQ(f.quanta[4], 0);
-	ll_mmu_pfc_complete(p(), 0, 1, 6000);
+	EXPECT_EQ(f.gate_mask, 0x10);
+	EXPECT_EQ(f.value[4], 0);
+	ll_mmu_ctrl_complete(p(), 0, 1, 6000);
 	ExpectEmpty(p());
 	EXPECT_EQ(pool_->ports[0].pfc.told, 0);
 }
@@ -811,9 +811,9 @@ TEST_F(PfcGen, RefreshPeriodFollowsRateAndQuanta)
 	ASSERT_EQ(ll_mmu_port_update(p(), 0, &pc, 0), LL_MMU_OK);
 	EXPECT_EQ(pool_->ports[0].pfc.refresh_ns, 256000u);
 	Fill(3, 50);
-	ll_mac_ctrl f = Take(0);
-	EXPECT_EQ(f.quanta[3], 1000);
-	ll_mmu_pfc_complete(p(), 0, 1, 0);
+	ll_ctrl_msg f = Take(0);
+	EXPECT_EQ(f.value[3], 1000);
+	ll_mmu_ctrl_complete(p(), 0, 1, 0);
 	Drain(3, 0);
 }
 
@@ -825,20 +825,20 @@ TEST_F(PfcGen, RefreshFollowsThePauseActuallySent)
 	ASSERT_EQ(ll_mmu_pool_reconfigure(p(), &c), LL_MMU_OK);
 	EXPECT_EQ(pool_->ports[0].pfc.refresh_ns, 256u);
 	Fill(3, 50);
-	ll_mac_ctrl f = Take(1000);
-	EXPECT_EQ(f.quanta[3], 100);
-	ll_mmu_pfc_complete(p(), 0, 1, 1000);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), 1256u);
+	ll_ctrl_msg f = Take(1000);
+	EXPECT_EQ(f.value[3], 100);
+	ll_mmu_ctrl_complete(p(), 0, 1, 1000);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(p(), 0), 1256u);
 	// A longer pause configured now does not push back the refresh of
 	// the short one already sent.
 	c.xoff_quanta = 0;
 	ASSERT_EQ(ll_mmu_pool_reconfigure(p(), &c), LL_MMU_OK);
 	EXPECT_EQ(pool_->ports[0].pfc.refresh_ns, kRefresh100G);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), 1256u);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(p(), 0), 1256u);
 	f = Take(1256);
-	EXPECT_EQ(f.quanta[3], 0xFFFF);
-	ll_mmu_pfc_complete(p(), 0, 1, 1256);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(p(), 0), 1256 + kRefresh100G);
+	EXPECT_EQ(f.value[3], 0xFFFF);
+	ll_mmu_ctrl_complete(p(), 0, 1, 1256);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(p(), 0), 1256 + kRefresh100G);
 	Drain(3, 2000);
 }
 
@@ -846,7 +846,7 @@ TEST_F(PfcGen, DetachReportsPausedPriorities)
 {
 	Fill(3, 50);
 	Take(0);
-	ll_mmu_pfc_complete(p(), 0, 1, 0);
+	ll_mmu_ctrl_complete(p(), 0, 1, 0);
 	Fill(4, 30);	// paused (want) but not yet told
 	ASSERT_TRUE(Paused(p(), 0, 4));
 	EXPECT_EQ(ll_mmu_port_detach(p(), 0, 10), 0x08);	// told XOFF: 3 only
@@ -883,7 +883,7 @@ TEST(MmuLossy, EgressDtDropsLossyOnly)
 	EXPECT_EQ(pool->ctr.drops_lossy, 1u);
 	EXPECT_EQ(pool->ports[1].eq[0].drops, 1u);
 	EXPECT_EQ(pool->ports[0].iq[0].drops, 1u);
-	EXPECT_EQ(ll_mmu_pfc_due(pool.p(), 0, 0), 0);	// lossy never pauses
+	EXPECT_EQ(ll_mmu_ctrl_due(pool.p(), 0, 0), 0);	// lossy never pauses
 	EXPECT_EQ(pool->ports[0].pfc.want, 0);
 	EXPECT_EQ(pool->ports[0].iq[0].headroom_used, 0u);
 
@@ -1006,7 +1006,7 @@ TEST(MmuReconfigure, LiveChangesAndTheirLimits)
 	c.alpha = {1, 0};			// T = 400,000: pause now
 	ASSERT_EQ(ll_mmu_pool_reconfigure(pool.p(), &c), LL_MMU_OK);
 	EXPECT_TRUE(Paused(pool.p(), 0));
-	EXPECT_EQ(ll_mmu_pfc_due(pool.p(), 0, 0), 1);
+	EXPECT_EQ(ll_mmu_ctrl_due(pool.p(), 0, 0), 1);
 
 	c.total_bytes = 500000;			// below the 600,000 in use
 	EXPECT_EQ(ll_mmu_pool_reconfigure(pool.p(), &c), LL_MMU_ERR_BUSY);
@@ -1033,7 +1033,7 @@ TEST(MmuReconfigure, LiveChangesAndTheirLimits)
 	c.lossless_mask = 0x01;
 	EXPECT_EQ(ll_mmu_pool_reconfigure(pool.p(), &c), LL_MMU_OK);
 	EXPECT_EQ(pool->headroom_size, 2u * kHdrm);	// one lossless priority
-	EXPECT_EQ(ll_mmu_pfc_due(pool.p(), 0, 0), 0);
+	EXPECT_EQ(ll_mmu_ctrl_due(pool.p(), 0, 0), 0);
 }
 
 // ------------------------------------------------------------- ECN

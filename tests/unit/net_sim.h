@@ -51,31 +51,31 @@ struct FrameModel {
 
 	// A frame just taken on port: its XOFF set is the wish, and it is a
 	// change or a due refresh.
-	void Taken(const ll_mmu_pool *pool, ll_u32 port, ll_u64 now, const ll_mac_ctrl &f)
+	void Taken(const ll_mmu_pool *pool, ll_u32 port, ll_u64 now, const ll_ctrl_msg &f)
 	{
-		ASSERT_EQ(f.kind, LL_MAC_CTRL_PFC);
+		ASSERT_EQ(f.kind, LL_CTRL_PFC);
 		ll_u8 xoff = 0, changes = 0;
 		for (ll_u32 i = 0; i < 8; i++) {
-			if (f.quanta[i])
+			if (f.value[i])
 				xoff |= (ll_u8)(1u << i);
-			if (!((f.enable_vector >> i) & 1)) {
-				ASSERT_EQ(f.quanta[i], 0);
+			if (!((f.gate_mask >> i) & 1)) {
+				ASSERT_EQ(f.value[i], 0);
 				continue;
 			}
-			if ((bool)f.quanta[i] != (bool)((told[port] >> i) & 1))
+			if ((bool)f.value[i] != (bool)((told[port] >> i) & 1))
 				changes |= (ll_u8)(1u << i);
 		}
 		ASSERT_EQ(xoff, pool->ports[port].pfc.want);
 		bool refresh_due = told[port] && now >= last_xoff[port] + refresh[port];
 		ASSERT_TRUE(changes || refresh_due) << "duplicate frame, port " << port;
 	}
-	void Sent(const ll_mmu_pool *pool, ll_u32 port, ll_u64 now, const ll_mac_ctrl &f)
+	void Sent(const ll_mmu_pool *pool, ll_u32 port, ll_u64 now, const ll_ctrl_msg &f)
 	{
 		ll_u8 xoff = 0;
 		for (ll_u32 i = 0; i < 8; i++)
-			if (f.quanta[i])
+			if (f.value[i])
 				xoff |= (ll_u8)(1u << i);
-		told[port] = (ll_u8)((told[port] & ~f.enable_vector) | xoff);
+		told[port] = (ll_u8)((told[port] & ~f.gate_mask) | xoff);
 		if (xoff) {
 			last_xoff[port] = now;
 			refresh[port] = pool->ports[port].pfc.refresh_ns;
@@ -86,15 +86,15 @@ struct FrameModel {
 	// the send fails, one time in ten).
 	void Service(ll_mmu_pool *pool, ll_u32 port, ll_u64 now, std::mt19937_64 &rng)
 	{
-		ll_mac_ctrl f;
-		int due = ll_mmu_pfc_due(pool, port, now);
-		int got = ll_mmu_pfc_take(pool, port, now, &f);
+		ll_ctrl_msg f;
+		int due = ll_mmu_ctrl_due(pool, port, now);
+		int got = ll_mmu_ctrl_take(pool, port, now, &f);
 		ASSERT_EQ(got, due);
 		if (!got)
 			return;
 		Taken(pool, port, now, f);
 		bool sent = rng() % 10 != 0;
-		ll_mmu_pfc_complete(pool, port, sent, now);
+		ll_mmu_ctrl_complete(pool, port, sent, now);
 		if (sent)
 			Sent(pool, port, now, f);
 	}
@@ -304,7 +304,7 @@ private:
 		Kind kind;
 		ll_u32 port;
 		ll_u32 arg;
-		ll_mac_ctrl frame;
+		ll_ctrl_msg frame;
 		bool operator>(const Event &o) const
 		{
 			return t != o.t ? t > o.t : seq > o.seq;
@@ -377,7 +377,7 @@ private:
 				Push(rng_() % 200000, kToggle, i, k);
 	}
 
-	void Push(ll_u64 t, Kind k, ll_u32 port, ll_u32 arg = 0, const ll_mac_ctrl *f = nullptr)
+	void Push(ll_u64 t, Kind k, ll_u32 port, ll_u32 arg = 0, const ll_ctrl_msg *f = nullptr)
 	{
 		Event e{t, seq_++, k, port, arg, {}};
 		if (f)
@@ -509,13 +509,13 @@ private:
 		e.busy = false;
 		ll_mmu_charge c = e.q[e.serving].front();
 		e.q[e.serving].pop_front();
-		ll_u64 before = ll_mmu_pfc_next_deadline(pool(), c.in_port);
+		ll_u64 before = ll_mmu_ctrl_next_deadline(pool(), c.in_port);
 		hooks_.PreRelease(pool(), c, now_);
 		ll_u32 ev = ll_mmu_release(pool(), &c, now_);
 		hooks_.PostRelease(pool(), c, now_);
 		// A deadline that came earlier is reported: the kernel kicks the
 		// port on these flags only.
-		if (ll_mmu_pfc_next_deadline(pool(), c.in_port) < before) {
+		if (ll_mmu_ctrl_next_deadline(pool(), c.in_port) < before) {
 			ASSERT_NE(ev & (LL_MMU_EV_PFC_DUE | LL_MMU_EV_TIMER), 0u)
 				<< "port " << c.in_port << " at " << now_;
 		}
@@ -523,7 +523,7 @@ private:
 		eg_bytes_[o][c.eg_queue] -= c.bytes;
 		hooks_.Touched(pool(), c.in_port, c.prio);
 		ASSERT_EQ((ev & LL_MMU_EV_PFC_DUE) != 0,
-			  ll_mmu_pfc_due(pool(), c.in_port, now_) != 0);
+			  ll_mmu_ctrl_due(pool(), c.in_port, now_) != 0);
 		ServicePfc(c.in_port);
 		if (ev & LL_MMU_EV_SWEEP)
 			Sweep();
@@ -547,22 +547,22 @@ private:
 	{
 		Sender &s = senders_[port];
 		for (int i = 0; i < 4; i++) {
-			ll_u64 d = ll_mmu_pfc_next_deadline(pool(), port);
+			ll_u64 d = ll_mmu_ctrl_next_deadline(pool(), port);
 			if (d > now_)
 				break;
-			if (d && !ll_mmu_pfc_due(pool(), port, now_))
+			if (d && !ll_mmu_ctrl_due(pool(), port, now_))
 				Timer(port);
-			ll_mac_ctrl f;
-			if (!ll_mmu_pfc_take(pool(), port, now_, &f))
+			ll_ctrl_msg f;
+			if (!ll_mmu_ctrl_take(pool(), port, now_, &f))
 				continue;
 			frames_.Taken(pool(), port, now_, f);
-			ll_mmu_pfc_complete(pool(), port, 1, now_);
+			ll_mmu_ctrl_complete(pool(), port, 1, now_);
 			frames_.Sent(pool(), port, now_, f);
 			counts_.frames++;
 			s.last_rx = std::max(s.last_rx, now_ + rng_() % (nc_.react_ns + 1));
 			Push(s.last_rx, kPfcRx, port, 0, &f);
 		}
-		ll_u64 d = ll_mmu_pfc_next_deadline(pool(), port);
+		ll_u64 d = ll_mmu_ctrl_next_deadline(pool(), port);
 		ASSERT_GT(d, now_) << "port " << port << ": a deadline nothing serves";
 		if (d != LL_MMU_NEVER && (s.armed <= now_ || d < s.armed)) {
 			s.armed = d;
@@ -656,7 +656,7 @@ private:
 		for (ll_u32 port = 0; port < nc_.ports; port++) {
 			const ll_mmu_port &pt = pool()->ports[port];
 			EXPECT_EQ(pt.pfc.told, 0) << "port " << port;
-			EXPECT_EQ(ll_mmu_pfc_next_deadline(pool(), port), LL_MMU_NEVER)
+			EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool(), port), LL_MMU_NEVER)
 				<< "port " << port;
 			ll_port_pause_expire(&senders_[port].gate, now_);
 			EXPECT_EQ(ll_port_pause_closed_mask(&senders_[port].gate), 0u)

@@ -26,24 +26,25 @@ ll_port_pause FreshPort()
 	return p;
 }
 
-ll_mac_ctrl Pfc(ll_u8 vector, std::initializer_list<ll_u16> times)
+ll_ctrl_msg Pfc(ll_u8 vector, std::initializer_list<ll_u16> times)
 {
-	ll_mac_ctrl m;
+	ll_ctrl_msg m;
 	std::memset(&m, 0, sizeof(m));
-	m.kind = LL_MAC_CTRL_PFC;
-	m.enable_vector = vector;
+	m.kind = LL_CTRL_PFC;
+	m.gate_mask = vector;
 	int i = 0;
 	for (ll_u16 t : times)
-		m.quanta[i++] = t;
+		m.value[i++] = t;
 	return m;
 }
 
-ll_mac_ctrl Pause(ll_u16 time)
+ll_ctrl_msg Pause(ll_u16 time)
 {
-	ll_mac_ctrl m;
+	ll_ctrl_msg m;
 	std::memset(&m, 0, sizeof(m));
-	m.kind = LL_MAC_CTRL_PAUSE;
-	m.quanta[0] = time;
+	m.kind = LL_CTRL_PAUSE;
+	m.gate_mask = 1;	/* value[0]: the port gate */
+	m.value[0] = time;
 	return m;
 }
 
@@ -261,7 +262,7 @@ TEST(Port, PfcClosesOnlyEnabledClasses)
 	ll_port_pause p = FreshPort();
 	// Vector 0b10001000: classes 3 and 7. The other classes hold times
 	// in the struct, which must be ignored.
-	ll_mac_ctrl m = Pfc(0x88, {50, 50, 50, 10, 50, 50, 50, 20});
+	ll_ctrl_msg m = Pfc(0x88, {50, 50, 50, 10, 50, 50, 50, 20});
 	EXPECT_EQ(ll_port_pause_rx(&p, 1000, &m, kGbit), 0x88u);
 	EXPECT_EQ(ll_port_pause_closed_mask(&p), 0x88u);
 	// 10 quanta: 1000 + 5120 = 6120; 20 quanta: 1000 + 10240 = 11240.
@@ -295,11 +296,11 @@ TEST(Port, PfcClosesOnlyEnabledClasses)
 TEST(Port, PfcEnabledZeroTimeIsXon)
 {
 	ll_port_pause p = FreshPort();
-	ll_mac_ctrl off = Pfc(0x0C, {0, 0, 100, 100});	// classes 2, 3
+	ll_ctrl_msg off = Pfc(0x0C, {0, 0, 100, 100});	// classes 2, 3
 	EXPECT_EQ(ll_port_pause_rx(&p, 1000, &off, kGbit), 0x0Cu);
 	// XON for class 2 only (class 3 disabled in this frame), plus an XON
 	// for class 5, which is open: only bit 2 changes.
-	ll_mac_ctrl on = Pfc(0x24, {0, 0, 0, 999, 0, 0});
+	ll_ctrl_msg on = Pfc(0x24, {0, 0, 0, 999, 0, 0});
 	EXPECT_EQ(ll_port_pause_rx(&p, 3000, &on, kGbit), 0x04u);
 	EXPECT_EQ(ll_port_pause_closed_mask(&p), 0x08u);
 	EXPECT_EQ(p.gates[2].closed_ns_total, 2000u);
@@ -311,8 +312,8 @@ TEST(Port, PfcEveryClassAlone)
 {
 	for (int c = 0; c < 8; c++) {
 		ll_port_pause p = FreshPort();
-		ll_mac_ctrl m = Pfc((ll_u8)(1u << c), {});
-		m.quanta[c] = 1;
+		ll_ctrl_msg m = Pfc((ll_u8)(1u << c), {});
+		m.value[c] = 1;
 		EXPECT_EQ(ll_port_pause_rx(&p, 10, &m, kGbit), 1u << c);
 		EXPECT_EQ(ll_port_pause_closed_mask(&p), 1u << c);
 		EXPECT_EQ(ll_port_pause_next_deadline(&p), 522u);	// 10 + 512
@@ -323,7 +324,7 @@ TEST(Port, PfcEveryClassAlone)
 TEST(Port, PfcAllClassesLongest)
 {
 	ll_port_pause p = FreshPort();
-	ll_mac_ctrl m = Pfc(0xFF, {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF,
+	ll_ctrl_msg m = Pfc(0xFF, {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF,
 				   0xFFFF, 0xFFFF, 0xFFFF});
 	EXPECT_EQ(ll_port_pause_rx(&p, 5, &m, kGbit), 0xFFu);
 	EXPECT_EQ(ll_port_pause_closed_mask(&p), 0xFFu);
@@ -335,7 +336,7 @@ TEST(Port, PfcAllClassesLongest)
 TEST(Port, PfcEmptyVectorDoesNothing)
 {
 	ll_port_pause p = FreshPort();
-	ll_mac_ctrl m = Pfc(0x00, {9, 9, 9, 9, 9, 9, 9, 9});
+	ll_ctrl_msg m = Pfc(0x00, {9, 9, 9, 9, 9, 9, 9, 9});
 	EXPECT_EQ(ll_port_pause_rx(&p, 1000, &m, kGbit), 0u);
 	EXPECT_EQ(ll_port_pause_closed_mask(&p), 0u);
 	for (int i = 0; i < LL_GATES; i++)
@@ -345,9 +346,9 @@ TEST(Port, PfcEmptyVectorDoesNothing)
 TEST(Port, PauseClosesPortGate)
 {
 	ll_port_pause p = FreshPort();
-	ll_mac_ctrl m = Pause(100);
-	m.enable_vector = 0xFF;	// ignored for PAUSE
-	m.quanta[1] = 7;
+	ll_ctrl_msg m = Pause(100);
+	m.gate_mask = 0xFF;	// ignored for PAUSE
+	m.value[1] = 7;
 	EXPECT_EQ(ll_port_pause_rx(&p, 1000, &m, kGbit), 0x100u);
 	EXPECT_EQ(LL_GATE_PORT, 8);
 	EXPECT_EQ(ll_port_pause_closed_mask(&p), 0x100u);
@@ -357,7 +358,7 @@ TEST(Port, PauseClosesPortGate)
 	EXPECT_EQ(ll_port_pause_next_deadline(&p), 52200u);
 	// Refresh, then XON.
 	EXPECT_EQ(ll_port_pause_rx(&p, 2000, &m, kGbit), 0u);
-	ll_mac_ctrl on = Pause(0);
+	ll_ctrl_msg on = Pause(0);
 	EXPECT_EQ(ll_port_pause_rx(&p, 4000, &on, kGbit), 0x100u);
 	EXPECT_EQ(p.gates[LL_GATE_PORT].closed_ns_total, 3000u);
 	EXPECT_EQ(ll_port_pause_rx(&p, 5000, &on, kGbit), 0u);
@@ -367,7 +368,7 @@ TEST(Port, PauseClosesPortGate)
 TEST(Port, InvalidKindIsIgnored)
 {
 	ll_port_pause p = FreshPort();
-	ll_mac_ctrl m = Pfc(0xFF, {1, 1, 1, 1, 1, 1, 1, 1});
+	ll_ctrl_msg m = Pfc(0xFF, {1, 1, 1, 1, 1, 1, 1, 1});
 	for (int kind : {0, 3, 0xFF}) {
 		m.kind = (ll_u8)kind;
 		EXPECT_EQ(ll_port_pause_rx(&p, 1000, &m, kGbit), 0u);
@@ -381,9 +382,9 @@ TEST(Port, NextDeadlinePicksEarliest)
 {
 	ll_port_pause p = FreshPort();
 	EXPECT_EQ(ll_port_pause_next_deadline(&p), 0u);
-	ll_mac_ctrl c5 = Pfc(0x20, {0, 0, 0, 0, 0, 60});	// 1000+30720=31720
-	ll_mac_ctrl c1 = Pfc(0x02, {0, 20});			// 1000+10240=11240
-	ll_mac_ctrl pz = Pause(40);				// 1000+20480=21480
+	ll_ctrl_msg c5 = Pfc(0x20, {0, 0, 0, 0, 0, 60});	// 1000+30720=31720
+	ll_ctrl_msg c1 = Pfc(0x02, {0, 20});			// 1000+10240=11240
+	ll_ctrl_msg pz = Pause(40);				// 1000+20480=21480
 	EXPECT_EQ(ll_port_pause_rx(&p, 1000, &c5, kGbit), 0x20u);
 	EXPECT_EQ(ll_port_pause_next_deadline(&p), 31720u);
 	EXPECT_EQ(ll_port_pause_rx(&p, 1000, &c1, kGbit), 0x02u);
@@ -401,7 +402,7 @@ TEST(Port, NextDeadlinePicksEarliest)
 
 	// A shorter refresh of class 5 moves the deadline earlier:
 	// 26000 + 1 * 512 = 26512.
-	ll_mac_ctrl c5s = Pfc(0x20, {0, 0, 0, 0, 0, 1});
+	ll_ctrl_msg c5s = Pfc(0x20, {0, 0, 0, 0, 0, 1});
 	EXPECT_EQ(ll_port_pause_rx(&p, 26000, &c5s, kGbit), 0u);
 	EXPECT_EQ(ll_port_pause_next_deadline(&p), 26512u);
 	EXPECT_EQ(ll_port_pause_expire(&p, 26512), 0x20u);
@@ -412,11 +413,11 @@ TEST(Port, NextDeadlinePicksEarliest)
 TEST(Port, NextDeadlineIgnoresStaleDeadlinesOfOpenGates)
 {
 	ll_port_pause p = FreshPort();
-	ll_mac_ctrl c0 = Pfc(0x01, {1});	// until 1512
-	ll_mac_ctrl c4 = Pfc(0x10, {0, 0, 0, 0, 100});	// until 52200
+	ll_ctrl_msg c0 = Pfc(0x01, {1});	// until 1512
+	ll_ctrl_msg c4 = Pfc(0x10, {0, 0, 0, 0, 100});	// until 52200
 	ll_port_pause_rx(&p, 1000, &c0, kGbit);
 	ll_port_pause_rx(&p, 1000, &c4, kGbit);
-	ll_mac_ctrl on = Pfc(0x01, {0});
+	ll_ctrl_msg on = Pfc(0x01, {0});
 	EXPECT_EQ(ll_port_pause_rx(&p, 1200, &on, kGbit), 0x01u);
 	// Gate 0 is open; its old until_ns (1512) must not be reported.
 	EXPECT_EQ(ll_port_pause_next_deadline(&p), 52200u);
@@ -425,11 +426,11 @@ TEST(Port, NextDeadlineIgnoresStaleDeadlinesOfOpenGates)
 TEST(Port, RxAfterUnnoticedExpiryReportsNetChange)
 {
 	ll_port_pause p = FreshPort();
-	ll_mac_ctrl m = Pfc(0x03, {1, 1});	// classes 0, 1 until 1512
+	ll_ctrl_msg m = Pfc(0x03, {1, 1});	// classes 0, 1 until 1512
 	EXPECT_EQ(ll_port_pause_rx(&p, 1000, &m, kGbit), 0x03u);
 	// At 5000, nobody has expired them. Class 0 gets a new XOFF (net: still
 	// closed, no bit), class 1 an XON (net: opened, bit 1).
-	ll_mac_ctrl n = Pfc(0x03, {2, 0});
+	ll_ctrl_msg n = Pfc(0x03, {2, 0});
 	EXPECT_EQ(ll_port_pause_rx(&p, 5000, &n, kGbit), 0x02u);
 	EXPECT_EQ(ll_port_pause_closed_mask(&p), 0x01u);
 	EXPECT_EQ(p.gates[0].until_ns, 6024u);	// 5000 + 1024

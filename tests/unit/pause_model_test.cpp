@@ -195,24 +195,25 @@ TEST(GateModel, RandomSequencesPort)
 				ASSERT_EQ(ll_port_pause_expire(&p, now), want_mask)
 					<< "seq " << seq << " ev " << ev;
 			} else {
-				ll_mac_ctrl f;
+				ll_ctrl_msg f;
 				std::memset(&f, 0, sizeof(f));
 				if (kind == 1) {
-					f.kind = LL_MAC_CTRL_PAUSE;
-					f.quanta[0] = (ll_u16)RandomQuanta(rng);
+					f.kind = LL_CTRL_PAUSE;
+					f.gate_mask = 1;
+					f.value[0] = (ll_u16)RandomQuanta(rng);
 					ll_gate_event e = m[LL_GATE_PORT].Apply(
-						now, f.quanta[0], rate);
+						now, f.value[0], rate);
 					if (e == LL_GATE_CLOSED || e == LL_GATE_OPENED)
 						want_mask = 1u << LL_GATE_PORT;
 				} else {
-					f.kind = LL_MAC_CTRL_PFC;
-					f.enable_vector = (ll_u8)rng();
+					f.kind = LL_CTRL_PFC;
+					f.gate_mask = (ll_u8)rng();
 					for (int i = 0; i < 8; i++) {
-						f.quanta[i] = (ll_u16)RandomQuanta(rng);
-						if (!(f.enable_vector & (1u << i)))
+						f.value[i] = (ll_u16)RandomQuanta(rng);
+						if (!(f.gate_mask & (1u << i)))
 							continue;
 						ll_gate_event e = m[i].Apply(
-							now, f.quanta[i], rate);
+							now, f.value[i], rate);
 						if (e == LL_GATE_CLOSED ||
 						    e == LL_GATE_OPENED)
 							want_mask |= 1u << i;

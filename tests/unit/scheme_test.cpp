@@ -69,27 +69,46 @@ TEST(Scheme, NamesAndIds)
 	EXPECT_EQ(LL_SCHEME_COUNT, LL_SCHEME_CORE_COUNT);
 }
 
-// Every named telemetry value is found where the tables put it; others not.
+// Every named telemetry value is found where its descriptor puts it; the
+// descriptors are complete and fit the telemetry block.
 TEST(Scheme, StatIndexByName)
 {
-	static const ll_scheme_stat_desc ctr[LL_SCHEME_CORE_COUNT][LL_SCHEME_STATS] =
-		LL_SCHEME_STAT_DESCS;
-	static const ll_scheme_stat_desc prio[LL_SCHEME_CORE_COUNT][LL_SCHEME_PRIO_STATS] =
-		LL_SCHEME_PRIO_STAT_DESCS;
 	int named = 0;
 	for (ll_u32 s = 0; s < LL_SCHEME_CORE_COUNT; s++) {
-		for (int i = 0; i < LL_SCHEME_STATS; i++) {
-			if (!ctr[s][i].name)
-				continue;
+		const ll_scheme_desc *d = ll_scheme_lookup(s);
+		ASSERT_NE(d, nullptr) << s;
+		ASSERT_LE(d->n_stats, (ll_u32)LL_SCHEME_STATS) << d->name;
+		ASSERT_LE(d->n_masks, (ll_u32)LL_SCHEME_MASKS) << d->name;
+		ASSERT_LE(d->n_prio_stats, (ll_u32)LL_SCHEME_PRIO_STATS) << d->name;
+		for (ll_u32 i = 0; i < d->n_stats; i++) {
+			ASSERT_NE(d->stats[i].name, nullptr) << d->name << " " << i;
+			ASSERT_NE(d->stats[i].help, nullptr) << d->stats[i].name;
 			named++;
-			EXPECT_EQ(ll_scheme_stat_index(s, 0, ctr[s][i].name), i) << ctr[s][i].name;
+			EXPECT_EQ(ll_scheme_stat_index(s, 0, d->stats[i].name), (int)i)
+				<< d->stats[i].name;
 		}
-		for (int i = 0; i < LL_SCHEME_PRIO_STATS; i++) {
-			if (!prio[s][i].name)
-				continue;
+		for (ll_u32 i = 0; i < d->n_masks; i++)
+			EXPECT_NE(d->masks[i], nullptr) << d->name << " mask " << i;
+		for (ll_u32 i = 0; i < d->n_prio_stats; i++) {
+			ASSERT_NE(d->prio_stats[i].name, nullptr) << d->name << " " << i;
 			named++;
-			EXPECT_EQ(ll_scheme_stat_index(s, 1, prio[s][i].name), i) << prio[s][i].name;
+			EXPECT_EQ(ll_scheme_stat_index(s, 1, d->prio_stats[i].name), (int)i)
+				<< d->prio_stats[i].name;
 		}
+		// A scheme with telemetry names it, and one without has none.
+		EXPECT_EQ(d->port_stats != nullptr, d->n_stats + d->n_masks + d->n_prio_stats > 0)
+			<< d->name;
+		// Its parameter rows are its words, in order, in its nest.
+		for (ll_u32 i = 0; i < d->n_params; i++) {
+			EXPECT_EQ(d->params[i].word, (int)i) << d->name;
+			EXPECT_EQ(d->params[i].scheme, (int)s) << d->name;
+			EXPECT_EQ(d->params[i].nl_attr, i + 1) << d->name;
+			EXPECT_EQ(d->params[i].nl_nest, d->nl_nest) << d->name;
+		}
+		if (d->n_params) {
+			EXPECT_EQ(d->nl_pad, d->n_params + 1) << d->name;
+		}
+		EXPECT_LE(d->n_params, sizeof(ll_scheme_params) / sizeof(ll_u64)) << d->name;
 	}
 	EXPECT_GT(named, 10);
 	EXPECT_GE(ll_scheme_stat_index(LL_SCHEME_DSH, 0, "insurance_peak"), 0);
@@ -226,7 +245,7 @@ TEST(Scheme, NoTimerForDtAndSt)
 {
 	for (ll_u8 scheme : {LL_SCHEME_ST, LL_SCHEME_DT}) {
 		Pool pool(TwoPorts(scheme), 10 * kGbit, 10000);
-		EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), LL_MMU_NEVER);
+		EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), 0), LL_MMU_NEVER);
 		EXPECT_EQ(ll_mmu_port_timer(pool.p(), 0, 5), 0);
 		// Their releases never report a timer (LL_MMU_EV_TIMER).
 		ll_mmu_charge ch{};

@@ -990,7 +990,7 @@ private:
 		checks_.model.Clock(now_);
 		checks_.model.Force(port, prio, state);
 		checks_.PostOther(pool(), port);
-		ASSERT_EQ(r, ll_mmu_pfc_due(pool(), port, now_));
+		ASSERT_EQ(r, ll_mmu_ctrl_due(pool(), port, now_));
 		if (before != ll_spfc_victims(pool(), port))	// re-evaluated
 			checks_.Touched(pool(), port, prio);
 		forced++;
@@ -1011,7 +1011,7 @@ private:
 		checks_.model.Clock(now_);
 		checks_.model.Publish(pool(), port, bits, end);
 		checks_.PostOther(pool(), port);
-		ASSERT_EQ(r, ll_mmu_pfc_due(pool(), port, now_));
+		ASSERT_EQ(r, ll_mmu_ctrl_due(pool(), port, now_));
 		published++;
 	}
 
@@ -1064,7 +1064,7 @@ private:
 			SendDueFrames(pool(), port, now_);
 			EXPECT_EQ(pool()->ports[port].pfc.told, 0) << "port " << port;
 			EXPECT_EQ(pool()->ports[port].pfc.want, 0) << "port " << port;
-			EXPECT_EQ(ll_mmu_pfc_next_deadline(pool(), port), LL_MMU_NEVER)
+			EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool(), port), LL_MMU_NEVER)
 				<< "port " << port;
 		}
 		checks_.Finish(pool());

@@ -444,7 +444,7 @@ TEST(SpfcState, SU1InitialState)
 		EXPECT_EQ(Threshold(pool, port), Dt(pool));
 		EXPECT_EQ(St(pool, port).sh, 0);
 		EXPECT_EQ(St(pool, port).to_victim + St(pool, port).to_normal, 0u);
-		EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), port), LL_MMU_NEVER);
+		EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), port), LL_MMU_NEVER);
 		EXPECT_EQ(ll_spfc_irc_threshold(pool.p(), port), kTh);
 	}
 }
@@ -466,7 +466,7 @@ TEST(SpfcState, SU2BelowThresholdStaysNormal)
 	tr.PassThrough(0, 197, 100, 100);
 	EXPECT_FALSE(Victim(pool, 0));
 	EXPECT_EQ(Iq(pool, 0).irc, 199000u);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), LL_MMU_NEVER);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), 0), LL_MMU_NEVER);
 	// Telemetry at the window's end: the last window 199,000, none since.
 	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 0, kTc, &ss), 1);
 	EXPECT_EQ(ss.prio[0][kP], 199000u);
@@ -480,7 +480,7 @@ TEST(SpfcState, SU2BelowThresholdStaysNormal)
 	EXPECT_EQ(Iq(pool, 0).irc, 0u);
 	EXPECT_EQ(St(pool, 0).sh, 0);
 	EXPECT_EQ(St(pool, 0).win_start_ns, kTc);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), LL_MMU_NEVER);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), 0), LL_MMU_NEVER);
 	// More than one window later, the last one counted nothing.
 	ASSERT_EQ(ll_scheme_get_port_stats(pool.p(), 0, 3 * kTc, &ss), 1);
 	EXPECT_EQ(ss.prio[0][kP], 0u);
@@ -671,14 +671,14 @@ TEST(SpfcState, SU10LazyRollBeforeTheThreshold)
 			ASSERT_EQ(tr.Send(0, 40000), LL_MMU_ADMIT_SHARED);
 		ASSERT_TRUE(Victim(pool, 0));			// 700,000 > DT's 600,000
 		if (timer) {
-			EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), kTc);
+			EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), 0), kTc);
 			EXPECT_EQ(ll_mmu_port_timer(pool.p(), 0, kTc), 0);
 			EXPECT_TRUE(Victim(pool, 0));		// last = 200,000
-			EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), 2 * kTc);
+			EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), 0), 2 * kTc);
 			EXPECT_EQ(ll_mmu_port_timer(pool.p(), 0, 2 * kTc), 1);
 			EXPECT_FALSE(Victim(pool, 0));
 			EXPECT_TRUE(Paused(pool.p(), 0));	// 700,000 >= 600,000
-			EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), 0u);	// the frame
+			EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), 0), 0u);	// the frame
 			continue;
 		}
 		EXPECT_EQ(tr.Send(0, 11 * kTc + 5), LL_MMU_ADMIT_HEADROOM);
@@ -812,14 +812,14 @@ TEST(SpfcState, SU16RefreshDoesNotTouchTheLatch)
 	for (int k = 0; k < 1001; k++)
 		tr.Send(0, 30000);
 	ASSERT_TRUE(Paused(pool.p(), 0));
-	ll_mac_ctrl f;
-	ASSERT_EQ(ll_mmu_pfc_take(pool.p(), 0, 30000, &f), 1);
-	ll_mmu_pfc_complete(pool.p(), 0, 1, 30000);
+	ll_ctrl_msg f;
+	ASSERT_EQ(ll_mmu_ctrl_take(pool.p(), 0, 30000, &f), 1);
+	ll_mmu_ctrl_complete(pool.p(), 0, 1, 30000);
 	ll_spfc_port_state before = St(pool, 0);
 	ll_u64 at = pool->ports[0].pfc.refresh_at_ns;
 	for (int r = 0; r < 3; r++) {
-		ASSERT_EQ(ll_mmu_pfc_take(pool.p(), 0, at, &f), 1);
-		ll_mmu_pfc_complete(pool.p(), 0, 1, at);
+		ASSERT_EQ(ll_mmu_ctrl_take(pool.p(), 0, at, &f), 1);
+		ll_mmu_ctrl_complete(pool.p(), 0, 1, at);
 		at = pool->ports[0].pfc.refresh_at_ns;
 	}
 	EXPECT_EQ(pool->ports[0].iq[kP].xoff_refreshes, 3u);
@@ -841,12 +841,12 @@ TEST(SpfcState, SU17DeparturesStop)
 		tr.Send(0, 1000);		// egress blocked from now on
 	ll_mmu_port_timer(pool.p(), 0, kTc);
 	EXPECT_TRUE(Victim(pool, 0));
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), 2 * kTc);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), 0), 2 * kTc);
 	ll_mmu_port_timer(pool.p(), 0, 2 * kTc - 1);	// early: nothing
 	EXPECT_TRUE(Victim(pool, 0));
 	ll_mmu_port_timer(pool.p(), 0, 2 * kTc);
 	EXPECT_FALSE(Victim(pool, 0));
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), LL_MMU_NEVER);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), 0), LL_MMU_NEVER);
 }
 
 // ------------------------------------------------- a time-slotted switch
@@ -1144,7 +1144,7 @@ TEST(SpfcRobust, B9DetachResets)
 	EXPECT_EQ(ll_spfc_victims(pool.p(), 0), 0);
 	EXPECT_EQ(St(pool, 0).sh, 0);
 	EXPECT_EQ(Iq(pool, 0).irc, 0u);
-	EXPECT_EQ(ll_mmu_pfc_next_deadline(pool.p(), 0), LL_MMU_NEVER);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), 0), LL_MMU_NEVER);
 	tr.DrainAll(50);	// the stale charges of port 0 too
 	ExpectEmpty(pool.p());
 }
@@ -1197,7 +1197,7 @@ TEST(SpfcRobust, B10TimeJumpsAndOldTimestamps)
 	EXPECT_EQ(Iq(pool, 0).irc, 1000u);
 	tr.PassThrough(0, 1, 5);			// in the past
 	EXPECT_EQ(Iq(pool, 0).irc, 2000u);
-	EXPECT_GT(ll_mmu_pfc_next_deadline(pool.p(), 0), far);
+	EXPECT_GT(ll_mmu_ctrl_next_deadline(pool.p(), 0), far);
 }
 
 // B12: IRC_th changed live: used from the next event; no loss.
