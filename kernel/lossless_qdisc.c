@@ -13,15 +13,16 @@
  * control band that is served first and never paused.
  *
  * With "pool NAME", the qdiscs of one switch share a buffer accounted by
- * the core MMU (PFC + Dynamic Threshold + static headroom): every packet is
+ * the core MMU (the pool's scheme: dt, st, dsh, spfc): every packet is
  * admitted on enqueue and released on dequeue or purge, charged to its
  * ingress (port, priority) and egress (port, queue). When an ingress
  * crosses Xoff, the MMU marks a PFC frame due on that port; the port's own
  * qdisc is woken and sends it from its control band, ahead of all data,
  * and refreshes it from its watchdog until Xon.
  *
- * This file keeps the queues, the shaper, the gates and the PFC watchdog.
- * The pool is lossless_pool.c (admission, release, the PFC frames to
+ * This file keeps the queues, the shaper and the gates; the PFC watchdog's
+ * glue is lossless_watchdog.c (its core in core/watchdog.c), the state
+ * both share lossless_qdisc.h. The pool is lossless_pool.c (admission, release, the PFC frames to
  * send, the plane's ops), its netlink side lossless_pool_nl.c (options,
  * dump, stats); the qdisc reaches both through its struct ll_kport, and
  * the pool calls back only through the ll_kport_ops it is given. The
@@ -44,8 +45,7 @@
 #include "core/pause.h"
 #include "core/shaper.h"
 #include "core/watchdog.h"
-#include "lossless_pool_nl.h"
-#include "uapi/lossless.h"
+#include "lossless_qdisc.h"
 
 #define LL_DEFAULT_QUEUES 8
 #define LL_DEFAULT_LIMIT_PKTS 1000
@@ -59,60 +59,6 @@
 #else
 #define LL_ERR(extack, plain, fmt, ...) NL_SET_ERR_MSG_MOD(extack, plain)
 #endif
-
-struct ll_queue {
-	struct qdisc_skb_head skbs;
-	struct list_head alist;		/* on ll_sched.active while DWRR+backlog */
-	u32 quantum_bytes;
-	u32 deficit_bytes;
-	u32 gate_mask;			/* gates (PFC prio bits, port bit) */
-	struct gnet_stats_basic_sync bstats;
-	struct gnet_stats_queue qstats;
-};
-
-struct ll_sched {
-	/* Parameters: written under sch_tree_lock, read locklessly by dump. */
-	u64 rate_bps;
-	u32 burst_bytes;
-	u32 limit_pkts;
-	u8 nqueues;
-	u8 nstrict;
-	bool burst_explicit;		/* else derived from the rate */
-	bool catchup_explicit;		/* else derived from the rate */
-	u32 catchup_bytes;
-	u8 priomap[LOSSLESS_PRIOMAP_LEN];
-
-	struct ll_shaper shaper;
-	u64 wake_ns;			/* wake-up asked of the watchdog, 0: none */
-	u64 wake_late_max_ns;
-	u64 wake_late[LOSSLESS_LATENESS_BUCKETS];
-
-	struct qdisc_skb_head ctrl;	/* locally sent MAC control frames */
-	struct list_head active;	/* DWRR queues with backlog */
-	struct ll_port_pause pause;
-	u32 closed_mask;		/* cache of the gates' state ... */
-	u64 next_open_ns;		/* ... valid until this deadline */
-	struct qdisc_watchdog watchdog;
-
-	u64 pfc_frames_rx;
-	u64 pause_frames_rx;
-	u64 ctrl_invalid;
-	u64 throttled;
-	u64 pause_blocked;
-
-	/* Pool membership (pool NULL: a plain port, e.g. a host uplink). */
-	struct ll_kport port;
-
-	/* PFC watchdog: while off, both masks are 0 and the timer idle. */
-	struct ll_wd wd;
-	u64 wd_poll_ns;
-	u32 wd_ignore_mask;		/* gates not honoured (storm) */
-	u32 wd_drop_mask;		/* gates whose queues drop (storm) */
-	struct timer_list wd_timer;
-	struct Qdisc *sch;		/* for the timer */
-
-	struct ll_queue queues[LOSSLESS_MAX_QUEUES];
-};
 
 /* Not const: 6.1's NLA_POLICY_FULL_RANGE takes a plain pointer. */
 static struct netlink_range_validation ll_rate_range = {
@@ -128,24 +74,6 @@ static struct netlink_range_validation ll_burst_range = {
 static struct netlink_range_validation ll_limit_range = {
 	.min = 1,
 	.max = LOSSLESS_LIMIT_MAX_PKTS,
-};
-
-static struct netlink_range_validation ll_wd_time_range = {
-	.min = LOSSLESS_WD_TIME_MIN_NS,
-	.max = LOSSLESS_WD_TIME_MAX_NS,
-};
-
-static struct netlink_range_validation ll_wd_alarm_range = {
-	.min = 0,
-	.max = LOSSLESS_WD_XOFF_ALARM_MAX_NS,
-};
-
-static const struct nla_policy ll_wd_policy[TCA_LOSSLESS_WD_MAX + 1] = {
-	[TCA_LOSSLESS_WD_ACTION] = NLA_POLICY_MAX(NLA_U8, LOSSLESS_WD_DROP),
-	[TCA_LOSSLESS_WD_DETECT_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &ll_wd_time_range),
-	[TCA_LOSSLESS_WD_RESTORE_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &ll_wd_time_range),
-	[TCA_LOSSLESS_WD_POLL_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &ll_wd_time_range),
-	[TCA_LOSSLESS_WD_XOFF_ALARM_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &ll_wd_alarm_range),
 };
 
 static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
@@ -230,13 +158,13 @@ static u32 ll_classify(struct Qdisc *sch, const struct sk_buff *skb)
 	return q->priomap[prio & TC_PRIO_MAX];
 }
 
-static u64 ll_now_ns(void)
+u64 ll_now_ns(void)
 {
 	return ktime_get_ns();
 }
 
 /* Recompute the gate cache after the gates changed. */
-static void ll_gates_refresh(struct ll_sched *q)
+void ll_gates_refresh(struct ll_sched *q)
 {
 	q->closed_mask = ll_port_pause_closed_mask(&q->pause);
 	q->next_open_ns = ll_port_pause_next_deadline(&q->pause);
@@ -245,7 +173,7 @@ static void ll_gates_refresh(struct ll_sched *q)
 /* Closed gates at now. With no pause in force (the common case) this is
  * one test, not a walk over the nine gates.
  */
-static u32 ll_gates_closed(struct ll_sched *q, u64 now)
+u32 ll_gates_closed(struct ll_sched *q, u64 now)
 {
 	if (q->closed_mask && now >= q->next_open_ns) {
 		ll_port_pause_expire(&q->pause, now);
@@ -533,7 +461,7 @@ idle:
  * packets are freed after the lock, as qdiscs do; from the watchdog timer
  * (softirq) they are dropped at once and counted as drops.
  */
-static void ll_purge_queue(struct Qdisc *sch, struct ll_queue *cl, bool rtnl)
+void ll_purge_queue(struct Qdisc *sch, struct ll_queue *cl, bool rtnl)
 {
 	unsigned int pkts = cl->skbs.qlen, bytes = cl->qstats.backlog;
 	struct ll_sched *q = qdisc_priv(sch);
@@ -557,212 +485,6 @@ static void ll_purge_queue(struct Qdisc *sch, struct ll_queue *cl, bool rtnl)
 	qdisc_tree_reduce_backlog(sch, pkts, bytes);
 	if (!sch->q.qlen)
 		ll_shaper_idle(&q->shaper, ll_now_ns());
-}
-
-/* ---------------------------------------------------------- PFC watchdog */
-
-static const char *const ll_wd_action_names[] = {
-	[LL_WD_OFF] = "off",
-	[LL_WD_ALERT] = "alert",
-	[LL_WD_FORWARD] = "forward",
-	[LL_WD_DROP] = "drop",
-};
-
-static void ll_wd_masks(struct ll_sched *q)
-{
-	q->wd_ignore_mask = ll_wd_ignore_mask(&q->wd);
-	q->wd_drop_mask = ll_wd_drop_mask(&q->wd);
-}
-
-static void ll_wd_report(struct Qdisc *sch, const struct ll_wd_change *ch)
-{
-	struct ll_sched *q = qdisc_priv(sch);
-	struct net_device *dev = qdisc_dev(sch);
-	u32 p;
-
-	for (p = 0; p < LL_PFC_PRIOS; p++) {
-		if (ch->stormed & BIT(p))
-			netdev_warn(dev, "PFC storm on priority %u: paused with packets waiting for %llu ms; action %s\n",
-				    p, div_u64(q->wd.cfg.detect_ns, NSEC_PER_MSEC),
-				    ll_wd_action_names[q->wd.cfg.action]);
-		if (ch->restored & BIT(p))
-			netdev_info(dev, "PFC storm on priority %u ended: no XOFF for %llu ms, pause honoured again\n",
-				    p, div_u64(q->wd.cfg.restore_ns, NSEC_PER_MSEC));
-		if (ch->alarmed & BIT(p))
-			netdev_warn(dev, "priority %u: XOFF sent upstream for over %llu ms (a PFC deadlock?)\n",
-				    p, div_u64(q->wd.cfg.xoff_alarm_ns, NSEC_PER_MSEC));
-	}
-}
-
-/* One watchdog poll, under the qdisc lock. */
-static void ll_wd_tick(struct Qdisc *sch, u64 now)
-{
-	struct ll_sched *q = qdisc_priv(sch);
-	u32 prios = BIT(LL_PFC_PRIOS) - 1, old_ignore = q->wd_ignore_mask;
-	struct ll_wd_view v = {};
-	struct ll_wd_change ch;
-	u32 i, p;
-
-	ll_gates_closed(q, now);	/* expire what is due */
-	v.paused_mask = q->closed_mask & prios;
-	for (p = 0; p < LL_PFC_PRIOS; p++)
-		if (v.paused_mask & BIT(p))
-			v.closed_since_ns[p] = q->pause.gates[p].closed_since_ns;
-	for (i = 0; i < q->nqueues; i++)
-		if (q->queues[i].skbs.qlen)
-			v.backlog_mask |= q->queues[i].gate_mask & prios;
-	if (q->port.pool && q->wd.cfg.xoff_alarm_ns)
-		v.told_xoff_mask = ll_kport_told_xoff(&q->port, now);
-	ch = ll_wd_poll(&q->wd, &v, now);
-	/* Restored: the peer has sent no XOFF for restore-time; a pause it
-	 * sent before (up to 65535 quanta, 1.7 s at 20 Mbit/s) is void, or the
-	 * priority would be found paused again and storm anew.
-	 */
-	for (p = 0; p < LL_PFC_PRIOS; p++) {
-		struct ll_pause_gate *g = &q->pause.gates[p];
-
-		if ((ch.restored & BIT(p)) && g->closed) {
-			g->until_ns = min(g->until_ns, now);
-			ll_gate_expire(g, now);
-		}
-	}
-	if (ch.restored)
-		ll_gates_refresh(q);
-	ll_wd_masks(q);
-	ll_wd_report(sch, &ch);
-	for (i = 0; i < q->nqueues && (ch.stormed & q->wd_drop_mask); i++) {
-		struct ll_queue *cl = &q->queues[i];
-		u32 hit = cl->gate_mask & ch.stormed & q->wd_drop_mask;
-
-		if (hit && cl->skbs.qlen) {
-			q->wd.prio[__ffs(hit)].dropped += cl->skbs.qlen;
-			ll_purge_queue(sch, cl, false);
-		}
-	}
-	if (q->wd_ignore_mask != old_ignore || ch.restored)
-		__netif_schedule(qdisc_root(sch));
-}
-
-static unsigned long ll_wd_period(const struct ll_sched *q)
-{
-	return max(1UL, nsecs_to_jiffies(q->wd_poll_ns));
-}
-
-static void ll_wd_timer(struct timer_list *t)
-{
-	struct ll_sched *q = from_timer(q, t, wd_timer);
-	struct Qdisc *sch = q->sch;
-	spinlock_t *root_lock;	/* the qdisc tree's, as sch_pie's timer */
-
-	rcu_read_lock();
-	root_lock = qdisc_lock(qdisc_root_sleeping(sch));
-	spin_lock(root_lock);
-	if (ll_wd_enabled(&q->wd.cfg)) {
-		ll_wd_tick(sch, ll_now_ns());
-		mod_timer(&q->wd_timer, jiffies + ll_wd_period(q));
-	}
-	spin_unlock(root_lock);
-	rcu_read_unlock();
-}
-
-/* The watchdog options over the current ones; nothing applied yet. */
-static int ll_wd_parse(struct ll_sched *q, struct nlattr *opt,
-		       struct ll_wd_config *cfg, u64 *poll_ns,
-		       struct netlink_ext_ack *extack)
-{
-	struct nlattr *tb[TCA_LOSSLESS_WD_MAX + 1];
-	int err;
-
-	*cfg = q->wd.cfg;
-	*poll_ns = q->wd_poll_ns;
-	err = nla_parse_nested(tb, TCA_LOSSLESS_WD_MAX, opt, ll_wd_policy,
-			       extack);
-	if (err < 0)
-		return err;
-	if (tb[TCA_LOSSLESS_WD_ACTION])
-		cfg->action = nla_get_u8(tb[TCA_LOSSLESS_WD_ACTION]);
-	if (tb[TCA_LOSSLESS_WD_DETECT_NS])
-		cfg->detect_ns = nla_get_u64(tb[TCA_LOSSLESS_WD_DETECT_NS]);
-	if (tb[TCA_LOSSLESS_WD_RESTORE_NS])
-		cfg->restore_ns = nla_get_u64(tb[TCA_LOSSLESS_WD_RESTORE_NS]);
-	if (tb[TCA_LOSSLESS_WD_POLL_NS])
-		*poll_ns = nla_get_u64(tb[TCA_LOSSLESS_WD_POLL_NS]);
-	if (tb[TCA_LOSSLESS_WD_XOFF_ALARM_NS])
-		cfg->xoff_alarm_ns = nla_get_u64(tb[TCA_LOSSLESS_WD_XOFF_ALARM_NS]);
-	if (*poll_ns > cfg->detect_ns || *poll_ns > cfg->restore_ns) {
-		NL_SET_ERR_MSG_ATTR(extack, opt,
-				    "watchdog poll must not exceed its detect and restore times");
-		return -EINVAL;
-	}
-	if (cfg->xoff_alarm_ns && cfg->xoff_alarm_ns < *poll_ns) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_LOSSLESS_WD_XOFF_ALARM_NS] ?: opt,
-				    "xoff-alarm must be at least the watchdog poll");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Under sch_tree_lock. */
-static void ll_wd_apply(struct ll_sched *q, const struct ll_wd_config *cfg,
-			u64 poll_ns)
-{
-	u32 old_ignore = q->wd_ignore_mask;
-
-	ll_wd_configure(&q->wd, cfg, ll_now_ns());
-	WRITE_ONCE(q->wd_poll_ns, poll_ns);
-	ll_wd_masks(q);
-	if (q->wd_ignore_mask != old_ignore)
-		__netif_schedule(qdisc_root(q->sch));
-	if (ll_wd_enabled(cfg))
-		mod_timer(&q->wd_timer, jiffies + ll_wd_period(q));
-	/* Off: the timer finds it off and stops by itself. */
-}
-
-static int ll_wd_dump(struct ll_sched *q, struct sk_buff *skb)
-{
-	struct ll_wd_config c = q->wd.cfg;
-	struct nlattr *nest;
-
-	if (!ll_wd_enabled(&c))
-		return 0;
-	nest = nla_nest_start_noflag(skb, TCA_LOSSLESS_WATCHDOG);
-	if (!nest ||
-	    nla_put_u8(skb, TCA_LOSSLESS_WD_ACTION, c.action) ||
-	    nla_put_u64_64bit(skb, TCA_LOSSLESS_WD_DETECT_NS, c.detect_ns,
-			      TCA_LOSSLESS_WD_PAD) ||
-	    nla_put_u64_64bit(skb, TCA_LOSSLESS_WD_RESTORE_NS, c.restore_ns,
-			      TCA_LOSSLESS_WD_PAD) ||
-	    nla_put_u64_64bit(skb, TCA_LOSSLESS_WD_POLL_NS,
-			      READ_ONCE(q->wd_poll_ns), TCA_LOSSLESS_WD_PAD) ||
-	    nla_put_u64_64bit(skb, TCA_LOSSLESS_WD_XOFF_ALARM_NS,
-			      c.xoff_alarm_ns, TCA_LOSSLESS_WD_PAD))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-/* The watchdog's stats, for tc's xstats and the plane alike. */
-static void ll_wd_stats(struct ll_sched *q, u64 now, u32 *action,
-			u32 *storm_mask, u32 *alarm_mask,
-			struct tc_lossless_wd_stats *out)
-{
-	u32 p;
-
-	*action = READ_ONCE(q->wd.cfg.action);
-	*storm_mask = READ_ONCE(q->wd.storm_mask);
-	*alarm_mask = READ_ONCE(q->wd.alarm_mask);
-	for (p = 0; p < LL_PFC_PRIOS; p++) {
-		const struct ll_wd_prio *s = &q->wd.prio[p];
-
-		out[p].storm = READ_ONCE(s->in_storm);
-		out[p].xoff_alarm = READ_ONCE(s->xoff_alarm);
-		out[p].storms = READ_ONCE(s->storms);
-		out[p].restores = READ_ONCE(s->restores);
-		out[p].dropped = READ_ONCE(s->dropped);
-		out[p].storm_ns = ll_wd_storm_ns(s, now);
-		out[p].xoff_alarms = READ_ONCE(s->xoff_alarms);
-		out[p].xoff_ns = ll_wd_xoff_ns(s, now);
-	}
 }
 
 /* The qdisc's part of its plane port slot (ll_kport_ops): under the pool
@@ -1092,19 +814,6 @@ nla_put_failure:
 
 /* Called with the qdisc root lock held (gnet_stats_start_copy). */
 /* The watchdog's part of the stats is worth sending: on, or counted. */
-static bool ll_wd_reported(const struct ll_sched *q,
-			   const struct tc_lossless_xstats *st)
-{
-	u32 p;
-
-	if (ll_wd_enabled(&q->wd.cfg) || st->wd_storm_mask || st->wd_alarm_mask)
-		return true;
-	for (p = 0; p < LL_PFC_PRIOS; p++)
-		if (st->wd[p].storms || st->wd[p].xoff_alarms || st->wd[p].dropped)
-			return true;
-	return false;
-}
-
 /* Room in the dump for xstats of len bytes: twice (TCA_STATS_APP and
  * TCA_XSTATS) and the rest of the message (basic, queue, tc_stats). A
  * dump skb larger than NLMSG_GOODSIZE (a reader with a large buffer, as

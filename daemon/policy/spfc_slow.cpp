@@ -12,7 +12,7 @@ namespace {
 
 constexpr std::size_t kNone = ~std::size_t{0};
 
-// A telemetry value of SPFC's by its name in scheme_types.h's tables, so
+// A telemetry value of SPFC's by its name in its descriptor's names (scheme.h), so
 // the slow path reads what tc and losslessctl show.
 std::size_t ctr_index(const char *name)
 {

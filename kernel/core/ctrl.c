@@ -34,16 +34,6 @@ const struct ll_ctrl_kind_desc *ll_ctrl_kind(ll_u32 kind)
 						    (const void *)0;
 }
 
-int ll_ctrl_ethertype(ll_u32 type)
-{
-	ll_u32 k;
-
-	for (k = 1; k < LL_CTRL_KIND_COUNT; k++)
-		if (kinds[k].ethertype == type)
-			return 1;
-	return 0;
-}
-
 static ll_u16 get_be16(const ll_u8 *p)
 {
 	return (ll_u16)((p[0] << 8) | p[1]);

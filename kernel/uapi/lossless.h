@@ -180,8 +180,8 @@ struct tc_lossless_wd_stats {
 /*
  * The pool's scheme on one port (DSH, SPFC), in tc_lossless_xstats and
  * the plane. What each word means is the scheme's: names, units and help
- * are kernel/core/scheme_types.h's LL_SCHEME_STAT_DESCS (ctr),
- * LL_SCHEME_MASK_NAMES (masks) and LL_SCHEME_PRIO_STAT_DESCS (prio).
+ * are the scheme's descriptor's (kernel/core/scheme.h: stats for ctr,
+ * masks, prio_stats for prio).
  */
 #define LOSSLESS_SCHEME_STATS 7
 #define LOSSLESS_SCHEME_MASKS 4
@@ -530,13 +530,15 @@ struct lossless_plane_tel {
 };
 
 /*
- * Ingress BPF -> qdisc. The TC ingress program validates a MAC control
- * frame, rewrites its EtherType to LOSSLESS_CTRL_ETHERTYPE, sets skb->mark
- * to LOSSLESS_CTRL_MARK and redirects it to its own port's egress. The
+ * Ingress BPF -> qdisc. The TC ingress program validates a control frame
+ * (a kind of the core's table, kernel/core/ctrl.c), rewrites EtherType
+ * 0x8808 (MAC control) to LOSSLESS_CTRL_ETHERTYPE, sets skb->mark to
+ * LOSSLESS_CTRL_MARK and redirects it to its own port's egress. The
  * lossless qdisc consumes it in enqueue (under its own lock) and applies
  * it. Any other qdisc would send a frame with an unknown local
- * experimental EtherType (IEEE 802 0x88B5) to a reserved multicast address
- * that no bridge forwards: harmless, never a PAUSE reflected to the peer.
+ * experimental EtherType (IEEE 802 0x88B5, or 0x88B6 of our own kinds) to
+ * a reserved multicast address that no bridge forwards: harmless, never a
+ * PAUSE reflected to the peer.
  */
 #define LOSSLESS_CTRL_ETHERTYPE 0x88B5
 #define LOSSLESS_CTRL_MARK 0x4c4c5043	/* "LLPC" */

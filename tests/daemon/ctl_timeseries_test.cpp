@@ -846,7 +846,7 @@ TEST_F(CtlTimeSeries, UsageErrors)
 namespace {
 
 // status and events with an SPFC pool: the scheme's per-port state and
-// counters (named from scheme_types.h's tables), and its event ring as a
+// counters (named from its descriptor's names (scheme.h)), and its event ring as a
 // timeline, oldest first, also once the ring has wrapped.
 TEST_F(CtlTimeSeries, SchemeTelemetryAndEventTimeline)
 {

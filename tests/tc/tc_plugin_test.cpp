@@ -2626,7 +2626,7 @@ TEST(TcPluginWatchdog, XstatsNeedTheWholeBlock)
 namespace {
 
 // The pool's scheme on the port (DSH, SPFC): printed from the names of
-// scheme_types.h's tables, only when the kernel sent it for such a scheme.
+// its descriptor's names (scheme.h), only when the kernel sent it for such a scheme.
 tc_lossless_xstats SampleDshXstats()
 {
 	tc_lossless_xstats st = SamplePoolXstats();

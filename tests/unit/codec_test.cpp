@@ -90,6 +90,27 @@ TEST(Codec, DestinationAddressIsTheReservedMulticast)
 	EXPECT_EQ(0, std::memcmp(ll_mac_ctrl_da, want, 6));
 }
 
+// Every kind of the table: one of the two EtherTypes the qdisc tests per
+// packet, a name, gates within the ids and values within the frame.
+TEST(Codec, EveryKindOfTheTableIsWellFormed)
+{
+	for (ll_u32 k = 1; k < LL_CTRL_KIND_COUNT; k++) {
+		const ll_ctrl_kind_desc *d = ll_ctrl_kind(k);
+		ASSERT_NE(d, nullptr) << k;
+		EXPECT_TRUE(ll_ctrl_ethertype(d->ethertype)) << d->name;
+		EXPECT_NE(d->name[0], '\0') << k;
+		EXPECT_GE(d->gates, 1u) << d->name;
+		EXPECT_LE(d->gates, (ll_u32)LL_CTRL_GATES) << d->name;
+		EXPECT_LE(d->gate_base + d->gates, (ll_u32)LL_GATES) << d->name;
+		EXPECT_LE(d->value_off + 2u * d->gates, d->min_bytes) << d->name;
+		EXPECT_LE(d->min_bytes, (ll_u32)LL_MAC_CTRL_FRAME_BYTES) << d->name;
+	}
+	EXPECT_EQ(ll_ctrl_kind(LL_CTRL_NONE), nullptr);
+	EXPECT_EQ(ll_ctrl_kind(LL_CTRL_KIND_COUNT), nullptr);
+	EXPECT_STREQ(ll_ctrl_kind(LL_CTRL_PFC)->name, "pfc");
+	EXPECT_STREQ(ll_ctrl_kind(LL_CTRL_PAUSE)->name, "pause");
+}
+
 TEST(Codec, SizesMatchTheLayout)
 {
 	// PAUSE: 14 header + 2 opcode + 2 pause_time = 18.

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The lossless qdisc's state (lossless_qdisc.c) as its PFC watchdog glue
+ * (lossless_watchdog.c) shares it, and the functions between them.
+ */
+#ifndef LOSSLESS_QDISC_H
+#define LOSSLESS_QDISC_H
+
+#include <linux/timer.h>
+#include <net/netlink.h>
+#include <net/pkt_sched.h>
+#include <net/sch_generic.h>
+
+#include "core/pause.h"
+#include "core/shaper.h"
+#include "core/watchdog.h"
+#include "lossless_pool_nl.h"
+#include "uapi/lossless.h"
+
+struct ll_queue {
+	struct qdisc_skb_head skbs;
+	struct list_head alist;		/* on ll_sched.active while DWRR+backlog */
+	u32 quantum_bytes;
+	u32 deficit_bytes;
+	u32 gate_mask;			/* gates (PFC prio bits, port bit) */
+	struct gnet_stats_basic_sync bstats;
+	struct gnet_stats_queue qstats;
+};
+
+struct ll_sched {
+	/* Parameters: written under sch_tree_lock, read locklessly by dump. */
+	u64 rate_bps;
+	u32 burst_bytes;
+	u32 limit_pkts;
+	u8 nqueues;
+	u8 nstrict;
+	bool burst_explicit;		/* else derived from the rate */
+	bool catchup_explicit;		/* else derived from the rate */
+	u32 catchup_bytes;
+	u8 priomap[LOSSLESS_PRIOMAP_LEN];
+
+	struct ll_shaper shaper;
+	u64 wake_ns;			/* wake-up asked of the watchdog, 0: none */
+	u64 wake_late_max_ns;
+	u64 wake_late[LOSSLESS_LATENESS_BUCKETS];
+
+	struct qdisc_skb_head ctrl;	/* locally sent MAC control frames */
+	struct list_head active;	/* DWRR queues with backlog */
+	struct ll_port_pause pause;
+	u32 closed_mask;		/* cache of the gates' state ... */
+	u64 next_open_ns;		/* ... valid until this deadline */
+	struct qdisc_watchdog watchdog;
+
+	u64 pfc_frames_rx;
+	u64 pause_frames_rx;
+	u64 ctrl_invalid;
+	u64 throttled;
+	u64 pause_blocked;
+
+	/* Pool membership (pool NULL: a plain port, e.g. a host uplink). */
+	struct ll_kport port;
+
+	/* PFC watchdog: while off, both masks are 0 and the timer idle. */
+	struct ll_wd wd;
+	u64 wd_poll_ns;
+	u32 wd_ignore_mask;		/* gates not honoured (storm) */
+	u32 wd_drop_mask;		/* gates whose queues drop (storm) */
+	struct timer_list wd_timer;
+	struct Qdisc *sch;		/* for the timer */
+
+	struct ll_queue queues[LOSSLESS_MAX_QUEUES];
+};
+
+/* lossless_qdisc.c */
+u64 ll_now_ns(void);
+/* Recompute the gate cache after the gates changed. */
+void ll_gates_refresh(struct ll_sched *q);
+/* Closed gates at now (expiring what is due), less those not honoured. */
+u32 ll_gates_closed(struct ll_sched *q, u64 now);
+/* Drop every packet of queue cl (rtnl: under RTNL, in a change). */
+void ll_purge_queue(struct Qdisc *sch, struct ll_queue *cl, bool rtnl);
+
+/* lossless_watchdog.c: the PFC watchdog's glue (core/watchdog.h). */
+extern const struct nla_policy ll_wd_policy[TCA_LOSSLESS_WD_MAX + 1];
+void ll_wd_timer(struct timer_list *t);
+int ll_wd_parse(struct ll_sched *q, struct nlattr *opt,
+		struct ll_wd_config *cfg, u64 *poll_ns,
+		struct netlink_ext_ack *extack);
+void ll_wd_apply(struct ll_sched *q, const struct ll_wd_config *cfg,
+		 u64 poll_ns);
+int ll_wd_dump(struct ll_sched *q, struct sk_buff *skb);
+void ll_wd_stats(struct ll_sched *q, u64 now, u32 *action, u32 *storm_mask,
+		 u32 *alarm_mask, struct tc_lossless_wd_stats *out);
+bool ll_wd_reported(const struct ll_sched *q,
+		    const struct tc_lossless_xstats *st);
+
+#endif /* LOSSLESS_QDISC_H */
