@@ -272,24 +272,26 @@ static int ll_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	u16 type = ll_frame_ethertype(skb);
 	struct ll_queue *cl;
 
-	/*
-	 * From the ingress program: a received control frame to apply (MAC
-	 * control ones under the hidden EtherType; 0x8808 itself is a frame
-	 * this host sends).
-	 */
-	if (skb->mark == LOSSLESS_CTRL_MARK &&
-	    (type == LOSSLESS_CTRL_ETHERTYPE ||
-	     (type != LL_ETH_P_MAC_CONTROL && ll_ctrl_ethertype(type)))) {
-		ll_apply_ctrl(sch, skb, type);
-		consume_skb(skb);
-		return NET_XMIT_SUCCESS;
-	}
-
-	if (ll_ctrl_ethertype(type)) {
-		if (q->ctrl.qlen >= q->limit_pkts)
-			return qdisc_drop(skb, sch, to_free);
-		__qdisc_enqueue_tail(skb, &q->ctrl);
-		goto enqueued;
+	/* A data packet pays the EtherType's three compares, nothing more. */
+	if (unlikely(type == LOSSLESS_CTRL_ETHERTYPE || ll_ctrl_ethertype(type))) {
+		/*
+		 * From the ingress program: a received control frame to apply
+		 * (MAC control ones under the hidden EtherType; 0x8808 itself
+		 * is a frame this host sends).
+		 */
+		if (skb->mark == LOSSLESS_CTRL_MARK &&
+		    type != LL_ETH_P_MAC_CONTROL) {
+			ll_apply_ctrl(sch, skb, type);
+			consume_skb(skb);
+			return NET_XMIT_SUCCESS;
+		}
+		/* A control frame this host sends: the control band. */
+		if (type != LOSSLESS_CTRL_ETHERTYPE) {
+			if (q->ctrl.qlen >= q->limit_pkts)
+				return qdisc_drop(skb, sch, to_free);
+			__qdisc_enqueue_tail(skb, &q->ctrl);
+			goto enqueued;
+		}
 	}
 
 	cl = &q->queues[ll_classify(sch, skb)];
