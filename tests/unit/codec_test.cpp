@@ -103,6 +103,14 @@ TEST(Codec, EveryKindOfTheTableIsWellFormed)
 		EXPECT_LE(d->gates, (ll_u32)LL_CTRL_GATES) << d->name;
 		EXPECT_LE(d->gate_base + d->gates, (ll_u32)LL_GATES) << d->name;
 		EXPECT_LE(d->value_off + 2u * d->gates, d->min_bytes) << d->name;
+		// The octets parse reads lie within the shortest frame.
+		if (d->mask_off != LL_CTRL_NONE_OFF) {
+			EXPECT_LT(d->mask_off, d->min_bytes) << d->name;
+		}
+		if (d->rsvd_off != LL_CTRL_NONE_OFF) {
+			EXPECT_LT(d->rsvd_off, d->min_bytes) << d->name;
+		}
+		EXPECT_GE(d->value_off, LL_ETH_HLEN + 2u) << d->name;
 		EXPECT_LE(d->min_bytes, (ll_u32)LL_MAC_CTRL_FRAME_BYTES) << d->name;
 	}
 	EXPECT_EQ(ll_ctrl_kind(LL_CTRL_NONE), nullptr);
