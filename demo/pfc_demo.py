@@ -2,7 +2,7 @@
 """Demo: a port pausing and resuming under PFC, with its stats.
 
 Host A sends UDP on priorities 3 and 0 through its `lossless` port (100
-Mbit/s). Host B sends PFC and PAUSE frames built by scapy. Every 100 ms the
+Mbit/s). Host B sends PFC and PAUSE frames (tests/lib/pause_sender.py). Every 100 ms the
 demo prints what A's qdisc reports: packets sent per class, backlog, and
 which gates are closed. Then the full `tc -s` output.
 """
@@ -58,11 +58,11 @@ def main():
         a.run("tc qdisc add dev if0 root handle 1: lossless rate 100mbit")
         print("A: lossless-ingress attach if0   (receives PFC/PAUSE for the qdisc)")
         a.run(f"{Paths.ingress} attach if0")
-        print("B: preparing PFC frames with scapy ...", flush=True)
+        print("B: preparing PFC frames ...", flush=True)
         pauser = b.popen(f"{Paths.python} {Paths.pause_sender} if0 {link['b_mac']} '{json.dumps(PLAN)}'",
                          stdin=subprocess.PIPE)
         if pauser.stdout.readline().strip() != "ready":
-            sys.exit("scapy sender failed: " + pauser.communicate()[1])
+            sys.exit("pause sender failed: " + pauser.communicate()[1])
         recv = b.popen(f"{Paths.traffic} recv --port 5000 --idle-exit 2 --duration 60")
         time.sleep(0.3)
         senders = [a.popen(f"{Paths.traffic} send --dst {link['b_ip']} --port 5000 --prio {p} "

@@ -61,13 +61,13 @@ def headroom(rate_bps, cable_ns, sw_ns, mtu=MTU):
 
 
 def pfc_frame(sender, dev, src_mac):
-    """One PFC XOFF for priority 3 (100 quanta) sent by scapy from sender's dev."""
+    """One PFC XOFF for priority 3 (100 quanta) sent by tests/lib/pause_sender.py from sender's dev."""
     plan = [{"at": 0, "name": "xoff", "kind": "pfc", "vector": 1 << 3,
              "times": [0, 0, 0, 100, 0, 0, 0, 0]}]
     p = sender.popen(f"{Paths.python} {Paths.pause_sender} {dev} {src_mac} '{json.dumps(plan)}'",
                      stdin=subprocess.PIPE)
     if p.stdout.readline().strip() != "ready":
-        raise RuntimeError("scapy sender failed: " + p.communicate()[1])
+        raise RuntimeError("pause sender failed: " + p.communicate()[1])
     p.communicate("go\n", timeout=60)
 
 

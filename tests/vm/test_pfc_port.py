@@ -3,8 +3,9 @@
 
 Hosts A and B are joined by a veth. A's egress is `lossless rate 100mbit`
 with the ingress BPF program on the same port; A sends UDP on priorities 3
-and 0 to B. B crafts MAC control frames with scapy (an implementation
-independent of ours) and sends them to A:
+and 0 to B. B crafts MAC control frames with tests/lib/mac_frames.py (an
+implementation independent of ours, equal to scapy's frames on the host:
+tests/frames/check_sender_frames.py) and sends them to A:
 
   1. PFC XOFF for priority 3, refreshed, then XON     -> stops, resumes on XON
   2. PFC XOFF for priority 3 left to expire           -> resumes by itself
@@ -97,7 +98,7 @@ def main():
         pauser = b.popen(f"{Paths.python} {Paths.pause_sender} if0 {link['b_mac']} '{json.dumps(plan)}'",
                          stdin=subprocess.PIPE)
         if pauser.stdout.readline().strip() != "ready":
-            raise RuntimeError("scapy sender failed: " + pauser.communicate()[1])
+            raise RuntimeError("pause sender failed: " + pauser.communicate()[1])
 
         recv = b.popen(f"{Paths.traffic} recv --port {PORT} --gap-ms 3 --idle-exit 2 --duration 60")
         b.wait_udp(PORT)
@@ -210,7 +211,7 @@ def own_address(c, a, b, link, xs, ing):
     pauser = b.popen(f"{Paths.python} {Paths.pause_sender} if0 {link['b_mac']} '{json.dumps(plan)}'",
                      stdin=subprocess.PIPE)
     if pauser.stdout.readline().strip() != "ready":
-        raise RuntimeError("scapy sender failed: " + pauser.communicate()[1])
+        raise RuntimeError("pause sender failed: " + pauser.communicate()[1])
     pauser.communicate("go\n", timeout=60)
     time.sleep(0.5)
     now = tc_json(a, "qdisc show dev if0")[0]

@@ -107,7 +107,7 @@ def start_storm(h, seconds):
     p = h.popen(f"{Paths.python} {Paths.pause_sender} {h.dev} {h.mac} "
                 f"'{json.dumps(storm_plan(seconds))}'", stdin=subprocess.PIPE)
     if p.stdout.readline().strip() != "ready":
-        raise RuntimeError("scapy sender failed: " + p.communicate()[1])
+        raise RuntimeError("pause sender failed: " + p.communicate()[1])
     return p
 
 
