@@ -65,12 +65,13 @@ userspace:
 module:
 	$(MAKE) -C kernel $(if $(filter ON,$(WERROR)),KCFLAGS=-Werror)
 
+# Each step says how long it took (scripts/timed.sh); `all` is the rest.
 check: all
-	scripts/checkpatch.sh
-	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
-	$(MAKE) check-san
-	tests/fuzz/run-fuzz.sh --short
-	$(MAKE) check-vm
+	scripts/timed.sh checkpatch scripts/checkpatch.sh
+	scripts/timed.sh ctest sh -c 'cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)'
+	scripts/timed.sh check-san $(MAKE) check-san
+	scripts/timed.sh fuzz tests/fuzz/run-fuzz.sh --short
+	scripts/timed.sh check-vm $(MAKE) check-vm
 
 check-host: all
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)

@@ -43,11 +43,12 @@ struct ll_kplane *ll_kplane_get(u32 fd, struct netlink_ext_ack *extack)
 	pl->tel = map->ops->map_lookup_elem(map, &key);
 	/* The value is at least a telemetry's size: the block fits. */
 	BUILD_BUG_ON(sizeof(struct lossless_plane_ctl) >
-		     LOSSLESS_PLANE_SPFC_OFFSET);
-	BUILD_BUG_ON(LOSSLESS_PLANE_SPFC_OFFSET +
-		     sizeof(struct lossless_plane_spfc_ctl) >
+		     LOSSLESS_PLANE_CHANNEL_OFFSET);
+	BUILD_BUG_ON(LOSSLESS_PLANE_CHANNEL_OFFSET +
+		     sizeof(struct lossless_plane_channel) >
 		     sizeof(struct lossless_plane_tel));
-	pl->spfc = (void *)((char *)pl->ctl + LOSSLESS_PLANE_SPFC_OFFSET);
+	BUILD_BUG_ON(offsetof(struct lossless_plane_channel, payload) % 8);
+	pl->chan = (void *)((char *)pl->ctl + LOSSLESS_PLANE_CHANNEL_OFFSET);
 	pl->interval_us = LOSSLESS_PLANE_INTERVAL_DEFAULT_US;
 	hrtimer_init(&pl->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	pl->timer.function = ll_kplane_tick;
@@ -118,38 +119,41 @@ static void ll_plane_control(struct ll_kplane *pl, u64 now)
 	pl->applied_gen = c->gen;
 }
 
-/* SPFC's run-time block (uapi: struct lossless_plane_spfc_ctl): taken
- * once its seq is even, new and the same after the copy as before it, so
- * a write in progress is never applied half-way; then checked and applied
- * by the owner, all or nothing. Under the owner's lock.
+/* The scheme control channel's block (uapi: struct lossless_plane_channel):
+ * taken once its seq is even, new and the same after the copy as before
+ * it, so a write in progress is never applied half-way; then checked here
+ * and applied by the owner, all or nothing. Under the owner's lock.
  */
-static void ll_plane_spfc(struct ll_kplane *pl, u64 now)
+static void ll_plane_channel(struct ll_kplane *pl, u64 now)
 {
-	struct lossless_plane_spfc_ctl *w = &pl->spfc_cur;
-	u64 seq = READ_ONCE(pl->spfc->seq);
+	struct lossless_plane_channel *w = &pl->chan_cur;
+	u64 seq = READ_ONCE(pl->chan->seq);
 	int err;
 
-	if (!seq || (seq & 1) || seq == pl->spfc_seq)
+	if (!seq || (seq & 1) || seq == pl->chan_seq)
 		return;
 	smp_rmb();	/* seq before the fields: pairs with the writer's */
-	memcpy(w, pl->spfc, sizeof(*w));
+	memcpy(w, pl->chan, sizeof(*w));
 	smp_rmb();	/* the fields before seq again */
-	if (READ_ONCE(pl->spfc->seq) != seq)
+	if (READ_ONCE(pl->chan->seq) != seq)
 		return;		/* written meanwhile: the next tick */
 	w->seq = seq;
-	pl->spfc_seq = seq;
+	pl->chan_seq = seq;
 	if (w->magic != LOSSLESS_PLANE_MAGIC ||
 	    w->version != LOSSLESS_PLANE_VERSION)
 		err = -EPROTO;
-	else if (!pl->ops->spfc)
+	else if (w->len > sizeof(w->payload))
+		err = -EMSGSIZE;
+	else if (!pl->ops->channel)
 		err = -EOPNOTSUPP;
 	else
-		err = pl->ops->spfc(pl->owner, w, now);
-	pl->spfc_error = err;
+		err = pl->ops->channel(pl->owner, w->scheme, w->payload, w->len,
+				       now);
+	pl->chan_error = err;
 	if (err)
-		pl->spfc_refused++;
+		pl->chan_refused++;
 	else
-		pl->spfc_applied++;
+		pl->chan_applied++;
 }
 
 static void ll_plane_snapshot(struct ll_kplane *pl, u64 now)
@@ -166,11 +170,11 @@ static void ll_plane_snapshot(struct ll_kplane *pl, u64 now)
 	t->applied_gen = pl->applied_gen;
 	t->apply_error = pl->apply_error;
 	t->interval_us = pl->interval_us;
-	t->spfc_applied_seq = pl->spfc_seq;
-	t->spfc_apply_error = pl->spfc_error;
-	t->spfc_pad = 0;
-	t->spfc_applied = pl->spfc_applied;
-	t->spfc_refused = pl->spfc_refused;
+	t->channel_applied_seq = pl->chan_seq;
+	t->channel_apply_error = pl->chan_error;
+	t->channel_pad = 0;
+	t->channel_applied = pl->chan_applied;
+	t->channel_refused = pl->chan_refused;
 	pl->ops->snapshot(pl->owner, t, now);
 	smp_wmb();	/* the fields before the even seq */
 	WRITE_ONCE(t->seq, seq + 1);
@@ -186,7 +190,7 @@ static enum hrtimer_restart ll_kplane_tick(struct hrtimer *timer)
 	 */
 	spin_lock(pl->lock);
 	ll_plane_control(pl, now);
-	ll_plane_spfc(pl, now);
+	ll_plane_channel(pl, now);
 	ll_plane_snapshot(pl, now);
 	spin_unlock(pl->lock);
 	hrtimer_forward_now(timer, ns_to_ktime((u64)pl->interval_us * NSEC_PER_USEC));

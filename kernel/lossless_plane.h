@@ -31,16 +31,17 @@
  *             takes a new interval only after a 0);
  *   snapshot  write the owner's fields of the telemetry, inside the
  *             plane's seqlock;
- *   spfc      apply SPFC's run-time block (uapi: struct
- *             lossless_plane_spfc_ctl) whose header the plane has checked,
- *             all or nothing: 0 or -errno. NULL: refused (-EOPNOTSUPP).
+ *   channel   apply a scheme control channel payload (uapi: struct
+ *             lossless_plane_channel) whose header the plane has checked:
+ *             scheme and len as the block says, all or nothing: 0 or
+ *             -errno. NULL: refused (-EOPNOTSUPP).
  */
 struct ll_kplane_ops {
 	u32 set;
 	int (*apply)(void *owner, const struct lossless_plane_ctl *c, u64 now);
 	void (*snapshot)(void *owner, struct lossless_plane_tel *t, u64 now);
-	int (*spfc)(void *owner, const struct lossless_plane_spfc_ctl *w,
-		    u64 now);
+	int (*channel)(void *owner, u32 scheme, const void *payload, u32 len,
+		       u64 now);
 };
 
 struct ll_kplane {
@@ -49,8 +50,8 @@ struct ll_kplane {
 	struct lossless_plane_tel *tel;
 	struct lossless_plane_ctl last;	/* ctl as read on the last tick */
 	struct lossless_plane_ctl cur;	/* this tick's copy (off the stack) */
-	struct lossless_plane_spfc_ctl *spfc;	/* inside the control value */
-	struct lossless_plane_spfc_ctl spfc_cur;	/* its copy */
+	struct lossless_plane_channel *chan;	/* inside the control value */
+	struct lossless_plane_channel chan_cur;	/* its copy */
 	const struct ll_kplane_ops *ops;	/* set by ll_kplane_start() */
 	void *owner;
 	spinlock_t *lock;		/* the owner's, around both ops */
@@ -59,10 +60,10 @@ struct ll_kplane {
 	u64 snapshots;
 	s32 apply_error;
 	u32 interval_us;
-	u64 spfc_seq;			/* the SPFC block's, last taken */
-	u64 spfc_applied;
-	u64 spfc_refused;
-	s32 spfc_error;
+	u64 chan_seq;			/* the channel block's, last taken */
+	u64 chan_applied;
+	u64 chan_refused;
+	s32 chan_error;
 };
 
 /*

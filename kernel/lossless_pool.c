@@ -659,14 +659,14 @@ static void ll_kpool_plane_snapshot(void *owner, struct lossless_plane_tel *t,
 	ll_kpool_plane_events(kp, t);
 }
 
-static int ll_kpool_plane_spfc(void *owner,
-			       const struct lossless_plane_spfc_ctl *w, u64 now);
+static int ll_kpool_plane_channel(void *owner, u32 scheme,
+				  const void *payload, u32 len, u64 now);
 
 static const struct ll_kplane_ops ll_kpool_plane_ops = {
 	.set		= LL_PLANE_SET_POOL,
 	.apply		= ll_kpool_plane_apply,
 	.snapshot	= ll_kpool_plane_snapshot,
-	.spfc		= ll_kpool_plane_spfc,
+	.channel	= ll_kpool_plane_channel,
 };
 
 void ll_kpool_set_plane(struct ll_kpool *kp, struct ll_kplane *pl)
@@ -683,103 +683,30 @@ void ll_kpool_set_plane(struct ll_kpool *kp, struct ll_kplane *pl)
 	ll_kplane_start(pl, &ll_kpool_plane_ops, kp, &kp->lock);
 }
 
-/* ------------------------------------------- SPFC's slow path and oracle */
+/* ------------------------------------------ the scheme control channel */
 
-/* Check one slot of SPFC's block (uapi: struct lossless_plane_spfc_ctl):
- * 0 or -errno; *port its member, -1 for an unused slot. Under kp->lock.
+/* Apply a channel payload (the plane's channel op) through the pool's
+ * scheme, which names ports by ifindex; kick the ports on which a frame
+ * became due. Under kp->lock (the plane's tick).
  */
-static int ll_kpool_spfc_check(struct ll_kpool *kp,
-			       const struct lossless_plane_spfc_port *s,
-			       u64 *seen, int *port, u64 now)
-{
-	u8 mask = kp->mmu->cfg.lossless_mask;
-
-	*port = -1;
-	if (!s->ifindex)
-		return s->flags || s->victims || s->force_victim ||
-		       s->force_normal || s->window_end_ns ? -EINVAL : 0;
-	*port = ll_kpool_port_of(kp, s->ifindex);
-	if (*port < 0)
-		return -ENODEV;
-	if (*seen & BIT_ULL(*port))
-		return -EINVAL;
-	*seen |= BIT_ULL(*port);
-	if (s->flags & ~LOSSLESS_SPFC_PUB)
-		return -EINVAL;
-	if (((s->force_victim | s->force_normal | s->victims) & ~mask) ||
-	    (s->force_victim & s->force_normal))
-		return -EINVAL;
-	if (!(s->flags & LOSSLESS_SPFC_PUB))
-		return s->victims || s->window_end_ns ? -EINVAL : 0;
-	return s->window_end_ns > now ? -ERANGE : 0;
-}
-
-/* Force every priority of port whose forced state differs from the
- * wanted one: true if a PFC frame is due on it. Under kp->lock.
- */
-static bool ll_kpool_spfc_force(struct ll_kpool *kp, u32 port, u8 victim,
-				u8 normal, u64 now)
-{
-	const struct ll_spfc_port_state *st = &kp->mmu->ports[port].sch.spfc;
-	u8 diff = (st->force_victim ^ victim) | (st->force_normal ^ normal);
-	enum ll_spfc_forced f;
-	bool due = false;
-	u32 prio;
-
-	for (prio = 0; prio < LL_MMU_PRIOS; prio++) {
-		if (!(diff & BIT(prio)))
-			continue;
-		f = victim & BIT(prio) ? LL_SPFC_FORCE_VICTIM :
-		    normal & BIT(prio) ? LL_SPFC_FORCE_NORMAL :
-		    LL_SPFC_FORCE_AUTO;
-		if (ll_spfc_force(kp->mmu, port, prio, f, now) == 1)
-			due = true;
-	}
-	return due;
-}
-
-/* Apply SPFC's block, all or nothing (the plane's spfc op): the forced
- * states it asks for (none for a port in no slot) and its publications,
- * kicking the ports on which a PFC frame became due. Under kp->lock (the
- * plane's tick).
- */
-static int ll_kpool_plane_spfc(void *owner,
-			       const struct lossless_plane_spfc_ctl *w, u64 now)
+static int ll_kpool_plane_channel(void *owner, u32 scheme,
+				  const void *payload, u32 len, u64 now)
 {
 	struct ll_kpool *kp = owner;
-	int port[LOSSLESS_PLANE_PORTS];
-	u64 seen = 0;
-	bool due;
+	u32 ids[LL_MMU_MAX_PORTS];
+	u64 due;
 	u32 i;
 	int err;
 
-	BUILD_BUG_ON(LOSSLESS_PLANE_PORTS > 64);
-	if (kp->mmu->cfg.scheme != LL_SCHEME_SPFC)
-		return -EOPNOTSUPP;
-	for (i = 0; i < LOSSLESS_PLANE_PORTS; i++) {
-		err = ll_kpool_spfc_check(kp, &w->ports[i], &seen, &port[i],
-					  now);
-		if (err)
-			return err;
-	}
-	/* A member in no slot: nothing forced. */
+	BUILD_BUG_ON(LL_EINVAL != EINVAL || LL_ENODEV != ENODEV ||
+		     LL_ERANGE != ERANGE || LL_EMSGSIZE != EMSGSIZE ||
+		     LL_EOPNOTSUPP != EOPNOTSUPP);
 	for (i = 0; i < kp->nr_ports; i++)
-		if (kp->members[i] && !(seen & BIT_ULL(i)) &&
-		    ll_kpool_spfc_force(kp, i, 0, 0, now))
+		ids[i] = kp->members[i] ? (u32)kp->ifindex[i] : 0;
+	err = ll_scheme_channel(kp->mmu, scheme, ids, kp->nr_ports, payload,
+				len, now, &due);
+	for (i = 0; due; i++, due >>= 1)
+		if (due & 1)
 			ll_kpool_kick(kp, i);
-	for (i = 0; i < LOSSLESS_PLANE_PORTS; i++) {
-		const struct lossless_plane_spfc_port *s = &w->ports[i];
-
-		if (port[i] < 0)
-			continue;
-		due = ll_kpool_spfc_force(kp, port[i], s->force_victim,
-					  s->force_normal, now);
-		if ((s->flags & LOSSLESS_SPFC_PUB) &&
-		    ll_spfc_publish(kp->mmu, port[i], s->victims,
-				    s->window_end_ns, now) == 1)
-			due = true;
-		if (due)
-			ll_kpool_kick(kp, port[i]);
-	}
-	return 0;
+	return err;
 }

@@ -14,7 +14,6 @@
 
 #include "ll_params.h"
 #include "plane.h"
-#include "spfc_slow.h"
 
 namespace lossless::ctl {
 
@@ -98,18 +97,10 @@ json daemon_request(const std::string &socket_path, const json &req);
 int print_reply(const json &r, bool as_json);
 int cmd_daemon(const std::string &sock, bool as_json);
 
-// ctl_spfc.cpp
-
-// The arguments of spfc-force, checked before anything is touched.
-struct ForceArgs {
-  std::string dev, prio_text, state_text;
-  unsigned prio = 0;
-  lossless::policy::SpfcForce state = lossless::policy::SpfcForce::Auto;
-};
-
-ForceArgs parse_force_args(const std::vector<std::string> &args);
-int cmd_spfc_force_daemon(const std::string &sock, const std::string &pool, const ForceArgs &a);
-int cmd_spfc_force(const std::string &path, const ForceArgs &a);
+// ctl_scheme.cpp: a command for the pool's scheme (its agent).
+int cmd_scheme_daemon(const std::string &sock, const std::string &pool,
+                      const std::vector<std::string> &args);
+int cmd_scheme_plane(const std::string &path, const std::vector<std::string> &args);
 
 // ctl_watch.cpp, ctl_record.cpp, ctl_plot.cpp
 int cmd_watch(const std::string &plane_path, const std::vector<std::string> &args);

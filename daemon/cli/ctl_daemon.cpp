@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 //
 // losslessctl daemon [--json], and the requests to losslessd's control
-// socket that daemon, config, reload, set and spfc-force make.
+// socket that daemon, config, reload, set and scheme make.
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -81,18 +81,15 @@ int cmd_daemon(const std::string &sock, bool as_json)
                 p["last_push_latency_us"].get<double>() / 1000);
     for (const auto &[k, v] : p["params"].items())
       std::printf("    %-12s %s\n", k.c_str(), v.get<std::string>().c_str());
-    if (p.contains("spfc")) {
-      const auto &sp = p["spfc"];
-      std::string forced;
-      for (const auto &f : sp["forced"])
-        forced += (forced.empty() ? "" : ", ") + f["dev"].get<std::string>() + " prio " +
-                  std::to_string(f["prio"].get<unsigned>()) + " " + f["state"].get<std::string>();
-      std::printf("    spfc block: %llu written, %llu refused%s%s; forced: %s\n",
-                  sp["blocks_written"].get<unsigned long long>(),
-                  sp["blocks_refused"].get<unsigned long long>(),
-                  sp["last_error"].get<std::string>().empty() ? "" : ", last: ",
-                  sp["last_error"].get<std::string>().c_str(),
-                  forced.empty() ? "none" : forced.c_str());
+    if (p.contains("channel")) {
+      const auto &ch = p["channel"];
+      std::printf("    control channel (%s): %llu written, %llu refused%s%s; %s\n",
+                  ch["scheme"].get<std::string>().c_str(),
+                  ch["blocks_written"].get<unsigned long long>(),
+                  ch["blocks_refused"].get<unsigned long long>(),
+                  ch["last_error"].get<std::string>().empty() ? "" : ", last: ",
+                  ch["last_error"].get<std::string>().c_str(),
+                  ch["state"].value("summary", std::string()).c_str());
     }
   }
   for (const auto &p : r["ports"])

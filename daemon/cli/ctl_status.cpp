@@ -120,10 +120,10 @@ json tel_json(const std::string &path, const lossless_plane_tel &t)
           {"paused_queues", t.paused_queues},
           {"ports", ports},
           {"events_total", t.events_total},
-          {"spfc_applied_seq", t.spfc_applied_seq},
-          {"spfc_apply_error", t.spfc_apply_error},
-          {"spfc_applied", t.spfc_applied},
-          {"spfc_refused", t.spfc_refused}};
+          {"channel_applied_seq", t.channel_applied_seq},
+          {"channel_apply_error", t.channel_apply_error},
+          {"channel_applied", t.channel_applied},
+          {"channel_refused", t.channel_refused}};
 }
 
 // ---------------------------------------------------------------------------
@@ -308,14 +308,14 @@ void print_table(const std::string &path, const lossless_plane_tel &t)
   }
   std::printf("  (* = upstream told XOFF now; PAUSED = gates closed by PFC received, bit p)\n");
   print_scheme_table(t);
-  if (t.scheme.id == LOSSLESS_SCHEME_SPFC && (t.spfc_applied_seq || t.spfc_refused))
-    std::printf("  spfc block (slow path, oracle): seq %llu %s; %llu applied, %llu refused\n",
-                static_cast<unsigned long long>(t.spfc_applied_seq),
-                t.spfc_apply_error
-                    ? ("refused: " + lossless::datapath_error_text(-t.spfc_apply_error)).c_str()
+  if (t.channel_applied_seq || t.channel_refused)
+    std::printf("  control channel (%s): seq %llu %s; %llu applied, %llu refused\n",
+                scheme_name(t).c_str(), static_cast<unsigned long long>(t.channel_applied_seq),
+                t.channel_apply_error
+                    ? ("refused: " + lossless::datapath_error_text(-t.channel_apply_error)).c_str()
                     : "ok",
-                static_cast<unsigned long long>(t.spfc_applied),
-                static_cast<unsigned long long>(t.spfc_refused));
+                static_cast<unsigned long long>(t.channel_applied),
+                static_cast<unsigned long long>(t.channel_refused));
   print_shaper_table(t);
 }
 

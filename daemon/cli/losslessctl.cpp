@@ -69,18 +69,20 @@ Commands:
                         (alpha, egress-alpha, reserved, xon-offset,
                         sw-delay-us for pfc-dt; st adds st.threshold);
                         --plane writes the map directly instead.
-  spfc-force DEV PRIO victim|normal|auto
-                        SPFC's oracle (docs/SPFC.md; pools with scheme
-                        spfc): force lossless priority PRIO (0 .. 7) of
-                        port DEV Victim (it pauses only once the pool is
-                        full: the paper's Fig. 4), Normal (SPFC off on it:
-                        DT's threshold), or give it back to the detector
-                        (auto), and wait for the datapath to apply it (at
-                        most 1 s). With losslessd running it goes through
-                        the daemon, which keeps it with its slow path
+  scheme COMMAND [ARG ...]
+                        a command for the pool's scheme, and wait for the
+                        datapath to apply it (at most 1 s). spfc takes
+                        force DEV PRIO victim|normal|auto: SPFC's oracle
+                        (docs/SPFC.md): lossless priority PRIO (0 .. 7) of
+                        port DEV always a Victim (it pauses only once the
+                        pool is full: the paper's Fig. 4), always Normal
+                        (SPFC off on it: DT's threshold), or the
+                        detector's again (auto). With losslessd running
+                        it goes through the daemon, which keeps it
                         (losslessctl daemon lists it); otherwise, or with
-                        --plane, it is written into the map directly.
-                        status shows it (forced_victim, forced_normal).
+                        --plane, it is written into the map's control
+                        channel directly. status shows it (forced_victim,
+                        forced_normal).
   watch [--interval MS] [--count N]
                         a live view, redrawn in place every MS ms (default
                         1000) until Ctrl-C: per pool, bars of the shared and
@@ -284,16 +286,17 @@ int run(int argc, char **argv)
       throw UsageError{"plot reads a CSV file: no --pool or --plane"};
     return cmd_plot(rest);
   }
-  if (cmd == "spfc-force") {
-    ForceArgs a = parse_force_args(rest);
+  if (cmd == "scheme") {
+    if (rest.empty())
+      throw UsageError{"scheme needs a COMMAND (spfc: force DEV PRIO victim|normal|auto)"};
     if (via_daemon) {
       if (pool.empty())
-        throw UsageError{"spfc-force needs --pool NAME"};
-      return cmd_spfc_force_daemon(sock, pool, a);
+        throw UsageError{"scheme needs --pool NAME"};
+      return cmd_scheme_daemon(sock, pool, rest);
     }
     if (plane_path.empty())
-      throw UsageError{"spfc-force needs --pool NAME or --plane PATH"};
-    return cmd_spfc_force(plane_path, a);
+      throw UsageError{"scheme needs --pool NAME or --plane PATH"};
+    return cmd_scheme_plane(plane_path, rest);
   }
   if (cmd == "set" && via_daemon) {
     if (pool.empty())
@@ -321,7 +324,7 @@ int main(int argc, char **argv)
   } catch (const UsageError &e) {
     std::fprintf(
         stderr,
-        "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|watchdog|events|set|spfc-force|watch|record|plot|daemon|config|reload|help ...  (see --help)\n",
+        "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|watchdog|events|set|scheme|watch|record|plot|daemon|config|reload|help ...  (see --help)\n",
         e.msg.c_str());
     return kExitUsage;
   } catch (const std::exception &e) {

@@ -591,24 +591,17 @@ std::string Daemon::handle_request(const std::string &line)
                        {"busy_reads", p->busy_reads},
                        {"last_push_latency_us", p->last_latency.count() / 1000},
                        {"pending", p->pending.has_value()}});
-      const policy::Registration *reg = policy::by_policy(p->cfg.policy);
-      if (reg && reg->scheme_id == LOSSLESS_SCHEME_SPFC) {
-        json forced = json::array();
-        for (const auto &f : p->policy->spfc_forced()) {
-          auto port = std::find_if(ports_.begin(), ports_.end(),
-                                   [&](const Port &x) { return x.ifindex > 0 &&
-                                                               std::uint32_t(x.ifindex) == f.ifindex; });
-          forced.push_back({{"dev", port == ports_.end() ? "if" + std::to_string(f.ifindex)
-                                                         : port->cfg.dev},
-                            {"prio", f.prio},
-                            {"state", policy::spfc_force_name(f.state)}});
-        }
-        pools.back()["spfc"] = {{"forced", forced},
-                                {"blocks_written", p->spfc_writes},
-                                {"blocks_refused", p->spfc_refusals},
-                                {"last_seq", p->spfc_seq},
-                                {"last_error", p->spfc_error ? datapath_error_text(p->spfc_error)
-                                                             : std::string()}};
+      // The scheme's agent (agent.h) and its control channel.
+      if (json state = p->policy->channel_state(p->inputs); state.is_object()) {
+        const policy::Registration *reg = policy::by_policy(p->cfg.policy);
+        pools.back()["channel"] = {
+            {"scheme", reg ? std::string(reg->scheme) : std::string()},
+            {"state", state},
+            {"blocks_written", p->channel_writes},
+            {"blocks_refused", p->channel_refusals},
+            {"last_seq", p->channel_seq},
+            {"last_error",
+             p->channel_error ? datapath_error_text(p->channel_error) : std::string()}};
       }
     }
     for (const auto &p : ports_)
@@ -665,8 +658,8 @@ std::string Daemon::handle_request(const std::string &line)
                                    .count()}}
         .dump();
   }
-  if (cmd == "spfc-force")
-    return spfc_force(*req);
+  if (cmd == "scheme")
+    return scheme_command(*req);
   if (cmd == "reload") {
     try {
       reload();
@@ -704,84 +697,77 @@ std::string Daemon::handle_request(const std::string &line)
                 {"ports", ports}}
         .dump();
   }
-  return json{{"error", "unknown command \"" + cmd + "\" (status, config, set, spfc-force, reload)"}}
+  return json{{"error", "unknown command \"" + cmd + "\" (status, config, set, scheme, reload)"}}
       .dump();
 }
 
-// The oracle (docs/SPFC.md): force a lossless priority of a port of the
-// pool Victim or Normal, or give it back to the detector (auto), and wait
-// for the datapath to apply SPFC's block that carries it (at most 1 s).
-std::string Daemon::spfc_force(const Request &req)
+// A command for the pool's scheme (its agent, agent.h: SPFC's oracle).
+// When it changes what the agent writes, wait for the datapath to apply
+// the control channel block that carries it (at most 1 s); on a refusal
+// or no answer, take the change back.
+std::string Daemon::scheme_command(const Request &req)
 {
   auto error = [](const std::string &msg) { return json{{"error", msg}}.dump(); };
   Pool *pool = pool_named(req.pool);
   if (!pool)
     return error("no pool \"" + req.pool + "\"");
-  auto prio = policy::parse_spfc_prio(req.prio);
-  if (!prio)
-    return error("invalid priority \"" + req.prio + "\": must be 0 .. 7");
-  auto state = policy::parse_spfc_force(req.state);
-  if (!state)
-    return error("invalid state \"" + req.state + "\": must be victim, normal or auto");
+  const policy::Registration *reg = policy::by_policy(pool->cfg.policy);
+  if (req.args.empty()) {
+    std::string usage;
+    for (const auto &u : pool->policy->command_usage())
+      usage += "; " + u;
+    return error("pool " + req.pool + ": no command given" +
+                 (usage.empty() ? " (its scheme takes none)" : " (its scheme takes" +
+                                                                   usage.substr(1) + ")"));
+  }
   if (pool->links_stale)
     update_links(*pool);
-  const auto &links = pool->inputs.ports;
-  auto port = std::find_if(links.begin(), links.end(),
-                           [&](const policy::PortLink &l) { return l.dev == req.dev; });
-  if (port == links.end()) {
-    std::string devs;
-    for (const auto &l : links)
-      devs += (devs.empty() ? "" : ", ") + l.dev;
-    return error("no port \"" + req.dev + "\" in pool " + req.pool + " (its ports: " +
-                 (devs.empty() ? "none" : devs) + ")");
-  }
-  if (pool->have_tel && pool->tel->scheme.id != LOSSLESS_SCHEME_SPFC)
-    return error("pool " + req.pool + ": its datapath does not run scheme spfc");
-  std::uint8_t mask = pool->have_tel ? static_cast<std::uint8_t>(pool->tel->lossless_mask)
-                                     : pool->cfg.settings.lossless_mask;
-  policy::SpfcForce old = policy::SpfcForce::Auto;
-  for (const auto &f : pool->policy->spfc_forced())
-    if (f.ifindex == port->ifindex && f.prio == *prio)
-      old = f.state;
-  if (std::string err = pool->policy->spfc_force(*port, *prio, *state, mask); !err.empty())
-    return error(err);
-  auto reply = [&](std::uint64_t seq, Clock::time_point t0) {
-    return json{{"ok", true},
-                {"dev", req.dev},
-                {"prio", *prio},
-                {"state", policy::spfc_force_name(*state)},
-                {"seq", seq},
-                {"latency_us",
-                 std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0)
-                     .count()}}
-        .dump();
-  };
+  if (reg && pool->have_tel && pool->tel->scheme.id != reg->scheme_id)
+    return error("pool " + req.pool + ": its datapath does not run scheme " +
+                 std::string(reg->scheme));
+  pool->inputs.pool = &pool->cfg.settings;
+  pool->inputs.telemetry = pool->have_tel ? pool->tel.get() : nullptr;
+  policy::CommandResult r = pool->policy->command(req.args, pool->inputs);
+  if (!r.error.empty())
+    return json{{"error", "pool " + req.pool + ": " + r.error}, {"usage", r.usage}}.dump();
   auto t0 = Clock::now();
-  if (old == *state)
-    return reply(0, t0);  // nothing to write
+  auto reply = [&](std::uint64_t seq) {
+    json out = r.reply;
+    out["ok"] = true;
+    out["seq"] = seq;
+    out["latency_us"] =
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count();
+    return out.dump();
+  };
+  if (!r.changed)
+    return reply(0);  // nothing to write
   // Write it now, then wait for the datapath's answer (a tick or two):
   // the first block written from now on carries it, and so does every
-  // later one (the slow path may write one per window meanwhile).
-  std::uint64_t before = pool->spfc_seq, target = 0;
+  // later one (the agent may write one per window meanwhile).
+  std::uint64_t before = pool->channel_seq, target = 0;
   auto deadline = t0 + std::chrono::seconds(1);
   auto answered = [&] {
     tick_pool(*pool);
-    if (!target && pool->spfc_seq != before)
-      target = pool->spfc_seq;
-    return target && pool->have_tel && pool->tel->spfc_applied_seq >= target;
+    if (!target && pool->channel_seq != before)
+      target = pool->channel_seq;
+    return target && pool->have_tel && pool->tel->channel_applied_seq >= target;
   };
   while (!answered() && Clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::microseconds(200));
-  if (!target || !pool->have_tel || pool->tel->spfc_applied_seq < target) {
-    pool->policy->spfc_force(*port, *prio, old, mask);
+  if (!target || !pool->have_tel || pool->tel->channel_applied_seq < target) {
+    if (r.undo)
+      r.undo();
     return error("the datapath did not answer within 1 s (is the pool's plane ticking?)");
   }
-  if (int err = -pool->tel->spfc_apply_error) {
-    pool->policy->spfc_force(*port, *prio, old, mask);  // a refusal leaves the old state
-    return error("the datapath refused " + req.dev + " priority " + req.prio + " " + req.state +
-                 ": " + datapath_error_text(err));
+  if (int err = -pool->tel->channel_apply_error) {
+    if (r.undo)
+      r.undo();  // a refusal leaves the old state
+    std::string what;
+    for (const auto &a : req.args)
+      what += " " + a;
+    return error("the datapath refused" + what + ": " + datapath_error_text(err));
   }
-  return reply(pool->tel->spfc_applied_seq, t0);
+  return reply(pool->tel->channel_applied_seq);
 }
 
 void Daemon::reload()
@@ -799,14 +785,11 @@ void Daemon::reload()
   for (const auto &pc : next.pools) {
     Pool *p = pool_named(pc.settings.name);
     p->cfg = pc;
-    // The oracle's forced states are run-time state: kept.
-    auto forced = p->policy->spfc_forced();
-    p->policy = policy::make(pc.policy, pc.settings);
-    for (const auto &f : forced) {
-      policy::PortLink l;
-      l.ifindex = f.ifindex;
-      p->policy->spfc_force(l, f.prio, f.state, 0xff);
-    }
+    // The scheme agent's state (SPFC's forced states) is run-time state:
+    // kept.
+    auto next_policy = policy::make(pc.policy, pc.settings);
+    next_policy->carry_over(*p->policy);
+    p->policy = std::move(next_policy);
   }
   std::vector<Port> ports;
   for (const auto &pc : next.ports) {

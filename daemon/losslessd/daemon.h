@@ -107,7 +107,7 @@ class Daemon {
   void start_control();
   void accept_control();
   void reload();
-  std::string spfc_force(const Request &req);
+  std::string scheme_command(const Request &req);
   Pool *pool_named(const std::string &name);
 
   Config cfg_;

@@ -391,25 +391,26 @@ void add_scheme_port(Writer &w, const lossless_plane_tel &t, std::uint32_t slot,
   }
 }
 
-// SPFC's run-time block (slow path, oracle: lossless_plane_spfc_ctl) as
-// the datapath answered it, for a pool running spfc only. Named families
-// as the scheme's port telemetry: lossless_spfc_pool_<name>.
-void add_spfc_pool(Writer &w, const lossless_plane_tel &t, std::string_view pv)
+// The scheme control channel's blocks (agent.h: SPFC's slow path and
+// oracle) as the datapath answered them, for a pool whose scheme takes
+// commands (its descriptor's channel hook).
+void add_channel_pool(Writer &w, const lossless_plane_tel &t, std::string_view pv)
 {
-  w.add_named("lossless_spfc_pool_blocks_applied_total", "counter",
-              "SPFC: run-time blocks (slow path, oracle) the datapath applied.", {{"pool", pv}},
-              u64(t.spfc_applied));
-  w.add_named("lossless_spfc_pool_blocks_refused_total", "counter",
-              "SPFC: run-time blocks (slow path, oracle) the datapath refused.", {{"pool", pv}},
-              u64(t.spfc_refused));
-  w.add_named("lossless_spfc_pool_block_applied_seq", "gauge",
-              "SPFC: seq of the last run-time block the datapath applied or refused.",
-              {{"pool", pv}}, u64(t.spfc_applied_seq));
-  w.add_named(
-      "lossless_spfc_pool_block_apply_error", "gauge",
-      "SPFC: errno of the datapath's refusal of that block; 0 when it was applied.", {{"pool", pv}},
-      std::to_string(t.spfc_apply_error < 0 ? -static_cast<std::int64_t>(t.spfc_apply_error)
-                                            : static_cast<std::int64_t>(t.spfc_apply_error)));
+  w.add_named("lossless_pool_channel_blocks_applied_total", "counter",
+              "Control channel blocks (the scheme's run-time commands) the datapath applied.",
+              {{"pool", pv}}, u64(t.channel_applied));
+  w.add_named("lossless_pool_channel_blocks_refused_total", "counter",
+              "Control channel blocks (the scheme's run-time commands) the datapath refused.",
+              {{"pool", pv}}, u64(t.channel_refused));
+  w.add_named("lossless_pool_channel_applied_seq", "gauge",
+              "Seq of the last control channel block the datapath applied or refused.",
+              {{"pool", pv}}, u64(t.channel_applied_seq));
+  w.add_named("lossless_pool_channel_apply_error", "gauge",
+              "Errno of the datapath's refusal of that block; 0 when it was applied.",
+              {{"pool", pv}},
+              std::to_string(t.channel_apply_error < 0
+                                 ? -static_cast<std::int64_t>(t.channel_apply_error)
+                                 : static_cast<std::int64_t>(t.channel_apply_error)));
 }
 
 }  // namespace
@@ -462,8 +463,8 @@ std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
     w.add(kPoolControlError, {{"pool", pv}},
           std::to_string(t.apply_error < 0 ? -static_cast<std::int64_t>(t.apply_error)
                                            : static_cast<std::int64_t>(t.apply_error)));
-    if (t.scheme.id == LOSSLESS_SCHEME_SPFC)
-      add_spfc_pool(w, t, pv);
+    if (const ll_scheme_desc *d = ll_scheme_lookup(t.scheme.id); d && d->channel)
+      add_channel_pool(w, t, pv);
     if (ps.daemon) {
       w.add(kDaemonPushes, {{"pool", pv}}, u64(ps.daemon->pushes));
       w.add(kDaemonRefusals, {{"pool", pv}}, u64(ps.daemon->refusals));

@@ -146,37 +146,37 @@ std::string LatenessWatch::update(const lossless_plane_tel &t,
   return notes;
 }
 
-std::string Pool::run_spfc()
+std::string Pool::run_channel()
 {
   std::string note;
   if (!have_tel)
     return note;
-  if (spfc_seq && tel->spfc_applied_seq == spfc_seq && spfc_judged != spfc_seq) {
-    spfc_judged = spfc_seq;
-    spfc_error = -tel->spfc_apply_error;
-    if (spfc_error) {
-      spfc_refusals++;
-      if (!spfc_error_said)
-        note = "pool " + cfg.settings.name + ": the datapath refused SPFC block seq " +
-               std::to_string(spfc_seq) + ": " + datapath_error_text(spfc_error) +
+  if (channel_seq && tel->channel_applied_seq == channel_seq && channel_judged != channel_seq) {
+    channel_judged = channel_seq;
+    channel_error = -tel->channel_apply_error;
+    if (channel_error) {
+      channel_refusals++;
+      if (!channel_error_said)
+        note = "pool " + cfg.settings.name + ": the datapath refused control channel block seq " +
+               std::to_string(channel_seq) + ": " + datapath_error_text(channel_error) +
                " (said once until a block is applied)";
-      spfc_error_said = true;
+      channel_error_said = true;
     } else {
-      spfc_error_said = false;
+      channel_error_said = false;
     }
   }
   inputs.pool = &cfg.settings;
   inputs.telemetry = tel.get();
-  auto b = policy->spfc_block(inputs);
+  auto b = policy->block(inputs);
   if (!b)
     return note;
   try {
-    spfc_seq = plane->submit_spfc(*b);
-    spfc_writes++;
+    channel_seq = plane->submit_channel(b->scheme, b->payload);
+    channel_writes++;
   } catch (const plane::Error &e) {
-    if (!spfc_error_said)
+    if (!channel_error_said)
       note = "pool " + cfg.settings.name + ": " + e.what();
-    spfc_error_said = true;
+    channel_error_said = true;
   }
   return note;
 }
@@ -207,7 +207,7 @@ std::string Pool::run_policy()
     version_said = true;
     return notes;
   }
-  add_line(notes, run_spfc());
+  add_line(notes, run_channel());
   if (pending) {
     if (!have_tel || tel->applied_gen < pending_gen)
       return notes;  // still waiting for the datapath

@@ -74,20 +74,21 @@ struct Pool {
   std::vector<std::size_t> rate_from_tel;  // inputs.ports with no configured rate
   LatenessWatch lateness;
   bool version_said = false;  // the plane's other layout version, logged once
-  // SPFC's block (the slow path's publications, the oracle): the last
-  // written, how many, and what the datapath said of them.
-  std::uint64_t spfc_seq = 0;
-  std::uint64_t spfc_writes = 0, spfc_refusals = 0;
-  std::uint64_t spfc_judged = 0;  // the last seq counted as applied or refused
-  int spfc_error = 0;             // its errno (positive), 0: applied
-  bool spfc_error_said = false;   // a refusal logged, until one is applied
+  // The scheme control channel (the policy's block(): SPFC's slow path
+  // and oracle): the last block written, how many, and what the datapath
+  // said of them.
+  std::uint64_t channel_seq = 0;
+  std::uint64_t channel_writes = 0, channel_refusals = 0;
+  std::uint64_t channel_judged = 0;  // the last seq counted as applied or refused
+  int channel_error = 0;             // its errno (positive), 0: applied
+  bool channel_error_said = false;   // a refusal logged, until one is applied
 
-  // Write SPFC's block when the policy has one (after a telemetry read),
-  // and count what the datapath said of the last one. Returns a line to
-  // log, or "".
-  std::string run_spfc();
+  // Write the policy's control channel block when it has one (after a
+  // telemetry read), and count what the datapath said of the last one.
+  // Returns a line to log, or "".
+  std::string run_channel();
 
-  // One period: one telemetry read attempt, SPFC's block (run_spfc()),
+  // One period: one telemetry read attempt, the channel (run_channel()),
   // settle the decision in flight, ask the policy and submit what it
   // decides. Returns lines to log ('\n'
   // between them): the datapath refused a decision, a port's wake-ups ran

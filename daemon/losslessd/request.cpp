@@ -25,7 +25,7 @@ std::optional<Request> parse_request(const std::string &line, std::string &error
   if (!req.is_object())
     return malformed(std::string("a request is a JSON object, not ") + req.type_name());
   Request r;
-  // "cmd", then the members that command reads (set and spfc-force).
+  // "cmd", then the members that command reads (set and scheme).
   auto member = [&](const char *name, std::string &to) {
     auto it = req.find(name);
     if (it == req.end())
@@ -45,11 +45,20 @@ std::optional<Request> parse_request(const std::string &line, std::string &error
     for (auto [name, to] : {std::pair{"pool", &r.pool}, {"key", &r.key}, {"value", &r.value}})
       if (!member(name, *to))
         return not_string(name);
-  if (r.cmd == "spfc-force")
-    for (auto [name, to] : {std::pair{"pool", &r.pool}, {"dev", &r.dev}, {"prio", &r.prio},
-                            {"state", &r.state}})
-      if (!member(name, *to))
-        return not_string(name);
+  if (r.cmd == "scheme") {
+    if (!member("pool", r.pool))
+      return not_string("pool");
+    if (auto it = req.find("args"); it != req.end()) {
+      if (!it->is_array())
+        return malformed(std::string("\"args\" must be an array of strings, not ") +
+                         it->type_name());
+      for (const auto &a : *it) {
+        if (!a.is_string())
+          return malformed(std::string("\"args\" must hold strings, not ") + a.type_name());
+        r.args.push_back(a.get<std::string>());
+      }
+    }
+  }
   return r;
 }
 

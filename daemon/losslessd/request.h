@@ -8,25 +8,24 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace lossless::daemon {
 
 // One request: a JSON object with a string "cmd" and, for set, string
-// members "pool", "key" and "value"; for spfc-force, "pool", "dev",
-// "prio" and "state" ("" when absent). Other members, and those a
-// command does not read, are ignored.
+// members "pool", "key" and "value"; for scheme, "pool" and "args" (an
+// array of strings: the scheme's command as typed, agent.h). Other
+// members, and those a command does not read, are ignored.
 struct Request {
-  std::string cmd;    // status, config, set, spfc-force, reload, or what the client sent
-  std::string pool;   // set, spfc-force: the pool
+  std::string cmd;    // status, config, set, scheme, reload, or what the client sent
+  std::string pool;   // set, scheme: the pool
   std::string key;    // set: the parameter
   std::string value;  // set: its new value
-  std::string dev;    // spfc-force: the port's device
-  std::string prio;   // spfc-force: the priority, "0" .. "7"
-  std::string state;  // spfc-force: victim, normal or auto
+  std::vector<std::string> args;  // scheme: the command and its arguments
 };
 
 // Parses one line from the socket. On a malformed line (not JSON, not an
-// object, a member above that is not a string) returns nullopt and puts
+// object, a member above that is not a string, or an array of strings) returns nullopt and puts
 // the reply to send in error_reply: {"error":"malformed request: ..."},
 // valid JSON whatever bytes the line held.
 std::optional<Request> parse_request(const std::string &line, std::string &error_reply);

@@ -308,53 +308,59 @@ std::optional<Applied> Plane::wait_applied(std::uint64_t gen,
   return std::nullopt;
 }
 
-lossless_plane_spfc_ctl Plane::spfc() const
+lossless_plane_channel Plane::channel() const
 {
-  lossless_plane_spfc_ctl w{};
+  lossless_plane_channel w{};
   if (map_) {
-    std::memcpy(&w, static_cast<const char *>(map_) + LOSSLESS_PLANE_SPFC_OFFSET, sizeof(w));
+    std::memcpy(&w, static_cast<const char *>(map_) + LOSSLESS_PLANE_CHANNEL_OFFSET, sizeof(w));
     return w;
   }
-  std::vector<char> buf(LOSSLESS_PLANE_SPFC_OFFSET + sizeof(w));
+  std::vector<char> buf(LOSSLESS_PLANE_CHANNEL_OFFSET + sizeof(w));
   read_entry(LOSSLESS_PLANE_CTL, buf.data(), buf.size());
-  std::memcpy(&w, buf.data() + LOSSLESS_PLANE_SPFC_OFFSET, sizeof(w));
+  std::memcpy(&w, buf.data() + LOSSLESS_PLANE_CHANNEL_OFFSET, sizeof(w));
   return w;
 }
 
-std::uint64_t Plane::submit_spfc(const lossless_plane_spfc_ctl &w)
+std::uint64_t Plane::submit_channel(std::uint32_t scheme, const std::vector<std::uint8_t> &payload)
 {
-  static_assert(sizeof(lossless_plane_ctl) <= LOSSLESS_PLANE_SPFC_OFFSET);
-  static_assert(LOSSLESS_PLANE_SPFC_OFFSET + sizeof(lossless_plane_spfc_ctl) <=
+  static_assert(sizeof(lossless_plane_ctl) <= LOSSLESS_PLANE_CHANNEL_OFFSET);
+  static_assert(LOSSLESS_PLANE_CHANNEL_OFFSET + sizeof(lossless_plane_channel) <=
                 sizeof(lossless_plane_tel));
+  if (payload.size() > LOSSLESS_CHANNEL_PAYLOAD_MAX)
+    throw Error(path_ + ": a control channel payload of " + std::to_string(payload.size()) +
+                " bytes (at most " + std::to_string(LOSSLESS_CHANNEL_PAYLOAD_MAX) + ")");
   if (!map_)
-    throw Error(path_ + ": the plane map is not mapped (not created mmapable?): SPFC's block "
-                        "is written through the mapping only");
-  auto *shared = reinterpret_cast<lossless_plane_spfc_ctl *>(static_cast<char *>(map_) +
-                                                              LOSSLESS_PLANE_SPFC_OFFSET);
+    throw Error(path_ + ": the plane map is not mapped (not created mmapable?): the control "
+                        "channel is written through the mapping only");
+  auto *shared = reinterpret_cast<lossless_plane_channel *>(static_cast<char *>(map_) +
+                                                             LOSSLESS_PLANE_CHANNEL_OFFSET);
   // The next even seq after the one in the map (odd: a writer died
   // half-way; the datapath reads its seq from the map too).
   std::uint64_t seq = __atomic_load_n(&shared->seq, __ATOMIC_ACQUIRE);
   seq = (seq | 1) + 1;
   __atomic_store_n(&shared->seq, seq - 1, __ATOMIC_RELAXED);
   std::atomic_thread_fence(std::memory_order_release);  // odd before the fields
-  lossless_plane_spfc_ctl c = w;
+  lossless_plane_channel c{};
   c.magic = LOSSLESS_PLANE_MAGIC;
   c.version = LOSSLESS_PLANE_VERSION;
   c.seq = seq - 1;
+  c.scheme = scheme;
+  c.len = static_cast<std::uint32_t>(payload.size());
+  std::copy(payload.begin(), payload.end(), c.payload);
   std::memcpy(shared, &c, sizeof(c));
   __atomic_store_n(&shared->seq, seq, __ATOMIC_RELEASE);  // the fields before even
   return seq;
 }
 
-std::optional<Applied> Plane::wait_spfc_applied(std::uint64_t seq,
-                                                std::chrono::milliseconds timeout) const
+std::optional<Applied> Plane::wait_channel_applied(std::uint64_t seq,
+                                                   std::chrono::milliseconds timeout) const
 {
   std::uint64_t start = now_ns();
   std::uint64_t deadline = start + std::chrono::nanoseconds(timeout).count();
   auto t = std::make_unique<lossless_plane_tel>();
   do {
-    if (try_read_telemetry(*t) == Read::Ok && t->spfc_applied_seq == seq)
-      return Applied{seq, -t->spfc_apply_error, std::chrono::nanoseconds(now_ns() - start)};
+    if (try_read_telemetry(*t) == Read::Ok && t->channel_applied_seq == seq)
+      return Applied{seq, -t->channel_apply_error, std::chrono::nanoseconds(now_ns() - start)};
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   } while (now_ns() < deadline);
   return std::nullopt;

@@ -110,21 +110,23 @@ class Plane {
   std::optional<Applied> wait_applied(std::uint64_t gen,
                                       std::chrono::milliseconds timeout) const;
 
-  // SPFC's run-time block (kernel/uapi/lossless.h: the slow path's
-  // publications and the oracle's forced states), as it is in the map.
-  lossless_plane_spfc_ctl spfc() const;
+  // The scheme control channel's block (kernel/uapi/lossless.h, struct
+  // lossless_plane_channel: a scheme's run-time commands), as it is in
+  // the map.
+  lossless_plane_channel channel() const;
 
-  // Write w (its magic, version and seq are set here) under the block's
-  // sequence counter; returns its seq, which the datapath reports in
-  // spfc_applied_seq once it applied or refused it (on its next tick).
+  // Write scheme's payload (at most LOSSLESS_CHANNEL_PAYLOAD_MAX bytes;
+  // magic, version and seq are set here) under the block's sequence
+  // counter; returns its seq, which the datapath reports in
+  // channel_applied_seq once it applied or refused it (on its next tick).
   // Needs the map's mapping (every plane map ll_plane_map.c creates is
   // mmapable): throws without it.
-  std::uint64_t submit_spfc(const lossless_plane_spfc_ctl &w);
+  std::uint64_t submit_channel(std::uint32_t scheme, const std::vector<std::uint8_t> &payload);
 
   // Wait until the datapath reports block seq applied (or refused);
   // nullopt on timeout.
-  std::optional<Applied> wait_spfc_applied(std::uint64_t seq,
-                                           std::chrono::milliseconds timeout) const;
+  std::optional<Applied> wait_channel_applied(std::uint64_t seq,
+                                              std::chrono::milliseconds timeout) const;
 
  private:
   Plane(std::string path, int fd, bool created);

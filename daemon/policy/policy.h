@@ -12,8 +12,10 @@
 // second copy; the parameters' keys, ranges and defaults from the pool's
 // parameter table (daemon/common/ll_params.h).
 //
-// DSH, SPFC, Bifrost and PCN add policies behind the same interface,
-// registered in registry.cpp with their scheme's parameters.
+// A scheme is its descriptor in the core and, in the daemon, a
+// Registration (registry.h) of the policy that drives it, its checks and,
+// if part of it runs here, its agent (agent.h), reached through the
+// control channel methods below.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +28,8 @@
 
 #include "ll_params.h"
 #include "lossless.h"
+#include "agent.h"
 #include "plane.h"
-#include "spfc_slow.h"
 
 namespace lossless::policy {
 
@@ -105,24 +107,32 @@ class Policy {
   // ifindex's headroom with now: the datapath's timers must run within it.
   virtual std::uint64_t sw_delay_ns(std::uint32_t ifindex) const = 0;
 
-  // SPFC's run-time block (spfc_slow.h; plane.h's submit_spfc()) to write
-  // now, or nullopt: the slow path's publication of a window that ended
-  // (spfc-mode daemon), or a change of the forced states. Only the spfc
-  // policy has one.
-  virtual std::optional<lossless_plane_spfc_ctl> spfc_block(const Inputs &in)
+  // The scheme control channel (agent.h): the block to write now, or
+  // nullopt (none without an agent).
+  virtual std::optional<ChannelBlock> block(const Inputs &in)
   {
     (void)in;
     return std::nullopt;
   }
-  // The oracle: force a lossless priority of port Victim, Normal or back
-  // to Auto; "" or why not. The next spfc_block() writes it.
-  virtual std::string spfc_force(const PortLink &port, unsigned prio, SpfcForce state,
-                                 std::uint8_t lossless_mask)
+  // A command for the pool's scheme (losslessctl scheme ARGS...).
+  virtual CommandResult command(const std::vector<std::string> &args, const Inputs &in)
   {
-    (void)port, (void)prio, (void)state, (void)lossless_mask;
-    return "policy " + std::string(name()) + " has no SPFC oracle (policy spfc has)";
+    (void)args, (void)in;
+    CommandResult r;
+    r.error = "policy " + std::string(name()) + " takes no scheme commands";
+    return r;
   }
-  virtual std::vector<SpfcForced> spfc_forced() const { return {}; }
+  // The scheme's commands (usage lines) and run-time state (a JSON
+  // object; null without an agent).
+  virtual std::vector<std::string> command_usage() const { return {}; }
+  virtual nlohmann::json channel_state(const Inputs &in) const
+  {
+    (void)in;
+    return nullptr;
+  }
+  // A reload: take old's run-time state (its agent), old being the same
+  // policy.
+  virtual void carry_over(Policy &old) { (void)old; }
 };
 
 // The registry's (registry.h): a policy by name, and every name.

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "pfc_dt.h"
+#include "pfc_policy.h"
 #include "scheme_parts.h"
 
 namespace lossless::policy {

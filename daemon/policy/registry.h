@@ -81,6 +81,9 @@ struct Registration {
   // block from what was given and the ports (a default that depends on
   // them), and refuse combinations of keys; nullptr: nothing to do.
   void (*configure)(SchemeConfig &c);
+  // The scheme's agent (agent.h), if part of it runs in the daemon;
+  // nullptr: none.
+  std::unique_ptr<SchemeAgent> (*agent)();
 };
 
 // Every registered policy, in registration order.

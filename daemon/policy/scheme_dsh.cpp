@@ -5,7 +5,7 @@
 // nor the kernel's check can make (dsh.md 9 #3).
 #include "scheme_parts.h"
 
-#include "pfc_dt.h"
+#include "pfc_policy.h"
 
 namespace lossless::policy {
 namespace {
@@ -66,6 +66,6 @@ void checks(const PoolSettings &pool, const std::vector<SchemePort> &ports,
 const Registration kDshRegistration = {
     "dsh", "dsh", LOSSLESS_SCHEME_DSH, scheme_params(LOSSLESS_SCHEME_DSH),
     "Dynamic and Shared Headroom: insurance headroom per port, port-level pause (docs/DSH.md)",
-    make_pfc_dt, checks, nullptr};
+    make_pfc_policy, checks, nullptr, nullptr};
 
 }  // namespace lossless::policy

@@ -10,12 +10,12 @@
 
 namespace lossless::policy {
 
-extern const Registration kPfcDtRegistration;  // "pfc-dt", scheme dt (pfc_dt.cpp)
+extern const Registration kPfcDtRegistration;  // "pfc-dt", scheme dt
 extern const Registration kStRegistration;     // "st", scheme st
 extern const Registration kDshRegistration;    // "dsh", scheme dsh
 extern const Registration kSpfcRegistration;   // "spfc", scheme spfc
 
-// The policy class that runs the PFC family (pfc_dt.h).
-std::unique_ptr<Policy> make_pfc_dt(const Registration &self, const PoolSettings &pool);
+// The policy class that runs the PFC family (pfc_policy.h).
+std::unique_ptr<Policy> make_pfc_policy(const Registration &self, const PoolSettings &pool);
 
 }  // namespace lossless::policy

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 //
-// spfc (docs/SPFC.md): its policy's registration and the checks of its
+// spfc (docs/SPFC.md): its policy's registration, the checks of its
 // parameters against the pool and its ports that neither a row's range
-// nor the kernel's check can make (spfc.md 3.6, B5).
+// nor the kernel's check can make (spfc.md 3.6, B5), and its agent: the
+// slow path and the oracle (spfc_slow.h) on the scheme control channel.
 #include "scheme_parts.h"
 
 #include <algorithm>
+#include <cstring>
 
-#include "pfc_dt.h"
+#include "pfc_policy.h"
+#include "spfc_slow.h"
 
 namespace lossless::policy {
 namespace {
@@ -78,11 +81,115 @@ void configure(SchemeConfig &c)
         std::clamp<std::uint64_t>(4 * c.max_rtt_ns, row("window")->def, row("window")->max);
 }
 
+// The agent: the slow path's publications and the oracle's forced states
+// as SPFC's channel payload; its one command is the oracle's.
+class SpfcAgent final : public SchemeAgent {
+ public:
+  std::optional<std::vector<std::uint8_t>> block(const lossless_plane_tel &t) override
+  {
+    auto b = slow_.block(t);
+    if (!b)
+      return std::nullopt;
+    return channel_payload(*b);
+  }
+
+  CommandResult command(const std::vector<std::string> &args, const std::vector<PortLink> &ports,
+                        std::uint8_t lossless_mask) override
+  {
+    CommandResult r;
+    if (args.size() != 4 || args[0] != "force") {
+      r.error = "spfc takes: " + usage()[0];
+      r.usage = true;
+      return r;
+    }
+    auto prio = parse_spfc_prio(args[2]);
+    if (!prio) {
+      r.error = "invalid priority \"" + args[2] + "\": must be 0 .. 7";
+      r.usage = true;
+      return r;
+    }
+    auto state = parse_spfc_force(args[3]);
+    if (!state) {
+      r.error = "invalid state \"" + args[3] + "\": must be victim, normal or auto";
+      r.usage = true;
+      return r;
+    }
+    auto port = std::find_if(ports.begin(), ports.end(),
+                             [&](const PortLink &l) { return l.dev == args[1]; });
+    if (port == ports.end()) {
+      std::string devs;
+      for (const auto &l : ports)
+        devs += (devs.empty() ? "" : ", ") + l.dev;
+      r.error = "no port \"" + args[1] + "\" in the pool (its ports: " +
+                (devs.empty() ? "none" : devs) + ")";
+      return r;
+    }
+    std::uint32_t ifindex = port->ifindex;
+    SpfcForce old = slow_.forced(ifindex, *prio);
+    if (std::string err = slow_.force(ifindex, *prio, *state, lossless_mask); !err.empty()) {
+      r.error = err;
+      return r;
+    }
+    r.reply = {{"dev", args[1]}, {"prio", *prio}, {"state", spfc_force_name(*state)}};
+    r.changed = old != *state;
+    r.undo = [this, ifindex, p = *prio, old] { slow_.force(ifindex, p, old, 0xff); };
+    return r;
+  }
+
+  std::vector<std::string> usage() const override
+  {
+    return {"force DEV PRIO victim|normal|auto   the oracle: lossless priority PRIO of port DEV "
+            "always a Victim, always Normal (SPFC off), or the detector's again"};
+  }
+
+  nlohmann::json state(const std::vector<PortLink> &ports) const override
+  {
+    nlohmann::json forced = nlohmann::json::array();
+    std::string summary;
+    for (const auto &f : slow_.all_forced()) {
+      auto port = std::find_if(ports.begin(), ports.end(),
+                               [&](const PortLink &l) { return l.ifindex == f.ifindex; });
+      std::string dev = port == ports.end() ? "if" + std::to_string(f.ifindex) : port->dev;
+      forced.push_back({{"dev", dev}, {"prio", f.prio}, {"state", spfc_force_name(f.state)}});
+      summary += (summary.empty() ? "" : ", ") + dev + " prio " + std::to_string(f.prio) + " " +
+                 spfc_force_name(f.state);
+    }
+    return {{"forced", forced}, {"summary", "forced: " + (summary.empty() ? "none" : summary)}};
+  }
+
+  void adopt(const std::vector<std::uint8_t> &payload, const lossless_plane_tel &t) override
+  {
+    lossless_spfc_channel w{};
+    if (payload.size() != sizeof(w))
+      return;  // never written, or by another version
+    std::memcpy(&w, payload.data(), sizeof(w));
+    auto mask = static_cast<std::uint8_t>(t.lossless_mask);
+    for (const auto &s : w.ports) {
+      bool in_pool = false;
+      for (std::uint32_t i = 0; i < t.nr_ports && i < LOSSLESS_PLANE_PORTS; i++)
+        in_pool = in_pool || (s.ifindex && t.ports[i].ifindex == s.ifindex);
+      for (unsigned q = 0; in_pool && q < LOSSLESS_PFC_PRIOS; q++)
+        if (s.force_victim & mask & (1u << q))
+          slow_.force(s.ifindex, q, SpfcForce::Victim, mask);
+        else if (s.force_normal & mask & (1u << q))
+          slow_.force(s.ifindex, q, SpfcForce::Normal, mask);
+    }
+  }
+
+ private:
+  SpfcSlowPath slow_;
+};
+
+std::unique_ptr<SchemeAgent> make_agent()
+{
+  return std::make_unique<SpfcAgent>();
+}
+
 }  // namespace
 
 const Registration kSpfcRegistration = {
     "spfc", "spfc", LOSSLESS_SCHEME_SPFC, scheme_params(LOSSLESS_SCHEME_SPFC),
     "Selective PFC: queues that still drain fast pause only on a full buffer (docs/SPFC.md)",
-    make_pfc_dt, checks, configure};
+    make_pfc_policy, checks, configure, make_agent};
 
 }  // namespace lossless::policy

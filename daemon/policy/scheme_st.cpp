@@ -4,12 +4,12 @@
 // no check beyond its row's range and the kernel's.
 #include "scheme_parts.h"
 
-#include "pfc_dt.h"
+#include "pfc_policy.h"
 
 namespace lossless::policy {
 
 const Registration kStRegistration = {
     "st", "st", LOSSLESS_SCHEME_ST, scheme_params(LOSSLESS_SCHEME_ST),
-    "PFC + a static threshold per ingress (docs/SCHEMES.md)", make_pfc_dt, nullptr, nullptr};
+    "PFC + a static threshold per ingress (docs/SCHEMES.md)", make_pfc_policy, nullptr, nullptr, nullptr};
 
 }  // namespace lossless::policy

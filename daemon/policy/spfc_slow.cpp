@@ -117,7 +117,7 @@ std::vector<SpfcForced> SpfcSlowPath::all_forced() const
   return out;
 }
 
-std::optional<lossless_plane_spfc_ctl> SpfcSlowPath::block(const lossless_plane_tel &t)
+std::optional<lossless_spfc_channel> SpfcSlowPath::block(const lossless_plane_tel &t)
 {
   if (t.scheme.id != LOSSLESS_SCHEME_SPFC)
     return std::nullopt;  // the datapath takes blocks only under spfc
@@ -133,7 +133,7 @@ std::optional<lossless_plane_spfc_ctl> SpfcSlowPath::block(const lossless_plane_
   bool changed = dirty_ || ports != last_ports_ || (published_ && !daemon);
   if (!publish && !changed)
     return std::nullopt;
-  lossless_plane_spfc_ctl b{};
+  lossless_spfc_channel b{};
   std::uint8_t mask = static_cast<std::uint8_t>(t.lossless_mask);
   std::size_t n = 0;
   for (std::uint32_t i = 0; i < nr; i++) {

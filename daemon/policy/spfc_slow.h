@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 //
 // SPFC's slow path and oracle in the daemon (spfc.md 6.3; docs/SPFC.md,
-// "The slow path and the oracle"), written into the datapath as the
-// plane's SPFC block (kernel/uapi/lossless.h, struct
-// lossless_plane_spfc_ctl; plane.h's submit_spfc()):
+// "The slow path and the oracle"), written into the datapath as SPFC's
+// payload of the scheme control channel (kernel/uapi/lossless.h, struct
+// lossless_spfc_channel; SPFC's agent in scheme_spfc.cpp):
 //
 //   slow path  with spfc-mode daemon, once per window TC of the datapath's
 //              clock: per port, the lossless priorities whose departures
@@ -74,7 +74,7 @@ class SpfcSlowPath {
   // block. Ports are the telemetry's slots (a forced port not in the pool
   // now waits for it). Publications are repeated in blocks written for
   // other reasons (the datapath's apply is idempotent).
-  std::optional<lossless_plane_spfc_ctl> block(const lossless_plane_tel &t);
+  std::optional<lossless_spfc_channel> block(const lossless_plane_tel &t);
 
   // The end of the window last published (0: none yet).
   std::uint64_t last_window_end() const { return last_end_; }

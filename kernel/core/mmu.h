@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * Shared-buffer switch MMU: the baseline every lossless paper compares to,
- * PFC + Dynamic Threshold + static headroom ("SIH", dsh.md section 2;
- * spfc.md 2.5 and 2.7), for one pool: all ports of one software switch.
+ * Shared-buffer switch MMU for one pool (all ports of one software
+ * switch): its accounting, admission and pause decisions, with the pool's
+ * scheme (scheme.h: dt, st, dsh, spfc) deciding thresholds and
+ * hysteresis through its hooks. The scheme dt is the baseline every
+ * lossless paper compares to, PFC + Dynamic Threshold + static headroom
+ * ("SIH", dsh.md section 2; spfc.md 2.5 and 2.7), and what is described
+ * below.
  *
  * Memory model. The pool is a byte budget (total_bytes), not memory: the
  * packets live in the egress qdiscs, the MMU only counts them. It is split

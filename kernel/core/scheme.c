@@ -154,6 +154,20 @@ void ll_scheme_reset_peaks(struct ll_mmu_pool *pool, ll_u32 port)
 		d->reset_peaks(pool, port);
 }
 
+int ll_scheme_channel(struct ll_mmu_pool *pool, ll_u32 scheme,
+		      const ll_u32 *ids, ll_u32 nr_ids, const void *payload,
+		      ll_u32 len, ll_u64 now_ns, ll_u64 *due)
+{
+	const struct ll_scheme_desc *d = ll_scheme_lookup(pool->cfg.scheme);
+
+	*due = 0;
+	if (scheme != pool->cfg.scheme || !d || !d->channel || nr_ids > 64)
+		return -LL_EOPNOTSUPP;
+	if (len != d->channel_len)
+		return -LL_EMSGSIZE;
+	return d->channel(pool, ids, nr_ids, payload, now_ns, due);
+}
+
 /* ------------------------------------------------------------ telemetry */
 
 ll_u64 ll_scheme_iq_bytes(const struct ll_mmu_pool *pool, ll_u32 port,

@@ -101,7 +101,41 @@ struct ll_scheme_desc {
 	 */
 	int (*ecn_mark)(const struct ll_mmu_pool *pool, ll_u32 port,
 			ll_u32 queue, ll_u32 rnd);
+	/*
+	 * Its run-time commands (the plane's control channel, uapi struct
+	 * lossless_plane_channel): a payload of channel_len bytes, 8-byte
+	 * aligned, checked whole and applied whole, or refused with
+	 * -LL_E* and nothing changed. ids[i] names member port i (0: none)
+	 * as the payload names ports (the kernel's ifindex). Sets bit i of
+	 * *due for each port i on which a frame became due. NULL: the scheme
+	 * takes no commands.
+	 */
+	int (*channel)(struct ll_mmu_pool *pool, const ll_u32 *ids,
+		       ll_u32 nr_ids, const void *payload, ll_u64 now_ns,
+		       ll_u64 *due);
+	ll_u32 channel_len;
 };
+
+/*
+ * The control channel's refusals: Linux's errno values, which the kernel
+ * returns as they are (it checks that they are the same) and the plane's
+ * telemetry carries to the daemon.
+ */
+#define LL_ENODEV	19
+#define LL_EINVAL	22
+#define LL_ERANGE	34
+#define LL_EMSGSIZE	90
+#define LL_EOPNOTSUPP	95
+
+/*
+ * Apply a channel payload for scheme to pool (the scheme's channel hook):
+ * 0, or -LL_EOPNOTSUPP when scheme is not the pool's or takes no commands,
+ * -LL_EMSGSIZE when len is not its payload's size, or the scheme's
+ * refusal. nr_ids is at most 64 (bits of *due).
+ */
+int ll_scheme_channel(struct ll_mmu_pool *pool, ll_u32 scheme,
+		      const ll_u32 *ids, ll_u32 nr_ids, const void *payload,
+		      ll_u32 len, ll_u64 now_ns, ll_u64 *due);
 
 /* The descriptors, each in its scheme's file. */
 extern const struct ll_scheme_desc ll_scheme_dt;

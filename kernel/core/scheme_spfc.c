@@ -499,6 +499,108 @@ int ll_spfc_publish(struct ll_mmu_pool *pool, ll_u32 port, ll_u8 victims,
 	return ll_mmu_ctrl_due(pool, port, now_ns);
 }
 
+/* --------------------------------------------- the control channel */
+
+/* Check one slot of the payload: 0 or -LL_E*; *port its member, -1 for
+ * an unused slot.
+ */
+static int spfc_channel_check(const struct ll_mmu_pool *pool,
+			      const ll_u32 *ids, ll_u32 nr_ids,
+			      const struct lossless_plane_spfc_port *s,
+			      ll_u64 *seen, int *port, ll_u64 now_ns)
+{
+	ll_u8 mask = pool->cfg.lossless_mask;
+	ll_u32 i;
+
+	*port = -1;
+	if (!s->ifindex)
+		return s->flags || s->victims || s->force_victim ||
+		       s->force_normal || s->window_end_ns ? -LL_EINVAL : 0;
+	for (i = 0; i < nr_ids; i++)
+		if (ids[i] == s->ifindex && spfc_port_ok(pool, i))
+			break;
+	if (i == nr_ids)
+		return -LL_ENODEV;
+	*port = (int)i;
+	if (*seen & (1ULL << i))
+		return -LL_EINVAL;
+	*seen |= 1ULL << i;
+	if (s->flags & ~LOSSLESS_SPFC_PUB)
+		return -LL_EINVAL;
+	if (((s->force_victim | s->force_normal | s->victims) & ~mask) ||
+	    (s->force_victim & s->force_normal))
+		return -LL_EINVAL;
+	if (!(s->flags & LOSSLESS_SPFC_PUB))
+		return s->victims || s->window_end_ns ? -LL_EINVAL : 0;
+	return s->window_end_ns > now_ns ? -LL_ERANGE : 0;
+}
+
+/* Force every priority of port whose forced state differs from the
+ * wanted one: 1 if a frame is due on it.
+ */
+static int spfc_force_port(struct ll_mmu_pool *pool, ll_u32 port,
+			   ll_u8 victim, ll_u8 normal, ll_u64 now_ns)
+{
+	const struct ll_spfc_port_state *st = &pool->ports[port].sch.spfc;
+	ll_u8 diff = (st->force_victim ^ victim) | (st->force_normal ^ normal);
+	enum ll_spfc_forced f;
+	int due = 0;
+	ll_u32 prio;
+
+	for (prio = 0; prio < LL_MMU_PRIOS; prio++) {
+		if (!(diff & (1u << prio)))
+			continue;
+		f = victim & (1u << prio) ? LL_SPFC_FORCE_VICTIM :
+		    normal & (1u << prio) ? LL_SPFC_FORCE_NORMAL :
+		    LL_SPFC_FORCE_AUTO;
+		if (ll_spfc_force(pool, port, prio, f, now_ns) == 1)
+			due = 1;
+	}
+	return due;
+}
+
+/* SPFC's payload (uapi struct lossless_spfc_channel), all or nothing: the
+ * forced states it asks for (none for a port in no slot) and its
+ * publications.
+ */
+static int spfc_channel(struct ll_mmu_pool *pool, const ll_u32 *ids,
+			ll_u32 nr_ids, const void *payload, ll_u64 now_ns,
+			ll_u64 *due)
+{
+	const struct lossless_spfc_channel *w = payload;
+	int port[LOSSLESS_PLANE_PORTS];
+	ll_u64 seen = 0;
+	ll_u32 i;
+	int err;
+
+	for (i = 0; i < LOSSLESS_PLANE_PORTS; i++) {
+		err = spfc_channel_check(pool, ids, nr_ids, &w->ports[i], &seen,
+					 &port[i], now_ns);
+		if (err)
+			return err;
+	}
+	/* A member in no slot: nothing forced. */
+	for (i = 0; i < nr_ids; i++)
+		if (ids[i] && spfc_port_ok(pool, i) && !(seen & (1ULL << i)) &&
+		    spfc_force_port(pool, i, 0, 0, now_ns))
+			*due |= 1ULL << i;
+	for (i = 0; i < LOSSLESS_PLANE_PORTS; i++) {
+		const struct lossless_plane_spfc_port *s = &w->ports[i];
+		int p = port[i];
+
+		if (p < 0)
+			continue;
+		if (spfc_force_port(pool, (ll_u32)p, s->force_victim,
+				    s->force_normal, now_ns))
+			*due |= 1ULL << p;
+		if ((s->flags & LOSSLESS_SPFC_PUB) &&
+		    ll_spfc_publish(pool, (ll_u32)p, s->victims,
+				    s->window_end_ns, now_ns) == 1)
+			*due |= 1ULL << p;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------- the descriptor */
 
 /* The flags' names: the value 0, then bit 0, 1, ... (LL_PARAM_FLAGS). */
@@ -638,4 +740,6 @@ const struct ll_scheme_desc ll_scheme_spfc = {
 	.port_tick = ll_spfc_port_tick,
 	.reset_peaks = ll_spfc_reset_peaks,
 	.port_stats = spfc_port_stats,
+	.channel = spfc_channel,
+	.channel_len = sizeof(struct lossless_spfc_channel),
 };

@@ -311,7 +311,7 @@ struct tc_lossless_class_xstats {
 #define LOSSLESS_PLANE_TEL 1
 #define LOSSLESS_PLANE_ENTRIES 2
 #define LOSSLESS_PLANE_MAGIC 0x4c4c504eU	/* "LLPN" */
-#define LOSSLESS_PLANE_VERSION 6
+#define LOSSLESS_PLANE_VERSION 7
 #define LOSSLESS_PLANE_PORTS 64
 #define LOSSLESS_PLANE_INTERVAL_MIN_US 100U
 #define LOSSLESS_PLANE_INTERVAL_MAX_US 1000000U
@@ -376,31 +376,51 @@ struct lossless_plane_ctl {
 };
 
 /*
- * SPFC's run-time block (version 6; docs/SPFC.md, "The slow path and the
- * oracle"): the daemon's per-window Victim bits (spfc-mode daemon) and the
- * oracle's forced states, per port. It lives in the control entry's value
- * at LOSSLESS_PLANE_SPFC_OFFSET, apart from the parameters, so that a
- * publication every window neither waits for nor delays a parameter
- * change. Written through the map's mapping under seq: odd while the
- * writer writes, then the next even value. On its next tick the datapath
- * takes a block whose seq is even, new and unchanged across its copy,
- * checks all of it and applies all of it, or refuses all of it with an
- * errno (spfc_apply_error in the telemetry; counted in spfc_refused):
+ * The scheme control channel (version 7): one block for the run-time
+ * commands of whatever scheme the pool runs (SPFC's: the slow path's
+ * publications and the oracle's forced states, struct
+ * lossless_spfc_channel below). It lives in the control entry's value at
+ * LOSSLESS_PLANE_CHANNEL_OFFSET, apart from the parameters, so that a
+ * command every window neither waits for nor delays a parameter change.
+ * Written through the map's mapping under seq: odd while the writer
+ * writes, then the next even value. On its next tick the datapath takes a
+ * block whose seq is even, new and unchanged across its copy; the scheme
+ * checks all of its payload and applies all of it, or the block is
+ * refused whole with an errno (channel_apply_error in the telemetry;
+ * counted in channel_refused):
  *   EPROTO      magic or version;
- *   EOPNOTSUPP  the pool's scheme is not spfc;
- *   ENODEV      an ifindex that is no port of the pool;
- *   EINVAL      a port twice, unknown flags, bits of priorities that are
- *               not lossless, a priority forced both ways, data in an
- *               unused slot or publication fields without the flag;
- *   ERANGE      a window that ends after now.
- * The block is the whole desired state: a port of the pool in no slot
+ *   EOPNOTSUPP  scheme is not the pool's, or the pool's takes no commands;
+ *   EMSGSIZE    len is not the size of that scheme's payload;
+ *   others      the scheme's own (below for SPFC).
+ */
+#define LOSSLESS_PLANE_CHANNEL_OFFSET 4096
+#define LOSSLESS_CHANNEL_PAYLOAD_MAX 2048
+
+struct lossless_plane_channel {
+	__u32 magic;		/* LOSSLESS_PLANE_MAGIC */
+	__u32 version;		/* LOSSLESS_PLANE_VERSION */
+	__u64 seq;		/* odd while written; a new even value: apply */
+	__u32 scheme;		/* LOSSLESS_SCHEME_*: whose payload */
+	__u32 len;		/* payload bytes */
+	__u8 payload[LOSSLESS_CHANNEL_PAYLOAD_MAX];	/* 8-byte aligned */
+};
+
+/*
+ * SPFC's payload (docs/SPFC.md, "The slow path and the oracle"): per port
+ * of the pool, the daemon's per-window Victim bits (spfc-mode daemon) and
+ * the oracle's forced states. Refused:
+ *   ENODEV  an ifindex that is no port of the pool;
+ *   EINVAL  a port twice, unknown flags, bits of priorities that are not
+ *           lossless, a priority forced both ways, data in an unused slot
+ *           or publication fields without the flag;
+ *   ERANGE  a window that ends after now.
+ * The payload is the whole desired state: a port of the pool in no slot
  * has no forced priority. A slot with LOSSLESS_SPFC_PUB publishes victims
  * for the window that ended at window_end_ns (the core's
  * ll_spfc_publish(): a priority that paused ignores it until a window
  * that ended after its RESUME); applying the same publication again
  * changes nothing.
  */
-#define LOSSLESS_PLANE_SPFC_OFFSET 4096
 #define LOSSLESS_SPFC_PUB 0x1	/* victims, window_end_ns: a publication */
 
 struct lossless_plane_spfc_port {
@@ -412,10 +432,7 @@ struct lossless_plane_spfc_port {
 	__u64 window_end_ns;	/* CLOCK_MONOTONIC end of the window judged */
 };
 
-struct lossless_plane_spfc_ctl {
-	__u32 magic;		/* LOSSLESS_PLANE_MAGIC */
-	__u32 version;		/* LOSSLESS_PLANE_VERSION */
-	__u64 seq;		/* odd while written; a new even value: apply */
+struct lossless_spfc_channel {
 	struct lossless_plane_spfc_port ports[LOSSLESS_PLANE_PORTS];
 };
 
@@ -521,12 +538,12 @@ struct lossless_plane_tel {
 				 * events[(events_total - 1) % LOSSLESS_EVENTS]
 				 */
 	struct lossless_event events[LOSSLESS_EVENTS];
-	/* Version 6: the SPFC block of the control entry. */
-	__u64 spfc_applied_seq;	/* the last block's seq applied or refused */
-	__s32 spfc_apply_error;	/* 0, or -errno for that block */
-	__u32 spfc_pad;
-	__u64 spfc_applied;	/* blocks applied */
-	__u64 spfc_refused;	/* blocks refused */
+	/* Version 7: the scheme control channel's block. */
+	__u64 channel_applied_seq; /* the last block's seq applied or refused */
+	__s32 channel_apply_error; /* 0, or -errno for that block */
+	__u32 channel_pad;
+	__u64 channel_applied;	/* blocks applied */
+	__u64 channel_refused;	/* blocks refused */
 };
 
 /*

@@ -747,36 +747,37 @@ TEST(Scheme, TelemetryFamiliesFromTheSchemeTables)
 
 namespace {
 
-// SPFC's run-time block as the datapath answered it (telemetry version
-// 6): per pool, counters for the blocks applied and refused, gauges for
-// the last seq and its errno; for a pool running spfc only.
-TEST(Scheme, SpfcBlockCountersForSpfcPoolsOnly)
+// The control channel's blocks as the datapath answered them (telemetry
+// version 7): per pool, counters for the blocks applied and refused,
+// gauges for the last seq and its errno; for a pool whose scheme takes
+// commands (spfc) only.
+TEST(Scheme, ChannelCountersForSchemesWithAChannelOnly)
 {
   auto t = sample_tel();
-  t->spfc_applied = 41;
-  t->spfc_refused = 2;
-  t->spfc_applied_seq = 43;
-  t->spfc_apply_error = -22;  // EINVAL
+  t->channel_applied = 41;
+  t->channel_refused = 2;
+  t->channel_applied_seq = 43;
+  t->channel_apply_error = -22;  // EINVAL
   std::string dt = lm::render({{t.get(), std::nullopt}}, {});
-  EXPECT_EQ(dt.find("lossless_spfc_pool_"), std::string::npos) << dt;
+  EXPECT_EQ(dt.find("lossless_pool_channel_"), std::string::npos) << dt;
   t->scheme.id = LOSSLESS_SCHEME_DSH;
   std::string dsh = lm::render({{t.get(), std::nullopt}}, {});
-  EXPECT_EQ(dsh.find("lossless_spfc_pool_"), std::string::npos) << dsh;
+  EXPECT_EQ(dsh.find("lossless_pool_channel_"), std::string::npos) << dsh;
 
   t->scheme.id = LOSSLESS_SCHEME_SPFC;
   std::string spfc = lm::render({{t.get(), std::nullopt}}, {});
-  for (const char *line : {"# TYPE lossless_spfc_pool_blocks_applied_total counter\n"
-                           "lossless_spfc_pool_blocks_applied_total{pool=\"sw0\"} 41\n",
-                           "# TYPE lossless_spfc_pool_blocks_refused_total counter\n"
-                           "lossless_spfc_pool_blocks_refused_total{pool=\"sw0\"} 2\n",
-                           "# TYPE lossless_spfc_pool_block_applied_seq gauge\n"
-                           "lossless_spfc_pool_block_applied_seq{pool=\"sw0\"} 43\n",
-                           "# TYPE lossless_spfc_pool_block_apply_error gauge\n"
-                           "lossless_spfc_pool_block_apply_error{pool=\"sw0\"} 22\n"})
+  for (const char *line : {"# TYPE lossless_pool_channel_blocks_applied_total counter\n"
+                           "lossless_pool_channel_blocks_applied_total{pool=\"sw0\"} 41\n",
+                           "# TYPE lossless_pool_channel_blocks_refused_total counter\n"
+                           "lossless_pool_channel_blocks_refused_total{pool=\"sw0\"} 2\n",
+                           "# TYPE lossless_pool_channel_applied_seq gauge\n"
+                           "lossless_pool_channel_applied_seq{pool=\"sw0\"} 43\n",
+                           "# TYPE lossless_pool_channel_apply_error gauge\n"
+                           "lossless_pool_channel_apply_error{pool=\"sw0\"} 22\n"})
     EXPECT_NE(spfc.find(line), std::string::npos) << line << spfc;
-  t->spfc_apply_error = 0;
+  t->channel_apply_error = 0;
   spfc = lm::render({{t.get(), std::nullopt}}, {});
-  EXPECT_NE(spfc.find("lossless_spfc_pool_block_apply_error{pool=\"sw0\"} 0\n"), std::string::npos)
+  EXPECT_NE(spfc.find("lossless_pool_channel_apply_error{pool=\"sw0\"} 0\n"), std::string::npos)
       << spfc;
 }
 

@@ -19,7 +19,7 @@
 
 #include "ll_params.h"
 #include "ll_units.h"
-#include "pfc_dt.h"
+#include "pfc_policy.h"
 #include "plane.h"
 #include "registry.h"
 

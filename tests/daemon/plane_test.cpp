@@ -301,69 +301,81 @@ TEST(Alpha, ParsesTheTcSyntaxAndFormatsItBack)
 
 namespace {
 
-// SPFC's block (kernel/uapi/lossless.h): written at its offset in the
-// control entry under its sequence counter, the parameters untouched.
-TEST_F(PlaneTest, SpfcBlockIsWrittenUnderItsSeqBesideTheParameters)
+// The control channel's block (kernel/uapi/lossless.h): written at its
+// offset in the control entry under its sequence counter, with its scheme
+// and payload, the parameters untouched.
+TEST_F(PlaneTest, ChannelBlockIsWrittenUnderItsSeqBesideTheParameters)
 {
   auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
   lp::Params params;
   params.alpha = 1 << 8 | 2;
   std::uint64_t gen = p.submit(params);
-  lossless_plane_spfc_ctl w{};
+  lossless_spfc_channel w{};
   w.ports[0].ifindex = 7;
   w.ports[0].flags = LOSSLESS_SPFC_PUB;
   w.ports[0].victims = 1 << 3;
   w.ports[0].window_end_ns = 123;
   w.ports[1].ifindex = 8;
   w.ports[1].force_victim = 1 << 4;
-  std::uint64_t seq = p.submit_spfc(w);
+  const auto *bytes = reinterpret_cast<const std::uint8_t *>(&w);
+  std::vector<std::uint8_t> payload(bytes, bytes + sizeof(w));
+  std::uint64_t seq = p.submit_channel(LOSSLESS_SCHEME_SPFC, payload);
   EXPECT_EQ(seq, 2u);
   // As the datapath reads it: the whole control value, the block at its
   // offset.
   std::vector<char> buf(sizeof(lossless_plane_tel));
   std::uint32_t key = LOSSLESS_PLANE_CTL;
   ASSERT_EQ(bpf_map_lookup_elem(p.fd(), &key, buf.data()), 0);
-  lossless_plane_spfc_ctl got{};
-  std::memcpy(&got, buf.data() + LOSSLESS_PLANE_SPFC_OFFSET, sizeof(got));
+  lossless_plane_channel got{};
+  std::memcpy(&got, buf.data() + LOSSLESS_PLANE_CHANNEL_OFFSET, sizeof(got));
   EXPECT_EQ(got.magic, LOSSLESS_PLANE_MAGIC);
   EXPECT_EQ(got.version, unsigned(LOSSLESS_PLANE_VERSION));
   EXPECT_EQ(got.seq, 2u);
-  EXPECT_EQ(got.ports[0].ifindex, 7u);
-  EXPECT_EQ(got.ports[0].flags, LOSSLESS_SPFC_PUB);
-  EXPECT_EQ(got.ports[0].victims, 1u << 3);
-  EXPECT_EQ(got.ports[0].window_end_ns, 123u);
-  EXPECT_EQ(got.ports[1].force_victim, 1u << 4);
-  EXPECT_EQ(p.spfc().ports[1].ifindex, 8u);
+  EXPECT_EQ(got.scheme, unsigned(LOSSLESS_SCHEME_SPFC));
+  ASSERT_EQ(got.len, sizeof(w));
+  lossless_spfc_channel gw{};
+  std::memcpy(&gw, got.payload, sizeof(gw));
+  EXPECT_EQ(gw.ports[0].ifindex, 7u);
+  EXPECT_EQ(gw.ports[0].flags, LOSSLESS_SPFC_PUB);
+  EXPECT_EQ(gw.ports[0].victims, 1u << 3);
+  EXPECT_EQ(gw.ports[0].window_end_ns, 123u);
+  EXPECT_EQ(gw.ports[1].force_victim, 1u << 4);
+  EXPECT_EQ(p.channel().len, sizeof(w));
   lossless_plane_ctl c{};
   std::memcpy(&c, buf.data(), sizeof(c));
   EXPECT_EQ(c.gen, gen);
   EXPECT_EQ(c.alpha, 1u << 8 | 2);
   // The next write: the next even seq; a parameter write leaves the block.
-  EXPECT_EQ(p.submit_spfc(w), 4u);
+  EXPECT_EQ(p.submit_channel(LOSSLESS_SCHEME_SPFC, payload), 4u);
   p.submit(params);
-  EXPECT_EQ(p.spfc().seq, 4u);
-  EXPECT_EQ(p.spfc().ports[0].ifindex, 7u);
+  EXPECT_EQ(p.channel().seq, 4u);
+  EXPECT_EQ(p.channel().scheme, unsigned(LOSSLESS_SCHEME_SPFC));
   // A writer that died half-way left an odd seq: the next is even.
-  auto *raw = reinterpret_cast<lossless_plane_spfc_ctl *>(buf.data() + LOSSLESS_PLANE_SPFC_OFFSET);
+  auto *raw = reinterpret_cast<lossless_plane_channel *>(buf.data() + LOSSLESS_PLANE_CHANNEL_OFFSET);
   ASSERT_EQ(bpf_map_lookup_elem(p.fd(), &key, buf.data()), 0);
   raw->seq = 7;
   ASSERT_EQ(bpf_map_update_elem(p.fd(), &key, buf.data(), BPF_ANY), 0);
-  EXPECT_EQ(p.submit_spfc(w), 8u);
+  EXPECT_EQ(p.submit_channel(LOSSLESS_SCHEME_SPFC, payload), 8u);
+  // A payload larger than the block is refused before anything is written.
+  EXPECT_THROW(p.submit_channel(LOSSLESS_SCHEME_SPFC,
+                                std::vector<std::uint8_t>(LOSSLESS_CHANNEL_PAYLOAD_MAX + 1)),
+               lp::Error);
+  EXPECT_EQ(p.channel().seq, 8u);
 }
 
-// The datapath's answer: spfc_applied_seq and spfc_apply_error.
-TEST_F(PlaneTest, WaitsForTheDatapathToTakeTheSpfcBlock)
+// The datapath's answer: channel_applied_seq and channel_apply_error.
+TEST_F(PlaneTest, WaitsForTheDatapathToTakeTheChannelBlock)
 {
   auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
-  std::uint64_t seq = p.submit_spfc(lossless_plane_spfc_ctl{});
-  EXPECT_FALSE(p.wait_spfc_applied(seq, std::chrono::milliseconds(5)).has_value());
+  std::uint64_t seq = p.submit_channel(LOSSLESS_SCHEME_SPFC, {});
+  EXPECT_FALSE(p.wait_channel_applied(seq, std::chrono::milliseconds(5)).has_value());
   auto t = std::make_unique<lossless_plane_tel>();
   t->magic = LOSSLESS_PLANE_MAGIC;
   t->version = LOSSLESS_PLANE_VERSION;
-  t->spfc_applied_seq = seq;
-  t->spfc_apply_error = -ENODEV;
+  t->channel_applied_seq = seq;
+  t->channel_apply_error = -ENODEV;
   kernel_write_tel(p.fd(), *t);
-  auto r = p.wait_spfc_applied(seq, std::chrono::milliseconds(100));
+  auto r = p.wait_channel_applied(seq, std::chrono::milliseconds(100));
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->error, ENODEV);
 }

@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "pfc_dt.h"
+#include "pfc_policy.h"
 
 namespace {
 
@@ -46,51 +46,51 @@ PoolSettings pool(std::uint64_t sw_ns)
   return s;
 }
 
-TEST(PfcDt, HeadroomMatchesTheHandComputedFormula)
+TEST(PfcPolicy, HeadroomMatchesTheHandComputedFormula)
 {
   // 4554 (3 MTU) + 1250 (2 x 500 ns at 10G) + 64 + 60 quanta x 64 + 1250000
-  EXPECT_EQ(PfcDt::headroom_bytes(port(1, 10000000000ULL, 500), 1000000), 1259708u);
+  EXPECT_EQ(PfcPolicy::headroom_bytes(port(1, 10000000000ULL, 500), 1000000), 1259708u);
   // 4554 + 64 + 1 quantum x 64 + 37500 (60 ms at 5 Mbit/s)
-  EXPECT_EQ(PfcDt::headroom_bytes(port(1, 5000000), 60000000), 42182u);
+  EXPECT_EQ(PfcPolicy::headroom_bytes(port(1, 5000000), 60000000), 42182u);
   // 2 ms cable each way at 5 Mbit/s adds 2 x 1250.
-  EXPECT_EQ(PfcDt::headroom_bytes(port(1, 5000000, 2000000), 60000000), 44682u);
+  EXPECT_EQ(PfcPolicy::headroom_bytes(port(1, 5000000, 2000000), 60000000), 44682u);
 }
 
-TEST(PfcDt, HeadroomWithACatchUpIsTheHandComputedValuePlusTheCatchUp)
+TEST(PfcPolicy, HeadroomWithACatchUpIsTheHandComputedValuePlusTheCatchUp)
 {
   // Term (9): the upstream's shaper, taken to be like the port's, may send
   // its catch-up above the rate. 42182 as above + 37500.
-  EXPECT_EQ(PfcDt::headroom_bytes(port5m(1), 60000000), 42182u + 37500);
-  EXPECT_EQ(PfcDt::headroom_bytes(port5m(1), 60000000), 79682u);
+  EXPECT_EQ(PfcPolicy::headroom_bytes(port5m(1), 60000000), 42182u + 37500);
+  EXPECT_EQ(PfcPolicy::headroom_bytes(port5m(1), 60000000), 79682u);
   // 10G, 1 ms: catch-up 1250000 (1 ms at the rate): 1259708 + 1250000.
-  EXPECT_EQ(PfcDt::headroom_bytes(port(1, 10000000000ULL, 500, 1250000), 1000000), 2509708u);
+  EXPECT_EQ(PfcPolicy::headroom_bytes(port(1, 10000000000ULL, 500, 1250000), 1000000), 2509708u);
   // A catch-up of the burst only (2 frames): + 3036.
-  EXPECT_EQ(PfcDt::headroom_bytes(port(1, 5000000, 0, 3036), 60000000), 42182u + 3036);
+  EXPECT_EQ(PfcPolicy::headroom_bytes(port(1, 5000000, 0, 3036), 60000000), 42182u + 3036);
 }
 
-TEST(PfcDt, MeasuredSoftwareDelayIsTheExcessOverTheFixedTermsPlusMargin)
+TEST(PfcPolicy, MeasuredSoftwareDelayIsTheExcessOverTheFixedTermsPlusMargin)
 {
   PortLink p = port(1, 5000000);
   // fixed terms: 4554 + 64 + 64 = 4682; 6250 B more is 10 ms; +25 %.
-  EXPECT_EQ(PfcDt::measured_sw_delay_ns(p, 4682 + 6250), 12500000u);
-  EXPECT_EQ(PfcDt::measured_sw_delay_ns(p, 4682), 0u);
-  EXPECT_EQ(PfcDt::measured_sw_delay_ns(p, 100), 0u);
-  EXPECT_EQ(PfcDt::measured_sw_delay_ns(p, 1ULL << 40), 1000000000u) << "capped at 1 s";
+  EXPECT_EQ(PfcPolicy::measured_sw_delay_ns(p, 4682 + 6250), 12500000u);
+  EXPECT_EQ(PfcPolicy::measured_sw_delay_ns(p, 4682), 0u);
+  EXPECT_EQ(PfcPolicy::measured_sw_delay_ns(p, 100), 0u);
+  EXPECT_EQ(PfcPolicy::measured_sw_delay_ns(p, 1ULL << 40), 1000000000u) << "capped at 1 s";
 }
 
-TEST(PfcDt, TheCatchUpIsAFixedTermNotSoftwareDelay)
+TEST(PfcPolicy, TheCatchUpIsAFixedTermNotSoftwareDelay)
 {
   PortLink p = port5m(1);
   // fixed terms: 4682 + the catch-up 37500 = 42182; 6250 B more is 10 ms.
-  EXPECT_EQ(PfcDt::measured_sw_delay_ns(p, 42182 + 6250), 12500000u);
-  EXPECT_EQ(PfcDt::measured_sw_delay_ns(p, 42182), 0u) << "a catch-up burst is no delay";
-  EXPECT_EQ(PfcDt::measured_sw_delay_ns(p, 4682 + 6250), 0u);
+  EXPECT_EQ(PfcPolicy::measured_sw_delay_ns(p, 42182 + 6250), 12500000u);
+  EXPECT_EQ(PfcPolicy::measured_sw_delay_ns(p, 42182), 0u) << "a catch-up burst is no delay";
+  EXPECT_EQ(PfcPolicy::measured_sw_delay_ns(p, 4682 + 6250), 0u);
 }
 
-TEST(PfcDt, FirstDecisionCarriesEveryParameterAndEveryPortUp)
+TEST(PfcPolicy, FirstDecisionCarriesEveryParameterAndEveryPortUp)
 {
   PoolSettings s = pool(60000000);
-  PfcDt pol(s);
+  PfcPolicy pol(s);
   Inputs in{&s, {port5m(4), port5m(5, 2000000)}, nullptr, 0};
   PortLink down = port5m(6);
   down.up = false;
@@ -113,12 +113,12 @@ TEST(PfcDt, FirstDecisionCarriesEveryParameterAndEveryPortUp)
   EXPECT_EQ(d->headroom[2].headroom_bytes, 50000u) << "a configured headroom wins";
 }
 
-TEST(PfcDt, APortWhoseCatchUpIsNotReportedKeepsItsOwnHeadroom)
+TEST(PfcPolicy, APortWhoseCatchUpIsNotReportedKeepsItsOwnHeadroom)
 {
   // Its qdisc computed its headroom with its catch-up: without the number
   // the policy would push less. Nor does its peak count as a delay.
   PoolSettings s = pool(1000000);
-  PfcDt pol(s);
+  PfcPolicy pol(s);
   auto tel = std::make_unique<lossless_plane_tel>();
   tel->magic = LOSSLESS_PLANE_MAGIC;
   tel->nr_ports = 1;
@@ -142,10 +142,10 @@ TEST(PfcDt, APortWhoseCatchUpIsNotReportedKeepsItsOwnHeadroom)
   EXPECT_EQ(d2->headroom[0].headroom_bytes, 4682u + 4018 + 3036);
 }
 
-TEST(PfcDt, PushesOnlyWhatChanged)
+TEST(PfcPolicy, PushesOnlyWhatChanged)
 {
   PoolSettings s = pool(60000000);
-  PfcDt pol(s);
+  PfcPolicy pol(s);
   Inputs in{&s, {port5m(4)}, nullptr, 0};
   auto d = pol.decide(in);
   ASSERT_TRUE(d);
@@ -164,10 +164,10 @@ TEST(PfcDt, PushesOnlyWhatChanged)
   EXPECT_EQ(d3->headroom[0].headroom_bytes, 4554u + 64 + 64 + 75000 + 37500);
 }
 
-TEST(PfcDt, MeasuredDelayRaisesTheHeadroomAndNeverLowersIt)
+TEST(PfcPolicy, MeasuredDelayRaisesTheHeadroomAndNeverLowersIt)
 {
   PoolSettings s = pool(1000000);  // 1 ms configured
-  PfcDt pol(s);
+  PfcPolicy pol(s);
   auto tel = std::make_unique<lossless_plane_tel>();
   tel->magic = LOSSLESS_PLANE_MAGIC;
   tel->nr_ports = 1;
@@ -188,10 +188,10 @@ TEST(PfcDt, MeasuredDelayRaisesTheHeadroomAndNeverLowersIt)
   EXPECT_EQ(pol.sw_delay_ns(4), 12500000u);
 }
 
-TEST(PfcDt, SetValidatesAndNamesTheParameters)
+TEST(PfcPolicy, SetValidatesAndNamesTheParameters)
 {
   PoolSettings s = pool(1000000);
-  PfcDt pol(s);
+  PfcPolicy pol(s);
   EXPECT_EQ(pol.set("alpha", "1/3"),
             "invalid alpha \"1/3\": NUM or NUM/DEN: 1/8, 3/4, 2");
   EXPECT_EQ(pol.set("reserved", "-5"), "invalid reserved \"-5\": must be bytes 0 .. 4294967295");
@@ -207,7 +207,7 @@ TEST(PfcDt, SetValidatesAndNamesTheParameters)
   EXPECT_EQ(ps[1].value, "2");
 }
 
-TEST(PolicyRegistry, KnowsPfcDtStDshAndSpfc)
+TEST(PolicyRegistry, KnowsPfcPolicyStDshAndSpfc)
 {
   PoolSettings s = pool(1000000);
   EXPECT_NE(make("pfc-dt", s), nullptr);
@@ -465,7 +465,7 @@ TEST(SchemeChecks, DshAndSpfc)
 TEST(St, TheBaselineHasNoStParameterAndPushesDt)
 {
   PoolSettings s = pool(60000000);
-  PfcDt pol(s);
+  PfcPolicy pol(s);
   EXPECT_EQ(pol.set("st.threshold", "1kb"),
             "pfc-dt has no parameter \"st.threshold\" (alpha, egress-alpha, reserved, "
             "xon-offset, sw-delay-us)");

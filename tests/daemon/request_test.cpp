@@ -93,35 +93,29 @@ TEST(Request, MemberNotAString)
             "malformed request: \"value\" must be a string, not number");
 }
 
-// losslessctl spfc-force DEV PRIO STATE (docs/SPFC.md): its members are
-// strings, checked by the daemon (a priority 0 .. 7, a state victim,
-// normal or auto: spfc_slow_test.cpp).
-TEST(Request, SpfcForce)
+// losslessctl scheme COMMAND ARG... (agent.h): "args" is an array of
+// strings, checked by the scheme's agent (SPFC's: spfc_slow_test.cpp).
+TEST(Request, SchemeCommand)
 {
   std::string reply;
   auto r = parse_request(
-      R"({"cmd":"spfc-force","pool":"sw0","dev":"swp1","prio":"3","state":"victim","key":5})",
-      reply);
+      R"({"cmd":"scheme","pool":"sw0","args":["force","swp1","3","victim"],"key":5})", reply);
   ASSERT_TRUE(r.has_value());
-  EXPECT_EQ(r->cmd, "spfc-force");
+  EXPECT_EQ(r->cmd, "scheme");
   EXPECT_EQ(r->pool, "sw0");
-  EXPECT_EQ(r->dev, "swp1");
-  EXPECT_EQ(r->prio, "3");
-  EXPECT_EQ(r->state, "victim");
-  EXPECT_EQ(r->key, "");  // not spfc-force's: ignored
-  r = parse_request(R"({"cmd":"spfc-force"})", reply);
+  EXPECT_EQ(r->args, (std::vector<std::string>{"force", "swp1", "3", "victim"}));
+  EXPECT_EQ(r->key, "");  // not scheme's: ignored
+  r = parse_request(R"({"cmd":"scheme"})", reply);
   ASSERT_TRUE(r.has_value());
-  EXPECT_EQ(r->dev, "");
-  EXPECT_EQ(r->prio, "");
-  EXPECT_EQ(r->state, "");
-  EXPECT_EQ(refusal(R"({"cmd":"spfc-force","pool":"sw0","dev":"swp1","prio":3})"),
-            "malformed request: \"prio\" must be a string, not number");
-  EXPECT_EQ(refusal(R"({"cmd":"spfc-force","dev":["swp1"]})"),
-            "malformed request: \"dev\" must be a string, not array");
-  EXPECT_EQ(refusal(R"({"cmd":"spfc-force","state":true})"),
-            "malformed request: \"state\" must be a string, not boolean");
-  // set does not read spfc-force's members.
-  r = parse_request(R"({"cmd":"set","prio":3})", reply);
+  EXPECT_TRUE(r->args.empty());
+  EXPECT_EQ(refusal(R"({"cmd":"scheme","pool":3,"args":[]})"),
+            "malformed request: \"pool\" must be a string, not number");
+  EXPECT_EQ(refusal(R"({"cmd":"scheme","pool":"sw0","args":"force"})"),
+            "malformed request: \"args\" must be an array of strings, not string");
+  EXPECT_EQ(refusal(R"({"cmd":"scheme","pool":"sw0","args":["force",3]})"),
+            "malformed request: \"args\" must hold strings, not number");
+  // set does not read scheme's members.
+  r = parse_request(R"({"cmd":"set","args":3})", reply);
   ASSERT_TRUE(r.has_value());
 }
 

@@ -7,9 +7,11 @@
 // the typed input refused.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <memory>
 
-#include "pfc_dt.h"
+#include "pfc_policy.h"
 #include "spfc_slow.h"
 
 namespace {
@@ -211,7 +213,8 @@ TEST(SpfcSlow, TheOracleRefusesLossyPrioritiesAndWaitsForItsPort)
   EXPECT_EQ(b->ports[2].force_normal, 1u << 4);
 }
 
-// The spfc policy has the slow path and the oracle; the others refuse.
+// The spfc policy has the slow path and the oracle as its scheme's agent
+// on the control channel; the others take no scheme commands.
 TEST(SpfcSlow, OnlyTheSpfcPolicyHasThem)
 {
   PoolSettings pool;
@@ -219,24 +222,50 @@ TEST(SpfcSlow, OnlyTheSpfcPolicyHasThem)
   PortLink l;
   l.ifindex = 11;
   l.dev = "swp1";
-  auto dt = make("pfc-dt", pool);
-  EXPECT_NE(dt->spfc_force(l, 3, SpfcForce::Victim, 0x18).find("policy spfc"),
-            std::string::npos);
   auto t = tel();
   t->sch[0].s.prio[3] = kTh;
   Inputs in;
   in.pool = &pool;
   in.telemetry = t.get();
-  EXPECT_FALSE(dt->spfc_block(in).has_value());
+  in.ports = {l};
+  const std::vector<std::string> force = {"force", "swp1", "3", "victim"};
+  auto dt = make("pfc-dt", pool);
+  EXPECT_NE(dt->command(force, in).error.find("takes no scheme commands"), std::string::npos);
+  EXPECT_FALSE(dt->block(in).has_value());
+  EXPECT_TRUE(dt->channel_state(in).is_null());
   auto spfc = make("spfc", pool);
-  EXPECT_EQ(spfc->spfc_force(l, 3, SpfcForce::Victim, 0x18), "");
-  ASSERT_EQ(spfc->spfc_forced().size(), 1u);
-  auto b = spfc->spfc_block(in);
+  CommandResult r = spfc->command(force, in);
+  EXPECT_EQ(r.error, "");
+  EXPECT_TRUE(r.changed);
+  EXPECT_EQ(r.reply["state"], "victim");
+  EXPECT_EQ(spfc->channel_state(in)["forced"].size(), 1u);
+  auto b = spfc->block(in);
   ASSERT_TRUE(b.has_value());
-  EXPECT_EQ(b->ports[0].victims, 1u << 3);
-  EXPECT_EQ(b->ports[0].force_victim, 1u << 3);
+  EXPECT_EQ(b->scheme, LOSSLESS_SCHEME_SPFC);
+  ASSERT_EQ(b->payload.size(), sizeof(lossless_spfc_channel));
+  lossless_spfc_channel w;
+  std::memcpy(&w, b->payload.data(), sizeof(w));
+  EXPECT_EQ(w.ports[0].victims, 1u << 3);
+  EXPECT_EQ(w.ports[0].force_victim, 1u << 3);
+  // Its undo (the datapath refused the block): back to auto.
+  r.undo();
+  EXPECT_EQ(spfc->channel_state(in)["forced"].size(), 0u);
   in.telemetry = nullptr;  // before the first telemetry: nothing
-  EXPECT_FALSE(spfc->spfc_block(in).has_value());
+  EXPECT_FALSE(spfc->block(in).has_value());
+  // Bad commands are refused with a reason, changing nothing.
+  for (auto bad : {std::vector<std::string>{"force", "swp9", "3", "victim"},
+                   std::vector<std::string>{"force", "swp1", "9", "victim"},
+                   std::vector<std::string>{"force", "swp1", "3", "maybe"},
+                   std::vector<std::string>{"push", "swp1"}}) {
+    auto e = spfc->command(bad, in);
+    EXPECT_NE(e.error, "") << bad[1];
+    EXPECT_FALSE(e.changed);
+  }
+  // A reload keeps the agent's state.
+  EXPECT_EQ(spfc->command(force, in).error, "");
+  auto next = make("spfc", pool);
+  next->carry_over(*spfc);
+  EXPECT_EQ(next->channel_state(in)["forced"].size(), 1u);
 }
 
 }  // namespace

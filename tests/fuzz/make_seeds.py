@@ -172,6 +172,8 @@ def request_seeds():
         "reload": '{"cmd":"reload"}\n',
         "set": '{"cmd":"set","pool":"sw0","key":"alpha","value":"1/4"}\n',
         "set-unicode": '{"cmd":"set","pool":"sw\\u00e9","key":"sw-delay-us","value":"5","x":[1,{"y":null}]}\n',
+        "scheme": '{"cmd":"scheme","pool":"sw0","args":["force","swp1","3","victim"]}\n',
+        "scheme-bad-args": '{"cmd":"scheme","pool":"sw0","args":["force",3,null]}\n',
         "unknown": '{"cmd":"stop"}\n',
         "empty-object": '{}\n',
         "array": '[{"cmd":"status"}]\n',

@@ -4,7 +4,7 @@
 // kind is one entry of the table, its layout its codec), and
 // everything that reads schemes and kinds finds them: names, the
 // parameter table, checks, the frame a port sends, the ECN rule,
-// telemetry, and the frame codec's envelope.
+// telemetry, the control channel, and the frame codec's envelope.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -76,6 +76,29 @@ void tst_port_stats(const ll_mmu_pool *pool, ll_u32 port, ll_u64, ll_scheme_port
   out->masks = pool->ports[port].pfc.want;
 }
 
+// Its control channel: a payload naming one port by id, on which it
+// wishes a pause (so a frame becomes due there).
+struct TstPayload {
+  ll_u32 id;
+  ll_u32 prio;
+};
+
+int tst_channel(ll_mmu_pool *pool, const ll_u32 *ids, ll_u32 nr_ids, const void *payload,
+                ll_u64 now_ns, ll_u64 *due)
+{
+  const auto *w = static_cast<const TstPayload *>(payload);
+  for (ll_u32 i = 0; i < nr_ids; i++)
+    if (ids[i] && ids[i] == w->id) {
+      if (w->prio >= LL_MMU_PRIOS)
+        return -LL_EINVAL;
+      ll_mmu_want(pool, i, w->prio, 1);
+      if (ll_mmu_ctrl_due(pool, i, now_ns))
+        *due |= 1ULL << i;
+      return 0;
+    }
+  return -LL_ENODEV;
+}
+
 }  // namespace
 
 extern "C" const ll_scheme_desc ll_scheme_test = {
@@ -101,6 +124,8 @@ extern "C" const ll_scheme_desc ll_scheme_test = {
     .port_stats = tst_port_stats,
     .port_frame = tst_port_frame,
     .ecn_mark = tst_ecn_mark,
+    .channel = tst_channel,
+    .channel_len = sizeof(TstPayload),
 };
 
 namespace {
@@ -183,6 +208,27 @@ TEST(Extension, ItsFrameEcnAndTelemetryHooksRun)
   EXPECT_EQ(st.ctr[0], 7u);
   EXPECT_EQ(st.masks, 1u << kLosslessPrio);
   ll_mmu_release(p, &ch, 3000);
+}
+
+TEST(Extension, ItsControlChannelRunsThroughTheCore)
+{
+  ll_mmu_config c = PaperConfig(2, ll_mmu_alpha{1, 0});
+  c.scheme = LL_SCHEME_TEST;
+  Pool pool(c, kGbit, 10000);
+  const ll_u32 ids[2] = {40, 41};
+  TstPayload w{41, kLosslessPrio};
+  ll_u64 due = 0;
+  EXPECT_EQ(ll_scheme_channel(pool.p(), LL_SCHEME_SPFC, ids, 2, &w, sizeof(w), 10, &due),
+            -LL_EOPNOTSUPP);
+  EXPECT_EQ(ll_scheme_channel(pool.p(), LL_SCHEME_TEST, ids, 2, &w, sizeof(w) + 8, 10, &due),
+            -LL_EMSGSIZE);
+  EXPECT_EQ(ll_scheme_channel(pool.p(), LL_SCHEME_TEST, ids, 2, &w, sizeof(w), 10, &due), 0);
+  EXPECT_EQ(due, 1u << 1);
+  EXPECT_EQ(pool.p()->ports[1].pfc.want, 1u << kLosslessPrio);
+  w.id = 99;
+  EXPECT_EQ(ll_scheme_channel(pool.p(), LL_SCHEME_TEST, ids, 2, &w, sizeof(w), 20, &due),
+            -LL_ENODEV);
+  EXPECT_EQ(due, 0u);
 }
 
 TEST(Extension, TheFrameKindParsesAndBuildsThroughTheTable)

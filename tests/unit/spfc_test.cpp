@@ -20,6 +20,7 @@
 #include "mmu_fixture.h"
 
 extern "C" {
+#include "lossless.h"
 #include "scheme.h"
 }
 
@@ -1315,6 +1316,62 @@ TEST(SpfcSlowPath, DaemonBitWithExactReset)
 	EXPECT_TRUE(Paused(pool.p(), 0));
 	EXPECT_EQ(ll_spfc_publish(pool.p(), 9, 0, 0, 0), -1);
 	tr.DrainAll(t + 40);
+}
+
+// The control channel (uapi struct lossless_plane_channel): SPFC's payload
+// through ll_scheme_channel(), ports named by id (the kernel's ifindex),
+// checked whole and applied whole, or refused with nothing changed.
+TEST(SpfcChannel, PayloadCheckedWholeThenApplied)
+{
+	Pool pool(SpfcConfig(3, {2, 0}, LL_SPFC_F_DAEMON), k100G, kHdrm);
+	const ll_u32 ids[3] = {11, 12, 13};
+	lossless_spfc_channel w{};
+	ll_u64 due = 7;
+	auto apply = [&](ll_u64 now, ll_u32 scheme = LL_SCHEME_SPFC, ll_u32 len = sizeof(w)) {
+		return ll_scheme_channel(pool.p(), scheme, ids, 3, &w, len, now, &due);
+	};
+	// The generic refusals: another scheme, another size.
+	EXPECT_EQ(apply(10, LL_SCHEME_DT), -LL_EOPNOTSUPP);
+	EXPECT_EQ(due, 0u);
+	EXPECT_EQ(apply(10, LL_SCHEME_SPFC, sizeof(w) - 1), -LL_EMSGSIZE);
+	// Port 12 forced Victim, port 11 published Victim for a window that
+	// ended at 5: both Victims, no frame due (nothing queued).
+	w.ports[0] = {12, 0, 0, 1u << kP, 0, 0};
+	w.ports[1] = {11, LOSSLESS_SPFC_PUB, 1u << kP, 0, 0, 5};
+	EXPECT_EQ(apply(10), 0);
+	EXPECT_EQ(due, 0u);
+	EXPECT_TRUE(Victim(pool, 1));
+	EXPECT_EQ(St(pool, 1).force_victim, 1u << kP);
+	EXPECT_TRUE(Victim(pool, 0));
+	EXPECT_FALSE(Victim(pool, 2));
+	// Each refusal leaves everything as it was.
+	auto refused = [&](lossless_plane_spfc_port slot, int err, ll_u64 now = 20) {
+		lossless_spfc_channel keep = w;
+		w.ports[2] = slot;
+		EXPECT_EQ(apply(now), err) << slot.ifindex;
+		w = keep;
+		EXPECT_TRUE(Victim(pool, 1));
+		EXPECT_EQ(St(pool, 1).force_victim, 1u << kP);
+	};
+	refused({99, 0, 0, 0, 0, 0}, -LL_ENODEV);			// no port of the pool
+	refused({12, 0, 0, 0, 0, 0}, -LL_EINVAL);			// port 12 twice
+	refused({13, 0x2, 0, 0, 0, 0}, -LL_EINVAL);			// unknown flag
+	refused({13, 0, 0, 1u << 2, 0, 0}, -LL_EINVAL);		// a lossy priority
+	refused({13, 0, 0, 1u << kP, 1u << kP, 0}, -LL_EINVAL);	// forced both ways
+	refused({13, 0, 1u << kP, 0, 0, 0}, -LL_EINVAL);		// victims without the flag
+	refused({0, 0, 0, 0, 0, 4}, -LL_EINVAL);			// data in an unused slot
+	refused({13, LOSSLESS_SPFC_PUB, 1u << kP, 0, 0, 21}, -LL_ERANGE, 20);	// a future window
+	// The payload is the whole desired state: port 12 in no slot is
+	// forced no more.
+	w.ports[0] = {};
+	EXPECT_EQ(apply(30), 0);
+	EXPECT_EQ(St(pool, 1).force_victim, 0u);
+	EXPECT_FALSE(Victim(pool, 1));
+	// A port that is no member (id 0) is not a target.
+	const ll_u32 gone[3] = {11, 0, 13};
+	w.ports[0] = {12, 0, 0, 1u << kP, 0, 0};
+	EXPECT_EQ(ll_scheme_channel(pool.p(), LL_SCHEME_SPFC, gone, 3, &w, sizeof(w), 40, &due),
+		  -LL_ENODEV);
 }
 
 } // namespace

@@ -30,7 +30,7 @@ the incast) and h1..h4 (burst ports: line rate into r0), 5 Mbit/s.
      switch with policy spfc and `mode = "daemon"`; h0 streams to r1 and
      its port becomes a Victim through the daemon's publications (the
      State Holder is the daemon's bit), the idle ports do not.
-     `losslessctl spfc-force DEV 3 victim` on an idle port shows in status
+     `losslessctl scheme force DEV 3 victim` on an idle port shows in status
      and raises its threshold to the whole buffer, `auto` gives back DT's;
      bad ports, priorities and states are refused. With the daemon
      stopped, a block written straight into the map that names no port
@@ -240,7 +240,7 @@ def latch(c, sw, rx, tx, ports):
 SOCK = "/run/lossless-spfc/losslessd.sock"
 CONF = "/tmp/losslessd-spfc.toml"
 ENODEV = 19
-PLANE_MAGIC, PLANE_VERSION, SPFC_OFFSET = 0x4C4C504E, 6, 4096
+PLANE_MAGIC, PLANE_VERSION, CHANNEL_OFFSET = 0x4C4C504E, 7, 4096
 
 
 def ctl(sw, args, check=False):
@@ -261,8 +261,9 @@ def wait_for(pred, timeout=10.0):
 
 
 def write_raw_block(path, ifindex, force_victim):
-    """Write SPFC's block (kernel/uapi/lossless.h) straight into the pinned
-    plane map's mapping, as a buggy writer would: one slot."""
+    """Write a control channel block (kernel/uapi/lossless.h) for SPFC
+    straight into the pinned plane map's mapping, as a buggy writer would:
+    one slot of SPFC's payload."""
     libc = ctypes.CDLL(None, use_errno=True)
     name = ctypes.create_string_buffer(path.encode())
     attr = struct.pack("QII", ctypes.addressof(name), 0, 0) + bytes(128 - 16)
@@ -271,14 +272,15 @@ def write_raw_block(path, ifindex, force_victim):
     if fd < 0:
         raise OSError(ctypes.get_errno(), f"BPF_OBJ_GET {path}")
     try:
-        m = mmap.mmap(fd, 2 * SPFC_OFFSET, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
-        seq = struct.unpack_from("Q", m, SPFC_OFFSET + 8)[0]
+        m = mmap.mmap(fd, 2 * CHANNEL_OFFSET, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+        seq = struct.unpack_from("Q", m, CHANNEL_OFFSET + 8)[0]
         seq = (seq | 1) + 1
-        struct.pack_into("Q", m, SPFC_OFFSET + 8, seq - 1)
-        body = struct.pack("II", PLANE_MAGIC, PLANE_VERSION) + struct.pack("Q", seq - 1)
-        body += struct.pack("IBBBBQ", ifindex, 0, 0, force_victim, 0, 0) + bytes(16 * 63)
-        m[SPFC_OFFSET:SPFC_OFFSET + len(body)] = body
-        struct.pack_into("Q", m, SPFC_OFFSET + 8, seq)
+        struct.pack_into("Q", m, CHANNEL_OFFSET + 8, seq - 1)
+        payload = struct.pack("IBBBBQ", ifindex, 0, 0, force_victim, 0, 0) + bytes(16 * 63)
+        body = struct.pack("IIQII", PLANE_MAGIC, PLANE_VERSION, seq - 1,
+                           LOSSLESS_SCHEME["spfc"], len(payload)) + payload
+        m[CHANNEL_OFFSET:CHANNEL_OFFSET + len(body)] = body
+        struct.pack_into("Q", m, CHANNEL_OFFSET + 8, seq)
         m.close()
         return seq
     finally:
@@ -328,10 +330,10 @@ def slow_path_and_oracle(c, sw, rx, tx, ports):
     got = sum(f["received"] for f in json.loads(recv.communicate(timeout=60)[0])["flows"].values())
     after = {p: q.get("scheme_stats", {}) for p, q in port_stats(sw).items()}
     t1 = status(sw, plane)
-    dmn = json.loads(ctl(sw, "daemon --json", check=True))["pools"][0].get("spfc", {})
+    dmn = json.loads(ctl(sw, "daemon --json", check=True))["pools"][0].get("channel", {})
     dv = after[h0].get("to_victim", 0) - before[h0].get("to_victim", 0)
     di = after[idle].get("to_victim", 0) - before[idle].get("to_victim", 0)
-    blocks = t1["spfc_applied"] - t0["spfc_applied"]
+    blocks = t1["channel_applied"] - t0["channel_applied"]
     sh_seen = sum(1 for x in samples if 3 in x.get("sh", []))
     print(f"  slow path: h0 -> r1 3 s, sent {sent} received {got}; the daemon's bit (sh) set in {sh_seen} "
           f"of {len(samples)} samples; h0's port mid-run victim "
@@ -339,26 +341,26 @@ def slow_path_and_oracle(c, sw, rx, tx, ports):
           f"irc_threshold {mid.get('irc_threshold')} B; to_victim +{dv}, victim_time "
           f"+{(after[h0].get('victim_time', 0) - before[h0].get('victim_time', 0)) / 1e9:.2f} s; "
           f"idle port to_victim +{di}; blocks applied by the datapath +{blocks} (refused "
-          f"{t1['spfc_refused']}); daemon: {dmn.get('blocks_written')} written, "
+          f"{t1['channel_refused']}); daemon: {dmn.get('blocks_written')} written, "
           f"{dmn.get('blocks_refused')} refused", flush=True)
     # In mode daemon only the daemon's bit (or a forced state: none here)
     # makes a Victim.
     c.ok(dv > 0 and sh_seen > 0, "slow path: h0's port became a Victim by the daemon's bit",
          f"to_victim +{dv}, sh set in {sh_seen} of {len(samples)} samples")
     c.eq(di, 0, "slow path: an idle port did not")
-    c.ok(blocks >= 10 and t1["spfc_refused"] == 0 and dmn.get("blocks_refused") == 0,
+    c.ok(blocks >= 10 and t1["channel_refused"] == 0 and dmn.get("blocks_refused") == 0,
          "slow path: the daemon published every window, nothing refused",
-         f"+{blocks} applied, {t1['spfc_refused']} refused")
+         f"+{blocks} applied, {t1['channel_refused']} refused")
     c.eq(sent - got, 0, "slow path: every datagram arrived")
 
     # The oracle, on the idle port.
     q = port_stats(sw)[idle]
     thr0, total = q["ingress"][3]["threshold"], q["pool_total_bytes"]
-    r = ctl(sw, f"--pool sw0 spfc-force {idle} 3 victim")
-    c.ok(r.returncode == 0, f"spfc-force {idle} 3 victim", (r.stdout + r.stderr).strip())
+    r = ctl(sw, f"--pool sw0 scheme force {idle} 3 victim")
+    c.ok(r.returncode == 0, f"scheme force {idle} 3 victim", (r.stdout + r.stderr).strip())
     q = port_stats(sw)[idle]
     thr1 = q["ingress"][3]["threshold"]
-    forced = json.loads(ctl(sw, "daemon --json", check=True))["pools"][0]["spfc"]["forced"]
+    forced = json.loads(ctl(sw, "daemon --json", check=True))["pools"][0]["channel"]["state"]["forced"]
     text = ctl(sw, f"--plane {plane} status", check=True)
     print(f"  oracle: {idle} priority 3 threshold {thr0} B -> {thr1} B forced Victim (buffer {total} B); "
           f"daemon: {forced}", flush=True)
@@ -374,10 +376,10 @@ def slow_path_and_oracle(c, sw, rx, tx, ports):
                           (f"{idle} 3 bogus", 2, "must be victim, normal or auto"),
                           (f"{idle} 2 victim", 1, "not lossless"),
                           ("nosuchdev 3 victim", 1, "no port \"nosuchdev\"")):
-        b = ctl(sw, f"--pool sw0 spfc-force {args}")
-        c.ok(b.returncode == rc and msg in b.stderr, f"spfc-force {args} is refused",
+        b = ctl(sw, f"--pool sw0 scheme force {args}")
+        c.ok(b.returncode == rc and msg in b.stderr, f"scheme force {args} is refused",
              f"exit {b.returncode}: {first_line(b.stderr)}")
-    r = ctl(sw, f"--pool sw0 spfc-force {idle} 3 auto")
+    r = ctl(sw, f"--pool sw0 scheme force {idle} 3 auto")
     q = port_stats(sw)[idle]
     c.ok(r.returncode == 0 and q["ingress"][3]["threshold"] == thr0 and
          not q.get("scheme_stats", {}).get("forced_victim"),
@@ -390,19 +392,19 @@ def slow_path_and_oracle(c, sw, rx, tx, ports):
     os.kill(pid, 15)
     d.wait(timeout=10)
     c.ok(wait_for(lambda: not os.path.exists(f"/proc/{pid}"), 10), "losslessd stopped", f"pid {pid}")
-    r = sw.run(f"{Paths.ctl} --plane {plane} spfc-force {idle} 3 normal", check=False)
-    c.ok(r.returncode == 0, "spfc-force --plane without the daemon", (r.stdout + r.stderr).strip())
-    refused0 = status(sw, plane)["spfc_refused"]
+    r = sw.run(f"{Paths.ctl} --plane {plane} scheme force {idle} 3 normal", check=False)
+    c.ok(r.returncode == 0, "scheme force --plane without the daemon", (r.stdout + r.stderr).strip())
+    refused0 = status(sw, plane)["channel_refused"]
     seq = write_raw_block(plane, 999999, 1 << 3)
-    ok = wait_for(lambda: status(sw, plane)["spfc_applied_seq"] == seq, 5)
+    ok = wait_for(lambda: status(sw, plane)["channel_applied_seq"] == seq, 5)
     t = status(sw, plane)
     ss = port_stats(sw)[idle].get("scheme_stats", {})
-    c.ok(ok and t["spfc_apply_error"] == -ENODEV and t["spfc_refused"] == refused0 + 1,
+    c.ok(ok and t["channel_apply_error"] == -ENODEV and t["channel_refused"] == refused0 + 1,
          "a block naming no port of the pool is refused (ENODEV) and counted",
-         f"seq {t['spfc_applied_seq']} error {t['spfc_apply_error']} refused {t['spfc_refused']}")
+         f"seq {t['channel_applied_seq']} error {t['channel_apply_error']} refused {t['channel_refused']}")
     c.ok(3 in ss.get("forced_normal", []), "and the forced state stays", str(ss.get("forced_normal")))
-    r = sw.run(f"{Paths.ctl} --plane {plane} spfc-force {idle} 3 auto", check=False)
-    c.ok(r.returncode == 0, "spfc-force --plane auto", (r.stdout + r.stderr).strip())
+    r = sw.run(f"{Paths.ctl} --plane {plane} scheme force {idle} 3 auto", check=False)
+    c.ok(r.returncode == 0, "scheme force --plane auto", (r.stdout + r.stderr).strip())
     subprocess.run(f"rm -rf /run/lossless-spfc {pin}/sw0", shell=True, check=False)
     print(f"  slow path and oracle: {time.monotonic() - start:.1f} s", flush=True)
 

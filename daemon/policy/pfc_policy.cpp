@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
-#include "pfc_dt.h"
+#include "pfc_policy.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -89,21 +89,18 @@ std::optional<std::uint64_t> parse_u64(const std::string &v)
 
 }  // namespace
 
-std::unique_ptr<Policy> make_pfc_dt(const Registration &self, const PoolSettings &pool)
+std::unique_ptr<Policy> make_pfc_policy(const Registration &self, const PoolSettings &pool)
 {
-  return std::make_unique<PfcDt>(self, pool);
+  return std::make_unique<PfcPolicy>(self, pool);
 }
 
-const Registration kPfcDtRegistration = {
-    "pfc-dt", "dt", LOSSLESS_SCHEME_DT, scheme_params(LOSSLESS_SCHEME_DT),
-    "PFC + Dynamic Threshold + static headroom (docs/MMU.md)", make_pfc_dt, nullptr, nullptr};
-
-PfcDt::PfcDt(const Registration &reg, const PoolSettings &pool) : reg_(reg), cfg_(pool)
+PfcPolicy::PfcPolicy(const Registration &reg, const PoolSettings &pool)
+    : reg_(reg), cfg_(pool), agent_(reg.agent ? reg.agent() : nullptr)
 {
   cfg_.scheme.id = reg.scheme_id;  // the policy's scheme, whatever was given
 }
 
-std::uint64_t PfcDt::headroom_bytes(const PortLink &port, std::uint64_t sw_ns)
+std::uint64_t PfcPolicy::headroom_bytes(const PortLink &port, std::uint64_t sw_ns)
 {
   ll_headroom_params p{};
   p.rate_bps = port.rate_bps;
@@ -114,7 +111,7 @@ std::uint64_t PfcDt::headroom_bytes(const PortLink &port, std::uint64_t sw_ns)
   return ll_headroom_bytes(&p);
 }
 
-std::uint64_t PfcDt::measured_sw_delay_ns(const PortLink &port, std::uint64_t peak_bytes)
+std::uint64_t PfcPolicy::measured_sw_delay_ns(const PortLink &port, std::uint64_t peak_bytes)
 {
   std::uint64_t fixed = headroom_bytes(port, 0);
   if (!fixed || peak_bytes <= fixed || !port.rate_bps)
@@ -126,14 +123,14 @@ std::uint64_t PfcDt::measured_sw_delay_ns(const PortLink &port, std::uint64_t pe
   return ns > max_delay_ns() ? max_delay_ns() : (std::uint64_t)ns;
 }
 
-std::uint64_t PfcDt::sw_delay_ns(std::uint32_t ifindex) const
+std::uint64_t PfcPolicy::sw_delay_ns(std::uint32_t ifindex) const
 {
   auto it = measured_ns_.find(ifindex);
   std::uint64_t m = it == measured_ns_.end() ? 0 : it->second;
   return std::max(cfg_.sw_delay_ns, m);
 }
 
-std::optional<plane::Params> PfcDt::decide(const Inputs &in)
+std::optional<plane::Params> PfcPolicy::decide(const Inputs &in)
 {
   bool measured_changed = false;
   if (in.telemetry) {
@@ -192,14 +189,14 @@ std::optional<plane::Params> PfcDt::decide(const Inputs &in)
   return p;
 }
 
-void PfcDt::pushed(const plane::Params &p) { last_ = p; }
+void PfcPolicy::pushed(const plane::Params &p) { last_ = p; }
 
-void PfcDt::refused(const plane::Params &p, int) { last_ = p; }
+void PfcPolicy::refused(const plane::Params &p, int) { last_ = p; }
 
 // The pool's parameters are the rows of ll_params.h the policies take
 // (LL_PARAM_POLICY), and this policy's scheme's; sw-delay-us is the
 // policy's own (the least software delay its headroom covers).
-std::string PfcDt::set(const std::string &key, const std::string &value)
+std::string PfcPolicy::set(const std::string &key, const std::string &value)
 {
   const std::string bad = "invalid " + key + " \"" + value + "\": ";
   const ll_param *r = param(key);
@@ -251,7 +248,7 @@ std::string PfcDt::set(const std::string &key, const std::string &value)
   return {};
 }
 
-std::vector<SchemePort> PfcDt::scheme_ports() const
+std::vector<SchemePort> PfcPolicy::scheme_ports() const
 {
   std::vector<SchemePort> out;
   for (const auto &port : last_ports_) {
@@ -271,24 +268,43 @@ std::vector<SchemePort> PfcDt::scheme_ports() const
   return out;
 }
 
-std::optional<lossless_plane_spfc_ctl> PfcDt::spfc_block(const Inputs &in)
+std::optional<ChannelBlock> PfcPolicy::block(const Inputs &in)
 {
-  if (reg_.scheme_id != LOSSLESS_SCHEME_SPFC || !in.telemetry)
+  if (!agent_ || !in.telemetry || in.telemetry->scheme.id != reg_.scheme_id)
+    return std::nullopt;  // the datapath takes a scheme's blocks only under it
+  auto payload = agent_->block(*in.telemetry);
+  if (!payload)
     return std::nullopt;
-  return spfc_.block(*in.telemetry);
+  return ChannelBlock{reg_.scheme_id, std::move(*payload)};
 }
 
-std::string PfcDt::spfc_force(const PortLink &port, unsigned prio, SpfcForce state,
-                              std::uint8_t lossless_mask)
+CommandResult PfcPolicy::command(const std::vector<std::string> &args, const Inputs &in)
 {
-  if (reg_.scheme_id != LOSSLESS_SCHEME_SPFC)
-    return Policy::spfc_force(port, prio, state, lossless_mask);
-  return spfc_.force(port.ifindex, prio, state, lossless_mask);
+  if (!agent_)
+    return Policy::command(args, in);
+  std::uint8_t mask = in.telemetry ? static_cast<std::uint8_t>(in.telemetry->lossless_mask)
+                                   : cfg_.lossless_mask;
+  return agent_->command(args, in.ports, mask);
 }
 
-std::vector<SpfcForced> PfcDt::spfc_forced() const { return spfc_.all_forced(); }
+std::vector<std::string> PfcPolicy::command_usage() const
+{
+  return agent_ ? agent_->usage() : std::vector<std::string>{};
+}
 
-const ll_param *PfcDt::param(const std::string &key) const
+nlohmann::json PfcPolicy::channel_state(const Inputs &in) const
+{
+  return agent_ ? agent_->state(in.ports) : nlohmann::json(nullptr);
+}
+
+void PfcPolicy::carry_over(Policy &old)
+{
+  auto *o = dynamic_cast<PfcPolicy *>(&old);
+  if (o && &o->reg_ == &reg_ && o->agent_)
+    agent_ = std::move(o->agent_);
+}
+
+const ll_param *PfcPolicy::param(const std::string &key) const
 {
   for (unsigned i = 0; const ll_param *r = ll_param_row(i); i++)
     if (r->ctl && key == r->ctl && (r->flags & LL_PARAM_POLICY) &&
@@ -297,7 +313,7 @@ const ll_param *PfcDt::param(const std::string &key) const
   return nullptr;
 }
 
-std::vector<ParamInfo> PfcDt::params() const
+std::vector<ParamInfo> PfcPolicy::params() const
 {
   std::vector<ParamInfo> out;
   for (const ll_param &r : ll_params)

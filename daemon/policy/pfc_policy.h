@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 //
-// pfc-dt: the classic lossless switch (PFC + Dynamic Threshold + static
-// headroom, docs/MMU.md). It pushes
+// The PFC family's policy: it drives every scheme of the pool's MMU
+// (registered in scheme_<name>.cpp: pfc-dt, st, dsh, spfc). For pfc-dt,
+// the classic lossless switch (PFC + Dynamic Threshold + static headroom,
+// docs/MMU.md), it pushes
 //   - alpha, egress-alpha, reserved and xon-offset from the configuration
 //     (or as set at run time);
 //   - a headroom per port and lossless priority from the port's rate,
@@ -19,12 +21,12 @@
 //     the one its qdisc computed, which counts it;
 //   - the pool's scheme and its parameters (registry.h), as configured or
 //     set at run time.
-// The same class runs "st" (PFC + static threshold), "dsh" (DSH: the
-// port's headroom is its insurance Phi) and "spfc" (selective PFC): the
-// headroom and the pool parameters are the baseline's, the scheme block is
-// the scheme's, and a change that check_scheme() (registry.h) refuses
-// against the ports the policy last saw (their round trip with the
-// software delay in force, measured or configured) is refused.
+// For the other schemes the headroom and the pool parameters are the
+// baseline's and the scheme block is the scheme's: a change that
+// check_scheme() (registry.h) refuses against the ports the policy last
+// saw (their round trip with the software delay in force, measured or
+// configured) is refused; a scheme with an agent (agent.h: SPFC's slow
+// path and oracle) has it behind the control channel methods.
 #pragma once
 
 #include "policy.h"
@@ -34,10 +36,10 @@
 namespace lossless::policy {
 
 
-class PfcDt final : public Policy {
+class PfcPolicy final : public Policy {
  public:
-  PfcDt(const Registration &reg, const PoolSettings &pool);
-  explicit PfcDt(const PoolSettings &pool) : PfcDt(kPfcDtRegistration, pool) {}
+  PfcPolicy(const Registration &reg, const PoolSettings &pool);
+  explicit PfcPolicy(const PoolSettings &pool) : PfcPolicy(kPfcDtRegistration, pool) {}
   std::string_view name() const override { return reg_.policy; }
   std::optional<plane::Params> decide(const Inputs &in) override;
   void pushed(const plane::Params &p) override;
@@ -53,12 +55,11 @@ class PfcDt final : public Policy {
   static std::uint64_t measured_sw_delay_ns(const PortLink &port, std::uint64_t peak_bytes);
   std::uint64_t sw_delay_ns(std::uint32_t ifindex) const override;
 
-  // spfc only (spfc_slow.h): the slow path with spfc-mode daemon, once
-  // per window of the telemetry's clock, and the oracle's forced states.
-  std::optional<lossless_plane_spfc_ctl> spfc_block(const Inputs &in) override;
-  std::string spfc_force(const PortLink &port, unsigned prio, SpfcForce state,
-                         std::uint8_t lossless_mask) override;
-  std::vector<SpfcForced> spfc_forced() const override;
+  std::optional<ChannelBlock> block(const Inputs &in) override;
+  CommandResult command(const std::vector<std::string> &args, const Inputs &in) override;
+  std::vector<std::string> command_usage() const override;
+  nlohmann::json channel_state(const Inputs &in) const override;
+  void carry_over(Policy &old) override;
 
  private:
   // The row (ll_params.h) of a parameter key this policy takes: a
@@ -75,7 +76,7 @@ class PfcDt final : public Policy {
   // common tick costs a telemetry scan, not a new decision).
   std::vector<PortLink> last_ports_;
   bool dirty_ = true;                                   // set() since then
-  SpfcSlowPath spfc_;                                   // spfc only
+  std::unique_ptr<SchemeAgent> agent_;                  // the scheme's, or none
 };
 
 }  // namespace lossless::policy
