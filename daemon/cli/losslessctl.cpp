@@ -18,6 +18,7 @@
 #include "ll_params.h"
 #include "ll_plane_map.h"
 #include "plane.h"
+#include "registry.h"
 
 namespace lossless::ctl {
 
@@ -70,19 +71,14 @@ Commands:
                         sw-delay-us for pfc-dt; st adds st.threshold);
                         --plane writes the map directly instead.
   scheme COMMAND [ARG ...]
-                        a command for the pool's scheme, and wait for the
-                        datapath to apply it (at most 1 s). spfc takes
-                        force DEV PRIO victim|normal|auto: SPFC's oracle
-                        (docs/SPFC.md): lossless priority PRIO (0 .. 7) of
-                        port DEV always a Victim (it pauses only once the
-                        pool is full: the paper's Fig. 4), always Normal
-                        (SPFC off on it: DT's threshold), or the
-                        detector's again (auto). With losslessd running
+                        a command for the pool's scheme (the part of it
+                        that runs in losslessd), and wait for the datapath
+                        to apply it (at most 1 s). With losslessd running
                         it goes through the daemon, which keeps it
                         (losslessctl daemon lists it); otherwise, or with
                         --plane, it is written into the map's control
-                        channel directly. status shows it (forced_victim,
-                        forced_normal).
+                        channel directly. The schemes' commands:
+@SCHEME_COMMANDS@
   watch [--interval MS] [--count N]
                         a live view, redrawn in place every MS ms (default
                         1000) until Ctrl-C: per pool, bars of the shared and
@@ -181,13 +177,43 @@ std::string set_keys_usage()
   return out;
 }
 
-// The usage, with set's keys from the table.
+// The schemes' commands, from their agents (Registration::agent), as
+// usage lines: "<scheme>: <command>  <what it does>", wrapped.
+std::string scheme_commands_usage()
+{
+  const std::string indent(24, ' ');
+  std::string out;
+  for (const auto *r : lossless::policy::registry()) {
+    if (!r->agent)
+      continue;
+    for (const auto &line : r->agent()->usage()) {
+      std::istringstream words(std::string(r->scheme) + ": " + line);
+      std::string w, cur = indent;
+      while (words >> w) {
+        if (cur.size() > indent.size() && cur.size() + 1 + w.size() > 78) {
+          out += cur + "\n";
+          cur = indent + "  ";
+        }
+        cur += (cur.size() > indent.size() && cur.back() != ' ' ? " " : "") + w;
+      }
+      out += cur + "\n";
+    }
+  }
+  return out;
+}
+
+// The usage, with set's keys from the table and the schemes' commands
+// from their agents.
 std::string usage()
 {
   std::string u = kUsage;
   std::string keys = set_keys_usage();
   keys.pop_back();  // the template's line ends it
-  return u.replace(u.find("@KEYS@"), 6, keys);
+  u.replace(u.find("@KEYS@"), 6, keys);
+  std::string cmds = scheme_commands_usage();
+  if (!cmds.empty())
+    cmds.pop_back();
+  return u.replace(u.find("@SCHEME_COMMANDS@"), 17, cmds);
 }
 
 int run(int argc, char **argv)
@@ -288,7 +314,7 @@ int run(int argc, char **argv)
   }
   if (cmd == "scheme") {
     if (rest.empty())
-      throw UsageError{"scheme needs a COMMAND (spfc: force DEV PRIO victim|normal|auto)"};
+      throw UsageError{"scheme needs a COMMAND (losslessctl --help lists the schemes')"};
     if (via_daemon) {
       if (pool.empty())
         throw UsageError{"scheme needs --pool NAME"};

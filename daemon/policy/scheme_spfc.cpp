@@ -98,7 +98,7 @@ class SpfcAgent final : public SchemeAgent {
   {
     CommandResult r;
     if (args.size() != 4 || args[0] != "force") {
-      r.error = "spfc takes: " + usage()[0];
+      r.error = "spfc takes: force DEV PRIO victim|normal|auto";
       r.usage = true;
       return r;
     }
@@ -138,8 +138,10 @@ class SpfcAgent final : public SchemeAgent {
 
   std::vector<std::string> usage() const override
   {
-    return {"force DEV PRIO victim|normal|auto   the oracle: lossless priority PRIO of port DEV "
-            "always a Victim, always Normal (SPFC off), or the detector's again"};
+    return {"force DEV PRIO victim|normal|auto: the oracle (docs/SPFC.md): lossless priority "
+            "PRIO (0 .. 7) of port DEV always a Victim (it pauses only once the pool is full: "
+            "the paper's Fig. 4), always Normal (SPFC off on it: DT's threshold), or the "
+            "detector's again (auto); status shows it (forced_victim, forced_normal)."};
   }
 
   nlohmann::json state(const std::vector<PortLink> &ports) const override

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -41,7 +42,8 @@ using lossless::daemon::Request;
 
 bool same(const Request &a, const Request &b)
 {
-  return a.cmd == b.cmd && a.pool == b.pool && a.key == b.key && a.value == b.value;
+  return a.cmd == b.cmd && a.pool == b.pool && a.key == b.key && a.value == b.value &&
+         a.args == b.args;
 }
 
 }  // namespace
@@ -69,11 +71,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     return it == j.end() ? std::string() : it->get<std::string>();
   };
   CHECK(r->cmd == member("cmd"), "cmd \"%s\"", r->cmd.c_str());
+  auto args = [&] {
+    std::vector<std::string> out;
+    if (auto it = j.find("args"); it != j.end())
+      for (const auto &a : *it)
+        out.push_back(a.get<std::string>());
+    return out;
+  };
   if (r->cmd == "set")
-    CHECK(r->pool == member("pool") && r->key == member("key") && r->value == member("value"),
+    CHECK(r->pool == member("pool") && r->key == member("key") && r->value == member("value") &&
+              r->args.empty(),
           "set's members differ");
+  else if (r->cmd == "scheme")
+    CHECK(r->pool == member("pool") && r->args == args() && r->key.empty() && r->value.empty(),
+          "scheme's members differ");
   else
-    CHECK(r->pool.empty() && r->key.empty() && r->value.empty(),
+    CHECK(r->pool.empty() && r->key.empty() && r->value.empty() && r->args.empty(),
           "members read for cmd \"%s\"", r->cmd.c_str());
 
   // Rebuilt as losslessctl builds requests, one line.
@@ -82,6 +95,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     req["pool"] = r->pool;
     req["key"] = r->key;
     req["value"] = r->value;
+  }
+  if (r->cmd == "scheme") {
+    req["pool"] = r->pool;
+    req["args"] = r->args;
   }
   std::string again_reply;
   std::optional<Request> again = parse_request(req.dump() + "\n", again_reply);
