@@ -231,7 +231,7 @@ static void ll_kpool_kick(struct ll_kpool *kp, u32 port)
 	 */
 	if (!m)
 		return;
-	set_bit(port, kp->pfc_pending);
+	set_bit(port, kp->xoff_pending);
 	root = qdisc_root_sleeping(m->sch);
 	if (!test_bit(__QDISC_STATE_DEACTIVATED, &root->state))
 		__netif_schedule(root);
@@ -338,8 +338,9 @@ void ll_kport_release_list(struct ll_kport *port, struct sk_buff *skb)
 					 false);
 }
 
-/* Build the PFC frames the MMU has due on this port, for the qdisc's
- * control band. Returns when the next one is due (LL_MMU_NEVER: none).
+/* Build the pause frames the MMU has due on this port (PFC or PAUSE, or
+ * the kind the scheme's port_frame hook chose), for the qdisc's control
+ * band. Returns when the next one is due (LL_MMU_NEVER: none).
  */
 u64 ll_kport_ctrl_poll(struct ll_kport *port, u64 now, struct sk_buff **frames)
 {
@@ -350,26 +351,32 @@ u64 ll_kport_ctrl_poll(struct ll_kport *port, u64 now, struct sk_buff **frames)
 	u64 next;
 
 	spin_lock(&kp->lock);
-	clear_bit(port->index, kp->pfc_pending);
+	clear_bit(port->index, kp->xoff_pending);
 	/* The scheme's timer on this port, if it has one (scheme.h). */
 	ll_mmu_port_timer(kp->mmu, port->index, now);
 	while (ll_mmu_ctrl_take(kp->mmu, port->index, now, &m)) {
-		skb = alloc_skb(LL_RESERVED_SPACE(dev) + LL_MAC_CTRL_FRAME_BYTES,
-				GFP_ATOMIC);
+		const struct ll_ctrl_kind_desc *kind = ll_ctrl_kind(m.kind);
+
+		skb = kind ? alloc_skb(LL_RESERVED_SPACE(dev) +
+				       LL_MAC_CTRL_FRAME_BYTES, GFP_ATOMIC) :
+			     NULL;
 		if (skb) {
 			skb_reserve(skb, LL_RESERVED_SPACE(dev));
 			memcpy(m.src, dev->dev_addr, ETH_ALEN);
 			ll_ctrl_build(skb_put(skb, LL_MAC_CTRL_FRAME_BYTES),
-					  LL_MAC_CTRL_FRAME_BYTES, &m);
+				      LL_MAC_CTRL_FRAME_BYTES, &m);
 			skb_reset_mac_header(skb);
 			skb->dev = dev;
-			skb->protocol = htons(ETH_P_PAUSE);
+			skb->protocol = htons(kind->ethertype);
 			skb->priority = TC_PRIO_CONTROL;
 			*frames = skb;
 			frames = &skb->next;
-			port->pfc_frames_tx++;
+			port->xoff_frames_tx++;
 		}
-		/* A failed allocation is retried by the next take. */
+		/* A failed allocation (or a scheme's bad kind, which the
+		 * unit tests rule out) counts as a send failure and is
+		 * retried by the next take.
+		 */
 		if (!ll_mmu_ctrl_complete(kp->mmu, port->index, !!skb, now))
 			break;
 	}
@@ -452,7 +459,6 @@ static void ll_kpool_plane_events(struct ll_kpool *kp,
 	u32 i;
 
 	BUILD_BUG_ON(LOSSLESS_EVENTS != LL_SCHEME_EVENTS);
-	BUILD_BUG_ON((int)LOSSLESS_EV_PON != (int)LL_EV_PON);
 	BUILD_BUG_ON(LOSSLESS_EV_PORT != 0xff);
 	t->events_total = r->total;
 	for (i = 0; i < LOSSLESS_EVENTS; i++) {
@@ -467,7 +473,7 @@ static void ll_kpool_plane_events(struct ll_kpool *kp,
 		o->port = e->port;
 		o->prio = e->prio;
 		o->type = e->type;
-		o->pad = 0;
+		o->scheme = e->scheme;
 	}
 }
 
@@ -600,7 +606,7 @@ static void ll_kpool_plane_port(struct ll_kpool *kp, u32 port,
 	memset(out, 0, sizeof(*out));
 	out->ifindex = kp->ifindex[port];
 	/* Counters the qdisc writes under its own lock: telemetry reads. */
-	out->pfc_frames_tx = READ_ONCE(m->pfc_frames_tx);
+	out->pfc_frames_tx = READ_ONCE(m->xoff_frames_tx);
 	out->ecn_marks = READ_ONCE(m->ecn_marks);
 	out->egress_bytes = mp->egress_bytes;
 	out->headroom_bytes = mp->headroom_bytes;

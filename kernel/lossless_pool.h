@@ -59,7 +59,7 @@ struct ll_kpool {
 	 * by that port's poll), so a dequeue with nothing to send upstream
 	 * does not take the pool lock to find out.
 	 */
-	DECLARE_BITMAP(pfc_pending, LL_MMU_MAX_PORTS);
+	DECLARE_BITMAP(xoff_pending, LL_MMU_MAX_PORTS);
 };
 
 /*
@@ -83,11 +83,11 @@ struct ll_kport {
 	struct ll_kpool *pool;
 	u32 index;			/* port index in the pool */
 	struct ll_mmu_port_config cfg;
-	u64 pfc_next_ns;		/* next PFC refresh due (poll's answer) */
-	u64 pfc_frames_tx;
+	u64 xoff_next_ns;		/* next pause frame due (poll's answer) */
+	u64 xoff_frames_tx;		/* uapi: pfc_frames_tx */
 	u64 ecn_marks;
 	u64 unaccounted;
-	struct Qdisc *sch;		/* kicked when a PFC frame is due */
+	struct Qdisc *sch;		/* kicked when a pause frame is due */
 	const struct ll_kport_ops *ops;
 };
 
@@ -223,30 +223,30 @@ static inline bool ll_kport_lossless(const struct ll_kport *port, u32 prio)
 /* No PFC frame can be due on port (or it is in no pool): a dequeue with
  * nothing queued need not read the clock.
  */
-static inline bool ll_kport_pfc_idle(const struct ll_kport *port)
+static inline bool ll_kport_xoff_idle(const struct ll_kport *port)
 {
 	return !port->pool ||
-	       (port->pfc_next_ns == LL_MMU_NEVER &&
-		!test_bit(port->index, port->pool->pfc_pending));
+	       (port->xoff_next_ns == LL_MMU_NEVER &&
+		!test_bit(port->index, port->pool->xoff_pending));
 }
 
 u64 ll_kport_ctrl_poll(struct ll_kport *port, u64 now, struct sk_buff **frames);
 
 /*
- * A pool member's dequeue, under its qdisc lock: the PFC frames due on
+ * A pool member's dequeue, under its qdisc lock: the pause frames due on
  * the port, built and ready for the qdisc's control band (*frames, linked
- * by ->next, NULL if none). Returns when the port must run next for PFC
+ * by ->next, NULL if none). Returns when the port must run next for them
  * (LL_MMU_NEVER: no need). The pool lock only when a frame may be due: a
  * kick, or the refresh deadline the last poll returned.
  */
-static inline u64 ll_kport_pfc(struct ll_kport *port, u64 now,
-			       struct sk_buff **frames)
+static inline u64 ll_kport_xoff_frames(struct ll_kport *port, u64 now,
+				       struct sk_buff **frames)
 {
 	*frames = NULL;
-	if (now >= port->pfc_next_ns ||
-	    test_bit(port->index, port->pool->pfc_pending))
-		port->pfc_next_ns = ll_kport_ctrl_poll(port, now, frames);
-	return port->pfc_next_ns;
+	if (now >= port->xoff_next_ns ||
+	    test_bit(port->index, port->pool->xoff_pending))
+		port->xoff_next_ns = ll_kport_ctrl_poll(port, now, frames);
+	return port->xoff_next_ns;
 }
 
 /* Priorities whose upstream this port's MMU has told XOFF. Pool members

@@ -404,7 +404,7 @@ int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
 					   "the pool holds more than the new sizes allow; retry when idle");
 		else if (e == LL_MMU_ERR_HEADROOM)
 			NL_SET_ERR_MSG_MOD(extack,
-					   "this port's headroom is below 2 MTU (dsh: its insurance)");
+					   "this port's headroom is below 2 MTU, the least any port needs");
 		else if (e == LL_MMU_ERR_NO_SPACE)
 			NL_SET_ERR_MSG_MOD(extack,
 					   "the reserves and headroom leave less than 1 MTU of shared buffer");
@@ -491,7 +491,7 @@ void ll_kport_xstats(struct ll_kport *port, struct tc_lossless_xstats *st,
 	struct ll_kpool *kp = port->pool;
 	struct ll_mmu_pool_stats ps;
 
-	st->pfc_frames_tx = port->pfc_frames_tx;
+	st->pfc_frames_tx = port->xoff_frames_tx;
 	st->ecn_marks = port->ecn_marks;
 	st->unaccounted = port->unaccounted;
 	spin_lock_bh(&kp->lock);

@@ -13,7 +13,7 @@
  * control band that is served first and never paused.
  *
  * With "pool NAME", the qdiscs of one switch share a buffer accounted by
- * the core MMU (the pool's scheme: dt, st, dsh, spfc): every packet is
+ * the core MMU (the pool's scheme, docs/SCHEMES.md): every packet is
  * admitted on enqueue and released on dequeue or purge, charged to its
  * ingress (port, priority) and egress (port, queue). When an ingress
  * crosses Xoff, the MMU marks a PFC frame due on that port; the port's own
@@ -106,6 +106,8 @@ static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
 	[TCA_LOSSLESS_SCHEME] = NLA_POLICY_NESTED(ll_scheme_policy),
 	[TCA_LOSSLESS_BACKLOG_NEED] = { .type = NLA_REJECT,
 					.reject_message = "backlog need is read-only" },
+	[TCA_LOSSLESS_GATES] = { .type = NLA_BINARY,
+				 .len = LOSSLESS_MAX_QUEUES * sizeof(u32) },
 };
 
 /* Default catch-up of the shaper: sw-delay at the line rate. sw-delay is
@@ -132,14 +134,17 @@ static bool ll_queue_is_strict(const struct ll_sched *q, u32 i)
 	return i < q->nstrict;
 }
 
-/* Gates that stop queue i: the PFC priorities the priomap sends to it,
- * and the port gate. PFC priority p is skb->priority p (0..7).
+/* Gates that stop queue i: the configuration's (TCA_LOSSLESS_GATES), or
+ * the PFC priorities the priomap sends to it and the port gate. PFC
+ * priority p is skb->priority p (0..7).
  */
 static u32 ll_gate_mask_of(const struct ll_sched *q, u32 i)
 {
 	u32 mask = BIT(LL_GATE_PORT);
 	u32 p;
 
+	if (q->queues[i].gate_cfg)
+		return q->queues[i].gate_cfg;
 	for (p = 0; p < LL_PFC_PRIOS; p++)
 		if (q->priomap[p] == i)
 			mask |= BIT(p);
@@ -230,8 +235,8 @@ static void ll_apply_ctrl(struct Qdisc *sch, struct sk_buff *skb, u16 type)
 	 */
 }
 
-/* Queue the PFC frames the pool built for this port (ll_kport_pfc()) in
- * the control band, ahead of all data.
+/* Queue the pause frames the pool built for this port
+ * (ll_kport_xoff_frames()) in the control band, ahead of all data.
  */
 static void ll_ctrl_queue_frames(struct Qdisc *sch, struct sk_buff *skb)
 {
@@ -384,14 +389,14 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 	/* Nothing queued and no PFC frame possibly due: the common empty
 	 * call after the last packet costs no clock read.
 	 */
-	if (!sch->q.qlen && ll_kport_pfc_idle(&q->port)) {
+	if (!sch->q.qlen && ll_kport_xoff_idle(&q->port)) {
 		q->wake_ns = 0;		/* as below: no wake-up is due */
 		return NULL;
 	}
 	now = ll_now_ns();
 	ll_wake_record(q, now);
 	if (q->port.pool) {
-		wake = ll_kport_pfc(&q->port, now, &frames);
+		wake = ll_kport_xoff_frames(&q->port, now, &frames);
 		ll_ctrl_queue_frames(sch, frames);
 	}
 	if (!sch->q.qlen)
@@ -582,10 +587,10 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 	struct ll_sched *q = qdisc_priv(sch);
 	struct net_device *dev = qdisc_dev(sch);
 	struct nlattr *tb[TCA_LOSSLESS_MAX + 1] = {};
-	u32 quanta[LOSSLESS_MAX_QUEUES];
+	u32 quanta[LOSSLESS_MAX_QUEUES], gates[LOSSLESS_MAX_QUEUES];
 	u8 priomap[LOSSLESS_PRIOMAP_LEN];
 	u32 frame_bytes = dev->mtu + dev->hard_header_len;
-	u32 nquanta = 0, limit, burst, catchup, i;
+	u32 nquanta = 0, ngates = 0, limit, burst, catchup, i;
 	struct ll_wd_config wd_cfg;
 	u64 wd_poll_ns = 0;
 	u8 nqueues, nstrict, old_nqueues;
@@ -662,6 +667,29 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 		}
 	}
 
+	if (tb[TCA_LOSSLESS_GATES]) {
+		int bytes = nla_len(tb[TCA_LOSSLESS_GATES]);
+
+		if (bytes % sizeof(u32) || bytes / sizeof(u32) > nqueues) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_LOSSLESS_GATES],
+					    "gates must be a u32 array with at most one entry per queue");
+			return -EINVAL;
+		}
+		BUILD_BUG_ON(LL_GATES != LOSSLESS_GATE_IDS);
+		BUILD_BUG_ON(LL_GATE_PORT != LOSSLESS_GATE_PORT);
+		ngates = bytes / sizeof(u32);
+		memcpy(gates, nla_data(tb[TCA_LOSSLESS_GATES]), bytes);
+		for (i = 0; i < ngates; i++) {
+			if (gates[i] >> LL_GATES) {
+				LL_ERR(extack,
+				       "a gate mask names a gate above 23",
+				       "gate mask 0x%x of queue %u names a gate above %u",
+				       gates[i], i, LL_GATES - 1);
+				return -EINVAL;
+			}
+		}
+	}
+
 	if (tb[TCA_LOSSLESS_BURST_BYTES])
 		burst = nla_get_u32(tb[TCA_LOSSLESS_BURST_BYTES]);
 	else if (q->burst_explicit)
@@ -712,6 +740,10 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 			WRITE_ONCE(cl->quantum_bytes, quanta[i]);
 		else if (!cl->quantum_bytes || i >= old_nqueues)
 			WRITE_ONCE(cl->quantum_bytes, psched_mtu(dev));
+		if (tb[TCA_LOSSLESS_GATES])
+			WRITE_ONCE(cl->gate_cfg, i < ngates ? gates[i] : 0);
+		else if (i >= old_nqueues)
+			WRITE_ONCE(cl->gate_cfg, 0);
 		cl->gate_mask = ll_gate_mask_of(q, i);
 		INIT_LIST_HEAD(&cl->alist);
 		if (!ll_queue_is_strict(q, i) && cl->skbs.qlen) {
@@ -784,15 +816,19 @@ static int ll_dump(struct Qdisc *sch, struct sk_buff *skb)
 {
 	struct ll_sched *q = qdisc_priv(sch);
 	u8 nqueues = READ_ONCE(q->nqueues);
-	u32 quanta[LOSSLESS_MAX_QUEUES];
+	u32 quanta[LOSSLESS_MAX_QUEUES], gates[LOSSLESS_MAX_QUEUES];
 	struct nlattr *opts;
+	bool gates_set = false;
 	u32 i;
 
 	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
 	if (!opts)
 		goto nla_put_failure;
-	for (i = 0; i < nqueues; i++)
+	for (i = 0; i < nqueues; i++) {
 		quanta[i] = READ_ONCE(q->queues[i].quantum_bytes);
+		gates[i] = READ_ONCE(q->queues[i].gate_cfg);
+		gates_set |= !!gates[i];
+	}
 	if (nla_put_u64_64bit(skb, TCA_LOSSLESS_RATE_BPS, READ_ONCE(q->rate_bps),
 			      TCA_LOSSLESS_PAD) ||
 	    nla_put_u32(skb, TCA_LOSSLESS_BURST_BYTES, READ_ONCE(q->burst_bytes)) ||
@@ -802,6 +838,10 @@ static int ll_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put(skb, TCA_LOSSLESS_PRIOMAP, sizeof(q->priomap), q->priomap) ||
 	    nla_put(skb, TCA_LOSSLESS_QUANTA, nqueues * sizeof(u32), quanta) ||
 	    nla_put_u32(skb, TCA_LOSSLESS_LIMIT_PKTS, READ_ONCE(q->limit_pkts)))
+		goto nla_put_failure;
+	/* Only a map someone set: the default is the priomap's. */
+	if (gates_set &&
+	    nla_put(skb, TCA_LOSSLESS_GATES, nqueues * sizeof(u32), gates))
 		goto nla_put_failure;
 	if (q->port.pool && ll_kport_dump(&q->port, skb))
 		goto nla_put_failure;
@@ -814,20 +854,16 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
-/* Called with the qdisc root lock held (gnet_stats_start_copy). */
-/* The watchdog's part of the stats is worth sending: on, or counted. */
-/* Room in the dump for xstats of len bytes: twice (TCA_STATS_APP and
- * TCA_XSTATS) and the rest of the message (basic, queue, tc_stats). A
- * dump skb larger than NLMSG_GOODSIZE (a reader with a large buffer, as
- * tc) always has it: a message that does not fit moves to the next skb.
- * A fresh socket's first skb (NLMSG_GOODSIZE) must still take the qdisc.
+/* The xstats, once: TCA_STATS_APP in the TCA_STATS2 nest, as sch_cake
+ * writes its own. gnet_stats_copy_app() would also copy them into
+ * TCA_XSTATS for tc before 2.6.x, and the double copy once left the
+ * scheme's block out of a fresh socket's NLMSG_GOODSIZE skb.
  */
-static bool ll_xstats_room(struct gnet_dump *d, u32 len)
+static int ll_put_xstats(struct gnet_dump *d, const void *st, int len)
 {
-	struct sk_buff *skb = d->skb;
-
-	return !skb || skb->len + skb_tailroom(skb) > NLMSG_GOODSIZE ||
-	       skb_tailroom(skb) >= 2 * nla_total_size(len) + 128;
+	if (!d->tail)	/* no TCA_STATS2 nest: the old layout only */
+		return gnet_stats_copy_app(d, (void *)st, len);
+	return nla_put_64bit(d->skb, TCA_STATS_APP, len, st, d->padattr);
 }
 
 /* Since 4.15 tc dumps stats without the qdisc lock: take it, as sch_fq
@@ -870,18 +906,16 @@ static int ll_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	if (q->port.pool)
 		ll_kport_xstats(&q->port, &st, now);
 	sch_tree_unlock(sch);
-	/* The dump carries the struct twice and must fit NLMSG_GOODSIZE
-	 * (3776 with 4 KiB pages) with the options: keep it well below.
+	/* Sent once and whole (ll_put_xstats()), with the options it must
+	 * fit a fresh socket's first NLMSG_GOODSIZE skb (3776 with 4 KiB
+	 * pages): keep it below half of that, room for blocks to come.
 	 */
-	BUILD_BUG_ON(2 * sizeof(st) > 3400);
-	/* The scheme's block (DSH, SPFC) only where it has room: with the
-	 * options of such a pool it does not fit NLMSG_GOODSIZE.
-	 */
-	if (st.sch.scheme && ll_xstats_room(d, sizeof(st)))
-		return gnet_stats_copy_app(d, &st, sizeof(st));
+	BUILD_BUG_ON(sizeof(st) > 1900);
+	if (st.sch.scheme)
+		return ll_put_xstats(d, &st, sizeof(st));
 	if (!ll_wd_reported(q, &st))
-		return gnet_stats_copy_app(d, &st, offsetof(typeof(st), wd_action));
-	return gnet_stats_copy_app(d, &st, offsetof(typeof(st), sch));
+		return ll_put_xstats(d, &st, offsetof(typeof(st), wd_action));
+	return ll_put_xstats(d, &st, offsetof(typeof(st), sch));
 }
 
 static struct ll_queue *ll_class(struct Qdisc *sch, unsigned long arg)
@@ -940,7 +974,7 @@ static int ll_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
 	    gnet_stats_copy_queue(d, NULL, &cl->qstats, cl->skbs.qlen) < 0)
 		return -1;
-	return gnet_stats_copy_app(d, &st, sizeof(st));
+	return ll_put_xstats(d, &st, sizeof(st));
 }
 
 static void ll_class_walk(struct Qdisc *sch, struct qdisc_walker *arg)

@@ -22,7 +22,8 @@ struct ll_queue {
 	struct list_head alist;		/* on ll_sched.active while DWRR+backlog */
 	u32 quantum_bytes;
 	u32 deficit_bytes;
-	u32 gate_mask;			/* gates (PFC prio bits, port bit) */
+	u32 gate_mask;			/* gates that stop it (pause.h ids) */
+	u32 gate_cfg;			/* TCA_LOSSLESS_GATES' entry; 0: derived */
 	struct gnet_stats_basic_sync bstats;
 	struct gnet_stats_queue qstats;
 };

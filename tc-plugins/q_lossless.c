@@ -54,6 +54,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -140,7 +141,8 @@ static void usage_synopsis(void)
 		"Usage: ... lossless [ rate RATE ] [ burst BYTES ] [ catchup BYTES ]\n"
 		LL_USAGE_INDENT "[ queues NUMBER ]\n"
 		LL_USAGE_INDENT "[ strict NUMBER ] [ quanta BYTES0 BYTES1 ... ]\n"
-		LL_USAGE_INDENT "[ priomap QUEUE0 QUEUE1 ... QUEUE15 ] [ limit PACKETS ]\n");
+		LL_USAGE_INDENT "[ priomap QUEUE0 QUEUE1 ... QUEUE15 ] [ limit PACKETS ]\n"
+		LL_USAGE_INDENT "[ gates { QUEUE:GATE[,GATE...] ... | default } ]\n");
 	usage_pool_opts();
 	fprintf(stderr,
 		LL_USAGE_INDENT "[ pfcwd { off | alert | forward | drop } ]\n"
@@ -276,15 +278,90 @@ static bool ll_looks_numeric(const char *arg)
 	return isdigit((unsigned char)arg[0]) || arg[0] == '-' || arg[0] == '+';
 }
 
+/* One gate of "gates": an id 0 .. 23, or "port" (8). */
+static int ll_parse_gate_id(const char *g, unsigned int queue, __u32 *mask)
+{
+	char *end;
+	unsigned long id;
+
+	if (strcmp(g, "port") == 0) {
+		*mask |= 1u << LOSSLESS_GATE_PORT;
+		return 0;
+	}
+	id = isdigit((unsigned char)g[0]) ? strtoul(g, &end, 10) : ULONG_MAX;
+	if (id >= LOSSLESS_GATE_IDS || *end)
+		return ll_tc_fail("invalid gate \"%s\" for queue %u: must be a gate id 0 .. %u (0 .. 7 the PFC priorities, port or %u the port, %u .. %u free)",
+				  g, queue, LOSSLESS_GATE_IDS - 1,
+				  LOSSLESS_GATE_PORT, LOSSLESS_GATE_PORT + 1,
+				  LOSSLESS_GATE_IDS - 1);
+	*mask |= 1u << id;
+	return 0;
+}
+
+/*
+ * "gates QUEUE:GATE[,GATE...] ..." or "gates default": the gates that stop
+ * each listed queue (TCA_LOSSLESS_GATES); the others keep their
+ * priorities' and the port's. Consumes its entries from *argv.
+ */
+static int ll_parse_gates(int *argc, char ***argv, __u32 *gates,
+			  unsigned int *ngates)
+{
+	bool seen[LOSSLESS_MAX_QUEUES] = {};
+
+	*ngates = 0;
+	if (strcmp(**argv, "default") == 0) {
+		(*argc)--, (*argv)++;
+		return 0;
+	}
+	if (!strchr(**argv, ':'))
+		return ll_tc_fail("invalid gates entry \"%s\": must be QUEUE:GATE[,GATE...] (e.g. 4:3,port) or \"default\"",
+				  **argv);
+	while (*argc > 0 && strchr(**argv, ':')) {
+		char buf[128], *colon, *g, *save = NULL;
+		unsigned long queue;
+		__u32 mask = 0;
+
+		if (strlen(**argv) >= sizeof(buf))
+			return ll_tc_fail("invalid gates entry \"%.32s...\": too long",
+					  **argv);
+		strcpy(buf, **argv);
+		colon = strchr(buf, ':');
+		*colon = '\0';
+		queue = isdigit((unsigned char)buf[0]) ? strtoul(buf, &g, 10) : ULONG_MAX;
+		if (queue >= LOSSLESS_MAX_QUEUES || *g)
+			return ll_tc_fail("invalid gates entry \"%s\": the queue must be an index 0 .. %u",
+					  **argv, LOSSLESS_MAX_QUEUES - 1);
+		if (seen[queue])
+			return ll_tc_fail("invalid gates entry \"%s\": queue %lu listed twice",
+					  **argv, queue);
+		seen[queue] = true;
+		for (g = strtok_r(colon + 1, ",", &save); g;
+		     g = strtok_r(NULL, ",", &save))
+			if (ll_parse_gate_id(g, queue, &mask))
+				return -1;
+		if (!mask)
+			return ll_tc_fail("invalid gates entry \"%s\": name at least one gate",
+					  **argv);
+		while (*ngates < queue)
+			gates[(*ngates)++] = 0;
+		if (*ngates <= queue)
+			*ngates = queue + 1;
+		gates[queue] = mask;
+		(*argc)--, (*argv)++;
+	}
+	return 0;
+}
+
 static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			      struct nlmsghdr *n, const char *dev)
 {
 	bool has_rate = false, has_burst = false, has_queues = false;
 	bool has_catchup = false;
 	bool has_strict = false, has_limit = false, has_quanta = false;
-	bool has_priomap = false;
+	bool has_priomap = false, has_gates = false;
 	enum { LIST_NONE, LIST_QUANTA, LIST_PRIOMAP } list = LIST_NONE;
-	__u32 quanta[LOSSLESS_MAX_QUEUES];
+	__u32 quanta[LOSSLESS_MAX_QUEUES], gates[LOSSLESS_MAX_QUEUES] = {};
+	unsigned int ngates = 0;
 	__u8 priomap[LOSSLESS_PRIOMAP_LEN] = {};
 	unsigned int nquanta = 0, nprio = 0, i;
 	__u32 burst = 0, catchup = 0, limit = 0;
@@ -339,7 +416,7 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		    strcmp(kw, "catchup") &&
 		    strcmp(kw, "queues") && strcmp(kw, "strict") &&
 		    strcmp(kw, "limit") && strcmp(kw, "quanta") &&
-		    strcmp(kw, "priomap") && !pool_opt &&
+		    strcmp(kw, "priomap") && strcmp(kw, "gates") && !pool_opt &&
 		    !ll_tc_is_wd_kw(kw))
 			return ll_tc_fail("unknown option \"%s\"", kw);
 		if (argc < 2)
@@ -404,6 +481,13 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				return -1;
 			limit = v;
 			has_limit = true;
+		} else if (strcmp(kw, "gates") == 0) {
+			if (has_gates)
+				return ll_tc_fail("duplicate \"gates\"");
+			if (ll_parse_gates(&argc, &argv, gates, &ngates))
+				return -1;
+			has_gates = true;
+			continue;	/* its entries are consumed */
 		} else if (strcmp(kw, "quanta") == 0) {
 			if (has_quanta)
 				return ll_tc_fail("duplicate \"quanta\"");
@@ -435,6 +519,9 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		if (nquanta > queues)
 			return ll_tc_fail("too many quanta: %u given, at most one per queue (queues %u)",
 					  nquanta, queues);
+		if (ngates > queues)
+			return ll_tc_fail("invalid gates entry for queue %u: must be a queue index 0 .. %u (queues %u)",
+					  ngates - 1, queues - 1, queues);
 		for (i = 0; i < nprio; i++)
 			if (priomap[i] >= queues)
 				return ll_tc_fail("invalid priomap entry %u for priority %u: must be a queue index 0 .. %u (queues %u)",
@@ -494,6 +581,11 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	if (has_limit &&
 	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_LIMIT_PKTS, &limit,
 		      sizeof(limit)))
+		return -1;
+	/* The whole map: queues not listed get 0, their default gates. */
+	if (has_gates &&
+	    addattr_l(n, LL_NLMSG_MAX, TCA_LOSSLESS_GATES, gates,
+		      ngates * sizeof(gates[0])))
 		return -1;
 	if (ll_tc_put_pool_opts(n, &po))
 		return -1;

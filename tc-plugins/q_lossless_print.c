@@ -386,6 +386,48 @@ static void ll_print_wd_opts(struct rtattr **tb)
 	}
 }
 
+/* "gates 4:3,port 5:12": the queues whose gates were configured, as
+ * "gates" takes them; JSON: [{"queue": 4, "gates": [3, 8]}, ...].
+ */
+static void ll_print_gates(const struct rtattr *attr)
+{
+	unsigned int len = RTA_PAYLOAD(attr) / sizeof(__u32), i, g;
+	bool any = false;
+	__u32 mask;
+
+	for (i = 0; i < len; i++) {
+		memcpy(&mask, (const char *)RTA_DATA(attr) + i * sizeof(mask),
+		       sizeof(mask));
+		if (!mask)
+			continue;
+		if (!any) {
+			open_json_array(PRINT_JSON, "gates");
+			print_string(PRINT_FP, NULL, "gates", NULL);
+			any = true;
+		}
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "queue", " %u:", i);
+		open_json_array(PRINT_JSON, "gates");
+		for (g = 0; g < 32; g++) {
+			if (!(mask & (1u << g)))
+				continue;
+			print_uint(PRINT_JSON, NULL, NULL, g);
+			if (g == LOSSLESS_GATE_PORT)
+				print_string(PRINT_FP, NULL, "%s", "port");
+			else
+				print_uint(PRINT_FP, NULL, "%u", g);
+			if (mask >> (g + 1))
+				print_string(PRINT_FP, NULL, ",", NULL);
+		}
+		close_json_array(PRINT_JSON, NULL);
+		close_json_object();
+	}
+	if (any) {
+		close_json_array(PRINT_JSON, NULL);
+		print_string(PRINT_FP, NULL, " ", NULL);
+	}
+}
+
 int ll_tc_print_opt(struct qdisc_util *qu, FILE *f,
 		    struct rtattr *opt)
 {
@@ -449,6 +491,8 @@ int ll_tc_print_opt(struct qdisc_util *qu, FILE *f,
 	    RTA_PAYLOAD(tb[TCA_LOSSLESS_LIMIT_PKTS]) >= sizeof(__u32))
 		print_uint(PRINT_ANY, "limit", "limit %u ",
 			   rta_getattr_u32(tb[TCA_LOSSLESS_LIMIT_PKTS]));
+	if (tb[TCA_LOSSLESS_GATES])
+		ll_print_gates(tb[TCA_LOSSLESS_GATES]);
 	ll_print_pool_opts(tb);
 	ll_print_wd_opts(tb);
 	return 0;

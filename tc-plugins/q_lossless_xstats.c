@@ -43,6 +43,16 @@ static void ll_print_gates(const char *word, const char *key, __u32 mask)
 		print_string(PRINT_FP, NULL, " port", NULL);
 		any = true;
 	}
+	/* The free gates (TCA_LOSSLESS_GATES, schemes' own kinds). */
+	snprintf(jkey, sizeof(jkey), "%s_free", key);
+	open_json_array(PRINT_JSON, jkey);
+	for (g = LOSSLESS_GATE_PORT + 1; g < LOSSLESS_GATE_IDS; g++) {
+		if (!(mask & (1U << g)))
+			continue;
+		print_uint(PRINT_ANY, NULL, " gate %u", g);
+		any = true;
+	}
+	close_json_array(PRINT_JSON, NULL);
 	if (!any)
 		print_string(PRINT_FP, NULL, " none", NULL);
 }

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,12 @@ std::string ms_str(unsigned long long ns);
 int each_plane(const std::vector<std::string> &planes, bool as_json,
                json (*to_json)(const std::string &, const lossless_plane_tel &),
                void (*print)(const std::string &, const lossless_plane_tel &));
+
+// The end of a write into the plane without losslessd (set, scheme): wait
+// up to 1 s for the datapath to take it, then print its refusal (exit 1)
+// or "WHAT: applied (KIND N) in X ms" (exit 0). KIND is "gen" or "seq".
+int report_applied(const std::string &path, const std::string &what, const char *kind,
+                   std::uint64_t n, const std::optional<lp::Applied> &a);
 
 // watch, record and plot: the telemetry over time.
 void catch_stop_signals();

@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "ctl.h"
+#include "datapath_error.h"
 #include "ll_plane_map.h"
 #include "registry.h"
 
@@ -253,6 +254,26 @@ std::string fmt(const char *f, ...)
   std::vsnprintf(buf, sizeof(buf), f, ap);
   va_end(ap);
   return buf;
+}
+
+int report_applied(const std::string &path, const std::string &what, const char *kind,
+                   std::uint64_t n, const std::optional<lp::Applied> &a)
+{
+  if (!a) {
+    std::fprintf(stderr,
+                 "losslessctl: %s: the datapath did not take %s (%s %llu) within 1 s: is the "
+                 "map given to a pool?\n",
+                 path.c_str(), what.c_str(), kind, static_cast<unsigned long long>(n));
+    return kExitError;
+  }
+  if (a->error) {
+    std::fprintf(stderr, "losslessctl: %s: the datapath refused %s: %s\n", path.c_str(),
+                 what.c_str(), lossless::datapath_error_text(a->error).c_str());
+    return kExitError;
+  }
+  std::printf("%s: applied (%s %llu) in %.1f ms\n", what.c_str(), kind,
+              static_cast<unsigned long long>(n), a->latency.count() / 1e6);
+  return kExitOk;
 }
 
 }  // namespace lossless::ctl

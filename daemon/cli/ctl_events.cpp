@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 //
 // losslessctl events [--json]: the timeline of the pool's scheme, from
-// the event ring of the telemetry.
+// the event ring of the telemetry. An event's type is the number its
+// scheme gave it, named by the descriptor of the scheme the entry records
+// (the ring outlives a change of scheme), so this file names none.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -16,8 +18,6 @@ namespace lossless::ctl {
 
 namespace {
 
-const char *const kEventNames[] = LL_SCHEME_EVENT_NAMES;
-
 // The event ring, oldest first (the entries written so far).
 std::vector<lossless_event> ring_events(const lossless_plane_tel &t)
 {
@@ -31,9 +31,20 @@ std::vector<lossless_event> ring_events(const lossless_plane_tel &t)
   return out;
 }
 
-const char *event_name(std::uint8_t type)
+// The event's name in its scheme's descriptor, or event<N> for a type
+// that scheme does not name (a newer kernel's, or a scheme unknown here).
+std::string event_name(const lossless_event &e)
 {
-  return type < sizeof(kEventNames) / sizeof(kEventNames[0]) ? kEventNames[type] : "?";
+  if (const char *n = ll_scheme_event_name(e.scheme, e.type))
+    return n;
+  return "event" + std::to_string(e.type);
+}
+
+// The scheme that logged the event.
+std::string event_scheme(const lossless_event &e)
+{
+  const ll_scheme_desc *d = ll_scheme_lookup(e.scheme);
+  return d ? std::string(d->name) : "scheme-" + std::to_string(e.scheme);
 }
 
 }  // namespace
@@ -42,11 +53,15 @@ json events_json(const std::string &path, const lossless_plane_tel &t)
 {
   json ev = json::array();
   for (const auto &e : ring_events(t)) {
-    json o = {
-        {"time_ns", e.time_ns},     {"age_ns", t.time_ns > e.time_ns ? t.time_ns - e.time_ns : 0},
-        {"port", e.port},           {"ifindex", e.ifindex},
-        {"dev", ifname(e.ifindex)}, {"type", event_name(e.type)},
-        {"bytes", e.bytes},         {"shared_used", e.shared_used}};
+    json o = {{"time_ns", e.time_ns},
+              {"age_ns", t.time_ns > e.time_ns ? t.time_ns - e.time_ns : 0},
+              {"port", e.port},
+              {"ifindex", e.ifindex},
+              {"dev", ifname(e.ifindex)},
+              {"type", event_name(e)},
+              {"scheme", event_scheme(e)},
+              {"bytes", e.bytes},
+              {"shared_used", e.shared_used}};
     if (e.prio == LOSSLESS_EV_PORT)
       o["prio"] = nullptr;
     else
@@ -75,12 +90,16 @@ void print_events(const std::string &path, const lossless_plane_tel &t)
     std::string age = "-" + ms_str(t.time_ns > e.time_ns ? t.time_ns - e.time_ns : 0);
     std::string prio = e.prio == LOSSLESS_EV_PORT ? "port" : std::to_string(e.prio);
     std::printf("  %12s %-12s %4s %-10s %9s %9s\n", age.c_str(), ifname(e.ifindex).c_str(),
-                prio.c_str(), event_name(e.type), bytes_str(e.bytes).c_str(),
+                prio.c_str(), event_name(e).c_str(), bytes_str(e.bytes).c_str(),
                 bytes_str(e.shared_used).c_str());
   }
-  if (ev.empty())
-    std::printf("  (none: the ring records DSH and SPFC state changes)\n");
+  if (ev.empty()) {
+    const ll_scheme_desc *d = ll_scheme_lookup(t.scheme.id);
+    if (d && !d->n_events)
+      std::printf("  (none: scheme %s logs no events)\n", d->name);
+    else
+      std::printf("  (none)\n");
+  }
 }
-
 
 }  // namespace lossless::ctl

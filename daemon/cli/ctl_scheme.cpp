@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 //
 // losslessctl scheme COMMAND [ARG...]: a command for the pool's scheme
-// (its agent, daemon/policy/agent.h: SPFC's `force`), through losslessd
+// (its agent, daemon/policy/agent.h), through losslessd
 // or written into the plane's control channel directly.
 #include <net/if.h>
 
@@ -11,7 +11,6 @@
 #include <stdexcept>
 
 #include "ctl.h"
-#include "datapath_error.h"
 #include "registry.h"
 
 namespace lossless::ctl {
@@ -79,22 +78,8 @@ int cmd_scheme_plane(const std::string &path, const std::vector<std::string> &ar
     return kExitOk;
   }
   std::uint64_t seq = plane.submit_channel(t->scheme.id, *payload);
-  auto a = plane.wait_channel_applied(seq, std::chrono::milliseconds(1000));
-  if (!a) {
-    std::fprintf(stderr,
-                 "losslessctl: %s: the datapath did not take control channel block seq %llu "
-                 "within 1 s\n",
-                 path.c_str(), static_cast<unsigned long long>(seq));
-    return kExitError;
-  }
-  if (a->error) {
-    std::fprintf(stderr, "losslessctl: %s: the datapath refused %s: %s\n", path.c_str(),
-                 joined(args).c_str(), lossless::datapath_error_text(a->error).c_str());
-    return kExitError;
-  }
-  std::printf("%s: applied (seq %llu) in %.1f ms\n", joined(args).c_str(),
-              static_cast<unsigned long long>(seq), a->latency.count() / 1e6);
-  return kExitOk;
+  return report_applied(path, joined(args), "seq", seq,
+                        plane.wait_channel_applied(seq, std::chrono::milliseconds(1000)));
 }
 
 }  // namespace lossless::ctl

@@ -8,7 +8,6 @@
 #include <cstdio>
 
 #include "ctl.h"
-#include "datapath_error.h"
 #include "ll_params.h"
 
 namespace lossless::ctl {
@@ -72,21 +71,8 @@ int cmd_set(const std::string &path, const std::vector<std::string> &args)
   }
   auto plane = lp::Plane::open(path);
   std::uint64_t gen = plane.submit(p);
-  auto r = plane.wait_applied(gen, std::chrono::milliseconds(1000));
-  if (!r) {
-    std::fprintf(stderr,
-                 "losslessctl: %s: the datapath did not take control gen %llu"
-                 " within 1 s: is the map given to a pool?\n",
-                 path.c_str(), static_cast<unsigned long long>(gen));
-    return kExitError;
-  }
-  if (r->error) {
-    std::fprintf(stderr, "losslessctl: %s: the datapath refused the change: %s\n",
-                 path.c_str(), lossless::datapath_error_text(r->error).c_str());
-    return kExitError;
-  }
-  std::printf("applied (gen %llu) in %.1f ms\n", static_cast<unsigned long long>(gen), r->latency.count() / 1e6);
-  return kExitOk;
+  return report_applied(path, "the change", "gen", gen,
+                        plane.wait_applied(gen, std::chrono::milliseconds(1000)));
 }
 
 int cmd_set_daemon(const std::string &sock, const std::string &pool,

@@ -20,6 +20,10 @@
 #include "plane.h"
 #include "registry.h"
 
+extern "C" {
+#include "scheme.h"
+}
+
 namespace lossless::ctl {
 
 namespace {
@@ -39,9 +43,9 @@ Commands:
                         and lossless priority; per port its shaper's
                         catch-up, the credit it cut while backlogged (ms),
                         and how late its timed wake-ups ran (max, p99);
-                        with DSH or SPFC, the scheme's state and counters
-                        per port and lossless priority (docs/DSH.md,
-                        docs/SPFC.md).
+                        with a scheme that keeps telemetry, its state and
+                        counters per port and lossless priority, named by
+                        the scheme (docs/SCHEMES.md).
                         --json prints one object with every telemetry
                         field.
   watchdog [--json]     the PFC watchdog of every port (tc ... pfcwd, or
@@ -54,8 +58,7 @@ Commands:
                         now (ms). --json: every priority, the fields named
                         as tc -s -j names them.
   events [--json]       the timeline of the pool's scheme: its latest 64
-                        state changes (SPFC: pause, resume, to_victim,
-                        to_normal; DSH: qoff, qon, poff, pon), oldest
+@SCHEME_EVENTS@
                         first, each with its time in ms before the
                         snapshot, the port and priority, the bytes the
                         queue (a port: its lossless priorities) held and
@@ -179,27 +182,49 @@ std::string set_keys_usage()
 
 // The schemes' commands, from their agents (Registration::agent), as
 // usage lines: "<scheme>: <command>  <what it does>", wrapped.
-std::string scheme_commands_usage()
+// text wrapped at 78 columns under the usage's 24-column indent.
+std::string wrapped(const std::string &text)
 {
   const std::string indent(24, ' ');
+  std::istringstream words(text);
+  std::string w, cur = indent, out;
+  while (words >> w) {
+    if (cur.size() > indent.size() && cur.size() + 1 + w.size() > 78) {
+      out += cur + "\n";
+      cur = indent + "  ";
+    }
+    cur += (cur.size() > indent.size() && cur.back() != ' ' ? " " : "") + w;
+  }
+  return out + cur + "\n";
+}
+
+std::string scheme_commands_usage()
+{
   std::string out;
   for (const auto *r : lossless::policy::registry()) {
     if (!r->agent)
       continue;
-    for (const auto &line : r->agent()->usage()) {
-      std::istringstream words(std::string(r->scheme) + ": " + line);
-      std::string w, cur = indent;
-      while (words >> w) {
-        if (cur.size() > indent.size() && cur.size() + 1 + w.size() > 78) {
-          out += cur + "\n";
-          cur = indent + "  ";
-        }
-        cur += (cur.size() > indent.size() && cur.back() != ' ' ? " " : "") + w;
-      }
-      out += cur + "\n";
-    }
+    for (const auto &line : r->agent()->usage())
+      out += wrapped(std::string(r->scheme) + ": " + line);
   }
   return out;
+}
+
+// "(spfc: pause, resume, ...; dsh: qoff, ...)": the events each scheme
+// logs, from its descriptor.
+std::string scheme_events_usage()
+{
+  std::string out;
+  for (ll_u32 id = 0; id < LL_SCHEME_COUNT; id++) {
+    const ll_scheme_desc *d = ll_scheme_lookup(id);
+    std::string names;
+    for (ll_u32 t = 1; d && t < d->n_events; t++)
+      if (const char *n = ll_scheme_event_name(id, t))
+        names += (names.empty() ? "" : ", ") + std::string(n);
+    if (!names.empty())
+      out += (out.empty() ? "" : "; ") + std::string(d->name) + ": " + names;
+  }
+  return out.empty() ? "" : "(" + out + ")";
 }
 
 // The usage, with set's keys from the table and the schemes' commands
@@ -213,7 +238,10 @@ std::string usage()
   std::string cmds = scheme_commands_usage();
   if (!cmds.empty())
     cmds.pop_back();
-  return u.replace(u.find("@SCHEME_COMMANDS@"), 17, cmds);
+  u.replace(u.find("@SCHEME_COMMANDS@"), 17, cmds);
+  std::string events = wrapped("state changes " + scheme_events_usage() + ", oldest");
+  events.pop_back();
+  return u.replace(u.find("@SCHEME_EVENTS@"), 15, events);
 }
 
 int run(int argc, char **argv)

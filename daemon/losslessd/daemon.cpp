@@ -701,7 +701,7 @@ std::string Daemon::handle_request(const std::string &line)
       .dump();
 }
 
-// A command for the pool's scheme (its agent, agent.h: SPFC's oracle).
+// A command for the pool's scheme, run by its agent (agent.h).
 // When it changes what the agent writes, wait for the datapath to apply
 // the control channel block that carries it (at most 1 s); on a refusal
 // or no answer, take the change back.
@@ -785,7 +785,7 @@ void Daemon::reload()
   for (const auto &pc : next.pools) {
     Pool *p = pool_named(pc.settings.name);
     p->cfg = pc;
-    // The scheme agent's state (SPFC's forced states) is run-time state:
+    // The scheme agent's state (a forced state, say) is run-time state:
     // kept.
     auto next_policy = policy::make(pc.policy, pc.settings);
     next_policy->carry_over(*p->policy);

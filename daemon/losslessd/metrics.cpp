@@ -391,8 +391,8 @@ void add_scheme_port(Writer &w, const lossless_plane_tel &t, std::uint32_t slot,
   }
 }
 
-// The scheme control channel's blocks (agent.h: SPFC's slow path and
-// oracle) as the datapath answered them, for a pool whose scheme takes
+// The scheme control channel's blocks (agent.h: a scheme's run-time
+// commands) as the datapath answered them, for a pool whose scheme takes
 // commands (its descriptor's channel hook).
 void add_channel_pool(Writer &w, const lossless_plane_tel &t, std::string_view pv)
 {
@@ -630,11 +630,11 @@ const char *reason(int status)
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(std::shared_ptr<State> st, tcp::socket s)
-      : st_(std::move(st)), sock_(std::move(s)), timer_(st_->io)
+      : state_(std::move(st)), sock_(std::move(s)), timer_(state_->io)
   {
-    st_->connections++;
+    state_->connections++;
   }
-  ~Connection() { st_->connections--; }
+  ~Connection() { state_->connections--; }
 
   void start()
   {
@@ -692,7 +692,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return respond(404, "not found: the metrics are at /metrics\n");
     std::string body;
     try {
-      body = st_->render();
+      body = state_->render();
     } catch (const std::exception &e) {
       return respond(500, std::string("cannot render the metrics: ") + e.what() + "\n");
     }
@@ -701,7 +701,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void respond(int status, std::string body, const char *type = "text/plain; charset=utf-8")
   {
-    st_->requests++;
+    state_->requests++;
     out_ = "HTTP/1.0 " + std::to_string(status) + " " + reason(status) +
            "\r\nContent-Type: " + type + "\r\nContent-Length: " + std::to_string(body.size()) +
            "\r\nConnection: close\r\n\r\n";
@@ -722,7 +722,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
   }
 
-  std::shared_ptr<State> st_;
+  std::shared_ptr<State> state_;
   tcp::socket sock_;
   asio::steady_timer timer_;
   char chunk_[1024];

@@ -81,6 +81,9 @@ void configure(SchemeConfig &c)
         std::clamp<std::uint64_t>(4 * c.max_rtt_ns, row("window")->def, row("window")->max);
 }
 
+// The one spelling of its command, for the usage line and the error.
+constexpr const char *kForceSyntax = "force DEV PRIO victim|normal|auto";
+
 // The agent: the slow path's publications and the oracle's forced states
 // as SPFC's channel payload; its one command is the oracle's.
 class SpfcAgent final : public SchemeAgent {
@@ -98,7 +101,7 @@ class SpfcAgent final : public SchemeAgent {
   {
     CommandResult r;
     if (args.size() != 4 || args[0] != "force") {
-      r.error = "spfc takes: force DEV PRIO victim|normal|auto";
+      r.error = "spfc takes: " + std::string(kForceSyntax);
       r.usage = true;
       return r;
     }
@@ -138,7 +141,7 @@ class SpfcAgent final : public SchemeAgent {
 
   std::vector<std::string> usage() const override
   {
-    return {"force DEV PRIO victim|normal|auto: the oracle (docs/SPFC.md): lossless priority "
+    return {std::string(kForceSyntax) + ": the oracle (docs/SPFC.md): lossless priority "
             "PRIO (0 .. 7) of port DEV always a Victim (it pauses only once the pool is full: "
             "the paper's Fig. 4), always Normal (SPFC off on it: DT's threshold), or the "
             "detector's again (auto); status shows it (forced_victim, forced_normal)."};

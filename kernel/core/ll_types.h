@@ -44,4 +44,11 @@ typedef int64_t ll_s64;
 #define LL_NSEC_PER_SEC 1000000000ULL
 #define LL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* A compile-time check at file scope, in C (kernel, BPF) and C++. */
+#ifdef __cplusplus
+#define LL_BUILD_ASSERT(cond, what) static_assert(cond, #what)
+#else
+#define LL_BUILD_ASSERT(cond, what) _Static_assert(cond, #what)
+#endif
+
 #endif /* LL_TYPES_H */

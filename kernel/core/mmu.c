@@ -93,18 +93,18 @@ ll_u64 ll_mmu_egress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
 	return ll_scheme_egress_threshold(pool, port, queue);
 }
 
-/* ------------------------------------------------------- PFC hysteresis */
+/* ------------------------------------------------------ XOFF hysteresis */
 
 void ll_mmu_want(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio, int on)
 {
-	struct ll_mmu_pfc *pfc = &pool->ports[port].pfc;
+	struct ll_mmu_xoff *xo = &pool->ports[port].xoff;
 	ll_u8 bit = (ll_u8)(1u << prio);
 
-	if (on && !(pfc->want & bit)) {
-		pfc->want |= bit;
+	if (on && !(xo->want & bit)) {
+		xo->want |= bit;
 		pool->paused_count++;
-	} else if (!on && (pfc->want & bit)) {
-		pfc->want &= (ll_u8)~bit;
+	} else if (!on && (xo->want & bit)) {
+		xo->want &= (ll_u8)~bit;
 		pool->paused_count--;
 	}
 }
@@ -123,13 +123,13 @@ static __always_inline ll_u64 port_deadline(const struct ll_mmu_pool *pool,
 	return ll_scheme_port_deadline(pool, port);
 }
 
-static int pfc_due_port(const struct ll_mmu_port *p, ll_u64 now_ns)
+static int xoff_due(const struct ll_mmu_port *p, ll_u64 now_ns)
 {
-	if (p->pfc.taken)
+	if (p->xoff.taken)
 		return 0;
-	if (p->pfc.want != p->pfc.told)
+	if (p->xoff.want != p->xoff.told)
 		return 1;
-	return p->pfc.told && now_ns >= p->pfc.refresh_at_ns;
+	return p->xoff.told && now_ns >= p->xoff.refresh_at_ns;
 }
 
 /* Evaluate every lossless queue of every attached port; mask of due ports. */
@@ -146,7 +146,7 @@ static ll_u64 evaluate_all(struct ll_mmu_pool *pool, ll_u64 now_ns)
 		for (prio = 0; prio < LL_MMU_PRIOS; prio++)
 			if (is_lossless(pool, prio))
 				ll_scheme_evaluate(pool, port, prio, now_ns);
-		if (pfc_due_port(p, now_ns))
+		if (xoff_due(p, now_ns))
 			due |= 1ULL << port;
 	}
 	return due;
@@ -218,12 +218,12 @@ static ll_u16 xoff_quanta(const struct ll_mmu_config *cfg)
 	return cfg->xoff_quanta ? cfg->xoff_quanta : LL_PAUSE_QUANTA_MAX;
 }
 
-static void pfc_timing(struct ll_mmu_port *p, ll_u16 quanta)
+static void xoff_timing(struct ll_mmu_port *p, ll_u16 quanta)
 {
 	ll_u64 half = ll_quanta_to_ns(quanta, p->rate_bps) / 2;
 
-	p->pfc.quanta = quanta;
-	p->pfc.refresh_ns = half ? half : 1;
+	p->xoff.quanta = quanta;
+	p->xoff.refresh_ns = half ? half : 1;
 }
 
 enum ll_mmu_err ll_mmu_pool_init(struct ll_mmu_pool *pool,
@@ -313,10 +313,10 @@ enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 
 		if (!p->attached)
 			continue;
-		pfc_timing(p, xoff_quanta(cfg));
+		xoff_timing(p, xoff_quanta(cfg));
 		/* Priorities that stopped being lossless resume. */
-		gone = p->pfc.want & (ll_u8)~cfg->lossless_mask;
-		p->pfc.want &= cfg->lossless_mask;
+		gone = p->xoff.want & (ll_u8)~cfg->lossless_mask;
+		p->xoff.want &= cfg->lossless_mask;
 		pool->paused_count -= popcount8(gone);
 	}
 	evaluate_all(pool, 0);
@@ -392,7 +392,7 @@ enum ll_mmu_err ll_mmu_port_attach(struct ll_mmu_pool *pool, ll_u32 port,
 	p->rate_bps = pc->rate_bps;
 	p->headroom_bytes = headroom;
 	p->attached = 1;
-	pfc_timing(p, xoff_quanta(&pool->cfg));
+	xoff_timing(p, xoff_quanta(&pool->cfg));
 	pool->attached_mask |= 1ULL << port;
 	partition_set(pool, reserved_size, headroom_size);
 	return LL_MMU_OK;
@@ -432,7 +432,7 @@ enum ll_mmu_err ll_mmu_port_update(struct ll_mmu_pool *pool, ll_u32 port,
 	p->rate_bps = pc->rate_bps;
 	p->headroom_bytes = headroom;
 	pool->cfg_gen++;
-	pfc_timing(p, p->pfc.quanta);
+	xoff_timing(p, p->xoff.quanta);
 	partition_set(pool, pool->reserved_size, headroom_size);
 	evaluate_all(pool, now_ns);
 	return LL_MMU_OK;
@@ -460,7 +460,7 @@ ll_u8 ll_mmu_port_detach(struct ll_mmu_pool *pool, ll_u32 port,
 			sub_clamp(&pool->shared_used, iq->shared_used) +
 			sub_clamp(&pool->headroom_used, iq->headroom_used);
 	}
-	pool->paused_count -= popcount8(p->pfc.want);
+	pool->paused_count -= popcount8(p->xoff.want);
 	partition_set(pool,
 		      pool->reserved_size -
 		      (ll_u64)LL_MMU_PRIOS * pool->cfg.reserved_bytes,
@@ -468,7 +468,7 @@ ll_u8 ll_mmu_port_detach(struct ll_mmu_pool *pool, ll_u32 port,
 		      ll_scheme_port_carve(&pool->cfg, p->headroom_bytes));
 	pool->attached_mask &= ~(1ULL << port);
 
-	told = p->pfc.told;
+	told = p->xoff.told;
 	gen = p->gen;
 	zero_bytes(p, sizeof(*p));
 	p->gen = (ll_u16)(gen + 1);
@@ -650,7 +650,7 @@ static ll_u32 uncharge(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
 		if (lossless)
 			ll_scheme_evaluate(pool, charge->in_port, charge->prio,
 					   now_ns);
-		if (pfc_due_port(pi, now_ns))
+		if (xoff_due(pi, now_ns))
 			ev |= LL_MMU_EV_PFC_DUE;
 		if (watched && port_deadline(pool, charge->in_port) < deadline)
 			ev |= LL_MMU_EV_TIMER;
@@ -704,40 +704,40 @@ int ll_mmu_port_timer(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 		return 0;
 	if (now_ns >= port_deadline(pool, port))
 		ll_scheme_port_tick(pool, port, now_ns);
-	return pfc_due_port(&pool->ports[port], now_ns);
+	return xoff_due(&pool->ports[port], now_ns);
 }
 
 int ll_mmu_ctrl_due(const struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 {
 	if (!port_ok(pool, port))
 		return 0;
-	return pfc_due_port(&pool->ports[port], now_ns);
+	return xoff_due(&pool->ports[port], now_ns);
 }
 
 int ll_mmu_ctrl_take(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns,
 		    struct ll_ctrl_msg *frame)
 {
-	struct ll_mmu_pfc *pfc;
+	struct ll_mmu_xoff *xo;
 	ll_u8 vector;
 	ll_u32 i;
 
-	if (!port_ok(pool, port) || !pfc_due_port(&pool->ports[port], now_ns))
+	if (!port_ok(pool, port) || !xoff_due(&pool->ports[port], now_ns))
 		return 0;
-	pfc = &pool->ports[port].pfc;
+	xo = &pool->ports[port].xoff;
 	/* Every change, and every pause still wanted (refreshed together). */
-	vector = (ll_u8)((pfc->want ^ pfc->told) | pfc->want);
+	vector = (ll_u8)((xo->want ^ xo->told) | xo->want);
 	zero_bytes(frame, sizeof(*frame));
 	frame->kind = LL_CTRL_PFC;
 	frame->gate_mask = vector;
 	for (i = 0; i < LL_PFC_PRIOS; i++)
-		if (pfc->want & (1u << i))
-			frame->value[i] = pfc->quanta;
+		if (xo->want & (1u << i))
+			frame->value[i] = xo->quanta;
 	/* The baseline's frame; a scheme may send something else. */
 	ll_scheme_port_frame(pool, port, now_ns, frame);
-	pfc->taken = 1;
-	pfc->taken_vector = vector;
-	pfc->taken_xoff = pfc->want;
-	pfc->taken_ns = now_ns;
+	xo->taken = 1;
+	xo->taken_vector = vector;
+	xo->taken_xoff = xo->want;
+	xo->taken_ns = now_ns;
 	return 1;
 }
 
@@ -745,69 +745,69 @@ int ll_mmu_ctrl_complete(struct ll_mmu_pool *pool, ll_u32 port, int sent,
 			ll_u64 now_ns)
 {
 	struct ll_mmu_port *p;
-	struct ll_mmu_pfc *pfc;
+	struct ll_mmu_xoff *xo;
 	ll_u64 at;
 	ll_u32 i;
 
 	if (!port_ok(pool, port))
 		return 0;
 	p = &pool->ports[port];
-	pfc = &p->pfc;
-	if (!pfc->taken)
-		return pfc_due_port(p, now_ns);
-	pfc->taken = 0;
+	xo = &p->xoff;
+	if (!xo->taken)
+		return xoff_due(p, now_ns);
+	xo->taken = 0;
 	if (!sent) {
-		pfc->send_failures++;
-		return pfc_due_port(p, now_ns);
+		xo->send_failures++;
+		return xoff_due(p, now_ns);
 	}
-	at = pfc->taken_ns;
-	pfc->frames++;
+	at = xo->taken_ns;
+	xo->frames++;
 	for (i = 0; i < LL_PFC_PRIOS; i++) {
 		struct ll_mmu_iq *iq = &p->iq[i];
 		ll_u8 bit = (ll_u8)(1u << i);
 
-		if (!(pfc->taken_vector & bit))
+		if (!(xo->taken_vector & bit))
 			continue;
-		if (pfc->taken_xoff & bit) {
-			if (pfc->told & bit) {
+		if (xo->taken_xoff & bit) {
+			if (xo->told & bit) {
 				iq->xoff_refreshes++;
 			} else {
 				iq->xoff_frames++;
 				iq->paused_since_ns = at;
 			}
-		} else if (pfc->told & bit) {
+		} else if (xo->told & bit) {
 			iq->xon_frames++;
 			if (at > iq->paused_since_ns)
 				iq->paused_ns_total += at - iq->paused_since_ns;
 		}
 	}
-	pfc->told = (ll_u8)((pfc->told & ~pfc->taken_vector) |
-			    (pfc->taken_xoff & pfc->taken_vector));
-	if (pfc->taken_xoff) {
+	xo->told = (ll_u8)((xo->told & ~xo->taken_vector) |
+			    (xo->taken_xoff & xo->taken_vector));
+	if (xo->taken_xoff) {
 		/* Halfway through the pause this frame announced, whatever
 		 * later changes of quanta or rate do to refresh_ns.
 		 */
-		pfc->xoff_sent_ns = at;
-		pfc->refresh_at_ns = at + pfc->refresh_ns;
+		xo->xoff_sent_ns = at;
+		xo->refresh_at_ns = at + xo->refresh_ns;
 	}
-	return pfc_due_port(p, now_ns);
+	return xoff_due(p, now_ns);
 }
 
 ll_u64 ll_mmu_ctrl_next_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 {
-	const struct ll_mmu_pfc *pfc;
+	const struct ll_mmu_xoff *xo;
 	ll_u64 next;
 
 	if (!port_ok(pool, port))
 		return LL_MMU_NEVER;
-	pfc = &pool->ports[port].pfc;
+	xo = &pool->ports[port].xoff;
 	next = port_deadline(pool, port);
-	if (pfc->taken)
+	if (xo->taken)
 		return next;
-	if (pfc->want != pfc->told)
+	if (xo->want != xo->told)
 		return 0;
-	if (pfc->told)
-		return min_u64(next, pfc->refresh_at_ns);
+	if (xo->told)
+		return min_u64(next, xo->refresh_at_ns);
 	return next;
 }
 
@@ -903,8 +903,8 @@ int ll_mmu_get_iq_stats(const struct ll_mmu_pool *pool, ll_u32 port,
 	out->xoff_frames = iq->xoff_frames;
 	out->xoff_refreshes = iq->xoff_refreshes;
 	out->xon_frames = iq->xon_frames;
-	out->paused = !!(p->pfc.want & bit);
-	out->told_xoff = !!(p->pfc.told & bit);
+	out->paused = !!(p->xoff.want & bit);
+	out->told_xoff = !!(p->xoff.told & bit);
 	out->paused_ns = iq->paused_ns_total;
 	if (out->told_xoff && now_ns > iq->paused_since_ns)
 		out->paused_ns += now_ns - iq->paused_since_ns;

@@ -266,8 +266,10 @@ struct ll_mmu_eq {
 	ll_u64 ecn_marks;
 };
 
-/* PFC transmit state of one port (it pauses the port's upstream). */
-struct ll_mmu_pfc {
+/* The pause a port asks of its upstream, whatever frame carries it:
+ * PFC or PAUSE by default, a scheme's own through its port_frame hook.
+ */
+struct ll_mmu_xoff {
 	ll_u64 refresh_ns;		/* half the pause a frame announces */
 	ll_u64 xoff_sent_ns;		/* last frame carrying XOFF */
 	ll_u64 refresh_at_ns;		/* xoff_sent_ns + refresh_ns then */
@@ -293,11 +295,16 @@ struct ll_mmu_port {
 	ll_u16 gen;			/* bumped by detach */
 	ll_u8 attached;
 	ll_u8 reserved0[5];
-	struct ll_mmu_pfc pfc;
+	struct ll_mmu_xoff xoff;
 	union ll_scheme_port_state sch;	/* the scheme's (scheme_types.h) */
 	struct ll_mmu_iq iq[LL_MMU_PRIOS];
 	struct ll_mmu_eq eq[LL_MMU_MAX_QUEUES];
 };
+
+/* A port's budget: the pool is one allocation of up to 64 of these. */
+#define LL_MMU_PORT_MAX_BYTES 3072
+LL_BUILD_ASSERT(sizeof(struct ll_mmu_port) <= LL_MMU_PORT_MAX_BYTES,
+		port_budget);
 
 /* Pool-wide event and error counters. */
 struct ll_mmu_counters {

@@ -161,7 +161,9 @@ int ll_scheme_channel(struct ll_mmu_pool *pool, ll_u32 scheme,
 	const struct ll_scheme_desc *d = ll_scheme_lookup(pool->cfg.scheme);
 
 	*due = 0;
-	if (scheme != pool->cfg.scheme || !d || !d->channel || nr_ids > 64)
+	if (nr_ids > pool->cfg.max_ports)	/* a caller's bug */
+		return -LL_EINVAL;
+	if (scheme != pool->cfg.scheme || !d || !d->channel)
 		return -LL_EOPNOTSUPP;
 	if (len != d->channel_len)
 		return -LL_EMSGSIZE;
@@ -179,8 +181,7 @@ ll_u64 ll_scheme_iq_bytes(const struct ll_mmu_pool *pool, ll_u32 port,
 }
 
 void ll_scheme_log_event(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
-			 enum ll_scheme_event_type type, ll_u64 bytes,
-			 ll_u64 now_ns)
+			 ll_u32 type, ll_u64 bytes, ll_u64 now_ns)
 {
 	struct ll_scheme_events *r = &pool->events;
 	struct ll_scheme_event *e = &r->ev[r->total % LL_SCHEME_EVENTS];
@@ -191,7 +192,17 @@ void ll_scheme_log_event(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 	e->port = (ll_u8)port;
 	e->prio = (ll_u8)prio;
 	e->type = (ll_u8)type;
+	e->scheme = pool->cfg.scheme;
 	r->total++;
+}
+
+const char *ll_scheme_event_name(ll_u32 scheme, ll_u32 type)
+{
+	const struct ll_scheme_desc *d = ll_scheme_lookup(scheme);
+
+	if (!d || !type || type >= d->n_events)
+		return (const char *)0;
+	return d->events[type].name;
 }
 
 int ll_scheme_get_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,

@@ -71,6 +71,14 @@ struct ll_scheme_desc {
 	const struct ll_scheme_stat_desc *prio_stats;
 	ll_u32 n_prio_stats;
 	/*
+	 * Its events in the pool's ring (ll_scheme_log_event()), named by
+	 * type: events[t] names type t (a NULL name and 0, an empty slot, are
+	 * unused). Indexed by the scheme's own enum of event types, which
+	 * only it logs; readers name an event by the scheme it records.
+	 */
+	const struct ll_scheme_event_desc *events;
+	ll_u32 n_events;
+	/*
 	 * 1 + the index in stats of the headroom bytes the port's queues
 	 * held at most beyond each queue's own (DSH's shared insurance), which
 	 * the daemon's measured software delay must also cover; 0: none.
@@ -130,8 +138,9 @@ struct ll_scheme_desc {
 /*
  * Apply a channel payload for scheme to pool (the scheme's channel hook):
  * 0, or -LL_EOPNOTSUPP when scheme is not the pool's or takes no commands,
- * -LL_EMSGSIZE when len is not its payload's size, or the scheme's
- * refusal. nr_ids is at most 64 (bits of *due).
+ * -LL_EMSGSIZE when len is not its payload's size, -LL_EINVAL when
+ * nr_ids exceeds the pool's ports (*due has a bit per port), or the
+ * scheme's refusal.
  */
 int ll_scheme_channel(struct ll_mmu_pool *pool, ll_u32 scheme,
 		      const ll_u32 *ids, ll_u32 nr_ids, const void *payload,
@@ -314,11 +323,18 @@ int ll_scheme_get_port_stats(const struct ll_mmu_pool *pool, ll_u32 port,
 
 /*
  * Log an event of (port, prio) (prio 0xff: the port) in the pool's ring
- * (pool->events), with the queue's (or given) bytes and the pool's S.
+ * (pool->events), with the queue's (or given) bytes and the pool's S:
+ * type is the pool's scheme's own (its descriptor's events), and the
+ * entry records the scheme.
  */
 void ll_scheme_log_event(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
-			 enum ll_scheme_event_type type, ll_u64 bytes,
-			 ll_u64 now_ns);
+			 ll_u32 type, ll_u64 bytes, ll_u64 now_ns);
+
+/*
+ * The name of event type of scheme (the scheme an entry of the ring
+ * records), from its descriptor, or NULL if it has none by that number.
+ */
+const char *ll_scheme_event_name(ll_u32 scheme, ll_u32 type);
 
 /* Bytes of ingress (port, prio) in every region. */
 ll_u64 ll_scheme_iq_bytes(const struct ll_mmu_pool *pool, ll_u32 port,
@@ -370,7 +386,7 @@ ll_dt_quiet(const struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio)
 	const struct ll_mmu_port *p = &pool->ports[port];
 	const struct ll_mmu_iq *iq = &p->iq[prio];
 
-	return !((p->pfc.want >> prio) & 1) && !iq->headroom_used &&
+	return !((p->xoff.want >> prio) & 1) && !iq->headroom_used &&
 	       iq->shared_used <= pool->cfg.xon_bytes;
 }
 
@@ -396,6 +412,20 @@ ll_u64 ll_st_threshold(const struct ll_mmu_pool *pool);
 #define LL_DSH_GAIN_DEFAULT 4ULL			/* k of Eq. 7 */
 #define LL_DSH_GAIN_MAX 16ULL
 
+/*
+ * DSH's events in the pool's ring (its descriptor names them): QOFF and
+ * QON of a priority, POFF and PON of the port (prio 0xff). Numbered after
+ * SPFC's, as when both were one list, so that the numbers in the plane
+ * did not change; a new scheme numbers its own from 1.
+ */
+enum ll_dsh_event {
+	LL_DSH_EV_QOFF = 5,
+	LL_DSH_EV_QON,
+	LL_DSH_EV_POFF,
+	LL_DSH_EV_PON,
+	LL_DSH_EVENTS
+};
+
 ll_u64 ll_dsh_port_carve(const struct ll_mmu_config *cfg, ll_u64 h);
 enum ll_mmu_region ll_dsh_admit_lossless(const struct ll_mmu_pool *pool,
 					 ll_u32 port, ll_u32 prio,
@@ -415,7 +445,7 @@ static __always_inline int ll_dsh_port_quiet(const struct ll_mmu_pool *pool,
 {
 	const struct ll_mmu_port *p = &pool->ports[port];
 
-	return !p->pfc.want && !p->sch.dsh.qoff && !p->sch.dsh.poff &&
+	return !p->xoff.want && !p->sch.dsh.qoff && !p->sch.dsh.poff &&
 	       !p->headroom_used &&
 	       p->lossless_shared_used <= pool->cfg.xon_bytes;
 }
@@ -455,6 +485,19 @@ ll_u64 ll_dsh_shared_headroom(const struct ll_mmu_pool *pool, ll_u32 port);
 #define LL_SPFC_K_DEFAULT 5ULL			/* K_spfc of the derived IRC_th */
 #define LL_SPFC_K_MAX 1000ULL			/* K: 1 .. this; 0 = the default */
 #define LL_SPFC_IRC_TH_MAX 0xFFFFFFFFULL	/* the counters are 32 bits */
+
+/*
+ * SPFC's events in the pool's ring (its descriptor names them): PAUSE and
+ * RESUME of a priority's pause wish, which its evaluation logs (the MMU
+ * logs none for other schemes), and its Victim bit's moves.
+ */
+enum ll_spfc_event {
+	LL_SPFC_EV_PAUSE = 1,
+	LL_SPFC_EV_RESUME,
+	LL_SPFC_EV_TO_VICTIM,
+	LL_SPFC_EV_TO_NORMAL,
+	LL_SPFC_EVENTS
+};
 
 enum ll_spfc_forced {
 	LL_SPFC_FORCE_AUTO = 0,		/* the detector decides */

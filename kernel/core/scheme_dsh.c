@@ -359,14 +359,14 @@ static void queue_eval(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 		if (s > pool->cfg.xon_bytes && s > x) {
 			st->qoff |= bit;
 			st->qoff_pauses++;
-			ll_scheme_log_event(pool, port, prio, LL_EV_QOFF,
+			ll_scheme_log_event(pool, port, prio, LL_DSH_EV_QOFF,
 					    ll_scheme_iq_bytes(pool, port, prio),
 					    pool->sch.dsh.now_ns);
 		}
 	} else if (s <= pool->cfg.xon_bytes ||
 		   s + pool->cfg.xon_offset_bytes < x) {
 		st->qoff &= (ll_u8)~bit;
-		ll_scheme_log_event(pool, port, prio, LL_EV_QON,
+		ll_scheme_log_event(pool, port, prio, LL_DSH_EV_QON,
 				    ll_scheme_iq_bytes(pool, port, prio),
 				    pool->sch.dsh.now_ns);
 	}
@@ -388,7 +388,7 @@ static void port_eval(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 t)
 		    (s > pool->cfg.xon_bytes && s > x)) {
 			st->poff = 1;
 			st->poff_pauses++;
-			ll_scheme_log_event(pool, port, 0xff, LL_EV_POFF,
+			ll_scheme_log_event(pool, port, 0xff, LL_DSH_EV_POFF,
 					    s + p->headroom_used,
 					    pool->sch.dsh.now_ns);
 		}
@@ -396,7 +396,7 @@ static void port_eval(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 t)
 		   (s <= pool->cfg.xon_bytes ||
 		    s + pool->cfg.xon_offset_bytes < x)) {
 		st->poff = 0;
-		ll_scheme_log_event(pool, port, 0xff, LL_EV_PON, s,
+		ll_scheme_log_event(pool, port, 0xff, LL_DSH_EV_PON, s,
 				    pool->sch.dsh.now_ns);
 	}
 }
@@ -503,7 +503,7 @@ static void apply(struct ll_mmu_pool *pool, ll_u32 port)
 
 	st->qoff &= mask;
 	eff = (ll_u8)((st->qoff | (st->poff ? 0xFF : 0)) & mask);
-	diff = (ll_u8)(eff ^ p->pfc.want);
+	diff = (ll_u8)(eff ^ p->xoff.want);
 	for (prio = 0; diff; prio++, diff >>= 1)
 		if (diff & 1)
 			ll_mmu_want(pool, port, prio, (eff >> prio) & 1);
@@ -650,6 +650,17 @@ static const struct ll_scheme_stat_desc dsh_prio_stats[DSH_PRIO_STATS] = {
 		"phi_hat: the estimated in-flight bytes after a pause." },
 };
 
+static const struct ll_scheme_event_desc dsh_events[LL_DSH_EVENTS] = {
+	[LL_DSH_EV_QOFF] = { "qoff",
+		"A queue-level pause (QOFF) of the priority." },
+	[LL_DSH_EV_QON] = { "qon",
+		"The priority's queue-level pause ended (QON)." },
+	[LL_DSH_EV_POFF] = { "poff",
+		"A port-level pause (POFF) of the port (PRIO port)." },
+	[LL_DSH_EV_PON] = { "pon",
+		"The port's port-level pause ended (PON)." },
+};
+
 _Static_assert(DSH_STATS <= LL_SCHEME_STATS && DSH_MASKS <= LL_SCHEME_MASKS &&
 	       DSH_PRIO_STATS <= LL_SCHEME_PRIO_STATS,
 	       "the telemetry fits struct ll_scheme_port_stats");
@@ -670,6 +681,8 @@ const struct ll_scheme_desc ll_scheme_dsh = {
 	.n_masks = DSH_MASKS,
 	.prio_stats = dsh_prio_stats,
 	.n_prio_stats = DSH_PRIO_STATS,
+	.events = dsh_events,
+	.n_events = LL_DSH_EVENTS,
 	.headroom_peak_stat = 1 + DSH_INSURANCE_PEAK,
 	.check = dsh_check,
 	.port_carve = ll_dsh_port_carve,

@@ -34,7 +34,7 @@ void ll_dt_hysteresis(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 	const struct ll_mmu_port *p = &pool->ports[port];
 	const struct ll_mmu_iq *iq = &p->iq[prio];
 
-	if (!(p->pfc.want & (1u << prio))) {
+	if (!(p->xoff.want & (1u << prio))) {
 		if (iq->headroom_used ||
 		    (iq->shared_used > pool->cfg.xon_bytes &&
 		     iq->shared_used >= threshold))

@@ -30,7 +30,7 @@
  *            to headroom (INV-2). Every other queue's is DT's alpha x free,
  *            whose S counts the Victims' bytes (Eq. 4). A paused queue is
  *            Normal, so its RESUME is judged on DT's T (INV-3, R4).
- * "Paused" is the MMU's pause wish (ll_mmu_pfc.want), set and cleared by
+ * "Paused" is the MMU's pause wish (ll_mmu_xoff.want), set and cleared by
  * the hysteresis: the decision, not the frame (refreshes change nothing,
  * A27). With no Victim, SPFC is DT exactly (INV-5).
  *
@@ -145,7 +145,7 @@ static inline ll_u8 victims(const struct ll_mmu_pool *pool, ll_u32 port)
 {
 	const struct ll_mmu_port *p = &pool->ports[port];
 	const struct ll_spfc_port_state *st = &p->sch.spfc;
-	ll_u8 reset = p->pfc.want, sh = st->sh;
+	ll_u8 reset = p->xoff.want, sh = st->sh;
 
 	if (has_flag(pool, LL_SPFC_F_DAEMON)) {
 		reset |= st->hold;
@@ -193,9 +193,9 @@ static void account(struct ll_mmu_pool *pool, ll_u32 port, ll_u8 before)
 	st->to_victim += popcount8((ll_u8)(after & ~before));
 	st->to_normal += popcount8((ll_u8)(before & ~after));
 	for (prio = 0; changed; prio++, changed >>= 1) {
-		enum ll_scheme_event_type type = (after >> prio) & 1 ?
-						 LL_EV_TO_VICTIM :
-						 LL_EV_TO_NORMAL;
+		enum ll_spfc_event type = (after >> prio) & 1 ?
+					  LL_SPFC_EV_TO_VICTIM :
+					  LL_SPFC_EV_TO_NORMAL;
 
 		if (changed & 1)
 			ll_scheme_log_event(pool, port, prio, type,
@@ -303,7 +303,7 @@ static void roll_ended(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 		ll_u32 last = n == 1 ? q->irc : 0;
 
 		/* SH latches the last window; held at 0 while paused. */
-		if (!(p->pfc.want & bit) && last >= th)
+		if (!(p->xoff.want & bit) && last >= th)
 			st->sh |= bit;
 		else
 			st->sh &= (ll_u8)~bit;
@@ -362,7 +362,7 @@ void ll_spfc_released(struct ll_mmu_pool *pool,
 	      (params(pool)->irc_th_packets ? 1 : charge->bytes);
 	q->irc = (ll_u32)(irc < LL_SPFC_IRC_TH_MAX ? irc : LL_SPFC_IRC_TH_MAX);
 	if (!(st->sh & bit) && !has_flag(pool, LL_SPFC_F_WINDOW_END) &&
-	    !(p->pfc.want & bit) && q->irc >= irc_th(pool, port)) {
+	    !(p->xoff.want & bit) && q->irc >= irc_th(pool, port)) {
 		if (!changed)
 			before = victims(pool, port);
 		st->sh |= bit;
@@ -384,12 +384,12 @@ void ll_spfc_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 	now_ns = clock_ns(pool, now_ns);
 	before = victims(pool, port);
 	rolled = roll(pool, port, now_ns);
-	was = p->pfc.want & bit;
+	was = p->xoff.want & bit;
 	victim = rolled ? victims(pool, port) & bit : before & bit;
 	ll_dt_hysteresis(pool, port, prio,
 			 victim ? ll_spfc_victim_threshold(pool) :
 				  ll_dt_ingress_threshold(pool));
-	if (!was && (p->pfc.want & bit)) {
+	if (!was && (p->xoff.want & bit)) {
 		ll_u64 bytes = ll_scheme_iq_bytes(pool, port, prio);
 
 		/* The PAUSE pulse resets SH; the wish holds the reset. */
@@ -401,11 +401,12 @@ void ll_spfc_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 			st->pauses_normal++;
 		if (bytes > st->trigger_peak)
 			st->trigger_peak = bytes;
-		ll_scheme_log_event(pool, port, prio, LL_EV_PAUSE, bytes, now_ns);
-	} else if (was && !(p->pfc.want & bit)) {
+		ll_scheme_log_event(pool, port, prio, LL_SPFC_EV_PAUSE, bytes,
+				    now_ns);
+	} else if (was && !(p->xoff.want & bit)) {
 		/* RESUME releases the reset: IRC's output counts again. */
 		st->resume_ns = now_ns;
-		ll_scheme_log_event(pool, port, prio, LL_EV_RESUME,
+		ll_scheme_log_event(pool, port, prio, LL_SPFC_EV_RESUME,
 				    ll_scheme_iq_bytes(pool, port, prio), now_ns);
 		if (!has_flag(pool, LL_SPFC_F_WINDOW_END) &&
 		    p->iq[prio].sch.spfc.irc >= irc_th(pool, port))
@@ -493,7 +494,7 @@ int ll_spfc_publish(struct ll_mmu_pool *pool, ll_u32 port, ll_u8 victims,
 	st->daemon_sh = victims & pool->cfg.lossless_mask;
 	/* A window that ended after the RESUMEs ends their holds. */
 	if (window_end_ns > st->resume_ns)
-		st->hold &= p->pfc.want;
+		st->hold &= p->xoff.want;
 	account(pool, port, before);
 	evaluate_changed(pool, port, before, now_ns);
 	return ll_mmu_ctrl_due(pool, port, now_ns);
@@ -716,6 +717,17 @@ static const struct ll_scheme_stat_desc spfc_prio_stats[SPFC_PRIO_STATS] = {
 		"IRC of the window in progress (bytes, or packets)." },
 };
 
+static const struct ll_scheme_event_desc spfc_events[LL_SPFC_EVENTS] = {
+	[LL_SPFC_EV_PAUSE] = { "pause",
+		"The priority's pause wish set (PAUSE; a Victim: the latch)." },
+	[LL_SPFC_EV_RESUME] = { "resume",
+		"The priority's pause wish cleared (RESUME)." },
+	[LL_SPFC_EV_TO_VICTIM] = { "to_victim",
+		"The priority's state went from Normal to Victim." },
+	[LL_SPFC_EV_TO_NORMAL] = { "to_normal",
+		"The priority's state went from Victim to Normal." },
+};
+
 _Static_assert(SPFC_STATS <= LL_SCHEME_STATS && SPFC_MASKS <= LL_SCHEME_MASKS &&
 	       SPFC_PRIO_STATS <= LL_SCHEME_PRIO_STATS,
 	       "the telemetry fits struct ll_scheme_port_stats");
@@ -736,6 +748,8 @@ const struct ll_scheme_desc ll_scheme_spfc = {
 	.n_masks = SPFC_MASKS,
 	.prio_stats = spfc_prio_stats,
 	.n_prio_stats = SPFC_PRIO_STATS,
+	.events = spfc_events,
+	.n_events = LL_SPFC_EVENTS,
 	.check = spfc_check,
 	.port_tick = ll_spfc_port_tick,
 	.reset_peaks = ll_spfc_reset_peaks,

@@ -8,8 +8,9 @@
  *
  * Adding a scheme (docs/ARCHITECTURE.md, "How to add a scheme"): an id
  * below, its parameter struct in union ll_scheme_params, its state in the
- * state unions if it keeps any, one file scheme_<name>.c with its hooks,
- * one case per hook in scheme.c.
+ * state unions if it keeps any (sized by the compiler, budgets checked),
+ * one file scheme_<name>.c with its hooks and its descriptor, one entry
+ * in scheme.c's table.
  */
 #ifndef LL_SCHEME_TYPES_H
 #define LL_SCHEME_TYPES_H
@@ -152,7 +153,7 @@ struct ll_dsh_iq_state {
  * 3.6), so every priority of a port shares one window start and a port's
  * priorities roll together: the same result as rolling each (port, prio)
  * on its own events. The bit masks are over priorities; "paused" is the
- * MMU's pause wish (ll_mmu_pfc.want), which is also the SH reset line.
+ * MMU's pause wish (ll_mmu_xoff.want), which is also the SH reset line.
  * The counts saturate at 2^32 - 1, IRC_th is at most that (the comparison
  * stays exact).
  */
@@ -190,26 +191,53 @@ struct ll_spfc_iq_state {
 
 /*
  * Per-scheme state, zeroed when its owner is created (pool init, port
- * attach) and when the scheme changes. DT and ST keep none.
+ * attach) and when the scheme changes. DT and ST keep none. Each union is
+ * as large as its largest member, so a scheme adds its struct and nothing
+ * is sized by hand; the budgets below (a port under 3 KB, mmu.h) are
+ * checked at compile time, and a scheme that outgrows one is refused by
+ * the build, not silently shifted.
  */
+#ifndef LL_SCHEME_EXTRA_POOL_STATE
+#define LL_SCHEME_EXTRA_POOL_STATE
+#endif
+#ifndef LL_SCHEME_EXTRA_PORT_STATE
+#define LL_SCHEME_EXTRA_PORT_STATE
+#endif
+#ifndef LL_SCHEME_EXTRA_IQ_STATE
+#define LL_SCHEME_EXTRA_IQ_STATE
+#endif
+
 union ll_scheme_pool_state {
 	struct ll_dsh_pool_state dsh;
 	struct ll_spfc_pool_state spfc;
-	ll_u64 raw[2];
+
+	LL_SCHEME_EXTRA_POOL_STATE	/* the unit tests' way in */
 };
 
 union ll_scheme_port_state {
 	struct ll_dsh_port_state dsh;
 	struct ll_spfc_port_state spfc;
-	ll_u64 raw[9];
+
+	LL_SCHEME_EXTRA_PORT_STATE
 };
 
 /* Eight of these per port: kept small (a port stays under 3 KB). */
 union ll_scheme_iq_state {
 	struct ll_dsh_iq_state dsh;
 	struct ll_spfc_iq_state spfc;
-	ll_u64 raw[1];
+
+	LL_SCHEME_EXTRA_IQ_STATE
 };
+
+#define LL_SCHEME_POOL_STATE_MAX_BYTES 64
+#define LL_SCHEME_PORT_STATE_MAX_BYTES 128
+#define LL_SCHEME_IQ_STATE_MAX_BYTES 8
+LL_BUILD_ASSERT(sizeof(union ll_scheme_pool_state) <=
+		LL_SCHEME_POOL_STATE_MAX_BYTES, pool_state_budget);
+LL_BUILD_ASSERT(sizeof(union ll_scheme_port_state) <=
+		LL_SCHEME_PORT_STATE_MAX_BYTES, port_state_budget);
+LL_BUILD_ASSERT(sizeof(union ll_scheme_iq_state) <=
+		LL_SCHEME_IQ_STATE_MAX_BYTES, iq_state_budget);
 
 /*
  * A scheme's telemetry (scheme.h's ll_scheme_get_port_stats(), the uapi's
@@ -242,24 +270,18 @@ struct ll_scheme_stat_desc {
 /*
  * The pool's event ring (ll_scheme_log_event(); scheme.h): the latest
  * LL_SCHEME_EVENTS state changes of the scheme's queues and ports, for a
- * timeline. Values of type are the uapi's LOSSLESS_EV_*.
+ * timeline. An event's type is its scheme's own number (from 1; 0 is an
+ * empty slot), which that scheme's descriptor names (its events table,
+ * indexed by its own enum); each entry records the scheme that logged it,
+ * since a change of scheme does not clear the ring. The plane carries
+ * them as they are (the uapi's struct lossless_event).
  */
 #define LL_SCHEME_EVENTS 64
 
-enum ll_scheme_event_type {
-	LL_EV_PAUSE = 1,	/* a priority's pause wish set (SPFC) */
-	LL_EV_RESUME,		/* and cleared */
-	LL_EV_TO_VICTIM,	/* SPFC: Normal -> Victim */
-	LL_EV_TO_NORMAL,	/* SPFC: Victim -> Normal */
-	LL_EV_QOFF,		/* DSH: queue-level pause */
-	LL_EV_QON,		/* DSH: queue-level resume */
-	LL_EV_POFF,		/* DSH: port-level pause (prio 0xff) */
-	LL_EV_PON,		/* DSH: port-level resume (prio 0xff) */
-	LL_EV_TYPES,
+struct ll_scheme_event_desc {
+	const char *name;	/* snake_case; NULL: not used */
+	const char *help;	/* one line */
 };
-
-#define LL_SCHEME_EVENT_NAMES { "", "pause", "resume", "to_victim",	\
-	"to_normal", "qoff", "qon", "poff", "pon" }
 
 struct ll_scheme_event {
 	ll_u64 time_ns;		/* the pool's clock */
@@ -267,8 +289,9 @@ struct ll_scheme_event {
 	ll_u64 shared_used;	/* the pool's S */
 	ll_u8 port;
 	ll_u8 prio;		/* 0xff: the port */
-	ll_u8 type;		/* enum ll_scheme_event_type */
-	ll_u8 reserved0[5];
+	ll_u8 type;		/* the scheme's own number; 0: empty */
+	ll_u8 scheme;		/* enum ll_scheme_id of the scheme that logged it */
+	ll_u8 reserved0[4];
 };
 
 struct ll_scheme_events {

@@ -56,10 +56,21 @@ enum {
 	TCA_LOSSLESS_BACKLOG_NEED,	/* u32: frames netdev_max_backlog must hold
 					 * for this pool (dump only)
 					 */
+	TCA_LOSSLESS_GATES,		/* u32[queues]: the gates that stop queue i
+					 * (bit g: gate g < LOSSLESS_GATE_IDS); 0 or
+					 * absent: its priorities' and the port's.
+					 * Replaces the whole map; empty: all 0.
+					 */
 	__TCA_LOSSLESS_MAX
 };
 
 #define TCA_LOSSLESS_MAX (__TCA_LOSSLESS_MAX - 1)
+
+/* Gate ids (TCA_LOSSLESS_GATES): 0 .. 7 the PFC priorities, 8 the port
+ * (802.3x PAUSE), 9 .. 23 free for schemes and frame kinds of our own.
+ */
+#define LOSSLESS_GATE_PORT 8
+#define LOSSLESS_GATE_IDS 24
 
 /*
  * The pool's MMU scheme (nested in TCA_LOSSLESS_SCHEME); docs/SCHEMES.md.
@@ -162,8 +173,9 @@ enum {
 #define TCA_LOSSLESS_WD_MAX (__TCA_LOSSLESS_WD_MAX - 1)
 
 /* Per PFC priority of a port. Compact: a qdisc's dump message carries
- * tc_lossless_xstats twice (TCA_STATS2 and TCA_XSTATS) and must fit one
- * NLMSG_GOODSIZE dump skb, or a reader on a fresh socket misses the qdisc.
+ * tc_lossless_xstats (once, in TCA_STATS2's TCA_STATS_APP; no TCA_XSTATS)
+ * and must fit one NLMSG_GOODSIZE dump skb, or a reader on a fresh socket
+ * misses the qdisc.
  */
 struct tc_lossless_wd_stats {
 	__u8 storm;		/* 1 while in storm */
@@ -247,7 +259,7 @@ struct tc_lossless_xstats {
 	__u64 pool_peak_headroom;
 	__u64 pool_drops_lossless;	/* must stay 0: a sizing bug */
 	__u64 pool_drops_lossy;
-	__u64 pfc_frames_tx;	/* PFC frames this port sent upstream */
+	__u64 pfc_frames_tx;	/* pause frames sent upstream, any kind */
 	__u64 ecn_marks;	/* CE marks on this port's queues */
 	__u64 unaccounted;	/* packets from outside the pool (local) */
 	struct tc_lossless_iq_stats iq[LOSSLESS_PFC_PRIOS];
@@ -269,11 +281,9 @@ struct tc_lossless_xstats {
 	__u32 wd_alarm_mask;	/* priorities with the XOFF alarm raised */
 	__u32 wd_pad;
 	struct tc_lossless_wd_stats wd[LOSSLESS_PFC_PRIOS];
-	/* The pool's scheme on this port (appended). Sent only when the
-	 * pool's scheme has telemetry (DSH, SPFC) and the dump has room for
-	 * it (always in a large buffer like tc's; not in a fresh socket's
-	 * first NLMSG_GOODSIZE skb, the qdisc must fit there without it).
-	 * The watchdog's part is then sent too.
+	/* The pool's scheme on this port (appended). Sent whenever the
+	 * pool's scheme has telemetry (DSH, SPFC), the watchdog's part with
+	 * it; its counters are named by the scheme's descriptor.
 	 */
 	struct tc_lossless_scheme_stats sch;
 };
@@ -471,21 +481,14 @@ struct lossless_plane_scheme_port {
 
 /*
  * The pool's event ring: the latest LOSSLESS_EVENTS state changes of its
- * scheme (SPFC: PAUSE, RESUME, to Victim, to Normal; DSH: QOFF, QON,
- * POFF, PON), oldest overwritten first.
+ * scheme's queues and ports, oldest overwritten first. An event's type is
+ * the number the scheme that logged it gave it (from 1; 0: an empty
+ * slot), and scheme is that scheme (LOSSLESS_SCHEME_*; a change of scheme
+ * does not clear the ring): the names are the scheme's, in its descriptor
+ * in the core (kernel/core/scheme_<name>.c), which losslessctl events
+ * prints.
  */
 #define LOSSLESS_EVENTS 64
-
-enum {
-	LOSSLESS_EV_PAUSE = 1,		/* a priority's pause decided */
-	LOSSLESS_EV_RESUME,		/* and ended */
-	LOSSLESS_EV_TO_VICTIM,		/* SPFC: Normal -> Victim */
-	LOSSLESS_EV_TO_NORMAL,		/* SPFC: Victim -> Normal */
-	LOSSLESS_EV_QOFF,		/* DSH: queue-level pause */
-	LOSSLESS_EV_QON,		/* DSH: queue-level resume */
-	LOSSLESS_EV_POFF,		/* DSH: port-level pause */
-	LOSSLESS_EV_PON,		/* DSH: port-level resume */
-};
 
 #define LOSSLESS_EV_PORT 0xff		/* prio of a port's event */
 
@@ -496,8 +499,8 @@ struct lossless_event {
 	__u32 ifindex;		/* the port's device */
 	__u8 port;		/* the port's index in the pool */
 	__u8 prio;		/* or LOSSLESS_EV_PORT */
-	__u8 type;		/* LOSSLESS_EV_* */
-	__u8 pad;
+	__u8 type;		/* the scheme's own event number */
+	__u8 scheme;		/* LOSSLESS_SCHEME_* that logged it (was pad) */
 };
 
 struct lossless_plane_tel {

@@ -150,7 +150,7 @@ void BM_MmuAdmitReleaseWithPfcFrames(benchmark::State &state)
 	// Fill to one packet below XOFF.
 	for (;;) {
 		ll_mmu_admit(pool.p(), 1, 3, 2, 3, 1500, 0, &c);
-		if (pool.p()->ports[1].pfc.want) {
+		if (pool.p()->ports[1].xoff.want) {
 			ll_mmu_release(pool.p(), &c, 0);
 			break;
 		}

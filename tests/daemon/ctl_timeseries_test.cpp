@@ -33,6 +33,10 @@
 #include "plane.h"
 #include "plane_fixture.h"
 
+extern "C" {
+#include "scheme.h"  // the schemes' event numbers (LL_SPFC_EV_*, LL_DSH_EV_*)
+}
+
 namespace {
 
 namespace lp = lossless::plane;
@@ -847,7 +851,9 @@ namespace {
 
 // status and events with an SPFC pool: the scheme's per-port state and
 // counters (named from its descriptor's names (scheme.h)), and its event ring as a
-// timeline, oldest first, also once the ring has wrapped.
+// timeline, oldest first, also once the ring has wrapped. Each event is named by
+// the descriptor of the scheme it records (a DSH event in the ring of a pool now
+// SPFC's is still poff); a type its scheme does not name prints as event<N>.
 TEST_F(CtlTimeSeries, SchemeTelemetryAndEventTimeline)
 {
   auto t = std::make_unique<lossless_plane_tel>();
@@ -881,11 +887,11 @@ TEST_F(CtlTimeSeries, SchemeTelemetryAndEventTimeline)
                     .port = 0,
                     .prio = 3,
                     .type = type,
-                    .pad = 0};
+                    .scheme = LOSSLESS_SCHEME_SPFC};
   };
-  ev(0, 5000000, LOSSLESS_EV_TO_VICTIM, 0);
-  ev(1, 2000000, LOSSLESS_EV_PAUSE, 1001000);
-  ev(2, 2000000, LOSSLESS_EV_TO_NORMAL, 1001000);
+  ev(0, 5000000, LL_SPFC_EV_TO_VICTIM, 0);
+  ev(1, 2000000, LL_SPFC_EV_PAUSE, 1001000);
+  ev(2, 2000000, LL_SPFC_EV_TO_NORMAL, 1001000);
   t->events_total = 3;
   t->seq = 2;
   kernel_write_tel(plane_->fd(), *t);
@@ -928,6 +934,7 @@ TEST_F(CtlTimeSeries, SchemeTelemetryAndEventTimeline)
                                             {"ifindex", 1},
                                             {"dev", "lo"},
                                             {"type", "pause"},
+                                            {"scheme", "spfc"},
                                             {"bytes", 1001000},
                                             {"shared_used", 1000000},
                                             {"prio", 3}}));
@@ -941,9 +948,15 @@ TEST_F(CtlTimeSeries, SchemeTelemetryAndEventTimeline)
                     .ifindex = kOther,
                     .port = 1,
                     .prio = LOSSLESS_EV_PORT,
-                    .type = LOSSLESS_EV_POFF,
-                    .pad = 0};
+                    .type = LL_DSH_EV_POFF,
+                    .scheme = LOSSLESS_SCHEME_DSH};
   }
+  // The last two: a type SPFC does not name, and an event of DT, which
+  // names none.
+  t->events[4].type = 200;
+  t->events[4].scheme = LOSSLESS_SCHEME_SPFC;
+  t->events[5].type = LL_SPFC_EV_PAUSE;
+  t->events[5].scheme = LOSSLESS_SCHEME_DT;
   t->events_total = 70;
   t->seq = 4;
   kernel_write_tel(plane_->fd(), *t);
@@ -954,9 +967,16 @@ TEST_F(CtlTimeSeries, SchemeTelemetryAndEventTimeline)
     EXPECT_EQ(e["events"][i]["bytes"], i + 6) << i;
   EXPECT_TRUE(e["events"][0]["prio"].is_null());
   EXPECT_EQ(e["events"][0]["type"], "poff");
+  EXPECT_EQ(e["events"][0]["scheme"], "dsh");
+  EXPECT_EQ(e["events"][LOSSLESS_EVENTS - 2]["type"], "event200");
+  EXPECT_EQ(e["events"][LOSSLESS_EVENTS - 2]["scheme"], "spfc");
+  EXPECT_EQ(e["events"][LOSSLESS_EVENTS - 1]["type"], "event1");
+  EXPECT_EQ(e["events"][LOSSLESS_EVENTS - 1]["scheme"], "dt");
   ASSERT_EQ(run({"--plane", path_, "events"}, &out, &err), 0) << err;
   EXPECT_NE(out.find("64 of 70 events"), std::string::npos) << out;
   EXPECT_NE(out.find(" if4242       port poff "), std::string::npos) << out;
+  EXPECT_NE(out.find(" if4242       port event200 "), std::string::npos) << out;
+  EXPECT_NE(out.find(" if4242       port event1 "), std::string::npos) << out;
 
   EXPECT_EQ(run({"--plane", path_, "events", "--bogus"}, &out, &err), 2);
   EXPECT_NE(err.find("events: unknown argument \"--bogus\""), std::string::npos) << err;

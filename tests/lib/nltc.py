@@ -4,14 +4,18 @@ and extack messages without tc's option parser in between."""
 import contextlib
 import ctypes
 import os
+import re
 import socket
 import struct
 
 CLONE_NEWNET = 0x40000000
 
-RTM_NEWQDISC = 36
+RTM_NEWQDISC, RTM_GETQDISC = 36, 38
 NLM_F_REQUEST, NLM_F_ACK, NLM_F_REPLACE, NLM_F_CREATE = 0x1, 0x4, 0x100, 0x400
-NLMSG_ERROR = 2
+NLM_F_DUMP = 0x300
+NLMSG_ERROR, NLMSG_DONE = 2, 3
+TCA_XSTATS, TCA_STATS2 = 4, 7
+TCA_STATS_APP = 4
 NLMSGERR_ATTR_MSG = 1
 NETLINK_EXT_ACK = 11
 SOL_NETLINK = 270
@@ -26,7 +30,7 @@ TCA_LOSSLESS = {
     "egress_alpha": 12, "lossless_prios": 13, "reserved": 14, "xon_offset": 15,
     "cable_delay": 16, "sw_delay": 17, "headroom": 18, "ecn_kmin": 19,
     "ecn_kmax": 20, "ecn_pmax": 21, "plane_fd": 22, "plane_id": 23,
-    "catchup": 24, "watchdog": 25, "scheme": 26, "backlog_need": 27,
+    "catchup": 24, "watchdog": 25, "scheme": 26, "backlog_need": 27, "gates": 28,
 }
 # Nested in TCA_LOSSLESS_SCHEME, and its TCA_LOSSLESS_SCHEME_<NAME> nests
 # (every parameter a u64).
@@ -123,6 +127,66 @@ def qdisc_request(ifindex, kind, options, handle=0x10000, change=False, ns=None)
             msg_text = data[off + 4:off + alen].split(b"\0")[0].decode()
         off += _align(alen)
     return -err, msg_text
+
+
+def _attrs(data, off, end):
+    """{type: payload} of the attributes in data[off:end] (flags masked)."""
+    out = {}
+    while off + 4 <= end:
+        alen, atype = struct.unpack_from("=HH", data, off)
+        if alen < 4:
+            break
+        out[atype & 0x3FFF] = data[off + 4:off + alen]
+        off += _align(alen)
+    return out
+
+
+def qdisc_dump(ifindex, ns=None):
+    """RTM_GETQDISC dump on a fresh socket, whose first dump skb is the
+    kernel's smallest (NLMSG_GOODSIZE): the root qdisc of ifindex as
+    {"message_bytes", "app" (TCA_STATS_APP payload), "xstats" (TCA_XSTATS
+    payload or None)}, or None when the dump did not carry it."""
+    with netns(ns):
+        s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
+    found = None
+    try:
+        s.bind((0, 0))
+        tcm = struct.pack("=BxxxiIII", socket.AF_UNSPEC, 0, 0, 0, 0)
+        s.send(struct.pack("=IHHII", 16 + len(tcm), RTM_GETQDISC,
+                           NLM_F_REQUEST | NLM_F_DUMP, 1, 0) + tcm)
+        done = False
+        while not done:
+            data = s.recv(65536)
+            off = 0
+            while off + 16 <= len(data):
+                length, mtype = struct.unpack_from("=IH", data, off)
+                if mtype in (NLMSG_DONE, NLMSG_ERROR) or length < 16:
+                    done = True
+                    break
+                _, idx, _, parent, _ = struct.unpack_from("=BxxxiIII", data, off + 16)
+                if mtype == RTM_NEWQDISC and idx == ifindex and parent == TC_H_ROOT:
+                    top = _attrs(data, off + 36, off + length)
+                    st2 = top.get(TCA_STATS2, b"")
+                    found = {"message_bytes": length,
+                             "app": _attrs(st2, 0, len(st2)).get(TCA_STATS_APP),
+                             "xstats": top.get(TCA_XSTATS)}
+                off += _align(length)
+    finally:
+        s.close()
+    return found
+
+
+def uapi_defines():
+    """The numeric #defines of kernel/uapi/lossless.h, by name."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                        "kernel", "uapi", "lossless.h")
+    out = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"#define\s+(\w+)\s+(0x[0-9a-fA-F]+|\d+)[uUlL]*\b", line)
+            if m:
+                out[m.group(1)] = int(m.group(2), 0)
+    return out
 
 
 def ifindex(name):

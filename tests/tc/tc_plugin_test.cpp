@@ -259,6 +259,7 @@ struct QdiscOpts {
 	std::vector<uint8_t> priomap = {0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0};
 	std::vector<uint32_t> quanta = {1514, 1514, 1514, 1514, 1514, 1514, 1514, 9000};
 	uint32_t limit = 1000;
+	std::vector<uint32_t> gates;	// TCA_LOSSLESS_GATES, dumped when set
 	struct Pool {
 		std::string name = "sw0";
 		uint64_t bytes = 4 << 20;
@@ -304,6 +305,8 @@ void PutOptions(Msg &m, const QdiscOpts &o)
 	m.Put(TCA_LOSSLESS_PRIOMAP, o.priomap.data(), o.priomap.size());
 	m.Put(TCA_LOSSLESS_QUANTA, o.quanta.data(), o.quanta.size() * 4);
 	m.PutT<uint32_t>(TCA_LOSSLESS_LIMIT_PKTS, o.limit);
+	if (!o.gates.empty())
+		m.Put(TCA_LOSSLESS_GATES, o.gates.data(), o.gates.size() * 4);
 	if (o.pool) {
 		const QdiscOpts::Pool &p = *o.pool;
 		m.PutStr(TCA_LOSSLESS_POOL, p.name);
@@ -652,6 +655,17 @@ std::vector<std::string> DecodeCapture(const std::string &data, std::string *kin
 				case TCA_LOSSLESS_LIMIT_PKTS:
 					os << " limit=" << u32(0) << (n == 4 ? "" : "(bad len)");
 					break;
+				case TCA_LOSSLESS_GATES: {
+					char hex[16];
+					os << " gates=";
+					for (size_t i = 0; i < n / 4; i++) {
+						snprintf(hex, sizeof(hex), "0x%x", u32(i));
+						os << (i ? "," : "") << hex;
+					}
+					if (n % 4)
+						os << "(bad len)";
+					break;
+				}
 				case TCA_LOSSLESS_POOL: {
 					std::string name(reinterpret_cast<const char *>(p), n);
 					bool nul = n && name.back() == '\0';
@@ -856,6 +870,16 @@ const RejectCase kRejects[] = {
 	{"PriomapEntryU8Wrap", "priomap 256", "invalid priomap entry \"256\" for priority 0"},
 	{"PriomapTooMany", "priomap 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0", "too many priomap entries: at most 16 (skb->priority 0 .. 15)"},
 	{"PriomapMissing", "priomap", "option \"priomap\" needs a value"},
+	{"GatesMissing", "gates", "option \"gates\" needs a value"},
+	{"GatesNotAnEntry", "gates 4", "invalid gates entry \"4\": must be QUEUE:GATE[,GATE...] (e.g. 4:3,port) or \"default\""},
+	{"GatesQueueAbove63", "gates 64:3", "invalid gates entry \"64:3\": the queue must be an index 0 .. 63"},
+	{"GatesQueueNotANumber", "gates q:3", "invalid gates entry \"q:3\": the queue must be an index 0 .. 63"},
+	{"GatesGateAbove23", "gates 1:24", "invalid gate \"24\" for queue 1: must be a gate id 0 .. 23 (0 .. 7 the PFC priorities, port or 8 the port, 9 .. 23 free)"},
+	{"GatesGateNotANumber", "gates 1:3,x", "invalid gate \"x\" for queue 1"},
+	{"GatesNoGate", "gates 1:", "invalid gates entry \"1:\": name at least one gate"},
+	{"GatesQueueTwice", "gates 1:3 1:4", "invalid gates entry \"1:4\": queue 1 listed twice"},
+	{"GatesQueueAboveQueues", "queues 4 gates 4:3", "invalid gates entry for queue 4: must be a queue index 0 .. 3 (queues 4)"},
+	{"GatesDuplicate", "gates 1:3 gates 2:3", "duplicate \"gates\""},
 	{"PriomapDuplicate", "priomap 0 priomap 0", "duplicate \"priomap\""},
 	{"UnknownKeyword", "foo", "unknown option \"foo\""},
 	{"UnknownKeywordAfterList", "quanta 1514 1514 limt 5", "unknown option \"limt\""},
@@ -1097,6 +1121,11 @@ const AcceptCase kAccepts[] = {
 	{"Queues1", "queues 1", "queues=1"},
 	{"Queues64Strict64", "queues 64 strict 64", "queues=64 strict=64"},
 	{"StrictZero", "strict 0", "strict=0"},
+	{"GatesOneQueue", "gates 4:3,port", "gates=0x0,0x0,0x0,0x0,0x108"},
+	{"GatesSeveralQueuesAnyOrder", "gates 2:12 0:0,1 limit 5", "limit=5 gates=0x3,0x0,0x1000"},
+	{"GatesHighestIds", "queues 64 gates 63:23,9",
+	 "queues=64 gates=0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x800200"},
+	{"GatesDefaultClearsTheMap", "gates default", "gates="},
 	{"Limit", "limit 1", "limit=1"},
 	{"LimitMax", "limit 1048576", "limit=1048576"},
 	{"Quanta", "quanta 1514 9000", "quanta=1514,9000"},
@@ -1284,7 +1313,7 @@ TEST(TcPlugin, ManPageDocumentsEveryOptionWithRangeAndDefault)
 	for (const char *s : {
 		     "rate RATE", "8kbit .. 1.6tbit", "burst BYTES", "64 .. 1073741824 bytes",
 		     "catchup BYTES", "queues NUMBER", "Default 8", "strict NUMBER", "quanta BYTES",
-		     "1 .. 16777216", "priomap QUEUE", "limit PACKETS", "1 .. 1048576", "Default 1000",
+		     "1 .. 16777216", "priomap QUEUE", "gates QUEUE:GATE", "gates default", "limit PACKETS", "1 .. 1048576", "Default 1000",
 		     "pool NAME", "buffer SIZE", "1 .. 1099511627776 bytes", "Default 4mb",
 		     "alpha ALPHA", "Default 1/8", "egress-alpha ALPHA", "lossless-prios PRIOS",
 		     "Default 3,4", "reserved SIZE", "xon-offset SIZE", "cable-delay TIME",
@@ -1406,6 +1435,25 @@ TEST(TcPluginPrint, QdiscOptionsJson)
 		  "\"priomap\":[0,1,2,3,4,5,6,7,0,0,0,0,0,0,0,0],\"limit\":1000}}]\n");
 }
 
+TEST(TcPluginPrint, GatesAsTheyAreGiven)
+{
+	QdiscOpts o;
+	o.gates = {0, 0x108, 0, 0x1003};
+	Result r = Show({"qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find("limit 1000 gates 1:3,port 3:0,1,12 \n"), std::string::npos) << r.out;
+	r = Show({"-j", "qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find("\"limit\":1000,\"gates\":[{\"queue\":1,\"gates\":[3,8]},"
+			     "{\"queue\":3,\"gates\":[0,1,12]}]}"),
+		  std::string::npos)
+		<< r.out;
+	// An all-zero map (every queue its default) prints nothing.
+	o.gates = {0, 0};
+	r = Show({"qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_EQ(r.out, std::string("qdisc lossless 1: root refcnt 2 ") + kDefaultOptsText + "\n");
+}
+
 TEST(TcPluginPrint, RateAndBurstUnits)
 {
 	struct {
@@ -1508,7 +1556,7 @@ TEST(TcPluginPrint, QdiscXstatsJson)
 		<< r.out;
 	EXPECT_NE(r.out.find("{\"lt_ns\":134217728,\"count\":0},{\"lt_ns\":268435456,\"count\":0},"
 			     "{\"lt_ns\":0,\"count\":1}],"
-			     "\"paused_mask\":40,\"paused_prios\":[3,5],\"paused_port\":false,\"gates\":["),
+			     "\"paused_mask\":40,\"paused_prios\":[3,5],\"paused_port\":false,\"paused_free\":[],\"gates\":["),
 		  std::string::npos)
 		<< r.out;
 	EXPECT_NE(r.out.find("{\"gate\":0,\"name\":\"prio0\",\"xoff_frames\":0,\"xon_frames\":0,"
@@ -2207,6 +2255,7 @@ TEST(TcPluginRoundTrip, PrintedOptionsParseBackIdentically)
 	variants[3].queues = 4;
 	variants[3].priomap = {3, 3, 2, 1, 0, 3, 3, 3, 0, 1, 2, 3, 0, 1, 2, 3};
 	variants[3].quanta = {1514, 3028, 4542, 9000};
+	variants[3].gates = {0, 0x108, 0, 0x1003};
 	// Pool options: defaults, extremes, "none" and "ecn off", odd values.
 	for (int i = 0; i < 4; i++)
 		variants.push_back(variants[i]);

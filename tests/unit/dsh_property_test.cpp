@@ -57,7 +57,7 @@ void ExpectDshInvariants(const ll_mmu_pool *pool)
 			ASSERT_TRUE(st.poff) << "insurance in use, port " << port;
 		}
 		ll_u8 eff = (ll_u8)((st.qoff | (st.poff ? 0xFF : 0)) & mask);
-		ASSERT_EQ(p.pfc.want, eff) << "port " << port;		// INV-10
+		ASSERT_EQ(p.xoff.want, eff) << "port " << port;		// INV-10
 		for (ll_u32 prio = 0; prio < LL_MMU_PRIOS; prio++) {
 			if (!((mask >> prio) & 1))
 				continue;
@@ -572,8 +572,8 @@ private:
 		DoSweep();
 		for (ll_u32 port = 0; port < kPorts; port++) {
 			SendDueFrames(pool(), port, now_);
-			EXPECT_EQ(pool()->ports[port].pfc.told, 0) << "port " << port;
-			EXPECT_EQ(pool()->ports[port].pfc.want, 0) << "port " << port;
+			EXPECT_EQ(pool()->ports[port].xoff.told, 0) << "port " << port;
+			EXPECT_EQ(pool()->ports[port].xoff.want, 0) << "port " << port;
 			EXPECT_EQ(pool()->ports[port].sch.dsh.qoff, 0);
 			EXPECT_EQ(pool()->ports[port].sch.dsh.poff, 0);
 			EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool(), port), LL_MMU_NEVER);

@@ -118,8 +118,8 @@ void ExpectAllResumed(Pool &pool, ll_u64 now)
 	for (ll_u32 port = 0; port < pool->cfg.max_ports; port++) {
 		for (int i = 0; i < 3 && Frame(pool, port, now, &f); i++)
 			;
-		EXPECT_EQ(pool->ports[port].pfc.want, 0) << "port " << port;
-		EXPECT_EQ(pool->ports[port].pfc.told, 0) << "port " << port;
+		EXPECT_EQ(pool->ports[port].xoff.want, 0) << "port " << port;
+		EXPECT_EQ(pool->ports[port].xoff.told, 0) << "port " << port;
 		EXPECT_EQ(St(pool, port).qoff, 0) << "port " << port;
 		EXPECT_EQ(St(pool, port).poff, 0) << "port " << port;
 		EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), port), LL_MMU_NEVER);
@@ -260,17 +260,17 @@ TEST(DshPartition, OneLosslessClassIsSihSized)
 	ll_u64 t = 2 + kWindow;
 	while (ll_dsh_port_shared(dsh.p(), 0) + 2 * kPkt <= T(dsh))
 		ASSERT_TRUE(ll_mmu_admitted(tr.Send(0, 1, t++)));
-	ASSERT_EQ(dsh->ports[0].pfc.want, 0);
+	ASSERT_EQ(dsh->ports[0].xoff.want, 0);
 	// Port 1's bytes lower T under port 0's: the sweep finds both
 	// conditions at once, and one frame carries them.
 	Traffic other{dsh, {}};
 	for (int i = 0; i < 20; i++)
 		other.Send(1, 1, t++, kPkt, 2);
-	ASSERT_EQ(dsh->ports[0].pfc.want, 0);
+	ASSERT_EQ(dsh->ports[0].xoff.want, 0);
 	EXPECT_EQ(ll_mmu_sweep(dsh.p(), t) & 1, 1u);
 	EXPECT_EQ(St(dsh, 0).qoff, 0x02);
 	EXPECT_EQ(St(dsh, 0).poff, 1);
-	EXPECT_EQ(dsh->ports[1].pfc.want, 0);
+	EXPECT_EQ(dsh->ports[1].xoff.want, 0);
 	ll_ctrl_msg f;
 	ASSERT_TRUE(Frame(dsh, 0, t, &f));
 	EXPECT_EQ(f.gate_mask, 0x02);
@@ -380,7 +380,7 @@ TEST(DshAblation, NoInsuranceU)
 		if (n == 333) {
 			EXPECT_EQ(ll_dsh_port_shared(pool.p(), 0), 338944u);
 			EXPECT_EQ(ll_dsh_port_threshold(pool.p()), 338432u);
-			EXPECT_EQ(pool->ports[0].pfc.want, kUMask);
+			EXPECT_EQ(pool->ports[0].xoff.want, kUMask);
 		}
 	}
 	tr.ReleaseAll(t);
@@ -401,7 +401,7 @@ TEST(DshAblation, NoSharedHeadroomU)
 		ASSERT_EQ(v, n <= 2 ? LL_MMU_ADMIT_RESERVED
 				    : n <= 105 ? LL_MMU_ADMIT_SHARED : LL_MMU_ADMIT_HEADROOM);
 		ASSERT_EQ(ll_dsh_tau(pool.p(), 0, 1), 0u);
-		ASSERT_EQ(pool->ports[0].pfc.want, n == 106 ? kUMask : 0);
+		ASSERT_EQ(pool->ports[0].xoff.want, n == 106 ? kUMask : 0);
 	}
 	EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool.p(), 0), 0u);	// a frame now
 	tr.ReleaseAll(t);
@@ -438,7 +438,7 @@ TEST(DshBurst, ReferenceConfigAbsorbsFiveTimesSih)
 			b += kPkt;
 		}
 		bytes[scheme == LL_SCHEME_DSH] = b;
-		EXPECT_EQ(pool->ports[0].pfc.want, 0x02);	// no port pause
+		EXPECT_EQ(pool->ports[0].xoff.want, 0x02);	// no port pause
 		tr.ReleaseAll(t);
 		ExpectEmpty(pool.p());
 	}
@@ -685,7 +685,7 @@ struct FullPort {
 		} while (v != LL_MMU_ADMIT_HEADROOM && ll_mmu_admitted(v));
 		EXPECT_EQ(St(pool, 0).qoff, 0x10);
 		EXPECT_EQ(St(pool, 0).poff, 1);
-		EXPECT_EQ(pool->ports[0].pfc.want, kUMask);
+		EXPECT_EQ(pool->ports[0].xoff.want, kUMask);
 		EXPECT_EQ(pool->ports[0].headroom_used, kPkt);
 	}
 };
@@ -697,7 +697,7 @@ TEST(DshFrames, PortResumeKeepsQueueLevelPause)
 	ll_ctrl_msg f;
 	ASSERT_TRUE(Frame(s.pool, 0, s.t, &f));
 	EXPECT_FALSE(Frame(s.pool, 0, s.t, &f));
-	ASSERT_EQ(s.pool->ports[0].pfc.told, kUMask);
+	ASSERT_EQ(s.pool->ports[0].xoff.told, kUMask);
 	while (St(s.pool, 0).poff)
 		s.tr.Release(s.t++);
 	EXPECT_EQ(St(s.pool, 0).qoff, 0x10);
@@ -706,7 +706,7 @@ TEST(DshFrames, PortResumeKeepsQueueLevelPause)
 	EXPECT_EQ(f.gate_mask, kUMask);
 	for (ll_u32 j = 0; j < 8; j++)
 		EXPECT_EQ(f.value[j], j == 4 ? kQ : 0) << j;
-	EXPECT_EQ(s.pool->ports[0].pfc.told, 0x10);
+	EXPECT_EQ(s.pool->ports[0].xoff.told, 0x10);
 	s.tr.ReleaseAll(s.t);
 	ExpectAllResumed(s.pool, s.t);
 }
@@ -734,7 +734,7 @@ TEST(DshFrames, QueueResumeInPortOffAndInsuranceGate)
 	ASSERT_EQ(St(pool, 0).qoff, 0x02);
 	while (Frame(pool, 0, t, &f))
 		;
-	ASSERT_EQ(pool->ports[0].pfc.told, kUMask);
+	ASSERT_EQ(pool->ports[0].xoff.told, kUMask);
 	// Class 1 drains below its queue threshold: QON, but no frame.
 	size_t i = 0;
 	while (St(pool, 0).qoff & 0x02) {
@@ -747,7 +747,7 @@ TEST(DshFrames, QueueResumeInPortOffAndInsuranceGate)
 	EXPECT_LT(ll_dsh_port_shared(pool.p(), 0), ll_dsh_port_threshold(pool.p()) / 2);
 	EXPECT_EQ(pool->ports[0].headroom_used, kPkt);
 	EXPECT_EQ(St(pool, 0).poff, 1);
-	EXPECT_EQ(pool->ports[0].pfc.want, kUMask);
+	EXPECT_EQ(pool->ports[0].xoff.want, kUMask);
 	// The last insurance byte leaves: the RESUME goes out.
 	size_t last2 = tr.held.size();
 	while (tr.held[--last2].prio != 2)
@@ -794,7 +794,7 @@ TEST(DshFrames, RefreshWhilePaused)
 	ll_ctrl_msg f;
 	while (Frame(s.pool, 0, s.t, &f))
 		;
-	ll_u64 refresh = s.pool->ports[0].pfc.refresh_at_ns;
+	ll_u64 refresh = s.pool->ports[0].xoff.refresh_at_ns;
 	EXPECT_EQ(ll_mmu_ctrl_next_deadline(s.pool.p(), 0), refresh);
 	EXPECT_FALSE(ll_mmu_ctrl_due(s.pool.p(), 0, refresh - 1));
 	EXPECT_TRUE(ll_mmu_port_timer(s.pool.p(), 0, refresh));
@@ -843,7 +843,7 @@ TEST(DshSingleQueue, LongRunHoldsOnlyInsurance)
 	EXPECT_TRUE(ll_dsh_single_queue(pool.p(), 0));
 	EXPECT_EQ(ll_mmu_ingress_threshold(pool.p(), 0, 1), T(pool));
 	EXPECT_EQ(pool->headroom_size, 4u * kPhi);
-	EXPECT_EQ(pool->ports[0].pfc.want, 0);
+	EXPECT_EQ(pool->ports[0].xoff.want, 0);
 	tr.ReleaseAll(t);
 	ExpectEmpty(pool.p());
 }
@@ -1074,17 +1074,17 @@ TEST(DshTelemetry, PausesCountedOncePeaksKept)
 
 	std::vector<ll_scheme_event> ev = Events(pool.p());
 	ASSERT_EQ(ev.size(), 4u);
-	EXPECT_EQ(ev[0].type, LL_EV_QOFF);
+	EXPECT_EQ(ev[0].type, LL_DSH_EV_QOFF);
 	EXPECT_EQ(ev[0].prio, 1);
 	EXPECT_EQ(ev[0].bytes, 106u * kPkt);			// 2 reserved, 104 shared
 	EXPECT_EQ(ev[0].time_ns, kWindow + 106);
-	EXPECT_EQ(ev[1].type, LL_EV_POFF);
+	EXPECT_EQ(ev[1].type, LL_DSH_EV_POFF);
 	EXPECT_EQ(ev[1].prio, 0xff);
 	EXPECT_EQ(ev[1].bytes, 316416u + kPkt);			// S_i + insurance
 	EXPECT_EQ(ev[1].shared_used, 316416u);			// port 0's alone
 	std::vector<int> rest = {ev[2].type, ev[3].type};
 	std::sort(rest.begin(), rest.end());
-	EXPECT_EQ(rest, (std::vector<int>{LL_EV_QON, LL_EV_PON}));
+	EXPECT_EQ(rest, (std::vector<int>{LL_DSH_EV_QON, LL_DSH_EV_PON}));
 	for (const auto &e : ev)
 		EXPECT_EQ(e.port, 0);
 }
@@ -1108,7 +1108,7 @@ TEST(DshTelemetry, EventRingWraps)
 {
 	Pool pool(UConfig(), 10 * kGbit, kPhi);
 	for (ll_u32 i = 0; i < LL_SCHEME_EVENTS + 6; i++)
-		ll_scheme_log_event(pool.p(), i % 4, i % 8, LL_EV_QOFF, i, 1000 + i);
+		ll_scheme_log_event(pool.p(), i % 4, i % 8, LL_DSH_EV_QOFF, i, 1000 + i);
 	EXPECT_EQ(pool->events.total, (ll_u64)LL_SCHEME_EVENTS + 6);
 	std::vector<ll_scheme_event> ev = Events(pool.p());
 	ASSERT_EQ(ev.size(), (size_t)LL_SCHEME_EVENTS);

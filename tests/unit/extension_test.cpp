@@ -4,11 +4,13 @@
 // kind is one entry of the table, its layout its codec), and
 // everything that reads schemes and kinds finds them: names, the
 // parameter table, checks, the frame a port sends, the ECN rule,
-// telemetry, the control channel, and the frame codec's envelope.
+// telemetry, events, the control channel, and the frame codec's envelope.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <set>
 #include <string>
+#include <vector>
 
 extern "C" {
 #include "ctrl.h"
@@ -51,6 +53,16 @@ const ll_param kTstParams[] = {
 const ll_scheme_stat_desc kTstStats[] = {{"knob", LL_STAT_GAUGE, "The knob."}};
 const char *const kTstMasks[] = {"wished"};
 
+// Its event, its own number 1 (SPFC's 1 is another event): named by its
+// descriptor, with no generic table to edit. (C++ has no array
+// designators: the static_assert keeps the row at its number.)
+enum TstEvent { kTstEvCommand = 1, kTstEventTypes };
+const ll_scheme_event_desc kTstEvents[] = {
+    {nullptr, nullptr},
+    {"command", "A control-channel command wished a pause."},
+};
+static_assert(sizeof(kTstEvents) / sizeof(kTstEvents[0]) == kTstEventTypes, "a row per type");
+
 const char *tst_check(const ll_mmu_config *cfg)
 {
   return cfg->scheme_params.raw[0] > 50 ? "tst: tst-knob above 50" : nullptr;
@@ -60,7 +72,7 @@ const char *tst_check(const ll_mmu_config *cfg)
 void tst_port_frame(const ll_mmu_pool *pool, ll_u32 port, ll_u64, ll_ctrl_msg *msg)
 {
   for (ll_u32 p = 0; p < LL_CTRL_GATES; p++)
-    if ((pool->ports[port].pfc.want >> p) & 1)
+    if ((pool->ports[port].xoff.want >> p) & 1)
       msg->value[p] = static_cast<ll_u16>(100 + pool->cfg.scheme_params.raw[0]);
 }
 
@@ -73,7 +85,7 @@ int tst_ecn_mark(const ll_mmu_pool *pool, ll_u32 port, ll_u32 queue, ll_u32 rnd)
 void tst_port_stats(const ll_mmu_pool *pool, ll_u32 port, ll_u64, ll_scheme_port_stats *out)
 {
   out->ctr[0] = pool->cfg.scheme_params.raw[0];
-  out->masks = pool->ports[port].pfc.want;
+  out->masks = pool->ports[port].xoff.want;
 }
 
 // Its control channel: a payload naming one port by id, on which it
@@ -92,6 +104,9 @@ int tst_channel(ll_mmu_pool *pool, const ll_u32 *ids, ll_u32 nr_ids, const void 
       if (w->prio >= LL_MMU_PRIOS)
         return -LL_EINVAL;
       ll_mmu_want(pool, i, w->prio, 1);
+      pool->ports[i].sch.tst.commands++;
+      pool->ports[i].sch.tst.last_prio = w->prio;
+      ll_scheme_log_event(pool, i, w->prio, kTstEvCommand, 0, now_ns);
       if (ll_mmu_ctrl_due(pool, i, now_ns))
         *due |= 1ULL << i;
       return 0;
@@ -116,6 +131,8 @@ extern "C" const ll_scheme_desc ll_scheme_test = {
     .n_masks = 1,
     .prio_stats = nullptr,
     .n_prio_stats = 0,
+    .events = kTstEvents,
+    .n_events = kTstEventTypes,
     .headroom_peak_stat = 0,
     .check = tst_check,
     .port_carve = nullptr,
@@ -224,11 +241,113 @@ TEST(Extension, ItsControlChannelRunsThroughTheCore)
             -LL_EMSGSIZE);
   EXPECT_EQ(ll_scheme_channel(pool.p(), LL_SCHEME_TEST, ids, 2, &w, sizeof(w), 10, &due), 0);
   EXPECT_EQ(due, 1u << 1);
-  EXPECT_EQ(pool.p()->ports[1].pfc.want, 1u << kLosslessPrio);
+  EXPECT_EQ(pool.p()->ports[1].xoff.want, 1u << kLosslessPrio);
+  // Its own state, in the union through the extension point.
+  EXPECT_EQ(pool.p()->ports[1].sch.tst.commands, 1u);
+  EXPECT_EQ(pool.p()->ports[1].sch.tst.last_prio, static_cast<ll_u32>(kLosslessPrio));
+  EXPECT_EQ(pool.p()->ports[0].sch.tst.commands, 0u);
   w.id = 99;
   EXPECT_EQ(ll_scheme_channel(pool.p(), LL_SCHEME_TEST, ids, 2, &w, sizeof(w), 20, &due),
             -LL_ENODEV);
   EXPECT_EQ(due, 0u);
+  // More ids than the pool has ports: a caller's bug, refused before the
+  // scheme sees it.
+  ll_u32 many[LL_MMU_MAX_PORTS + 1] = {};
+  EXPECT_EQ(ll_scheme_channel(pool.p(), LL_SCHEME_TEST, many, pool.p()->cfg.max_ports + 1, &w,
+                              sizeof(w), 30, &due),
+            -LL_EINVAL);
+}
+
+// Its event: logged under its own number, recorded with its scheme, and
+// named by its descriptor alone (SPFC's event 1 is another name).
+TEST(Extension, ItsEventIsNamedByItsDescriptor)
+{
+  ll_mmu_config c = PaperConfig(2, ll_mmu_alpha{1, 0});
+  c.scheme = LL_SCHEME_TEST;
+  Pool pool(c, kGbit, 10000);
+  const ll_u32 ids[2] = {40, 41};
+  TstPayload w{41, kLosslessPrio};
+  ll_u64 due = 0;
+  ASSERT_EQ(ll_scheme_channel(pool.p(), LL_SCHEME_TEST, ids, 2, &w, sizeof(w), 10, &due), 0);
+  std::vector<ll_scheme_event> ev = Events(pool.p());
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].scheme, LL_SCHEME_TEST);
+  EXPECT_EQ(ev[0].type, kTstEvCommand);
+  EXPECT_EQ(ev[0].port, 1);
+  EXPECT_EQ(ev[0].prio, kLosslessPrio);
+  EXPECT_STREQ(ll_scheme_event_name(ev[0].scheme, ev[0].type), "command");
+  EXPECT_STREQ(ll_scheme_event_name(LL_SCHEME_SPFC, kTstEvCommand), "pause");
+  EXPECT_EQ(ll_scheme_event_name(LL_SCHEME_TEST, kTstEventTypes), nullptr);
+}
+
+// Every scheme's event names sit at its own numbers (the enum in scheme.h
+// that its code logs): a name that slipped to another value fails here.
+TEST(SchemeEvents, EachNameIsAtItsSchemesNumber)
+{
+  const struct {
+    ll_u32 scheme;
+    ll_u32 type;
+    const char *name;
+  } want[] = {
+      {LL_SCHEME_SPFC, LL_SPFC_EV_PAUSE, "pause"},
+      {LL_SCHEME_SPFC, LL_SPFC_EV_RESUME, "resume"},
+      {LL_SCHEME_SPFC, LL_SPFC_EV_TO_VICTIM, "to_victim"},
+      {LL_SCHEME_SPFC, LL_SPFC_EV_TO_NORMAL, "to_normal"},
+      {LL_SCHEME_DSH, LL_DSH_EV_QOFF, "qoff"},
+      {LL_SCHEME_DSH, LL_DSH_EV_QON, "qon"},
+      {LL_SCHEME_DSH, LL_DSH_EV_POFF, "poff"},
+      {LL_SCHEME_DSH, LL_DSH_EV_PON, "pon"},
+  };
+  for (const auto &x : want)
+    EXPECT_STREQ(ll_scheme_event_name(x.scheme, x.type), x.name) << x.scheme << " " << x.type;
+  // The numbers in the plane did not change when the names moved.
+  EXPECT_EQ(LL_SPFC_EV_PAUSE, 1);
+  EXPECT_EQ(LL_SPFC_EV_TO_NORMAL, 4);
+  EXPECT_EQ(LL_DSH_EV_QOFF, 5);
+  EXPECT_EQ(LL_DSH_EV_PON, 8);
+  // No name: an empty slot, past a scheme's table, a scheme that logs
+  // none, a scheme the core does not have.
+  EXPECT_EQ(ll_scheme_event_name(LL_SCHEME_SPFC, 0), nullptr);
+  EXPECT_EQ(ll_scheme_event_name(LL_SCHEME_SPFC, LL_SPFC_EVENTS), nullptr);
+  EXPECT_EQ(ll_scheme_event_name(LL_SCHEME_DSH, LL_SPFC_EV_PAUSE), nullptr);
+  EXPECT_EQ(ll_scheme_event_name(LL_SCHEME_DSH, 255), nullptr);
+  EXPECT_EQ(ll_scheme_event_name(LL_SCHEME_DT, 1), nullptr);
+  EXPECT_EQ(ll_scheme_event_name(LL_SCHEME_ST, 1), nullptr);
+  EXPECT_EQ(ll_scheme_event_name(200, 1), nullptr);
+  // Every table: nothing at 0, a help per name, no name twice.
+  for (ll_u32 id = 0; id < LL_SCHEME_CORE_COUNT; id++) {
+    const ll_scheme_desc *d = ll_scheme_lookup(id);
+    ASSERT_NE(d, nullptr) << id;
+    EXPECT_LE(d->n_events, 256u) << d->name;
+    std::set<std::string> seen;
+    for (ll_u32 t = 0; t < d->n_events; t++) {
+      const char *n = d->events[t].name;
+      if (!n)
+        continue;
+      EXPECT_NE(t, 0u) << d->name;
+      EXPECT_NE(d->events[t].help, nullptr) << d->name << " " << n;
+      EXPECT_TRUE(seen.insert(n).second) << d->name << " " << n;
+    }
+  }
+}
+
+// The ring outlives a change of scheme: each entry keeps the scheme that
+// logged it and is named by that scheme's descriptor.
+TEST(SchemeEvents, AnEntryRecordsTheSchemeThatLoggedIt)
+{
+  ll_mmu_config c = PaperConfig(2, ll_mmu_alpha{1, 0});
+  c.scheme = LL_SCHEME_SPFC;
+  Pool pool(c, kGbit, 10000);
+  ASSERT_EQ(ll_spfc_force(pool.p(), 0, kLosslessPrio, LL_SPFC_FORCE_VICTIM, 1000), 0);
+  c.scheme = LL_SCHEME_DSH;
+  ASSERT_EQ(ll_mmu_pool_reconfigure(pool.p(), &c), LL_MMU_OK);
+  ll_scheme_log_event(pool.p(), 1, 0xff, LL_DSH_EV_POFF, 0, 2000);
+  std::vector<ll_scheme_event> ev = Events(pool.p());
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].scheme, LL_SCHEME_SPFC);
+  EXPECT_STREQ(ll_scheme_event_name(ev[0].scheme, ev[0].type), "to_victim");
+  EXPECT_EQ(ev[1].scheme, LL_SCHEME_DSH);
+  EXPECT_STREQ(ll_scheme_event_name(ev[1].scheme, ev[1].type), "poff");
 }
 
 TEST(Extension, TheFrameKindParsesAndBuildsThroughTheTable)

@@ -123,10 +123,10 @@ inline void ExpectInvariants(const ll_mmu_pool *pool)
 		ASSERT_EQ(p.lossless_shared_used, pls);
 		ASSERT_EQ(p.headroom_used, ph);
 		ASSERT_EQ(p.egress_bytes, pe);
-		ASSERT_EQ(p.pfc.want & ~pool->cfg.lossless_mask, 0);
+		ASSERT_EQ(p.xoff.want & ~pool->cfg.lossless_mask, 0);
 		s += ps;
 		h += ph;
-		paused += Popcount(p.pfc.want);
+		paused += Popcount(p.xoff.want);
 	}
 	ASSERT_EQ(pool->reserved_used, r);
 	ASSERT_EQ(pool->shared_used, s);
@@ -151,7 +151,7 @@ inline void ExpectEmpty(const ll_mmu_pool *pool)
 		EXPECT_EQ(p.lossless_shared_used, 0u) << "port " << port;
 		EXPECT_EQ(p.headroom_used, 0u) << "port " << port;
 		EXPECT_EQ(p.egress_bytes, 0u) << "port " << port;
-		EXPECT_EQ(p.pfc.want, 0) << "port " << port;
+		EXPECT_EQ(p.xoff.want, 0) << "port " << port;
 		for (ll_u32 q = 0; q < LL_MMU_PRIOS; q++) {
 			EXPECT_EQ(p.iq[q].reserved_used + p.iq[q].shared_used +
 					  p.iq[q].headroom_used,
@@ -165,7 +165,7 @@ inline void ExpectEmpty(const ll_mmu_pool *pool)
 
 inline bool Paused(const ll_mmu_pool *pool, ll_u32 port, ll_u32 prio = kLosslessPrio)
 {
-	return (pool->ports[port].pfc.want >> prio) & 1;
+	return (pool->ports[port].xoff.want >> prio) & 1;
 }
 
 // The events of the pool's ring (the schemes' timeline), oldest first.

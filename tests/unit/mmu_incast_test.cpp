@@ -277,7 +277,7 @@ void ExpectClean(IncastSim &sim)
 	ExpectEmpty(sim.pool());
 	ExpectInvariants(sim.pool());
 	for (ll_u32 p = 0; p <= kSenders; p++) {
-		EXPECT_EQ(sim.pool()->ports[p].pfc.told, 0) << "port " << p;
+		EXPECT_EQ(sim.pool()->ports[p].xoff.told, 0) << "port " << p;
 		EXPECT_EQ(ll_mmu_ctrl_next_deadline(sim.pool(), p), LL_MMU_NEVER);
 	}
 	EXPECT_EQ(sim.pool()->ctr.drops_lossy, 0u);

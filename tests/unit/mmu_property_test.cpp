@@ -263,9 +263,9 @@ private:
 		told_[port] = (ll_u8)((told_[port] & ~f.gate_mask) | xoff);
 		if (xoff) {
 			last_xoff_[port] = now_;
-			refresh_[port] = p->ports[port].pfc.refresh_ns;
+			refresh_[port] = p->ports[port].xoff.refresh_ns;
 		}
-		ASSERT_EQ(p->ports[port].pfc.told, told_[port]);
+		ASSERT_EQ(p->ports[port].xoff.told, told_[port]);
 	}
 
 	void DoDetachReattach()
@@ -302,8 +302,8 @@ private:
 				ll_mmu_ctrl_complete(pool(), port, 1, now_);
 				told_[port] = 0;
 			}
-			EXPECT_EQ(pool()->ports[port].pfc.told, 0) << "port " << port;
-			EXPECT_EQ(pool()->ports[port].pfc.want, 0) << "port " << port;
+			EXPECT_EQ(pool()->ports[port].xoff.told, 0) << "port " << port;
+			EXPECT_EQ(pool()->ports[port].xoff.want, 0) << "port " << port;
 			EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool(), port), LL_MMU_NEVER);
 		}
 		EXPECT_EQ(pool()->ctr.release_anomalies, 0u);

@@ -641,7 +641,7 @@ constexpr ll_u64 kRefresh100G = 167770;
 
 TEST_F(PfcGen, XoffFrameRefreshAndXon)
 {
-	EXPECT_EQ(pool_->ports[0].pfc.refresh_ns, kRefresh100G);
+	EXPECT_EQ(pool_->ports[0].xoff.refresh_ns, kRefresh100G);
 	EXPECT_EQ(ll_mmu_ctrl_next_deadline(p(), 0), LL_MMU_NEVER);
 	Fill(3, 49);
 	EXPECT_EQ(ll_mmu_ctrl_due(p(), 0, 1000), 0);
@@ -707,7 +707,7 @@ TEST_F(PfcGen, XoffFrameRefreshAndXon)
 	EXPECT_EQ(st.xon_frames, 1u);
 	EXPECT_EQ(st.paused_ns, 399000u);	// 1000 .. 400,000, then stopped
 	EXPECT_FALSE(st.told_xoff);
-	EXPECT_EQ(pool_->ports[0].pfc.frames, 3u);
+	EXPECT_EQ(pool_->ports[0].xoff.frames, 3u);
 	Drain(3, 400000);
 	ExpectEmpty(p());
 }
@@ -717,7 +717,7 @@ TEST_F(PfcGen, FailedSendIsRetriedNotDuplicated)
 	Fill(3, 50);
 	ll_ctrl_msg f = Take(1000);
 	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 0, 1100), 1);	// still due
-	EXPECT_EQ(pool_->ports[0].pfc.send_failures, 1u);
+	EXPECT_EQ(pool_->ports[0].xoff.send_failures, 1u);
 	EXPECT_EQ(pool_->ports[0].iq[3].xoff_frames, 0u);
 	ll_ctrl_msg g = Take(1200);
 	EXPECT_EQ(std::memcmp(&f, &g, sizeof(f)), 0);
@@ -727,7 +727,7 @@ TEST_F(PfcGen, FailedSendIsRetriedNotDuplicated)
 	// A completion without a claim changes nothing.
 	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 1, 1400), 0);
 	EXPECT_EQ(pool_->ports[0].iq[3].xoff_frames, 1u);
-	EXPECT_EQ(pool_->ports[0].pfc.frames, 1u);
+	EXPECT_EQ(pool_->ports[0].xoff.frames, 1u);
 	Drain(3, 2000);
 }
 
@@ -790,7 +790,7 @@ TEST_F(PfcGen, TwoPrioritiesShareFramesAndRefresh)
 	EXPECT_EQ(f.value[4], 0);
 	ll_mmu_ctrl_complete(p(), 0, 1, 6000);
 	ExpectEmpty(p());
-	EXPECT_EQ(pool_->ports[0].pfc.told, 0);
+	EXPECT_EQ(pool_->ports[0].xoff.told, 0);
 }
 
 TEST_F(PfcGen, RefreshPeriodFollowsRateAndQuanta)
@@ -798,18 +798,18 @@ TEST_F(PfcGen, RefreshPeriodFollowsRateAndQuanta)
 	// 10 Gbit/s: 3,355,392 ns of pause, refresh at 1,677,696 ns.
 	ll_mmu_port_config pc = PortCfg(10 * kGbit, kHdrm);
 	ASSERT_EQ(ll_mmu_port_update(p(), 0, &pc, 0), LL_MMU_OK);
-	EXPECT_EQ(pool_->ports[0].pfc.refresh_ns, 1677696u);
+	EXPECT_EQ(pool_->ports[0].xoff.refresh_ns, 1677696u);
 	// 100 Mbit/s: 335,539,200 ns of pause, refresh at 167,769,600 ns.
 	pc = PortCfg(100 * kMbit, kHdrm);
 	ASSERT_EQ(ll_mmu_port_update(p(), 0, &pc, 0), LL_MMU_OK);
-	EXPECT_EQ(pool_->ports[0].pfc.refresh_ns, 167769600u);
+	EXPECT_EQ(pool_->ports[0].xoff.refresh_ns, 167769600u);
 	// A shorter configured pause: 1000 quanta at 1G = 512 us, refresh 256 us.
 	ll_mmu_config c = pool_->cfg;
 	c.xoff_quanta = 1000;
 	ASSERT_EQ(ll_mmu_pool_reconfigure(p(), &c), LL_MMU_OK);
 	pc = PortCfg(kGbit, kHdrm);
 	ASSERT_EQ(ll_mmu_port_update(p(), 0, &pc, 0), LL_MMU_OK);
-	EXPECT_EQ(pool_->ports[0].pfc.refresh_ns, 256000u);
+	EXPECT_EQ(pool_->ports[0].xoff.refresh_ns, 256000u);
 	Fill(3, 50);
 	ll_ctrl_msg f = Take(0);
 	EXPECT_EQ(f.value[3], 1000);
@@ -823,7 +823,7 @@ TEST_F(PfcGen, RefreshFollowsThePauseActuallySent)
 	ll_mmu_config c = pool_->cfg;
 	c.xoff_quanta = 100;
 	ASSERT_EQ(ll_mmu_pool_reconfigure(p(), &c), LL_MMU_OK);
-	EXPECT_EQ(pool_->ports[0].pfc.refresh_ns, 256u);
+	EXPECT_EQ(pool_->ports[0].xoff.refresh_ns, 256u);
 	Fill(3, 50);
 	ll_ctrl_msg f = Take(1000);
 	EXPECT_EQ(f.value[3], 100);
@@ -833,7 +833,7 @@ TEST_F(PfcGen, RefreshFollowsThePauseActuallySent)
 	// the short one already sent.
 	c.xoff_quanta = 0;
 	ASSERT_EQ(ll_mmu_pool_reconfigure(p(), &c), LL_MMU_OK);
-	EXPECT_EQ(pool_->ports[0].pfc.refresh_ns, kRefresh100G);
+	EXPECT_EQ(pool_->ports[0].xoff.refresh_ns, kRefresh100G);
 	EXPECT_EQ(ll_mmu_ctrl_next_deadline(p(), 0), 1256u);
 	f = Take(1256);
 	EXPECT_EQ(f.value[3], 0xFFFF);
@@ -884,7 +884,7 @@ TEST(MmuLossy, EgressDtDropsLossyOnly)
 	EXPECT_EQ(pool->ports[1].eq[0].drops, 1u);
 	EXPECT_EQ(pool->ports[0].iq[0].drops, 1u);
 	EXPECT_EQ(ll_mmu_ctrl_due(pool.p(), 0, 0), 0);	// lossy never pauses
-	EXPECT_EQ(pool->ports[0].pfc.want, 0);
+	EXPECT_EQ(pool->ports[0].xoff.want, 0);
 	EXPECT_EQ(pool->ports[0].iq[0].headroom_used, 0u);
 
 	// Lossless on the same ingress port, to the same egress port: shared

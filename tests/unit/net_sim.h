@@ -65,7 +65,7 @@ struct FrameModel {
 			if ((bool)f.value[i] != (bool)((told[port] >> i) & 1))
 				changes |= (ll_u8)(1u << i);
 		}
-		ASSERT_EQ(xoff, pool->ports[port].pfc.want);
+		ASSERT_EQ(xoff, pool->ports[port].xoff.want);
 		bool refresh_due = told[port] && now >= last_xoff[port] + refresh[port];
 		ASSERT_TRUE(changes || refresh_due) << "duplicate frame, port " << port;
 	}
@@ -78,9 +78,9 @@ struct FrameModel {
 		told[port] = (ll_u8)((told[port] & ~f.gate_mask) | xoff);
 		if (xoff) {
 			last_xoff[port] = now;
-			refresh[port] = pool->ports[port].pfc.refresh_ns;
+			refresh[port] = pool->ports[port].xoff.refresh_ns;
 		}
-		ASSERT_EQ(pool->ports[port].pfc.told, told[port]);
+		ASSERT_EQ(pool->ports[port].xoff.told, told[port]);
 	}
 	// The port's frame claimed, exactly when one is due, and sent (or
 	// the send fails, one time in ten).
@@ -631,13 +631,13 @@ private:
 					  in_bytes_[port][prio]);
 				ASSERT_EQ(pt.eq[prio].bytes, eg_bytes_[port][prio]);
 			}
-			counts_.pauses += Popcount((ll_u8)(pt.pfc.want & ~want_[port]));
-			want_[port] = pt.pfc.want;
-			if (Light(port) && pt.pfc.want && !light_paused_[port]) {
+			counts_.pauses += Popcount((ll_u8)(pt.xoff.want & ~want_[port]));
+			want_[port] = pt.xoff.want;
+			if (Light(port) && pt.xoff.want && !light_paused_[port]) {
 				counts_.light_pauses++;
 				light_paused_[port] = true;
 			}
-			if (!pt.pfc.want)
+			if (!pt.xoff.want)
 				light_paused_[port] = false;
 			ll_u64 used = hooks_.HeadroomUse(p, port);
 			if (used * (counts_.headroom ? counts_.headroom : 1) >
@@ -655,7 +655,7 @@ private:
 		ExpectInvariants(pool());
 		for (ll_u32 port = 0; port < nc_.ports; port++) {
 			const ll_mmu_port &pt = pool()->ports[port];
-			EXPECT_EQ(pt.pfc.told, 0) << "port " << port;
+			EXPECT_EQ(pt.xoff.told, 0) << "port " << port;
 			EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool(), port), LL_MMU_NEVER)
 				<< "port " << port;
 			ll_port_pause_expire(&senders_[port].gate, now_);

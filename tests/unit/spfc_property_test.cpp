@@ -125,7 +125,7 @@ public:
 
 	static bool Want(const ll_mmu_pool *pool, ll_u32 port, ll_u32 prio)
 	{
-		return (pool->ports[port].pfc.want >> prio) & 1;
+		return (pool->ports[port].xoff.want >> prio) & 1;
 	}
 
 	// W1-W13 on a copy: the state e would have at now.
@@ -180,7 +180,7 @@ public:
 	ll_u8 Transitions(const ll_mmu_pool *pool, ll_u32 port, ll_u8 before, ll_u64 now)
 	{
 		Port &p = ports[port];
-		ll_u8 after = pool->ports[port].pfc.want, resumed = 0;
+		ll_u8 after = pool->ports[port].xoff.want, resumed = 0;
 		for (ll_u32 prio = 0; prio < 8; prio++) {
 			ll_u8 bit = (ll_u8)(1u << prio);
 			if (!Lossless(pool, prio) || !((before ^ after) & bit))
@@ -205,7 +205,7 @@ public:
 		Port &p = ports[port];
 		p.daemon_sh = victims & pool->cfg.lossless_mask;
 		if (window_end > p.resume_ns)
-			p.hold &= pool->ports[port].pfc.want;
+			p.hold &= pool->ports[port].xoff.want;
 	}
 
 	void Force(ll_u32 port, ll_u32 prio, ll_spfc_forced state)
@@ -316,7 +316,7 @@ public:
 	void Snapshot(const ll_mmu_pool *pool)
 	{
 		for (ll_u32 port = 0; port < pool->cfg.max_ports; port++)
-			snap_[port] = pool->ports[port].pfc.want;
+			snap_[port] = pool->ports[port].xoff.want;
 	}
 
 	ll_mmu_verdict PreAdmit(const ll_mmu_pool *pool, ll_u32 in, ll_u32 prio, ll_u32 eg,
@@ -341,11 +341,11 @@ public:
 		       ll_mmu_verdict v, ll_u64 now)
 	{
 		counts.Mix(now * 131 + in * 17 + prio * 5 + v);
-		counts.Mix(pool->ports[in].pfc.want);
+		counts.Mix(pool->ports[in].xoff.want);
 		if (!Spfc(pool) || !ll_mmu_admitted(v) || !Lossless(pool, prio))
 			return;
 		ll_u8 bit = (ll_u8)(1u << prio);
-		if (victim_before_ && !(snap_[in] & bit) && (pool->ports[in].pfc.want & bit)) {
+		if (victim_before_ && !(snap_[in] & bit) && (pool->ports[in].xoff.want & bit)) {
 			// INV-2: a Victim pauses only when its bytes found the
 			// shared region full and went to headroom.
 			bool full = v == LL_MMU_ADMIT_HEADROOM &&
@@ -386,7 +386,7 @@ public:
 	void PostRelease(const ll_mmu_pool *pool, const ll_mmu_charge &c, ll_u64 now)
 	{
 		counts.Mix(now * 131 + c.in_port * 17 + c.prio);
-		counts.Mix(pool->ports[c.in_port].pfc.want);
+		counts.Mix(pool->ports[c.in_port].xoff.want);
 		if (!Spfc(pool) || !live_)
 			return;
 		ll_u64 t = model.Clock(now);
@@ -461,7 +461,7 @@ public:
 			any |= victims != 0;
 			ll_u64 th = ll_spfc_irc_threshold(pool, port);
 			// INV-3: paused means Normal (the oracle aside).
-			ASSERT_EQ(victims & p.pfc.want & ~st.force_victim, 0) << "port " << port;
+			ASSERT_EQ(victims & p.xoff.want & ~st.force_victim, 0) << "port " << port;
 			// The transitions counted are the state's.
 			ASSERT_EQ((ll_u32)(st.to_victim - st.to_normal), Popcount(victims))
 				<< "port " << port;
@@ -484,7 +484,7 @@ public:
 				}
 				// IMMEDIATE misses no promotion.
 				if (!live_th_ && !(Params(pool).flags & LL_SPFC_F_WINDOW_END) &&
-				    !(p.pfc.want & bit) && q.irc >= th) {
+				    !(p.xoff.want & bit) && q.irc >= th) {
 					ASSERT_TRUE(st.sh & bit) << port << "/" << prio;
 				}
 			}
@@ -537,7 +537,7 @@ private:
 				    iq.shared_used + pool->cfg.xon_offset_bytes < DtT(pool))
 				<< port << "/" << prio;
 		}
-		snap_[port] = p.pfc.want;
+		snap_[port] = p.xoff.want;
 	}
 
 	bool strict_inv2_, live_th_;
@@ -1062,8 +1062,8 @@ private:
 		DoSweep();
 		for (ll_u32 port = 0; port < kPorts; port++) {
 			SendDueFrames(pool(), port, now_);
-			EXPECT_EQ(pool()->ports[port].pfc.told, 0) << "port " << port;
-			EXPECT_EQ(pool()->ports[port].pfc.want, 0) << "port " << port;
+			EXPECT_EQ(pool()->ports[port].xoff.told, 0) << "port " << port;
+			EXPECT_EQ(pool()->ports[port].xoff.want, 0) << "port " << port;
 			EXPECT_EQ(ll_mmu_ctrl_next_deadline(pool(), port), LL_MMU_NEVER)
 				<< "port " << port;
 		}

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <vector>
@@ -173,7 +174,8 @@ TEST(SpfcScheme, ChangeOnlyWhenIdleAndStartsNormal)
 	ASSERT_EQ(ll_mmu_pool_reconfigure(pool.p(), &dt), LL_MMU_OK);
 	EXPECT_EQ(ll_spfc_force(pool.p(), 0, kP, LL_SPFC_FORCE_VICTIM, 30), -1);
 	EXPECT_EQ(ll_spfc_publish(pool.p(), 0, 0xFF, 30, 30), -1);
-	EXPECT_EQ(pool->ports[0].sch.raw[4], 0u);
+	const ll_scheme_port_state zero{};
+	EXPECT_EQ(std::memcmp(&pool->ports[0].sch, &zero, sizeof(zero)), 0);
 }
 
 // --------------------------------------------------- truth table (3.5)
@@ -817,11 +819,11 @@ TEST(SpfcState, SU16RefreshDoesNotTouchTheLatch)
 	ASSERT_EQ(ll_mmu_ctrl_take(pool.p(), 0, 30000, &f), 1);
 	ll_mmu_ctrl_complete(pool.p(), 0, 1, 30000);
 	ll_spfc_port_state before = St(pool, 0);
-	ll_u64 at = pool->ports[0].pfc.refresh_at_ns;
+	ll_u64 at = pool->ports[0].xoff.refresh_at_ns;
 	for (int r = 0; r < 3; r++) {
 		ASSERT_EQ(ll_mmu_ctrl_take(pool.p(), 0, at, &f), 1);
 		ll_mmu_ctrl_complete(pool.p(), 0, 1, at);
-		at = pool->ports[0].pfc.refresh_at_ns;
+		at = pool->ports[0].xoff.refresh_at_ns;
 	}
 	EXPECT_EQ(pool->ports[0].iq[kP].xoff_refreshes, 3u);
 	EXPECT_EQ(pool->ports[0].iq[kP].xoff_frames, 1u);
@@ -1422,8 +1424,9 @@ TEST(SpfcTelemetry, TransitionsPausesAndRing)
 
 	std::vector<ll_scheme_event> ev = Events(pool.p());
 	ASSERT_EQ(ev.size(), 5u);
-	const int want[] = {LL_EV_TO_VICTIM, LL_EV_PAUSE, LL_EV_TO_NORMAL, LL_EV_RESUME,
-			    LL_EV_TO_VICTIM};
+	const int want[] = {LL_SPFC_EV_TO_VICTIM, LL_SPFC_EV_PAUSE,
+			    LL_SPFC_EV_TO_NORMAL, LL_SPFC_EV_RESUME,
+			    LL_SPFC_EV_TO_VICTIM};
 	const ll_u64 when[] = {20000, 30000, 30000, 40000, 40000};
 	for (size_t i = 0; i < ev.size(); i++) {
 		EXPECT_EQ(ev[i].type, want[i]) << i;
@@ -1446,7 +1449,7 @@ TEST(SpfcTelemetry, TransitionsPausesAndRing)
 	EXPECT_EQ(ss.ctr[5], (ll_u64)n * kPkt);
 	EXPECT_EQ(ss.ctr[2], 0u);
 	ev = Events(pool.p());
-	EXPECT_EQ(ev.back().type, LL_EV_PAUSE);
+	EXPECT_EQ(ev.back().type, LL_SPFC_EV_PAUSE);
 	EXPECT_EQ(ev.back().port, 1);
 
 	// The drain resumes port 1; time in Victim keeps counting on port 0.
@@ -1455,7 +1458,7 @@ TEST(SpfcTelemetry, TransitionsPausesAndRing)
 	EXPECT_EQ(ss.ctr[2], 10000u + 30000u);
 	ev = Events(pool.p());
 	EXPECT_TRUE(std::any_of(ev.begin(), ev.end(), [](const ll_scheme_event &e) {
-		return e.port == 1 && e.type == LL_EV_RESUME && e.time_ns == 70000;
+		return e.port == 1 && e.type == LL_SPFC_EV_RESUME && e.time_ns == 70000;
 	}));
 }
 
@@ -1475,7 +1478,7 @@ TEST(SpfcTelemetry, ForcedMasks)
 	EXPECT_EQ(ss.ctr[0], 0u);
 	std::vector<ll_scheme_event> ev = Events(pool.p());
 	ASSERT_EQ(ev.size(), 1u);
-	EXPECT_EQ(ev[0].type, LL_EV_TO_VICTIM);
+	EXPECT_EQ(ev[0].type, LL_SPFC_EV_TO_VICTIM);
 	EXPECT_EQ(ev[0].time_ns, 1000u);
 }
 

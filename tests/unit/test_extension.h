@@ -18,6 +18,16 @@ extern "C" {
 #define LL_SCHEME_EXTRA_TABLE [LL_SCHEME_TEST] = &ll_scheme_test,
 #define LL_SCHEME_COUNT 5
 
+/* Its state per port, in the scheme state union through its extension
+ * point: the union grows by itself, within its checked budget.
+ */
+struct ll_tst_port_state {
+	ll_u64 commands;	/* control-channel commands applied */
+	ll_u32 last_prio;
+	ll_u32 reserved0;
+};
+#define LL_SCHEME_EXTRA_PORT_STATE struct ll_tst_port_state tst;
+
 #define LL_TEST_ETHERTYPE 0x88B6
 #define LL_TEST_OPCODE 0x00FE
 #define LL_TEST_FRAME_BYTES 24	/* header, opcode, mask, 0, 3 x 16-bit credits */

@@ -27,12 +27,14 @@ measuring from B's send time instead would add the frame's delivery latency.
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import Checks  # noqa: E402
+from nltc import TCA_LOSSLESS, attr, qdisc_request  # noqa: E402
 from topology import Paths, Topology  # noqa: E402
 
 RATE_BPS = 100_000_000
@@ -196,6 +198,7 @@ def main():
             c.eq(ing["errors"][k], 1, f"malformed frame ({k}) counted and dropped at ingress")
 
         own_address(c, a, b, link, xs, ing)
+        configured_gates(c, a, b, link)
     c.finish()
 
 
@@ -227,6 +230,56 @@ def own_address(c, a, b, link, xs, ing):
     c.eq(after["pfc"] - ing["pfc"], 2, "the ingress program delivered the two frames to A's address")
     c.eq(after["errors"]["bad-destination"] - ing["errors"]["bad-destination"], 1,
          "and dropped the one to another address as bad-destination")
+
+
+def class_gates(host, dev, cls):
+    """(gates text, paused) of class cls from `tc -s class show`."""
+    text = host.run(f"tc -s class show dev {dev}")
+    block = text.split(f"class lossless {cls} ", 1)[1].split("class lossless ", 1)[0]
+    m = re.search(r" gates (.*?)\s+paused (yes|no)", block)
+    return (m.group(1).strip(), m.group(2) == "yes") if m else (None, None)
+
+
+def configured_gates(c, a, b, link):
+    """TCA_LOSSLESS_GATES: the gates that stop a queue come from the
+    configuration when given. While priority 3's gate is held closed by
+    refreshed XOFFs, queue 3 (class 1:4) configured with the port gate
+    alone runs, and with the priomap's gates again (gates default) is
+    paused; the map dumps as given, and the kernel refuses a gate above
+    23 with a message."""
+    plan = [pfc(0.1 * i, f"hold{i}", 3, 65535) for i in range(40)] + [pfc(4.0, "release", 3, 0)]
+    pauser = b.popen(f"{Paths.python} {Paths.pause_sender} if0 {link['b_mac']} '{json.dumps(plan)}'",
+                     stdin=subprocess.PIPE)
+    if pauser.stdout.readline().strip() != "ready":
+        raise RuntimeError("pause sender failed: " + pauser.communicate()[1])
+    pauser.stdin.write("go\n")
+    pauser.stdin.flush()
+    time.sleep(0.3)
+    a.run("tc qdisc change dev if0 root lossless gates 3:port")
+    opts = tc_json(a, "qdisc show dev if0")[0]
+    c.eq(opts["options"].get("gates"), [{"queue": 3, "gates": [8]}], "the gate map dumps as given")
+    held = opts["paused_mask"] & (1 << 3)
+    gates, paused = class_gates(a, "if0", "1:4")
+    c.ok(held and gates == "port" and paused is False,
+         "gates 3:port: queue 3 runs while priority 3's gate is closed",
+         f"paused_mask 0x{opts['paused_mask']:x}, class 1:4 gates '{gates}', paused {paused}")
+    a.run("tc qdisc change dev if0 root lossless gates default")
+    opts = tc_json(a, "qdisc show dev if0")[0]
+    gates, paused = class_gates(a, "if0", "1:4")
+    c.ok(opts["paused_mask"] & (1 << 3) and gates == "prio 3 port" and paused is True,
+         "gates default: queue 3 is stopped by priority 3 again",
+         f"paused_mask 0x{opts['paused_mask']:x}, class 1:4 gates '{gates}', paused {paused}")
+    c.eq(opts["options"].get("gates"), None, "and the map is no longer dumped")
+    err, text = qdisc_request(ifindex_of(a, "if0"), "lossless",
+                              [attr(TCA_LOSSLESS["gates"], struct.pack("=II", 0, 1 << 24))],
+                              change=True, ns=a.ns)
+    c.ok(err == 22 and "names a gate above 23" in text, "the kernel refuses gate 24 with a message",
+         f"errno {err}: '{text}'")
+    pauser.communicate(timeout=60)
+
+
+def ifindex_of(host, dev):
+    return host.link_info(dev)["ifindex"]
 
 
 if __name__ == "__main__":

@@ -50,7 +50,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from check import Checks, first_line  # noqa: E402
 from fanin import all_options, build, drained, port_stats  # noqa: E402
 from nltc import (LOSSLESS_SCHEME, TCA_LOSSLESS as A, TCA_LOSSLESS_SCHEME as S,  # noqa: E402
-                  TCA_LOSSLESS_SPFC as F, attr, nest, qdisc_request, u8, u64)
+                  TCA_LOSSLESS_SPFC as F, attr, nest, qdisc_dump, qdisc_request, u8, u64,
+                  uapi_defines)
 from daemon_conf import losslessd_config  # noqa: E402
 from incast import steady_util  # noqa: E402
 from topology import Paths, Topology  # noqa: E402
@@ -240,7 +241,9 @@ def latch(c, sw, rx, tx, ports):
 SOCK = "/run/lossless-spfc/losslessd.sock"
 CONF = "/tmp/losslessd-spfc.toml"
 ENODEV = 19
-PLANE_MAGIC, PLANE_VERSION, CHANNEL_OFFSET = 0x4C4C504E, 7, 4096
+UAPI = uapi_defines()
+PLANE_MAGIC, PLANE_VERSION, CHANNEL_OFFSET = (UAPI["LOSSLESS_PLANE_MAGIC"], UAPI["LOSSLESS_PLANE_VERSION"],
+                                              UAPI["LOSSLESS_PLANE_CHANNEL_OFFSET"])
 
 
 def ctl(sw, args, check=False):
@@ -285,6 +288,23 @@ def write_raw_block(path, ifindex, force_victim):
         return seq
     finally:
         os.close(fd)
+
+
+def xstats_once(c, sw, port):
+    """The scheme's telemetry reaches a fresh socket's first (smallest)
+    dump skb whole: the xstats once, in TCA_STATS_APP, with the scheme's
+    block at their end (kernel/uapi/lossless.h), no TCA_XSTATS copy."""
+    d = qdisc_dump(sw.link_info(port)["ifindex"], ns=sw.ns)
+    c.ok(d is not None and d["app"] is not None, "a fresh socket's dump carries the spfc port's xstats",
+         f"message {d and d['message_bytes']} B")
+    if not d or not d["app"]:
+        return
+    # struct tc_lossless_scheme_stats: scheme, masks, ctr[], prio[].
+    block = 8 + 8 * UAPI["LOSSLESS_SCHEME_STATS"] + 4 * UAPI["LOSSLESS_PFC_PRIOS"]
+    scheme = struct.unpack_from("I", d["app"], len(d["app"]) - block)[0]
+    print(f"  xstats {len(d['app'])} B in a {d['message_bytes']} B message", flush=True)
+    c.eq(scheme, LOSSLESS_SCHEME["spfc"], "the xstats end with spfc's block")
+    c.ok(d["xstats"] is None, "the xstats are sent once (no TCA_XSTATS copy)")
 
 
 def slow_path_and_oracle(c, sw, rx, tx, ports):
@@ -414,6 +434,7 @@ def main():
     with Topology("spfc") as t:
         sw, rx, tx, ports = build(t, f"lossless rate {MBIT}mbit {POOL}", 1 + BURST_PORTS, 2, MBIT)
         change(c, sw, ports, SPFC)
+        xstats_once(c, sw, next(iter(ports)))
         bad_input(c, sw, ports)
         res = {}
         for name, args in (("dt", "scheme dt"), ("spfc", SPFC)):
