@@ -581,6 +581,23 @@ static u64 ll_device_rate_bps(struct net_device *dev)
 	return (u64)ks.base.speed * 1000 * 1000;
 }
 
+/* A u32 per queue (quanta, gates): its entries into out; the count (0
+ * without the attribute), or -EINVAL for more than nqueues or a length
+ * that is no multiple of 4.
+ */
+static int ll_queue_array(const struct nlattr *attr, u8 nqueues, u32 *out)
+{
+	int bytes;
+
+	if (!attr)
+		return 0;
+	bytes = nla_len(attr);
+	if (bytes % sizeof(u32) || bytes / sizeof(u32) > nqueues)
+		return -EINVAL;
+	memcpy(out, nla_data(attr), bytes);
+	return bytes / sizeof(u32);
+}
+
 static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 		     struct netlink_ext_ack *extack)
 {
@@ -646,47 +663,39 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 		}
 	}
 
-	if (tb[TCA_LOSSLESS_QUANTA]) {
-		int bytes = nla_len(tb[TCA_LOSSLESS_QUANTA]);
-
-		if (bytes % sizeof(u32) || bytes / sizeof(u32) > nqueues) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_LOSSLESS_QUANTA],
-					    "quanta must be a u32 array with at most one entry per queue");
+	err = ll_queue_array(tb[TCA_LOSSLESS_QUANTA], nqueues, quanta);
+	if (err < 0) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_LOSSLESS_QUANTA],
+				    "quanta must be a u32 array with at most one entry per queue");
+		return err;
+	}
+	nquanta = err;
+	for (i = 0; i < nquanta; i++) {
+		if (!quanta[i] || quanta[i] > LOSSLESS_QUANTUM_MAX_BYTES) {
+			LL_ERR(extack,
+			       "every quantum must be 1..16777216 bytes",
+			       "quantum of queue %u must be 1..%u bytes",
+			       i, LOSSLESS_QUANTUM_MAX_BYTES);
 			return -EINVAL;
-		}
-		nquanta = bytes / sizeof(u32);
-		memcpy(quanta, nla_data(tb[TCA_LOSSLESS_QUANTA]), bytes);
-		for (i = 0; i < nquanta; i++) {
-			if (!quanta[i] || quanta[i] > LOSSLESS_QUANTUM_MAX_BYTES) {
-				LL_ERR(extack,
-				       "every quantum must be 1..16777216 bytes",
-				       "quantum of queue %u must be 1..%u bytes",
-				       i, LOSSLESS_QUANTUM_MAX_BYTES);
-				return -EINVAL;
-			}
 		}
 	}
 
-	if (tb[TCA_LOSSLESS_GATES]) {
-		int bytes = nla_len(tb[TCA_LOSSLESS_GATES]);
-
-		if (bytes % sizeof(u32) || bytes / sizeof(u32) > nqueues) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_LOSSLESS_GATES],
-					    "gates must be a u32 array with at most one entry per queue");
+	BUILD_BUG_ON(LL_GATES != LOSSLESS_GATE_IDS);
+	BUILD_BUG_ON(LL_GATE_PORT != LOSSLESS_GATE_PORT);
+	err = ll_queue_array(tb[TCA_LOSSLESS_GATES], nqueues, gates);
+	if (err < 0) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_LOSSLESS_GATES],
+				    "gates must be a u32 array with at most one entry per queue");
+		return err;
+	}
+	ngates = err;
+	for (i = 0; i < ngates; i++) {
+		if (gates[i] >> LL_GATES) {
+			LL_ERR(extack,
+			       "a gate mask names a gate above 23",
+			       "gate mask 0x%x of queue %u names a gate above %u",
+			       gates[i], i, LL_GATES - 1);
 			return -EINVAL;
-		}
-		BUILD_BUG_ON(LL_GATES != LOSSLESS_GATE_IDS);
-		BUILD_BUG_ON(LL_GATE_PORT != LOSSLESS_GATE_PORT);
-		ngates = bytes / sizeof(u32);
-		memcpy(gates, nla_data(tb[TCA_LOSSLESS_GATES]), bytes);
-		for (i = 0; i < ngates; i++) {
-			if (gates[i] >> LL_GATES) {
-				LL_ERR(extack,
-				       "a gate mask names a gate above 23",
-				       "gate mask 0x%x of queue %u names a gate above %u",
-				       gates[i], i, LL_GATES - 1);
-				return -EINVAL;
-			}
 		}
 	}
 

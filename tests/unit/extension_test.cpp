@@ -227,14 +227,25 @@ TEST(Extension, ItsFrameEcnAndTelemetryHooksRun)
   ll_mmu_release(p, &ch, 3000);
 }
 
-TEST(Extension, ItsControlChannelRunsThroughTheCore)
-{
-  ll_mmu_config c = PaperConfig(2, ll_mmu_alpha{1, 0});
-  c.scheme = LL_SCHEME_TEST;
-  Pool pool(c, kGbit, 10000);
+// A two-port pool running "tst", its ports' ids (ifindexes), and a
+// channel payload naming port 1.
+struct TstChannel {
+  static ll_mmu_config Config()
+  {
+    ll_mmu_config c = PaperConfig(2, ll_mmu_alpha{1, 0});
+    c.scheme = LL_SCHEME_TEST;
+    return c;
+  }
+  Pool pool{Config(), kGbit, 10000};
   const ll_u32 ids[2] = {40, 41};
   TstPayload w{41, kLosslessPrio};
   ll_u64 due = 0;
+};
+
+TEST(Extension, ItsControlChannelRunsThroughTheCore)
+{
+  TstChannel t;
+  auto &[pool, ids, w, due] = t;
   EXPECT_EQ(ll_scheme_channel(pool.p(), LL_SCHEME_SPFC, ids, 2, &w, sizeof(w), 10, &due),
             -LL_EOPNOTSUPP);
   EXPECT_EQ(ll_scheme_channel(pool.p(), LL_SCHEME_TEST, ids, 2, &w, sizeof(w) + 8, 10, &due),
@@ -262,12 +273,8 @@ TEST(Extension, ItsControlChannelRunsThroughTheCore)
 // named by its descriptor alone (SPFC's event 1 is another name).
 TEST(Extension, ItsEventIsNamedByItsDescriptor)
 {
-  ll_mmu_config c = PaperConfig(2, ll_mmu_alpha{1, 0});
-  c.scheme = LL_SCHEME_TEST;
-  Pool pool(c, kGbit, 10000);
-  const ll_u32 ids[2] = {40, 41};
-  TstPayload w{41, kLosslessPrio};
-  ll_u64 due = 0;
+  TstChannel t;
+  auto &[pool, ids, w, due] = t;
   ASSERT_EQ(ll_scheme_channel(pool.p(), LL_SCHEME_TEST, ids, 2, &w, sizeof(w), 10, &due), 0);
   std::vector<ll_scheme_event> ev = Events(pool.p());
   ASSERT_EQ(ev.size(), 1u);

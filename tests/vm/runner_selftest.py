@@ -40,10 +40,10 @@ def test_budget():
     listed = run(BUDGET, "list").stdout.split()
     check(listed == [n for n in rows if n != "boot"], "list: every test of the file, not the boot", " ".join(listed))
     check(all(os.path.exists(os.path.join(HERE, n)) for n in listed), "every listed test exists")
-    want = {n: max(30, (3 * m + 1) // 2) for n, m in rows.items()}
+    want = {n: max(45, (3 * m + 1) // 2) for n, m in rows.items()}
     got = {n: int(run(BUDGET, "test", n).stdout) for n in rows}
     wrong = {n: (got[n], want[n]) for n in rows if got[n] != want[n]}
-    check(not wrong, "test NAME: 1.5 x the measured time, at least 30 s, for every line",
+    check(not wrong, "test NAME: 1.5 x the measured time, at least 45 s, for every line",
           f"got, want: {wrong}" if wrong else "")
     suite = int(run(BUDGET, "suite").stdout)
     check(suite == sum(want.values()), "suite: the boot's budget plus every test's", f"{suite}")

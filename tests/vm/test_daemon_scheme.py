@@ -32,7 +32,7 @@ def config(ports, policy="st", table='[pool.st]\nthreshold = "100kb"'):
                                                "sw_delay": SW_DELAY},
                             f"{MBIT}mbit", table)
     text = text.replace('policy = "pfc-dt"', f'policy = "{policy}"')
-    return text.replace(f'period = "1ms"\n', f'period = "1ms"\nprometheus = "{PROM}"\n', 1)
+    return text.replace('period = "1ms"\n', f'period = "1ms"\nprometheus = "{PROM}"\n', 1)
 
 
 def ctl(sw, args, check=True):

@@ -15,7 +15,6 @@ A 3:1 incast through a lossless bridge switch whose pool has a plane:
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time

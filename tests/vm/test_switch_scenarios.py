@@ -36,7 +36,7 @@ UTIL_MIN = 0.97
 CONTROL_RATIO_MIN = 0.98
 SECONDS = float(os.environ.get("LL_SCENARIO_SECONDS", "8"))
 SNDBUF = 4 << 20
-POOL = f"pool sw0 buffer 2mb lossless-prios 3 alpha 1/8 sw-delay 60ms"
+POOL = "pool sw0 buffer 2mb lossless-prios 3 alpha 1/8 sw-delay 60ms"
 
 
 class Net:
