@@ -24,7 +24,8 @@
 #                   incast at 20 Mbit/s
 #   make compare    build, then run one scenario under several switch schemes
 #                   in the VM and print one table (docs/COMPARE.md):
-#                   SCENARIO=incast-websearch SCHEMES="dt st" by default;
+#                   SCENARIO=incast-websearch by default, SCHEMES the
+#                   scenario's own list (its 'schemes' key) unless given;
 #                   writes build/compare/SCENARIO.json and .png
 #   make checkpatch kernel style check of the module and the core
 #   make install    build userspace, then install it under PREFIX (default
@@ -130,7 +131,7 @@ line-rate: all
 compare: all
 	mkdir -p $(BUILD_DIR)/compare
 	$(RUN_VM) --timeout 3000 --out $(BUILD_DIR)/compare -- tests/compare/run_compare.py \
-		--scenario '$(or $(SCENARIO),incast-websearch)' --schemes '$(or $(SCHEMES),dt st)' \
+		--scenario '$(or $(SCENARIO),incast-websearch)' --schemes '$(SCHEMES)' \
 		--out $(BUILD_DIR)/compare
 
 checkpatch:

@@ -40,8 +40,9 @@ int ll_pool_nl_init(void)
 	/* The plane's scheme block is the core's parameters word for word. */
 	BUILD_BUG_ON(sizeof_field(struct lossless_plane_scheme, p) !=
 		     sizeof(union ll_scheme_params));
-	for (id = 0; (d = ll_scheme_selectable(id)); id++) {
-		if (!d->n_params)
+	for (id = 0; id < LL_SCHEME_COUNT; id++) {
+		d = ll_scheme_selectable(id);
+		if (!d || !d->n_params)
 			continue;
 		if (WARN_ON(d->n_params >= LL_SCHEME_NEST_MAX ||
 			    !d->nl_nest || d->nl_nest > TCA_LOSSLESS_SCHEME_MAX ||
@@ -112,8 +113,9 @@ static int ll_scheme_options(struct nlattr *attr, struct ll_mmu_config *cfg,
 	}
 	cfg->scheme = nla_get_u8(tb[TCA_LOSSLESS_SCHEME_ID]);
 	memset(&cfg->scheme_params, 0, sizeof(cfg->scheme_params));
-	for (id = 0; (d = ll_scheme_selectable(id)); id++) {
-		if (!d->n_params || !tb[d->nl_nest])
+	for (id = 0; id < LL_SCHEME_COUNT; id++) {
+		d = ll_scheme_selectable(id);
+		if (!d || !d->n_params || !tb[d->nl_nest])
 			continue;
 		if (id != cfg->scheme) {
 			NL_SET_BAD_ATTR(extack, tb[d->nl_nest]);

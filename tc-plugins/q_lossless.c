@@ -19,23 +19,19 @@
  * Syntax, modelled on tc-ets and tc-tbf:
  *   lossless [ rate RATE ] [ burst BYTES ] [ catchup BYTES ] [ queues N ]
  *            [ strict N ] [ quanta Q0 Q1 ... ] [ priomap P0 P1 ... P15 ]
- *            [ limit PACKETS ]
+ *            [ limit PACKETS ] [ gates QUEUE:GATE[,GATE...] ... | default ]
  *            [ pool NAME ] [ buffer SIZE ] [ alpha A ] [ egress-alpha A ]
  *            [ lossless-prios LIST ] [ reserved SIZE ] [ xon-offset SIZE ]
  *            [ cable-delay TIME ] [ sw-delay TIME ] [ headroom SIZE ]
  *            [ ecn { KMIN KMAX PMAX | off } ]
- *            [ scheme { dt | st [ st-threshold SIZE ]
- *                     | dsh [ dsh-window TIME ] [ dsh-ewma-shift N ]
- *                           [ dsh-gain N ] [ dsh-variant VARIANT ]
- *                     | spfc [ spfc-window TIME ] [ spfc-irc-th SIZE ]
- *                            [ spfc-irc-th-packets N ]
- *                            [ spfc-victim-threshold SIZE ]
- *                            [ spfc-mode MODE ] [ spfc-k N ] } ]
+ *            [ scheme { dt | NAME [ NAME-PARAM VALUE ] ... } ]
  *            [ pfcwd { off | alert | forward | drop } ] [ pfcwd-detect TIME ]
  *            [ pfcwd-restore TIME ] [ pfcwd-poll TIME ] [ xoff-alarm TIME ]
  * The second group configures the shared-buffer switch MMU (kernel/core/
  * mmu.h): every qdisc naming the same pool in a network namespace is one
  * port of a software switch sharing one buffer.
+ * The schemes and their parameters come from the parameter table
+ * (ll_params.h), and so does usage() ('tc qdisc add lossless help').
  * print_qopt prints the same syntax, so `tc qdisc show` output pastes back.
  * Every check here is also done by the kernel (policy, pool configuration
  * check); checking early gives a message that names the option and the
@@ -66,6 +62,7 @@
 #include "tc_util.h"
 
 #include "lossless.h"
+#include "scheme_types.h"
 #include "ll_params.h"
 #include "ll_units.h"
 #include "q_lossless.h"
@@ -96,7 +93,7 @@ static void usage_pool_opts(void)
 {
 	const struct ll_param *sp;
 	const char *name;
-	unsigned int i, j;
+	unsigned int i, j, named;
 	char frag[256];
 	size_t col = 0;
 	int id;
@@ -113,13 +110,18 @@ static void usage_pool_opts(void)
 		}
 		snprintf(frag, sizeof(frag), "[ %s {", p->tc);
 		usage_frag(&col, frag);
-		for (id = 0; (name = ll_param_scheme_name(id)); id++) {
+		named = 0;
+		for (id = 0; id < LL_SCHEME_COUNT; id++) {
+			name = ll_param_scheme_name(id);
+			if (!name)
+				continue;
 			/* A scheme of several parameters starts a line. */
 			if (col && ll_param_of_scheme(id, 1)) {
 				fputc('\n', stderr);
 				col = 0;
 			}
-			snprintf(frag, sizeof(frag), "%s%s", id ? "| " : "", name);
+			snprintf(frag, sizeof(frag), "%s%s", named++ ? "| " : "",
+				 name);
 			usage_frag(&col, frag);
 			for (j = 0; (sp = ll_param_of_scheme(id, j)); j++) {
 				if (!sp->tc)
@@ -301,7 +303,7 @@ static int ll_parse_gate_id(const char *g, unsigned int queue, __u32 *mask)
 /*
  * "gates QUEUE:GATE[,GATE...] ..." or "gates default": the gates that stop
  * each listed queue (TCA_LOSSLESS_GATES); the others keep their
- * priorities' and the port's. Consumes its entries from *argv.
+ * priorities' and the port's. gates[] comes zeroed; consumes its entries.
  */
 static int ll_parse_gates(int *argc, char ***argv, __u32 *gates,
 			  unsigned int *ngates)
@@ -342,8 +344,7 @@ static int ll_parse_gates(int *argc, char ***argv, __u32 *gates,
 		if (!mask)
 			return ll_tc_fail("invalid gates entry \"%s\": name at least one gate",
 					  **argv);
-		while (*ngates < queue)
-			gates[(*ngates)++] = 0;
+		/* gates[] is zeroed: queues not listed keep their priomap's. */
 		if (*ngates <= queue)
 			*ngates = queue + 1;
 		gates[queue] = mask;

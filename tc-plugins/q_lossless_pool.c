@@ -141,11 +141,13 @@ static int ll_parse_scheme(const char *arg, __u64 *id)
 	char range[256];
 	int i;
 
-	for (i = 0; (name = ll_param_scheme_name(i)); i++)
-		if (strcmp(arg, name) == 0) {
+	for (i = 0; i < LL_SCHEME_COUNT; i++) {
+		name = ll_param_scheme_name(i);
+		if (name && strcmp(arg, name) == 0) {
 			*id = i;
 			return 0;
 		}
+	}
 	ll_param_range(&ll_params[LL_P_SCHEME], range, sizeof(range));
 	return ll_tc_fail("invalid scheme \"%s\": %s", arg, range);
 }

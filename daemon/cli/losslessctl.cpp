@@ -71,7 +71,8 @@ Commands:
                         With losslessd running (its socket exists), set goes
                         through the daemon, whose policy owns the parameters
                         (alpha, egress-alpha, reserved, xon-offset,
-                        sw-delay-us for pfc-dt; st adds st.threshold);
+                        sw-delay-us for pfc-dt, and each scheme's own
+                        SCHEME.PARAM keys);
                         --plane writes the map directly instead.
   scheme COMMAND [ARG ...]
                         a command for the pool's scheme (the part of it

@@ -155,7 +155,10 @@ const struct ll_param *ll_param_row(unsigned int n)
 	if (n < LL_P_COUNT)
 		return &ll_params[n];
 	n -= LL_P_COUNT;
-	for (id = 0; (d = ll_scheme_selectable(id)); id++) {
+	for (id = 0; id < LL_SCHEME_COUNT; id++) {
+		d = ll_scheme_selectable(id);
+		if (!d)
+			continue;
 		if (n < d->n_params)
 			return &d->params[n];
 		n -= d->n_params;
@@ -401,18 +404,21 @@ static int ll_param_flags_range(const struct ll_param *p, char *buf,
 	return n;
 }
 
-/* "one of dt, st, dsh, spfc": the selectable schemes. */
+/* "one of dt, ...": the selectable schemes, by id. */
 static int ll_param_scheme_range(char *buf, unsigned int len)
 {
-	unsigned int n = 0;
+	unsigned int n = 0, named = 0;
 	const char *name;
 	int id, w;
 
 	w = snprintf(buf, len, "one of");
 	n += w > 0 ? w : 0;
-	for (id = 0; (name = ll_param_scheme_name(id)); id++) {
+	for (id = 0; id < LL_SCHEME_COUNT; id++) {
+		name = ll_param_scheme_name(id);
+		if (!name)
+			continue;
 		w = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0,
-			     "%s %s", id ? "," : "", name);
+			     "%s %s", named++ ? "," : "", name);
 		n += w > 0 ? w : 0;
 	}
 	return n;
@@ -508,7 +514,7 @@ int ll_param_default_text(const struct ll_param *p, char *buf,
 int ll_param_synopsis(const struct ll_param *p, char *buf, unsigned int len)
 {
 	const struct ll_param *sp;
-	unsigned int n = 0, i;
+	unsigned int n = 0, i, named = 0;
 	int id, w;
 
 #define LL_PUT(...)							\
@@ -526,8 +532,10 @@ int ll_param_synopsis(const struct ll_param *p, char *buf, unsigned int len)
 		return n;
 	}
 	LL_PUT("[ %s {", p->tc);
-	for (id = 0; ll_param_scheme_name(id); id++) {
-		LL_PUT("%s %s", id ? " |" : "", ll_param_scheme_name(id));
+	for (id = 0; id < LL_SCHEME_COUNT; id++) {
+		if (!ll_param_scheme_name(id))
+			continue;
+		LL_PUT("%s %s", named++ ? " |" : "", ll_param_scheme_name(id));
 		for (i = 0; (sp = ll_param_of_scheme(id, i)); i++)
 			if (sp->tc)
 				LL_PUT(" [ %s %s ]", sp->tc, sp->arg);

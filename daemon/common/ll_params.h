@@ -79,7 +79,7 @@ const struct ll_param *ll_param_by_ctl(const char *key);
 const struct ll_param *ll_param_of_scheme(int scheme, unsigned int i);
 /* The row of scheme's parameters with TOML key key; NULL if none. */
 const struct ll_param *ll_param_of_scheme_key(int scheme, const char *key);
-/* A scheme's name ("st"), or NULL. */
+/* A scheme's name ("dt"), or NULL: an id may be reserved. */
 const char *ll_param_scheme_name(int scheme);
 
 /*
@@ -114,8 +114,8 @@ uint64_t ll_param_default(const struct ll_param *p, uint32_t mtu);
  *   ll_param_text      a value as it is written ("4mb", "1/8", "3,4",
  *                      "1ms"); ll_param_default_text the default ("1 MTU");
  *   ll_param_synopsis  "[ buffer SIZE ]"; a scheme's lists every scheme
- *                      with its parameters' ("[ scheme { dt | st [
- *                      st-threshold SIZE ] } ]").
+ *                      with its parameters' ("[ scheme { dt | NAME [
+ *                      NAME-PARAM SIZE ] ... } ]").
  */
 int ll_param_range(const struct ll_param *p, char *buf, unsigned int len);
 int ll_param_text(const struct ll_param *p, uint64_t value, char *buf,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 //
 // The PFC family's policy: it drives every scheme of the pool's MMU
-// (registered in scheme_<name>.cpp: pfc-dt, st, dsh, spfc). For pfc-dt,
+// (each registered in its scheme_<name>.cpp). For pfc-dt,
 // the classic lossless switch (PFC + Dynamic Threshold + static headroom,
 // docs/MMU.md), it pushes
 //   - alpha, egress-alpha, reserved and xon-offset from the configuration

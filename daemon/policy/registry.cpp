@@ -8,6 +8,12 @@
 
 namespace lossless::policy {
 
+// Each in its scheme_<name>.cpp; a scheme's two lines are this and its
+// entry below.
+extern const Registration kStRegistration;
+extern const Registration kDshRegistration;
+extern const Registration kSpfcRegistration;
+
 const std::vector<const Registration *> &registry()
 {
   // One line per policy; the first policy of a scheme is its default.

@@ -67,8 +67,8 @@ struct SchemeConfig {
 };
 
 struct Registration {
-  std::string_view policy;       // "pfc-dt", "st"
-  std::string_view scheme;       // "dt", "st": the datapath scheme it drives
+  std::string_view policy;       // "pfc-dt"
+  std::string_view scheme;       // "dt": the datapath scheme it drives
   std::uint8_t scheme_id;        // LOSSLESS_SCHEME_*
   std::vector<const SchemeParam *> params;  // scheme_params(scheme_id)
   std::string_view summary;
@@ -101,7 +101,7 @@ lossless_plane_scheme default_block(const Registration &r);
 // returns an error message, empty when it is valid.
 std::string check_value(const SchemeParam &p, std::uint64_t value, std::uint64_t buffer_bytes);
 
-// "dt, st": the names of the schemes, for messages.
+// "dt, ...": the names of the schemes, for messages.
 std::string scheme_names();
 
 // The checks of a scheme's parameters against the pool and its ports that

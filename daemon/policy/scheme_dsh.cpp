@@ -63,7 +63,8 @@ void checks(const PoolSettings &pool, const std::vector<SchemePort> &ports,
 
 }  // namespace
 
-const Registration kDshRegistration = {
+// extern: registry.cpp lists it by name, no header declares it.
+extern const Registration kDshRegistration = {
     "dsh", "dsh", LOSSLESS_SCHEME_DSH, scheme_params(LOSSLESS_SCHEME_DSH),
     "Dynamic and Shared Headroom: insurance headroom per port, port-level pause (docs/DSH.md)",
     make_pfc_policy, checks, nullptr, nullptr};

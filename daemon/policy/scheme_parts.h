@@ -10,10 +10,8 @@
 
 namespace lossless::policy {
 
-extern const Registration kPfcDtRegistration;  // "pfc-dt", scheme dt
-extern const Registration kStRegistration;     // "st", scheme st
-extern const Registration kDshRegistration;    // "dsh", scheme dsh
-extern const Registration kSpfcRegistration;   // "spfc", scheme spfc
+// The baseline's Registration (scheme_dt.cpp): PfcPolicy's default.
+extern const Registration kPfcDtRegistration;
 
 // The policy class that runs the PFC family (pfc_policy.h).
 std::unique_ptr<Policy> make_pfc_policy(const Registration &self, const PoolSettings &pool);

@@ -192,7 +192,8 @@ std::unique_ptr<SchemeAgent> make_agent()
 
 }  // namespace
 
-const Registration kSpfcRegistration = {
+// extern: registry.cpp lists it by name, no header declares it.
+extern const Registration kSpfcRegistration = {
     "spfc", "spfc", LOSSLESS_SCHEME_SPFC, scheme_params(LOSSLESS_SCHEME_SPFC),
     "Selective PFC: queues that still drain fast pause only on a full buffer (docs/SPFC.md)",
     make_pfc_policy, checks, configure, make_agent};

@@ -8,7 +8,8 @@
 
 namespace lossless::policy {
 
-const Registration kStRegistration = {
+// extern: registry.cpp lists it by name, no header declares it.
+extern const Registration kStRegistration = {
     "st", "st", LOSSLESS_SCHEME_ST, scheme_params(LOSSLESS_SCHEME_ST),
     "PFC + a static threshold per ingress (docs/SCHEMES.md)", make_pfc_policy, nullptr, nullptr, nullptr};
 

@@ -51,7 +51,7 @@ static ll_u32 popcount8(ll_u8 v)
 	return n;
 }
 
-/* Bits set in v, without a loop per bit (ST reads it per packet). */
+/* Bits set in v, without a loop per bit (a scheme may read it per packet). */
 static ll_u32 popcount64(ll_u64 v)
 {
 	v = v - ((v >> 1) & 0x5555555555555555ULL);

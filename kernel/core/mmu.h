@@ -2,7 +2,7 @@
 /*
  * Shared-buffer switch MMU for one pool (all ports of one software
  * switch): its accounting, admission and pause decisions, with the pool's
- * scheme (scheme.h: dt, st, dsh, spfc) deciding thresholds and
+ * scheme (scheme.h; docs/SCHEMES.md lists them) deciding thresholds and
  * hysteresis through its hooks. The scheme dt is the baseline every
  * lossless paper compares to, PFC + Dynamic Threshold + static headroom
  * ("SIH", dsh.md section 2; spfc.md 2.5 and 2.7), and what is described
@@ -96,8 +96,8 @@
  *
  * Schemes. Thresholds, hysteresis, the admission region of lossless bytes,
  * the headroom a port carves, event and timer hooks are the pool's scheme's
- * (cfg.scheme; scheme.h): DT (this baseline, the default), ST, DSH and
- * SPFC (the last two core only, not selectable yet), each one file. A
+ * (cfg.scheme; scheme.h): DT (this baseline, the default) and the others
+ * of scheme.c's table, each one file. A
  * scheme sees every arrival before it is decided (SPFC's window roll).
  * Ports keep their shared and headroom sums (DSH's insurance in use);
  * every event takes now_ns (SPFC windows, DSH estimator); the PFC state
@@ -196,7 +196,8 @@ enum ll_mmu_err {
 /*
  * Regions; 0 means "not charged" so a zeroed charge record is inert.
  * The headroom region is the scheme's to bound: per (port, priority) for
- * DT and ST, per port for DSH (its insurance headroom, scheme.h).
+ * DT and the schemes that keep its carve, per port for DSH (its insurance
+ * headroom, scheme.h).
  * Values 4..7 are free for regions to come.
  */
 enum ll_mmu_region {

@@ -8,9 +8,10 @@
 
 /*
  * The schemes, by id: the one list of them. A new scheme is its file
- * (scheme_<name>.c, with its descriptor), its id (scheme_types.h) and a
- * line here; its per-packet hooks, if it has any, are cases of the
- * switches at the end of scheme.h.
+ * (scheme_<name>.c, with its descriptor), its id (scheme_types.h), its
+ * descriptor's declaration in scheme.h and its entry here; its per-packet
+ * hooks, if it has any, are cases of the switches at the end of scheme.h.
+ * A removed scheme leaves its id reserved: every loop over ids skips NULL.
  */
 static const struct ll_scheme_desc *const schemes[LL_SCHEME_CORE_COUNT] = {
 	[LL_SCHEME_DT] = &ll_scheme_dt,
@@ -56,9 +57,11 @@ int ll_scheme_by_name(const char *name)
 	const struct ll_scheme_desc *d;
 	ll_u32 id;
 
-	for (id = 0; (d = ll_scheme_selectable(id)); id++)
-		if (name_eq(name, d->name, LL_SCHEME_NAME_MAX))
+	for (id = 0; id < LL_SCHEME_COUNT; id++) {
+		d = ll_scheme_selectable(id);
+		if (d && name_eq(name, d->name, LL_SCHEME_NAME_MAX))
 			return (int)id;
+	}
 	return -1;
 }
 

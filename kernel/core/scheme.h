@@ -146,7 +146,10 @@ int ll_scheme_channel(struct ll_mmu_pool *pool, ll_u32 scheme,
 		      const ll_u32 *ids, ll_u32 nr_ids, const void *payload,
 		      ll_u32 len, ll_u64 now_ns, ll_u64 *due);
 
-/* The descriptors, each in its scheme's file. */
+/*
+ * The descriptors, each in its scheme's file, for scheme.c's table (a
+ * line each; kernel style keeps externs out of .c files).
+ */
 extern const struct ll_scheme_desc ll_scheme_dt;
 extern const struct ll_scheme_desc ll_scheme_st;
 extern const struct ll_scheme_desc ll_scheme_dsh;
@@ -157,11 +160,12 @@ const struct ll_scheme_desc *ll_scheme_lookup(ll_u32 id);
 
 /*
  * The descriptor of a selectable scheme (below LL_SCHEME_COUNT: those
- * users can name), or NULL; loop over ids from 0 until it is NULL.
+ * users can name), or NULL: loop over the ids below LL_SCHEME_COUNT and
+ * skip NULL (an id may be reserved, its scheme gone).
  */
 const struct ll_scheme_desc *ll_scheme_selectable(ll_u32 id);
 
-/* Name of a selectable scheme id ("dt", "st"), or NULL. */
+/* Name of a selectable scheme id ("dt"), or NULL. */
 const char *ll_scheme_name(ll_u32 id);
 
 /* Id of a selectable scheme's name, or -1. */
@@ -363,7 +367,8 @@ static __always_inline ll_u64 ll_scheme_clock(ll_u64 *clock_ns, ll_u64 now_ns)
 
 /*
  * DT, the baseline (scheme_dt.c). Its hysteresis and admission chain take
- * the threshold as an argument: ST (and SPFC) reuse them with their own.
+ * the threshold as an argument: a scheme that agrees with the baseline
+ * but for the threshold reuses them with its own.
  */
 static inline ll_u64 ll_dt_ingress_threshold(const struct ll_mmu_pool *pool)
 {

@@ -17,6 +17,7 @@ Exit 0 on success, 1 on a failed check (each printed).
 import copy
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -60,6 +61,8 @@ def main():
             "network.sw_delay: want a time"),
            (base + '[background]\ncdf = "WebSearch"\nload = 0.1\nreceivers = [1]\n', "background.receivers: want"),
            (base + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\nprio = 16\n", "incast.prio: want an integer 0..15"),
+           ('schemes = "dt"\n' + base + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\n",
+            "schemes: want a list of scheme names"),
            ("duration = [\n", "Invalid value")]
     for i, (text, want) in enumerate(bad):
         path = os.path.join(tmp, f"bad{i}.toml")
@@ -70,6 +73,14 @@ def main():
             check(False, f"bad scenario {i} refused", "accepted")
         except rc.ScenarioError as e:
             check(want in str(e) and path in str(e), f"bad scenario {i} refused: \"{want}\"", str(e))
+    good = os.path.join(tmp, "good.toml")
+    with open(good, "w") as f:
+        f.write(base + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\n")
+    check(rc.load_scenario(good)["schemes"] == ["dt"], "a scenario without 'schemes' compares dt alone",
+          str(rc.load_scenario(good)["schemes"]))
+    listed = {n: rc.load_scenario(n)["schemes"] for n in names}
+    check(all(s[0] == "dt" for s in listed.values()), "every shipped scenario compares against dt first",
+          str(listed))
 
     # A made-up run: 2 senders, 1 receiver r0 on switch port if0.
     scn = rc.load_scenario("smoke")
@@ -169,6 +180,7 @@ def main():
         r = subprocess.run([sys.executable, script] + args, capture_output=True, text=True, timeout=60)
         check(r.returncode == 2 and want in r.stderr, f"run_compare.py {' '.join(args)}: exit 2, \"{want}\"",
               f"exit {r.returncode}: {r.stderr.strip()}")
+    shutil.rmtree(tmp, ignore_errors=True)
     print("compare runner: " + ("FAIL" if failed else "PASS"))
     return 1 if failed else 0
 

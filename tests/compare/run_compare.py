@@ -3,7 +3,7 @@
 
 Runs INSIDE the VM (`make compare`, or vm-images/run-vm -- this file):
 
-    tests/compare/run_compare.py --scenario incast-websearch --schemes "dt st" \\
+    tests/compare/run_compare.py --scenario incast-websearch [--schemes "dt NAME"] \\
         --out build/compare
 
 For each scheme it builds the scenario's network afresh (namespaces: one
@@ -48,6 +48,7 @@ PORT = 5000
 AUTO = "(auto)"
 SCHEMA = {
     "description": "",
+    "schemes": ["dt"],         # compared when --schemes is not given
     "duration": None,          # s: flows start in [t0, t0 + duration)
     "seed": 1,
     "network": {
@@ -161,6 +162,9 @@ def load_scenario(name):
             raise ScenarioError(f"{path}: network.{k}: want a positive number")
     if not isinstance(s["duration"], (int, float)) or s["duration"] <= 0:
         raise ScenarioError(f"{path}: duration: want seconds > 0")
+    if not isinstance(s["schemes"], list) or not s["schemes"] or \
+            not all(isinstance(n, str) and n for n in s["schemes"]):
+        raise ScenarioError(f"{path}: schemes: want a list of scheme names, [\"dt\", ...]")
     if bg:
         cdf = bg["cdf"]
         bg["cdf_path"] = cdf if os.sep in cdf else os.path.join(WORKLOADS, cdf)
@@ -925,8 +929,9 @@ def main():
                                  epilog="docs/COMPARE.md has the scenario format and every row.")
     ap.add_argument("--scenario", default="incast-websearch",
                     help="a name in tests/compare/scenarios (without .toml) or a path")
-    ap.add_argument("--schemes", default=os.environ.get("SCHEMES", "dt"),
-                    help="schemes to compare, separated by spaces or commas (default \"dt\")")
+    ap.add_argument("--schemes", default=os.environ.get("SCHEMES", ""),
+                    help="schemes to compare, separated by spaces or commas (default: the "
+                         "scenario's 'schemes')")
     ap.add_argument("--out", default=os.path.join(Paths.build, "compare"),
                     help="directory for NAME.json and NAME.png (default build/compare)")
     ap.add_argument("--scheme-options", action="append", default=[], metavar="NAME=OPTS",
@@ -937,11 +942,11 @@ def main():
     try:
         env = [x for x in os.environ.get("LL_COMPARE_SCHEME_OPTIONS", "").split(";") if x.strip()]
         overrides = parse_overrides(env + a.scheme_options)
+        scn = load_scenario(a.scenario)
         if not schemes:
-            raise ScenarioError("--schemes: no scheme given")
+            schemes = scn["schemes"]
         if len(set(schemes)) != len(schemes):
-            raise ScenarioError(f"--schemes: a scheme given twice: {a.schemes}")
-        load_scenario(a.scenario)
+            raise ScenarioError(f"--schemes: a scheme given twice: {' '.join(schemes)}")
     except ScenarioError as e:
         print(f"run_compare: {e}", file=sys.stderr)
         return 2

@@ -151,6 +151,10 @@ using namespace mmu_test;
 
 TEST(Extension, TheSchemeIsNamedAndSelectable)
 {
+  // Above a reserved id: a loop that stops at the first empty id misses it.
+  ASSERT_EQ(ll_scheme_selectable(LL_SCHEME_RESERVED_TEST), nullptr);
+  EXPECT_EQ(ll_scheme_lookup(LL_SCHEME_RESERVED_TEST), nullptr);
+  EXPECT_EQ(ll_scheme_name(LL_SCHEME_RESERVED_TEST), nullptr);
   EXPECT_EQ(ll_scheme_by_name("tst"), LL_SCHEME_TEST);
   EXPECT_STREQ(ll_scheme_name(LL_SCHEME_TEST), "tst");
   ASSERT_EQ(ll_scheme_selectable(LL_SCHEME_TEST), &ll_scheme_test);
@@ -324,7 +328,8 @@ TEST(SchemeEvents, EachNameIsAtItsSchemesNumber)
   // Every table: nothing at 0, a help per name, no name twice.
   for (ll_u32 id = 0; id < LL_SCHEME_CORE_COUNT; id++) {
     const ll_scheme_desc *d = ll_scheme_lookup(id);
-    ASSERT_NE(d, nullptr) << id;
+    if (!d)
+      continue;  // a reserved id
     EXPECT_LE(d->n_events, 256u) << d->name;
     std::set<std::string> seen;
     for (ll_u32 t = 0; t < d->n_events; t++) {

@@ -76,7 +76,8 @@ TEST(Scheme, StatIndexByName)
 	int named = 0;
 	for (ll_u32 s = 0; s < LL_SCHEME_CORE_COUNT; s++) {
 		const ll_scheme_desc *d = ll_scheme_lookup(s);
-		ASSERT_NE(d, nullptr) << s;
+		if (!d)
+			continue;	// a reserved id
 		ASSERT_LE(d->n_stats, (ll_u32)LL_SCHEME_STATS) << d->name;
 		ASSERT_LE(d->n_masks, (ll_u32)LL_SCHEME_MASKS) << d->name;
 		ASSERT_LE(d->n_prio_stats, (ll_u32)LL_SCHEME_PRIO_STATS) << d->name;
