@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* Bifrost's per-slot update and BifrostX's tokens: see bifrost.h. */
+#include "bifrost.h"
+#include "headroom.h"
+#include "pfc.h"
+
+#define BITS_PER_BYTE_NS (8ULL * LL_NSEC_PER_SEC)
+
+static ll_u64 min_u64(ll_u64 a, ll_u64 b)
+{
+	return a < b ? a : b;
+}
+
+ll_u64 ll_bifrost_buffer_min(const struct ll_bifrost_config *cfg)
+{
+	struct ll_bifrost_config c = *cfg;
+
+	c.buffer_bytes = 0;
+	if (ll_bifrost_check(&c))
+		return 0;
+	return ll_bytes_in_ns(c.rate_bps, c.rtt_ns) +
+	       2 * ll_bytes_in_ns(c.rate_bps, c.slot_ns) +
+	       ll_bytes_in_ns(c.rate_bps, c.jitter_ns);
+}
+
+ll_u64 ll_bifrost_buffer_default(const struct ll_bifrost_config *cfg)
+{
+	struct ll_bifrost_config c = *cfg;
+
+	c.buffer_bytes = 0;
+	if (ll_bifrost_check(&c))
+		return 0;
+	return ll_bytes_in_ns(c.rate_bps, c.rtt_ns) +
+	       3 * ll_bytes_in_ns(c.rate_bps, c.slot_ns) +
+	       (ll_u64)c.leak_period * c.mtu_bytes +
+	       ll_bytes_in_ns(c.rate_bps, c.jitter_ns);
+}
+
+const char *ll_bifrost_check(const struct ll_bifrost_config *cfg)
+{
+	ll_u64 slot_bytes;
+
+	if (!cfg->rate_bps || cfg->rate_bps > LL_HEADROOM_MAX_RATE_BPS)
+		return "bifrost needs the link's rate, at most 1.6 Tbit/s";
+	if (!cfg->rtt_ns || cfg->rtt_ns > LL_BIFROST_RTT_NS_MAX)
+		return "bifrost-rtt must be above 0 and at most 2 s";
+	if (!cfg->slot_ns || cfg->slot_ns * 2 >= cfg->rtt_ns)
+		return "bifrost-slot must be above 0 and below the one-way delay (bifrost-rtt / 2)";
+	if (cfg->jitter_ns > LL_NSEC_PER_SEC)
+		return "bifrost-jitter must be at most 1 s";
+	if (!cfg->leak_period || cfg->leak_period > LL_BIFROST_LEAK_PERIOD_MAX)
+		return "bifrost-k must be 1 .. 1024";
+	if (!cfg->mtu_bytes || cfg->mtu_bytes > LL_HEADROOM_MAX_MTU_BYTES)
+		return "bifrost needs the link's MTU, at most 1 MiB";
+	slot_bytes = ll_bytes_in_ns(cfg->rate_bps, cfg->slot_ns);
+	if (slot_bytes + ll_bytes_in_ns(cfg->rate_bps, cfg->jitter_ns) >
+	    LL_BIFROST_SLOT_BYTES_MAX)
+		return "bifrost-slot plus bifrost-jitter is above 65535 pause quanta at this rate";
+	if (cfg->buffer_bytes &&
+	    cfg->buffer_bytes < ll_bytes_in_ns(cfg->rate_bps, cfg->rtt_ns) +
+				2 * slot_bytes +
+				ll_bytes_in_ns(cfg->rate_bps, cfg->jitter_ns))
+		return "bifrost-buffer is below rate x (rtt + 2 x slot + jitter), the least Bifrost is lossless with";
+	return (const char *)0;
+}
+
+void ll_bifrost_init(struct ll_bifrost *b, const struct ll_bifrost_config *cfg,
+		     ll_u64 now_ns, ll_u64 rx_bytes)
+{
+	*b = (struct ll_bifrost){ 0 };
+	b->rate_bps = cfg->rate_bps;
+	b->slot_ns = cfg->slot_ns;
+	b->guard_ns = cfg->jitter_ns;
+	b->bdp_bytes = ll_bytes_in_ns(cfg->rate_bps, cfg->rtt_ns);
+	b->slot_bytes = ll_bytes_in_ns(cfg->rate_bps, cfg->slot_ns);
+	b->f_max_bytes = b->bdp_bytes + b->slot_bytes +
+			 ll_bytes_in_ns(cfg->rate_bps, cfg->jitter_ns);
+	b->buffer_bytes = cfg->buffer_bytes ? cfg->buffer_bytes :
+			  ll_bifrost_buffer_default(cfg);
+	b->leak_period = cfg->leak_period ? cfg->leak_period : 1;
+	b->f_bytes = b->f_max_bytes;		/* Alg. 1 line 1 */
+	b->rx_prev = rx_bytes;
+	b->next_ns = now_ns + cfg->slot_ns;
+	b->last_ns = now_ns;
+	b->stats.min_margin_bytes = (ll_s64)b->buffer_bytes -
+				    (ll_s64)b->f_max_bytes;
+}
+
+/* Bucket of a lateness: 0 below 1 us, then one per power of two. */
+static ll_u32 late_bucket(ll_u64 late_ns)
+{
+	ll_u64 us = ll_div_u64(late_ns, 1000);
+	ll_u32 i = 0;
+
+	while (us && i < LL_BIFROST_LATE_BUCKETS - 1) {
+		us >>= 1;
+		i++;
+	}
+	return i;
+}
+
+/* p for a grant: 0 for a full slot, T + g for none, else T - c^ / R_s. */
+static ll_u64 pause_for(const struct ll_bifrost *b, ll_u64 token)
+{
+	if (token >= b->slot_bytes)
+		return 0;
+	if (!token)
+		return b->slot_ns + b->guard_ns;
+	/* token < B = ceil(R_s T), so its time is below T: p >= 1. */
+	return b->slot_ns - ll_div_u64(token * BITS_PER_BYTE_NS, b->rate_bps);
+}
+
+int ll_bifrost_slot(struct ll_bifrost *b, ll_u64 now_ns, ll_u64 queue_bytes,
+		    ll_u64 rx_bytes, struct ll_bifrost_decision *d)
+{
+	struct ll_bifrost_stats *s = &b->stats;
+	ll_u64 late = now_ns > b->next_ns ? now_ns - b->next_ns : 0;
+	ll_u64 missed = ll_div_u64(late, b->slot_ns);
+	ll_u64 interval = now_ns - b->last_ns;
+	ll_u64 covered = b->last_pause_ns > b->slot_ns ? b->last_pause_ns :
+			 b->slot_ns;
+	ll_u64 r = rx_bytes - b->rx_prev;	/* modulo 2^64 */
+	ll_u64 h = b->buffer_bytes, f = b->f_bytes, lf = queue_bytes + f;
+	ll_u64 extra = 0, c, token, p, sum, f_new;
+	ll_s64 margin;
+
+	/* Absolute schedule: skip the slots missed, keep the phase. */
+	b->next_ns += (missed + 1) * b->slot_ns;
+	s->missed_slots += missed;
+	s->late_hist[late_bucket(late)]++;
+	if (late > s->max_late_ns)
+		s->max_late_ns = late;
+	/*
+	 * The upstream sent freely from the end of the last pause until this
+	 * frame; the grants recorded covered one slot of that (or the guard's
+	 * longer pause). The rest, at line rate, is e.
+	 */
+	if (interval > covered)
+		extra = min_u64(ll_bytes_in_ns(b->rate_bps,
+					       min_u64(interval - covered,
+						       LL_NSEC_PER_SEC)),
+				b->f_max_bytes);
+	b->rx_prev = rx_bytes;
+	b->slot++;
+
+	c = min_u64(b->slot_bytes, h > lf ? h - lf : 0);	/* R1 */
+	token = c;
+	if (b->slot % b->leak_period == 0) {			/* R2 */
+		ll_u64 over = lf > h ? lf - h : 0;
+
+		token = c > over ? c - over : 0;
+	}
+	p = pause_for(b, token);
+
+	sum = f + c + extra;					/* R3 */
+	if (sum >= r) {
+		f_new = sum - r;
+	} else {
+		f_new = 0;
+		s->leak_bytes += r - sum;
+	}
+	b->f_bytes = min_u64(f_new, b->f_max_bytes);
+
+	d->grant_bytes = c;
+	d->link_token_bytes = token;
+	d->pause_ns = p;
+	d->quanta = p ? ll_ns_to_quanta(p, b->rate_bps) : 0;
+	d->missed_slots = missed > 255 ? 255 : (ll_u8)missed;
+	/* A guarded pause outlasts the slot: a full grant must end it. */
+	d->send = p > 0 || b->guarded;
+	b->guarded = !token && b->guard_ns;
+
+	s->slots++;
+	s->late_grant_bytes += extra;
+	if (d->send) {
+		s->frames++;
+		if (!p)
+			s->resumes++;
+		s->pause_ns_total += p;
+	}
+	if (!token)
+		s->full_pauses++;
+	if (queue_bytes > s->max_queue_bytes)
+		s->max_queue_bytes = queue_bytes;
+	lf = queue_bytes + b->f_bytes;
+	if (lf > s->max_lf_bytes)
+		s->max_lf_bytes = lf;
+	margin = (ll_s64)h - (ll_s64)lf;
+	if (margin < s->min_margin_bytes)
+		s->min_margin_bytes = margin;
+	if (lf > h)
+		s->breaches++;
+
+	b->last_ns = now_ns;
+	b->last_pause_ns = p;
+	return d->send;
+}
+
+void ll_bifrostx_tokens(ll_u64 slot_bytes, const ll_u64 *queue, ll_u64 *prev,
+			ll_u32 n, ll_u64 *token)
+{
+	ll_u32 i;
+
+	for (i = 0; i < n && i < LL_BIFROST_PRIOS; i++) {
+		ll_u64 grew = queue[i] > prev[i] ? queue[i] - prev[i] : 0;
+
+		token[i] = grew >= slot_bytes ? 0 : slot_bytes - grew;
+		prev[i] = queue[i];
+	}
+}
+
+ll_u64 ll_bifrostx_split(ll_u64 link_token, const ll_u64 *token,
+			 const ll_u64 *backlog, ll_u32 n, ll_u64 *out)
+{
+	ll_u32 i;
+
+	for (i = 0; i < n && i < LL_BIFROST_PRIOS; i++) {
+		out[i] = min_u64(min_u64(backlog[i], token[i]), link_token);
+		link_token -= out[i];
+	}
+	return link_token;
+}

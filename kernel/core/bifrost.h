@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * Bifrost (bifrost.md; docs/BIFROST.md): the downstream of a long link
+ * drives its upstream with one computed pause per slot instead of PFC's
+ * thresholds. Every slot T it reads its queue L and the bytes r received
+ * in the slot, keeps F, an upper bound on the bytes that can still arrive
+ * within the next RTT + T, and grants c = min(B, H - L - F) bytes (B =
+ * R_s T) by a pause of T - c / R_s, so that L + F stays within H >= Delta
+ * + 2B (Delta = R_s RTT): about one BDP of buffer where PFC needs two.
+ *
+ * The per-slot update is the spec's normative form (bifrost.md 2.6):
+ *   c := max(0, min(B, H - L - F))          (R1: a grant is never negative)
+ *   c^ := max(0, c - max(0, L + F - H)) every k-th slot  (R2: positive
+ *                                             over-grant only; a no-op
+ *                                             after R1, kept as the paper)
+ *   p := T - c^ / R_s, in [0, T]; T + g when c^ = 0 (R4: the guard g
+ *        covers a late next slot, so a full pause leaves no gap to leak)
+ *   F := min(Delta + B + R_s J, max(0, F - r + c + e))   (R3: F >= 0)
+ * where e is what a late slot let through: the upstream sends freely from
+ * the end of its last pause until the next frame, so a slot that came
+ * late by more than the last pause outlasted grants the difference at
+ * line rate (bifrost.md A4, 2.7). e enters F (so later grants shrink) and
+ * the statistics (late_grant_bytes): it is the lateness the buffer's
+ * headroom must cover, and why the slot loop's lateness is measured.
+ *
+ * A frame goes out when p > 0 (quanta rounded up, R5/A10), and a resume
+ * (time 0) when a guarded full pause ends in a full grant. The caller
+ * owns the clock and the timer: it calls ll_bifrost_slot() at or after
+ * ll_bifrost_next_ns(), on an absolute schedule t_0 + n T that never
+ * drifts; slots missed entirely are counted and skipped (their time is in
+ * the next slot's lateness).
+ *
+ * BifrostX (2.10): the link token c_max is c^ above, with L and r summed
+ * over the port's priorities; per-priority tokens from the growth of each
+ * priority's queue (Alg. 2) and the upstream's strict-priority split of
+ * the link token (Alg. 3) are the last two functions.
+ *
+ * Integers only; bytes are L2 frame bytes, rates bits/s, times ns.
+ */
+#ifndef LL_BIFROST_H
+#define LL_BIFROST_H
+
+#include "ll_types.h"
+
+/* A pause is 16-bit quanta of 64 bytes: a slot may carry at most this. */
+#define LL_BIFROST_SLOT_BYTES_MAX (0xFFFFULL * 64)
+#define LL_BIFROST_RTT_NS_MAX (2ULL * LL_NSEC_PER_SEC)
+#define LL_BIFROST_LEAK_PERIOD_MAX 1024U
+#define LL_BIFROST_PRIOS 8
+/* Lateness histogram: bucket 0 < 1 us, bucket i in [2^(i-1), 2^i) us. */
+#define LL_BIFROST_LATE_BUCKETS 16
+
+struct ll_bifrost_config {
+	ll_u64 rate_bps;	/* R_s: the link's (or its shaper's) rate */
+	ll_u64 slot_ns;		/* T */
+	ll_u64 rtt_ns;		/* an upper bound of the control loop's RTT */
+	ll_u64 jitter_ns;	/* J: lateness a slot may have; the guard g */
+	ll_u64 buffer_bytes;	/* H; 0: ll_bifrost_buffer_default() */
+	ll_u32 leak_period;	/* k >= 1 */
+	ll_u32 mtu_bytes;	/* largest frame on the link */
+};
+
+/* What one slot decided. */
+struct ll_bifrost_decision {
+	ll_u64 grant_bytes;	/* c, recorded in F */
+	ll_u64 link_token_bytes; /* c^ (BifrostX's c_max) */
+	ll_u64 pause_ns;	/* p; T + g for a guarded full pause */
+	ll_u32 quanta;		/* p in quanta, rounded up; 0: resume */
+	ll_u8 send;		/* a frame goes out (a pause, or a resume) */
+	ll_u8 missed_slots;	/* slots skipped before this one (saturates) */
+};
+
+/* Counters since the last reset (link up, rate change, reconfiguration). */
+struct ll_bifrost_stats {
+	ll_u64 slots;
+	ll_u64 frames;		/* pauses and resumes sent */
+	ll_u64 resumes;		/* of which time-0 frames */
+	ll_u64 full_pauses;	/* c^ = 0 */
+	ll_u64 pause_ns_total;	/* sum of p over pause frames */
+	ll_u64 missed_slots;	/* skipped, the timer was late by >= T */
+	ll_u64 late_grant_bytes; /* e: sent beyond grants by late slots */
+	ll_u64 leak_bytes;	/* received beyond what F held (R3 floor) */
+	ll_u64 breaches;	/* slots that ended with L + F > H */
+	ll_u64 max_queue_bytes;	/* max L */
+	ll_u64 max_lf_bytes;	/* max L + F */
+	ll_s64 min_margin_bytes; /* min H - (L + F) */
+	ll_u64 max_late_ns;
+	ll_u64 late_hist[LL_BIFROST_LATE_BUCKETS];
+};
+
+struct ll_bifrost {
+	/* Derived at init from the configuration. */
+	ll_u64 rate_bps;
+	ll_u64 slot_ns;
+	ll_u64 guard_ns;
+	ll_u64 bdp_bytes;	/* Delta = R_s RTT, rounded up */
+	ll_u64 slot_bytes;	/* B = R_s T, rounded up */
+	ll_u64 f_max_bytes;	/* Delta + B + R_s J: the longest window */
+	ll_u64 buffer_bytes;	/* H */
+	ll_u32 leak_period;
+	/* State. */
+	ll_u64 f_bytes;		/* F */
+	ll_u64 rx_prev;		/* the receive counter at the last slot */
+	ll_u64 next_ns;		/* the next slot's scheduled time */
+	ll_u64 last_ns;		/* when the last slot ran */
+	ll_u64 last_pause_ns;	/* its p (0: no frame) */
+	ll_u64 slot;		/* n: slots run since init */
+	ll_u8 guarded;		/* the last frame was a guarded full pause */
+	struct ll_bifrost_stats stats;
+};
+
+/*
+ * Delta + 2B + R_s J: the least buffer Theorem 1 holds with (C1), F's
+ * window one jitter longer (below). 0 if invalid.
+ */
+ll_u64 ll_bifrost_buffer_min(const struct ll_bifrost_config *cfg);
+
+/*
+ * The default H: Delta + 3B (the paper's testbed) + k MTU (its leak
+ * headroom) + R_s J. A slot up to J late leaves the upstream's grant
+ * window up to J longer, so F's bound is Delta + B + R_s J (capped at
+ * Delta + B, a late loop overflowed H by up to 3B in
+ * bifrost_property_test's model), and H keeps the paper's 2B + k MTU
+ * above it. 0 if invalid.
+ */
+ll_u64 ll_bifrost_buffer_default(const struct ll_bifrost_config *cfg);
+
+/* NULL if cfg is valid, else why not, for the user. */
+const char *ll_bifrost_check(const struct ll_bifrost_config *cfg);
+
+/*
+ * Start (or restart: link up, rate change) from the configuration, at
+ * now_ns with the receive counter at rx_bytes: F = Delta + B, slot 0, the
+ * first slot at now_ns + T, counters cleared. cfg must pass the check.
+ */
+void ll_bifrost_init(struct ll_bifrost *b, const struct ll_bifrost_config *cfg,
+		     ll_u64 now_ns, ll_u64 rx_bytes);
+
+/* When the next slot is due (absolute, ns). */
+static inline ll_u64 ll_bifrost_next_ns(const struct ll_bifrost *b)
+{
+	return b->next_ns;
+}
+
+/*
+ * Run the slot due at ll_bifrost_next_ns(), at now_ns (not earlier), with
+ * the controlled queue at queue_bytes and the receive counter (any width
+ * up to 64 bits, wrapping) at rx_bytes. Fills d; returns d->send.
+ */
+int ll_bifrost_slot(struct ll_bifrost *b, ll_u64 now_ns, ll_u64 queue_bytes,
+		    ll_u64 rx_bytes, struct ll_bifrost_decision *d);
+
+/*
+ * BifrostX, downstream (Alg. 2): token[i] = B - max(0, queue[i] -
+ * prev[i]) for n priorities, in [0, B]; prev[] takes queue[].
+ */
+void ll_bifrostx_tokens(ll_u64 slot_bytes, const ll_u64 *queue, ll_u64 *prev,
+			ll_u32 n, ll_u64 *token);
+
+/*
+ * BifrostX, upstream (Alg. 3): the link token split in strict priority
+ * order (index 0 first): out[i] = min(backlog[i], token[i], what is
+ * left). Returns what is left unused.
+ */
+ll_u64 ll_bifrostx_split(ll_u64 link_token, const ll_u64 *token,
+			 const ll_u64 *backlog, ll_u32 n, ll_u64 *out);
+
+#endif /* LL_BIFROST_H */
