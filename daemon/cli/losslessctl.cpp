@@ -211,7 +211,7 @@ std::string scheme_commands_usage()
   return out;
 }
 
-// "(spfc: pause, resume, ...; dsh: qoff, ...)": the events each scheme
+// "(NAME: EVENT, EVENT, ...; NAME: ...)": the events each scheme
 // logs, from its descriptor.
 std::string scheme_events_usage()
 {
