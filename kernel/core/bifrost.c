@@ -11,6 +11,11 @@ static ll_u64 min_u64(ll_u64 a, ll_u64 b)
 	return a < b ? a : b;
 }
 
+static ll_u64 max_u64(ll_u64 a, ll_u64 b)
+{
+	return a > b ? a : b;
+}
+
 ll_u64 ll_bifrost_buffer_min(const struct ll_bifrost_config *cfg)
 {
 	struct ll_bifrost_config c = *cfg;
@@ -20,7 +25,7 @@ ll_u64 ll_bifrost_buffer_min(const struct ll_bifrost_config *cfg)
 		return 0;
 	return ll_bytes_in_ns(c.rate_bps, c.rtt_ns) +
 	       2 * ll_bytes_in_ns(c.rate_bps, c.slot_ns) +
-	       ll_bytes_in_ns(c.rate_bps, c.jitter_ns);
+	       2 * ll_bytes_in_ns(c.rate_bps, c.jitter_ns);
 }
 
 ll_u64 ll_bifrost_buffer_default(const struct ll_bifrost_config *cfg)
@@ -33,7 +38,7 @@ ll_u64 ll_bifrost_buffer_default(const struct ll_bifrost_config *cfg)
 	return ll_bytes_in_ns(c.rate_bps, c.rtt_ns) +
 	       3 * ll_bytes_in_ns(c.rate_bps, c.slot_ns) +
 	       (ll_u64)c.leak_period * c.mtu_bytes +
-	       ll_bytes_in_ns(c.rate_bps, c.jitter_ns);
+	       2 * ll_bytes_in_ns(c.rate_bps, c.jitter_ns);
 }
 
 const char *ll_bifrost_check(const struct ll_bifrost_config *cfg)
@@ -44,7 +49,7 @@ const char *ll_bifrost_check(const struct ll_bifrost_config *cfg)
 		return "bifrost needs the link's rate, at most 1.6 Tbit/s";
 	if (!cfg->rtt_ns || cfg->rtt_ns > LL_BIFROST_RTT_NS_MAX)
 		return "bifrost-rtt must be above 0 and at most 2 s";
-	if (!cfg->slot_ns || cfg->slot_ns * 2 >= cfg->rtt_ns)
+	if (!cfg->slot_ns || cfg->slot_ns >= (cfg->rtt_ns + 1) / 2)
 		return "bifrost-slot must be above 0 and below the one-way delay (bifrost-rtt / 2)";
 	if (cfg->jitter_ns > LL_NSEC_PER_SEC)
 		return "bifrost-jitter must be at most 1 s";
@@ -59,25 +64,37 @@ const char *ll_bifrost_check(const struct ll_bifrost_config *cfg)
 	if (cfg->buffer_bytes &&
 	    cfg->buffer_bytes < ll_bytes_in_ns(cfg->rate_bps, cfg->rtt_ns) +
 				2 * slot_bytes +
-				ll_bytes_in_ns(cfg->rate_bps, cfg->jitter_ns))
-		return "bifrost-buffer is below rate x (rtt + 2 x slot + jitter), the least Bifrost is lossless with";
+				2 * ll_bytes_in_ns(cfg->rate_bps, cfg->jitter_ns))
+		return "bifrost-buffer is below rate x (rtt + 2 x slot + 2 x jitter), the least Bifrost is lossless with";
 	return (const char *)0;
 }
 
 void ll_bifrost_init(struct ll_bifrost *b, const struct ll_bifrost_config *cfg,
 		     ll_u64 now_ns, ll_u64 rx_bytes)
 {
-	*b = (struct ll_bifrost){ 0 };
+	ll_u8 *z = (ll_u8 *)b;
+	ll_u32 i;
+
+	for (i = 0; i < sizeof(*b); i++)	/* no libc in the core */
+		z[i] = 0;
 	b->rate_bps = cfg->rate_bps;
 	b->slot_ns = cfg->slot_ns;
-	b->guard_ns = cfg->jitter_ns;
+	b->jitter_ns = cfg->jitter_ns;
+	/* R4: the guard covers a late next slot and a frame behind an MTU. */
+	b->guard_ns = cfg->jitter_ns ?
+		      cfg->jitter_ns + ll_div_u64((ll_u64)cfg->mtu_bytes *
+						  BITS_PER_BYTE_NS +
+						  cfg->rate_bps - 1,
+						  cfg->rate_bps) : 0;
+	b->window_ns = cfg->rtt_ns + cfg->slot_ns + cfg->jitter_ns;
 	b->bdp_bytes = ll_bytes_in_ns(cfg->rate_bps, cfg->rtt_ns);
 	b->slot_bytes = ll_bytes_in_ns(cfg->rate_bps, cfg->slot_ns);
-	b->f_max_bytes = b->bdp_bytes + b->slot_bytes +
-			 ll_bytes_in_ns(cfg->rate_bps, cfg->jitter_ns);
+	b->jitter_bytes = ll_bytes_in_ns(cfg->rate_bps, cfg->jitter_ns);
+	b->f_max_bytes = b->bdp_bytes + b->slot_bytes + b->jitter_bytes;
 	b->buffer_bytes = cfg->buffer_bytes ? cfg->buffer_bytes :
 			  ll_bifrost_buffer_default(cfg);
 	b->leak_period = cfg->leak_period ? cfg->leak_period : 1;
+	b->leak_countdown = b->leak_period;
 	b->f_bytes = b->f_max_bytes;		/* Alg. 1 line 1 */
 	b->rx_prev = rx_bytes;
 	b->next_ns = now_ns + cfg->slot_ns;
@@ -117,11 +134,10 @@ int ll_bifrost_slot(struct ll_bifrost *b, ll_u64 now_ns, ll_u64 queue_bytes,
 	ll_u64 late = now_ns > b->next_ns ? now_ns - b->next_ns : 0;
 	ll_u64 missed = ll_div_u64(late, b->slot_ns);
 	ll_u64 interval = now_ns - b->last_ns;
-	ll_u64 covered = b->last_pause_ns > b->slot_ns ? b->last_pause_ns :
-			 b->slot_ns;
-	ll_u64 r = rx_bytes - b->rx_prev;	/* modulo 2^64 */
-	ll_u64 h = b->buffer_bytes, f = b->f_bytes, lf = queue_bytes + f;
-	ll_u64 extra = 0, c, token, p, sum, f_new;
+	ll_u64 covered = max_u64(b->slot_ns + b->jitter_ns, b->last_pause_ns);
+	ll_u64 r = rx_bytes - b->rx_prev;	/* a 64-bit counter: wraps */
+	ll_u64 h = b->buffer_bytes, extra = 0, f = b->f_bytes, lf, room, c;
+	ll_u64 token, p, ahead, sum, f_new;
 	ll_s64 margin;
 
 	/* Absolute schedule: skip the slots missed, keep the phase. */
@@ -130,29 +146,50 @@ int ll_bifrost_slot(struct ll_bifrost *b, ll_u64 now_ns, ll_u64 queue_bytes,
 	s->late_hist[late_bucket(late)]++;
 	if (late > s->max_late_ns)
 		s->max_late_ns = late;
-	/*
-	 * The upstream sent freely from the end of the last pause until this
-	 * frame; the grants recorded covered one slot of that (or the guard's
-	 * longer pause). The rest, at line rate, is e.
-	 */
-	if (interval > covered)
-		extra = min_u64(ll_bytes_in_ns(b->rate_bps,
-					       min_u64(interval - covered,
-						       LL_NSEC_PER_SEC)),
-				b->f_max_bytes);
 	b->rx_prev = rx_bytes;
 	b->slot++;
 
-	c = min_u64(b->slot_bytes, h > lf ? h - lf : 0);	/* R1 */
+	/*
+	 * The upstream sent freely from the end of the last pause until this
+	 * frame arrives. The last grant covered a slot and the jitter (or the
+	 * guarded pause's length); the rest, at line rate, is e, added to F
+	 * before this grant is computed. After a gap as long as F's window
+	 * the whole window may be in flight: F starts again from its bound.
+	 */
+	if (interval > covered) {
+		ll_u64 free_ns = interval - covered;
+
+		if (free_ns >= b->window_ns) {
+			/* What arrived (r) is past; F starts as at init. */
+			extra = b->f_max_bytes;
+			f = b->f_max_bytes;
+			r = 0;
+		} else {
+			extra = ll_bytes_in_ns(b->rate_bps, free_ns);
+			f += extra;
+		}
+	}
+	lf = queue_bytes + f;	/* r in both: the paper's order (2.6) */
+
+	/*
+	 * R1, and the jitter's bytes kept back: a grant may run up to J past
+	 * its slot if the next one is late, so F records c + R_s J and the
+	 * room must hold both. A full pause needs none (its guard covers J).
+	 */
+	room = h > lf ? h - lf : 0;
+	room = room > b->jitter_bytes ? room - b->jitter_bytes : 0;
+	c = min_u64(b->slot_bytes, room);
 	token = c;
-	if (b->slot % b->leak_period == 0) {			/* R2 */
+	if (--b->leak_countdown == 0) {				/* R2 */
 		ll_u64 over = lf > h ? lf - h : 0;
 
+		b->leak_countdown = b->leak_period;
 		token = c > over ? c - over : 0;
 	}
 	p = pause_for(b, token);
+	ahead = token ? b->jitter_bytes : 0;
 
-	sum = f + c + extra;					/* R3 */
+	sum = f + c + ahead;					/* R3 */
 	if (sum >= r) {
 		f_new = sum - r;
 	} else {

@@ -13,15 +13,20 @@
  *   c^ := max(0, c - max(0, L + F - H)) every k-th slot  (R2: positive
  *                                             over-grant only; a no-op
  *                                             after R1, kept as the paper)
- *   p := T - c^ / R_s, in [0, T]; T + g when c^ = 0 (R4: the guard g
- *        covers a late next slot, so a full pause leaves no gap to leak)
- *   F := min(Delta + B + R_s J, max(0, F - r + c + e))   (R3: F >= 0)
- * where e is what a late slot let through: the upstream sends freely from
- * the end of its last pause until the next frame, so a slot that came
- * late by more than the last pause outlasted grants the difference at
- * line rate (bifrost.md A4, 2.7). e enters F (so later grants shrink) and
- * the statistics (late_grant_bytes): it is the lateness the buffer's
- * headroom must cover, and why the slot loop's lateness is measured.
+ *   p := T - c^ / R_s, in [0, T]; T + g when c^ = 0 (R4: the guard g =
+ *        J + MTU / R_s covers a late next slot and a frame that waits
+ *        behind one MTU, so a full pause leaves no gap to leak)
+ *   F := min(Delta + B + R_s J, max(0, F + e - r + c + a))   (R3: F >= 0)
+ * Lateness (bifrost.md A4, 2.7): the upstream sends freely from the end
+ * of its last pause until the next frame, so a grant runs past its slot
+ * when the next slot is late. Up to the jitter J that is accounted ahead:
+ * a grant keeps R_s J of room back and F records it (a = R_s J when
+ * c^ > 0; a full pause needs none, its guard covers J), which makes F's
+ * window RTT + T + J. Beyond J it is e, the late part at line rate, added
+ * to F before the grant is computed and counted (late_grant_bytes): the
+ * lateness the buffer was not sized for. After a gap as long as F's
+ * window, F restarts from its bound. J must include every delay of the
+ * slot loop and of the frame's way out (timer, softirq, queueing).
  *
  * A frame goes out when p > 0 (quanta rounded up, R5/A10), and a resume
  * (time 0) when a guarded full pause ends in a full grant. The caller
@@ -70,7 +75,7 @@ struct ll_bifrost_decision {
 	ll_u8 missed_slots;	/* slots skipped before this one (saturates) */
 };
 
-/* Counters since the last reset (link up, rate change, reconfiguration). */
+/* Counters since the last init (link up, rate change, reconfiguration). */
 struct ll_bifrost_stats {
 	ll_u64 slots;
 	ll_u64 frames;		/* pauses and resumes sent */
@@ -78,7 +83,7 @@ struct ll_bifrost_stats {
 	ll_u64 full_pauses;	/* c^ = 0 */
 	ll_u64 pause_ns_total;	/* sum of p over pause frames */
 	ll_u64 missed_slots;	/* skipped, the timer was late by >= T */
-	ll_u64 late_grant_bytes; /* e: sent beyond grants by late slots */
+	ll_u64 late_grant_bytes; /* e: sent beyond grants, slots late past J */
 	ll_u64 leak_bytes;	/* received beyond what F held (R3 floor) */
 	ll_u64 breaches;	/* slots that ended with L + F > H */
 	ll_u64 max_queue_bytes;	/* max L */
@@ -92,13 +97,17 @@ struct ll_bifrost {
 	/* Derived at init from the configuration. */
 	ll_u64 rate_bps;
 	ll_u64 slot_ns;
-	ll_u64 guard_ns;
+	ll_u64 jitter_ns;	/* J */
+	ll_u64 guard_ns;	/* g = J + MTU / R_s; 0 without jitter */
+	ll_u64 window_ns;	/* RTT + T + J: F's window */
+	ll_u64 jitter_bytes;	/* R_s J, kept back by every grant */
 	ll_u64 bdp_bytes;	/* Delta = R_s RTT, rounded up */
 	ll_u64 slot_bytes;	/* B = R_s T, rounded up */
-	ll_u64 f_max_bytes;	/* Delta + B + R_s J: the longest window */
+	ll_u64 f_max_bytes;	/* Delta + B + R_s J: F's bound */
 	ll_u64 buffer_bytes;	/* H */
 	ll_u32 leak_period;
 	/* State. */
+	ll_u32 leak_countdown;	/* slots to the next R2 deduction */
 	ll_u64 f_bytes;		/* F */
 	ll_u64 rx_prev;		/* the receive counter at the last slot */
 	ll_u64 next_ns;		/* the next slot's scheduled time */
@@ -110,18 +119,15 @@ struct ll_bifrost {
 };
 
 /*
- * Delta + 2B + R_s J: the least buffer Theorem 1 holds with (C1), F's
- * window one jitter longer (below). 0 if invalid.
+ * Delta + 2B + 2 R_s J: the least buffer Theorem 1 holds with (C1), with
+ * F's bound one jitter longer and every grant keeping R_s J back (above).
+ * 0 if invalid.
  */
 ll_u64 ll_bifrost_buffer_min(const struct ll_bifrost_config *cfg);
 
 /*
  * The default H: Delta + 3B (the paper's testbed) + k MTU (its leak
- * headroom) + R_s J. A slot up to J late leaves the upstream's grant
- * window up to J longer, so F's bound is Delta + B + R_s J (capped at
- * Delta + B, a late loop overflowed H by up to 3B in
- * bifrost_property_test's model), and H keeps the paper's 2B + k MTU
- * above it. 0 if invalid.
+ * headroom) + 2 R_s J (the lateness, above). 0 if invalid.
  */
 ll_u64 ll_bifrost_buffer_default(const struct ll_bifrost_config *cfg);
 
@@ -130,8 +136,8 @@ const char *ll_bifrost_check(const struct ll_bifrost_config *cfg);
 
 /*
  * Start (or restart: link up, rate change) from the configuration, at
- * now_ns with the receive counter at rx_bytes: F = Delta + B, slot 0, the
- * first slot at now_ns + T, counters cleared. cfg must pass the check.
+ * now_ns with the receive counter at rx_bytes: F at its bound, slot 0,
+ * the first slot at now_ns + T, counters cleared. cfg must pass the check.
  */
 void ll_bifrost_init(struct ll_bifrost *b, const struct ll_bifrost_config *cfg,
 		     ll_u64 now_ns, ll_u64 rx_bytes);
@@ -144,15 +150,17 @@ static inline ll_u64 ll_bifrost_next_ns(const struct ll_bifrost *b)
 
 /*
  * Run the slot due at ll_bifrost_next_ns(), at now_ns (not earlier), with
- * the controlled queue at queue_bytes and the receive counter (any width
- * up to 64 bits, wrapping) at rx_bytes. Fills d; returns d->send.
+ * the controlled queue at queue_bytes and the receive counter at rx_bytes
+ * (64 bits, wrapping; extend a narrower hardware counter first). Fills
+ * d; returns d->send.
  */
 int ll_bifrost_slot(struct ll_bifrost *b, ll_u64 now_ns, ll_u64 queue_bytes,
 		    ll_u64 rx_bytes, struct ll_bifrost_decision *d);
 
 /*
  * BifrostX, downstream (Alg. 2): token[i] = B - max(0, queue[i] -
- * prev[i]) for n priorities, in [0, B]; prev[] takes queue[].
+ * prev[i]) for n priorities (at most LL_BIFROST_PRIOS; entries beyond
+ * are not written), in [0, B]; prev[] takes queue[].
  */
 void ll_bifrostx_tokens(ll_u64 slot_bytes, const ll_u64 *queue, ll_u64 *prev,
 			ll_u32 n, ll_u64 *token);

@@ -263,7 +263,7 @@ void BM_BifrostSlot(benchmark::State &state)
 	for (auto _ : state) {
 		ll_bifrost_decision d;
 		rx += b.slot_bytes;
-		queue = b.buffer_bytes - b.f_bytes - room[step++ % 3];
+		queue = b.buffer_bytes - b.f_bytes - b.jitter_bytes - room[step++ % 3];
 		ll_bifrost_slot(&b, ll_bifrost_next_ns(&b), queue, rx, &d);
 		benchmark::DoNotOptimize(d);
 	}

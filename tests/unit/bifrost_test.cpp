@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
+#include <string>
 
 extern "C" {
 #include "bifrost.h"
@@ -196,7 +198,7 @@ TEST(Bifrost, TheGuardCoversALateSlotAndAResumeEndsIt)
 {
 	Port p(Testbed(0, 50 * kUs));
 	ll_bifrost_decision d = p.Slot(p.b.buffer_bytes, kB);	// full
-	EXPECT_EQ(d.pause_ns, 60 * kUs);			// T + g
+	EXPECT_EQ(d.pause_ns, 60 * kUs + 122);	// T + J + an MTU's 121.4 ns
 	EXPECT_TRUE(d.send);
 	// The next slot 40 us late: still inside the guarded pause, nothing
 	// went through beyond the grants.
@@ -222,6 +224,40 @@ TEST(Bifrost, ALateSlotAfterAPartialPauseIsAccountedAtLineRate)
 	EXPECT_EQ(p.b.f_bytes, std::min<ll_u64>(f - kB + kB + 37500, kFmax));
 	EXPECT_EQ(p.b.stats.max_late_ns, 3 * kUs);
 	EXPECT_EQ(p.b.stats.late_hist[2], 1u);	// [2, 4) us
+}
+
+TEST(Bifrost, AGapLongerThanFsWindowRestartsF)
+{
+	// The upstream at line rate while the loop sleeps 2 RTT: r is 200
+	// slots of bytes, which must not drive F to 0 while a full pipe is
+	// still on its way.
+	Port p(Testbed());
+	p.Slot(0, 161 * kB, 1600 * kUs);
+	EXPECT_EQ(p.b.f_bytes, kFmax);
+	EXPECT_EQ(p.b.stats.leak_bytes, 0u);
+	EXPECT_EQ(p.b.stats.missed_slots, 160u);
+	// The next slot, on time with an empty queue, grants a full slot.
+	EXPECT_EQ(p.Slot(0, kB).grant_bytes, kB);
+}
+
+TEST(Bifrost, AGrantKeepsTheJittersBytesBack)
+{
+	// J = 20 us (250,000 B): a grant leaves that much room unused, and F
+	// records it, so a slot up to J late stays within H.
+	ll_bifrost_config c = Testbed(0, 20 * kUs);
+	Port p(c);
+	const ll_u64 h = p.b.buffer_bytes, j = 250000;
+	// L such that H - L - F = J + 50,000: the grant is 50,000.
+	ll_bifrost_decision d = p.Slot(h - p.b.f_bytes - j - 50000, kB);
+	EXPECT_EQ(d.grant_bytes, 50000u);
+	ll_u64 f = p.b.f_bytes;
+	// The next slot 15 us late: within J, nothing counted as late.
+	p.Slot(0, kB, 15 * kUs);
+	EXPECT_EQ(p.b.stats.late_grant_bytes, 0u);
+	EXPECT_LE(f, p.b.f_max_bytes);
+	// 35 us late: 40 us since the last slot, 10 us past T + J.
+	p.Slot(0, kB, 35 * kUs);
+	EXPECT_EQ(p.b.stats.late_grant_bytes, 125000u);
 }
 
 TEST(Bifrost, MissedSlotsAreSkippedOnTheAbsoluteSchedule)
@@ -291,15 +327,26 @@ TEST(Bifrost, ChecksRefuseBadConfigurations)
 	c = Testbed();
 	c.mtu_bytes = 0;
 	EXPECT_NE(why(c).find("MTU"), std::string::npos);
+	ll_bifrost_config k = Testbed();
+	k.leak_period = 1025;
+	EXPECT_NE(why(k).find("bifrost-k"), std::string::npos);
+	k = Testbed();
+	k.jitter_ns = 2 * G;
+	EXPECT_NE(why(k).find("bifrost-jitter"), std::string::npos);
+	k = Testbed(0, 330 * kUs);	// T + J above 65535 quanta at 100 Gbit/s
+	EXPECT_NE(why(k).find("65535"), std::string::npos);
+	k = Testbed();
+	k.slot_ns = 1ull << 63;		// T x 2 would wrap
+	EXPECT_NE(why(k).find("bifrost-slot"), std::string::npos);
 	EXPECT_EQ(ll_bifrost_buffer_min(&c), 0u);
 }
 
 TEST(Bifrost, BufferSizes)
 {
 	ll_bifrost_config c = Testbed(0, 20 * kUs, 2);
-	EXPECT_EQ(ll_bifrost_buffer_min(&c), kBdp + 2 * kB + 250000);
-	// Delta + 3B + k MTU + R_s J.
-	EXPECT_EQ(ll_bifrost_buffer_default(&c), kBdp + 3 * kB + 2 * 1518 + 250000);
+	EXPECT_EQ(ll_bifrost_buffer_min(&c), kBdp + 2 * kB + 2 * 250000);
+	// Delta + 3B + k MTU + 2 R_s J.
+	EXPECT_EQ(ll_bifrost_buffer_default(&c), kBdp + 3 * kB + 2 * 1518 + 2 * 250000);
 	EXPECT_EQ(p_fmax(c), kBdp + kB + 250000);
 	// The default is what a port gets without a buffer.
 	Port p(c);
@@ -350,8 +397,31 @@ TEST(BifrostX, X5TokensFromTheQueuesGrowth)
 	const ll_u64 big[3] = {1000, 80, 100};
 	ll_bifrostx_tokens(100, big, prev, 3, token);
 	EXPECT_EQ(token[0], 0u);
-	// P >= 2: the tokens together cover the link token (C26).
-	EXPECT_GE(token[0] + token[1] + token[2], 100u);
+}
+
+TEST(BifrostX, C26TheTokensCoverTheLinkToken)
+{
+	// Whenever the queues together grew by at most B (at most B arrived),
+	// sum(c_i) >= (P - 1) B >= c_max, for P = 2 .. 8.
+	std::mt19937_64 rng(26);
+	const ll_u64 b = 1000;
+	for (int round = 0; round < 100000; round++) {
+		const ll_u32 n = 2 + rng() % 7;
+		ll_u64 prev[8], q[8], token[8], left = b;
+		for (ll_u32 i = 0; i < n; i++) {
+			prev[i] = rng() % 5000;
+			ll_u64 grow = left ? rng() % (left + 1) : 0;
+			left -= grow;
+			q[i] = rng() % 2 ? prev[i] + grow : prev[i] - prev[i] / (1 + rng() % 4);
+		}
+		ll_bifrostx_tokens(b, q, prev, n, token);
+		ll_u64 sum = 0;
+		for (ll_u32 i = 0; i < n; i++) {
+			ASSERT_LE(token[i], b);
+			sum += token[i];
+		}
+		ASSERT_GE(sum, (n - 1) * b) << round;
+	}
 }
 
 TEST(BifrostX, X6OnePriorityMayGetLessThanTheLinkToken)
