@@ -30,15 +30,11 @@ ll_u64 ll_bifrost_buffer_min(const struct ll_bifrost_config *cfg)
 
 ll_u64 ll_bifrost_buffer_default(const struct ll_bifrost_config *cfg)
 {
-	struct ll_bifrost_config c = *cfg;
+	ll_u64 least = ll_bifrost_buffer_min(cfg);
 
-	c.buffer_bytes = 0;
-	if (ll_bifrost_check(&c))
-		return 0;
-	return ll_bytes_in_ns(c.rate_bps, c.rtt_ns) +
-	       3 * ll_bytes_in_ns(c.rate_bps, c.slot_ns) +
-	       (ll_u64)c.leak_period * c.mtu_bytes +
-	       2 * ll_bytes_in_ns(c.rate_bps, c.jitter_ns);
+	/* One slot more (the paper's testbed) and k MTU of leak headroom. */
+	return least ? least + ll_bytes_in_ns(cfg->rate_bps, cfg->slot_ns) +
+		       (ll_u64)cfg->leak_period * cfg->mtu_bytes : 0;
 }
 
 const char *ll_bifrost_check(const struct ll_bifrost_config *cfg)
