@@ -130,10 +130,10 @@ int ll_bifrost_slot(struct ll_bifrost *b, ll_u64 now_ns, ll_u64 queue_bytes,
 	ll_u64 late = now_ns > b->next_ns ? now_ns - b->next_ns : 0;
 	ll_u64 missed = ll_div_u64(late, b->slot_ns);
 	ll_u64 interval = now_ns - b->last_ns;
-	ll_u64 covered = max_u64(b->slot_ns + b->jitter_ns, b->last_pause_ns);
+	ll_u64 covered = max_u64(b->slot_ns, b->last_pause_ns);
 	ll_u64 r = rx_bytes - b->rx_prev;	/* a 64-bit counter: wraps */
 	ll_u64 h = b->buffer_bytes, extra = 0, f = b->f_bytes, lf, room, c;
-	ll_u64 token, p, ahead, sum, f_new;
+	ll_u64 token, p, sum, f_new;
 	ll_s64 margin;
 
 	/* Absolute schedule: skip the slots missed, keep the phase. */
@@ -147,10 +147,12 @@ int ll_bifrost_slot(struct ll_bifrost *b, ll_u64 now_ns, ll_u64 queue_bytes,
 
 	/*
 	 * The upstream sent freely from the end of the last pause until this
-	 * frame arrives. The last grant covered a slot and the jitter (or the
-	 * guarded pause's length); the rest, at line rate, is e, added to F
-	 * before this grant is computed. After a gap as long as F's window
-	 * the whole window may be in flight: F starts again from its bound.
+	 * frame arrives. The last grant covered a slot (or the guarded
+	 * pause's length); the rest, at line rate, is e, added to F before
+	 * this grant is computed: up to R_s J of it the last grant kept room
+	 * for, beyond J it is lateness the buffer was not sized for
+	 * (late_grant_bytes). After a gap as long as F's window the whole
+	 * window may be in flight: F starts again from its bound.
 	 */
 	if (interval > covered) {
 		ll_u64 free_ns = interval - covered;
@@ -161,16 +163,21 @@ int ll_bifrost_slot(struct ll_bifrost *b, ll_u64 now_ns, ll_u64 queue_bytes,
 			f = b->f_max_bytes;
 			r = 0;
 		} else {
-			extra = ll_bytes_in_ns(b->rate_bps, free_ns);
-			f += extra;
+			f += ll_bytes_in_ns(b->rate_bps, free_ns);
+			if (free_ns > b->jitter_ns)
+				extra = ll_bytes_in_ns(b->rate_bps,
+						       free_ns - b->jitter_ns);
 		}
 	}
 	lf = queue_bytes + f;	/* r in both: the paper's order (2.6) */
 
 	/*
 	 * R1, and the jitter's bytes kept back: a grant may run up to J past
-	 * its slot if the next one is late, so F records c + R_s J and the
-	 * room must hold both. A full pause needs none (its guard covers J).
+	 * its slot if the next one is late, so the room must hold c + R_s J.
+	 * F records what ran past when the next slot sees it (e above), not
+	 * ahead: F stays the bytes in flight, and the loop keeps its
+	 * prediction (a bound F sits at would lose it, and the link's
+	 * throughput with it).
 	 */
 	room = h > lf ? h - lf : 0;
 	room = room > b->jitter_bytes ? room - b->jitter_bytes : 0;
@@ -183,9 +190,8 @@ int ll_bifrost_slot(struct ll_bifrost *b, ll_u64 now_ns, ll_u64 queue_bytes,
 		token = c > over ? c - over : 0;
 	}
 	p = pause_for(b, token);
-	ahead = token ? b->jitter_bytes : 0;
 
-	sum = f + c + ahead;					/* R3 */
+	sum = f + c;						/* R3 */
 	if (sum >= r) {
 		f_new = sum - r;
 	} else {

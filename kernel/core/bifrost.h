@@ -16,17 +16,19 @@
  *   p := T - c^ / R_s, in [0, T]; T + g when c^ = 0 (R4: the guard g =
  *        J + MTU / R_s covers a late next slot and a frame that waits
  *        behind one MTU, so a full pause leaves no gap to leak)
- *   F := min(Delta + B + R_s J, max(0, F + e - r + c + a))   (R3: F >= 0)
+ *   F := min(Delta + B + R_s J, max(0, F + e - r + c))   (R3: F >= 0)
  * Lateness (bifrost.md A4, 2.7): the upstream sends freely from the end
  * of its last pause until the next frame, so a grant runs past its slot
- * when the next slot is late. Up to the jitter J that is accounted ahead:
- * a grant keeps R_s J of room back and F records it (a = R_s J when
- * c^ > 0; a full pause needs none, its guard covers J), which makes F's
- * window RTT + T + J. Beyond J it is e, the late part at line rate, added
- * to F before the grant is computed and counted (late_grant_bytes): the
- * lateness the buffer was not sized for. After a gap as long as F's
- * window, F restarts from its bound. J must include every delay of the
- * slot loop and of the frame's way out (timer, softirq, queueing).
+ * when the next slot is late. Every grant keeps R_s J of room back for
+ * that (c <= H - L - F - R_s J), and the next slot adds what ran past, e
+ * = R_s x (its lateness beyond the last pause), to F before its grant;
+ * the part beyond J is counted (late_grant_bytes): the lateness the
+ * buffer was not sized for. F is not charged R_s J ahead: it would sit at
+ * its bound, stop predicting the bytes in flight and cost the link its
+ * throughput under partial congestion (S4). After a gap as long as F's
+ * window (RTT + T + J), F restarts from its bound. J must include every
+ * delay of the slot loop and of the frame's way out (timer, softirq,
+ * queueing).
  *
  * A frame goes out when p > 0 (quanta rounded up, R5/A10), and a resume
  * (time 0) when a guarded full pause ends in a full grant. The caller

@@ -3,6 +3,7 @@
 #include "mmu.h"
 #include "headroom.h"
 #include "scheme.h"
+#include "mode.h"
 
 _Static_assert(sizeof(struct ll_mmu_charge) == LL_MMU_CHARGE_BYTES,
 	       "the charge record must fit 16 bytes of skb->cb");
@@ -127,6 +128,8 @@ static int xoff_due(const struct ll_mmu_port *p, ll_u64 now_ns)
 {
 	if (p->xoff.taken)
 		return 0;
+	if (p->mode)
+		return p->mode_pending;
 	if (p->xoff.want != p->xoff.told)
 		return 1;
 	return p->xoff.told && now_ns >= p->xoff.refresh_at_ns;
@@ -143,7 +146,8 @@ static ll_u64 evaluate_all(struct ll_mmu_pool *pool, ll_u64 now_ns)
 
 		if (!p->attached)
 			continue;
-		for (prio = 0; prio < LL_MMU_PRIOS; prio++)
+		/* A mode's port is the mode's: no hysteresis of the scheme. */
+		for (prio = 0; prio < LL_MMU_PRIOS && !p->mode; prio++)
 			if (is_lossless(pool, prio))
 				ll_scheme_evaluate(pool, port, prio, now_ns);
 		if (xoff_due(p, now_ns))
@@ -257,7 +261,7 @@ enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 					const struct ll_mmu_config *cfg)
 {
 	enum ll_mmu_err err = ll_mmu_config_check(cfg);
-	ll_u64 headroom_sum = 0, reserved_size, headroom_size;
+	ll_u64 headroom_sum = 0, mode_sum = 0, reserved_size, headroom_size;
 	ll_u32 port, prio;
 
 	if (err)
@@ -273,10 +277,14 @@ enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 
 		if (!p->attached)
 			continue;
-		headroom_sum += p->headroom_bytes;
 		for (prio = 0; prio < LL_MMU_PRIOS; prio++)
 			if (p->iq[prio].reserved_used > cfg->reserved_bytes)
 				return LL_MMU_ERR_BUSY;
+		if (p->mode) {
+			mode_sum += p->headroom_bytes;
+			continue;
+		}
+		headroom_sum += p->headroom_bytes;
 		/* A scheme's carve may change with its parameters (DSH). */
 		if (p->headroom_used >
 		    ll_scheme_port_carve(cfg, p->headroom_bytes))
@@ -284,7 +292,7 @@ enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 	}
 	reserved_size = (ll_u64)popcount64(pool->attached_mask) * LL_MMU_PRIOS *
 			cfg->reserved_bytes;
-	headroom_size = ll_scheme_port_carve(cfg, headroom_sum);
+	headroom_size = ll_scheme_port_carve(cfg, headroom_sum) + mode_sum;
 	err = partition_check(pool, cfg->total_bytes, reserved_size,
 			      headroom_size, cfg->mtu_bytes);
 	if (err)
@@ -351,12 +359,46 @@ static enum ll_mmu_err port_config_check(const struct ll_mmu_pool *pool,
 	if (pc->cable_delay_ns > LL_HEADROOM_MAX_DELAY_NS ||
 	    pc->sw_response_ns > LL_HEADROOM_MAX_DELAY_NS)
 		return LL_MMU_ERR_DELAY;
-	*headroom = ll_mmu_port_headroom(pool, pc);
+	if (pc->mode) {
+		if (ll_mode_check(pc->mode, &pc->mode_params, pc->rate_bps,
+				  pool->cfg.mtu_bytes))
+			return LL_MMU_ERR_MODE;
+		*headroom = ll_mode_buffer(pc->mode, &pc->mode_params,
+					   pc->rate_bps, pool->cfg.mtu_bytes);
+	} else {
+		*headroom = ll_mmu_port_headroom(pool, pc);
+	}
 	if (*headroom < 2ULL * pool->cfg.mtu_bytes)
 		return LL_MMU_ERR_HEADROOM;
 	if (*headroom > pool->cfg.total_bytes)
 		return LL_MMU_ERR_NO_SPACE;
 	return LL_MMU_OK;
+}
+
+/* The headroom a port carves: a mode's buffer once, else the scheme's. */
+static ll_u64 port_carve(const struct ll_mmu_config *cfg, ll_u32 mode,
+			 ll_u64 headroom)
+{
+	return mode ? headroom : ll_scheme_port_carve(cfg, headroom);
+}
+
+/* The mode's state from its parameters, its frame and pauses forgotten. */
+static void mode_start(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
+		       const struct ll_mmu_port_config *pc, ll_u64 now_ns)
+{
+	const struct ll_mode_desc *d = ll_mode_lookup(pc->mode);
+
+	p->mode = (ll_u8)pc->mode;
+	p->mode_params = pc->mode_params;
+	p->mode_pending = 0;
+	if (!d)
+		return;
+	/* The scheme's pauses end: the mode's frames say what holds. */
+	pool->paused_count -= popcount8(p->xoff.want);
+	p->xoff.want = 0;
+	p->xoff.told = 0;
+	d->start(&p->mode_st, &pc->mode_params, pc->rate_bps,
+		 pool->cfg.mtu_bytes, now_ns, p->mode_rx_bytes);
 }
 
 enum ll_mmu_err ll_mmu_port_attach(struct ll_mmu_pool *pool, ll_u32 port,
@@ -368,7 +410,6 @@ enum ll_mmu_err ll_mmu_port_attach(struct ll_mmu_pool *pool, ll_u32 port,
 	ll_u64 headroom, reserved_size, headroom_size;
 	ll_u16 gen;
 
-	(void)now_ns;
 	if (port >= pool->cfg.max_ports)
 		return LL_MMU_ERR_PORT;
 	p = &pool->ports[port];
@@ -380,7 +421,7 @@ enum ll_mmu_err ll_mmu_port_attach(struct ll_mmu_pool *pool, ll_u32 port,
 	reserved_size = pool->reserved_size +
 			(ll_u64)LL_MMU_PRIOS * pool->cfg.reserved_bytes;
 	headroom_size = pool->headroom_size +
-			ll_scheme_port_carve(&pool->cfg, headroom);
+			port_carve(&pool->cfg, pc->mode, headroom);
 	err = partition_check(pool, pool->cfg.total_bytes, reserved_size,
 			      headroom_size, pool->cfg.mtu_bytes);
 	if (err)
@@ -393,6 +434,7 @@ enum ll_mmu_err ll_mmu_port_attach(struct ll_mmu_pool *pool, ll_u32 port,
 	p->headroom_bytes = headroom;
 	p->attached = 1;
 	xoff_timing(p, xoff_quanta(&pool->cfg));
+	mode_start(pool, p, pc, now_ns);
 	pool->attached_mask |= 1ULL << port;
 	partition_set(pool, reserved_size, headroom_size);
 	return LL_MMU_OK;
@@ -415,15 +457,28 @@ enum ll_mmu_err ll_mmu_port_update(struct ll_mmu_pool *pool, ll_u32 port,
 	err = port_config_check(pool, pc, &headroom);
 	if (err)
 		return err;
-	for (prio = 0; prio < LL_MMU_PRIOS; prio++)
+	/* A mode comes and goes only while the port holds no lossless
+	 * bytes: its region and the scheme's would not describe them.
+	 */
+	if (pc->mode != p->mode) {
+		for (prio = 0; prio < LL_MMU_PRIOS; prio++) {
+			const struct ll_mmu_iq *iq = &p->iq[prio];
+
+			if (is_lossless(pool, prio) &&
+			    iq->reserved_used + iq->shared_used +
+			    iq->headroom_used)
+				return LL_MMU_ERR_BUSY;
+		}
+	}
+	for (prio = 0; prio < LL_MMU_PRIOS && !pc->mode; prio++)
 		if (p->iq[prio].headroom_used > headroom)
 			return LL_MMU_ERR_BUSY;
 	/* The port's queues together (DSH's insurance is per port). */
-	if (p->headroom_used > ll_scheme_port_carve(&pool->cfg, headroom))
+	if (p->headroom_used > port_carve(&pool->cfg, pc->mode, headroom))
 		return LL_MMU_ERR_BUSY;
 	headroom_size = pool->headroom_size -
-			ll_scheme_port_carve(&pool->cfg, p->headroom_bytes) +
-			ll_scheme_port_carve(&pool->cfg, headroom);
+			port_carve(&pool->cfg, p->mode, p->headroom_bytes) +
+			port_carve(&pool->cfg, pc->mode, headroom);
 	err = partition_check(pool, pool->cfg.total_bytes, pool->reserved_size,
 			      headroom_size, pool->cfg.mtu_bytes);
 	if (err)
@@ -434,8 +489,29 @@ enum ll_mmu_err ll_mmu_port_update(struct ll_mmu_pool *pool, ll_u32 port,
 	pool->cfg_gen++;
 	xoff_timing(p, p->xoff.quanta);
 	partition_set(pool, pool->reserved_size, headroom_size);
+	/* A new rate or new parameters: the mode's slots start over
+	 * (bifrost.md 5), or the scheme takes the port back.
+	 */
+	if (pc->mode || p->mode)
+		mode_start(pool, p, pc, now_ns);
 	evaluate_all(pool, now_ns);
 	return LL_MMU_OK;
+}
+
+void ll_mmu_port_restart(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
+{
+	const struct ll_mode_desc *d;
+	struct ll_mmu_port *p;
+
+	if (!port_ok(pool, port))
+		return;
+	p = &pool->ports[port];
+	d = ll_mode_lookup(p->mode);
+	if (!d)
+		return;
+	p->mode_pending = 0;
+	d->start(&p->mode_st, &p->mode_params, p->rate_bps,
+		 pool->cfg.mtu_bytes, now_ns, p->mode_rx_bytes);
 }
 
 ll_u8 ll_mmu_port_detach(struct ll_mmu_pool *pool, ll_u32 port,
@@ -465,7 +541,7 @@ ll_u8 ll_mmu_port_detach(struct ll_mmu_pool *pool, ll_u32 port,
 		      pool->reserved_size -
 		      (ll_u64)LL_MMU_PRIOS * pool->cfg.reserved_bytes,
 		      pool->headroom_size -
-		      ll_scheme_port_carve(&pool->cfg, p->headroom_bytes));
+		      port_carve(&pool->cfg, p->mode, p->headroom_bytes));
 	pool->attached_mask &= ~(1ULL << port);
 
 	told = p->xoff.told;
@@ -487,7 +563,7 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 	struct ll_mmu_eq *eq;
 	enum ll_mmu_region region;
 	ll_u32 hooks;
-	int lossless;
+	int lossless, moded;
 
 	zero_bytes(charge, sizeof(*charge));
 	if (!port_ok(pool, in_port) || !port_ok(pool, eg_port) ||
@@ -496,15 +572,25 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 		return LL_MMU_DROP_INVALID;
 	}
 	lossless = is_lossless(pool, prio);
-	hooks = ll_scheme_hooks_for(pool, lossless);
-	if (hooks & LL_SCHEME_HOOK_ARRIVAL)
-		ll_scheme_arrival(pool, in_port, prio, now_ns);
 	pi = &pool->ports[in_port];
 	po = &pool->ports[eg_port];
 	iq = &pi->iq[prio];
 	eq = &po->eq[eg_queue];
+	/* A mode's lossless bytes: its buffer, never the scheme's. */
+	moded = lossless && pi->mode;
+	hooks = moded ? 0 : ll_scheme_hooks_for(pool, lossless);
+	if (hooks & LL_SCHEME_HOOK_ARRIVAL)
+		ll_scheme_arrival(pool, in_port, prio, now_ns);
 
-	if (iq->reserved_used + bytes <= pool->cfg.reserved_bytes) {
+	if (moded) {
+		pi->mode_rx_bytes += bytes;
+		if (pi->headroom_used + bytes > pi->headroom_bytes) {
+			iq->drops++;
+			pool->ctr.drops_lossless++;
+			return LL_MMU_DROP_LOSSLESS;
+		}
+		region = LL_MMU_REGION_HEADROOM;
+	} else if (iq->reserved_used + bytes <= pool->cfg.reserved_bytes) {
 		region = LL_MMU_REGION_RESERVED;
 	} else if (lossless) {
 		region = ll_scheme_admit_lossless(pool, in_port, prio, bytes,
@@ -567,7 +653,7 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 
 	if (hooks & LL_SCHEME_HOOK_ADMITTED)
 		ll_scheme_admitted(pool, charge, now_ns);
-	if (lossless)
+	if (lossless && !moded)
 		ll_scheme_evaluate(pool, in_port, prio, now_ns);
 	return (enum ll_mmu_verdict)region;
 }
@@ -634,20 +720,23 @@ static ll_u32 uncharge(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
 	if (charge_side_ok(pool, charge->in_port, charge->in_gen)) {
 		struct ll_mmu_port *pi = &pool->ports[charge->in_port];
 		int lossless = is_lossless(pool, charge->prio);
+		/* A mode's bytes are not the scheme's (admit). */
+		int moded = lossless && pi->mode;
 		/* Only the scheme's hooks and evaluation move its deadline:
 		 * none runs for a lossy packet unless it asks.
 		 */
-		int watched = lossless || charge->lossless ||
-			      ll_scheme_hooks_for(pool, 0);
+		int watched = !moded && (lossless || charge->lossless ||
+					 ll_scheme_hooks_for(pool, 0));
 		ll_u64 deadline = watched ? port_deadline(pool, charge->in_port) :
 					    LL_MMU_NEVER;
 
 		uncharge_ingress(pool, pi, &pi->iq[charge->prio], bytes, region,
 				 lossless);
-		if (departed && (ll_scheme_hooks_for(pool, charge->lossless) &
-				 LL_SCHEME_HOOK_RELEASED))
+		if (departed && !moded &&
+		    (ll_scheme_hooks_for(pool, charge->lossless) &
+		     LL_SCHEME_HOOK_RELEASED))
 			ll_scheme_released(pool, charge, now_ns);
-		if (lossless)
+		if (lossless && !moded)
 			ll_scheme_evaluate(pool, charge->in_port, charge->prio,
 					   now_ns);
 		if (xoff_due(pi, now_ns))
@@ -698,13 +787,35 @@ ll_u64 ll_mmu_sweep(struct ll_mmu_pool *pool, ll_u64 now_ns)
 
 /* ------------------------------------------------------- PFC generation */
 
+/* The mode's slot, if due: its frame replaces one not yet taken. */
+static void mode_timer(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
+		       ll_u64 now_ns)
+{
+	const struct ll_mode_desc *d = ll_mode_lookup(p->mode);
+	struct ll_ctrl_msg m;
+
+	if (!d || now_ns < d->next_ns(&p->mode_st))
+		return;
+	zero_bytes(&m, sizeof(m));
+	if (d->slot(&p->mode_st, now_ns, p->headroom_used, p->mode_rx_bytes,
+		    pool->cfg.lossless_mask, &m)) {
+		p->mode_frame = m;
+		p->mode_pending = 1;
+	}
+}
+
 int ll_mmu_port_timer(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 {
+	struct ll_mmu_port *p;
+
 	if (!port_ok(pool, port))
 		return 0;
-	if (now_ns >= port_deadline(pool, port))
+	p = &pool->ports[port];
+	if (p->mode)
+		mode_timer(pool, p, now_ns);
+	else if (now_ns >= port_deadline(pool, port))
 		ll_scheme_port_tick(pool, port, now_ns);
-	return xoff_due(&pool->ports[port], now_ns);
+	return xoff_due(p, now_ns);
 }
 
 int ll_mmu_ctrl_due(const struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
@@ -724,6 +835,18 @@ int ll_mmu_ctrl_take(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns,
 	if (!port_ok(pool, port) || !xoff_due(&pool->ports[port], now_ns))
 		return 0;
 	xo = &pool->ports[port].xoff;
+	if (pool->ports[port].mode) {
+		/* The mode's frame, as its slot decided it. A failed send
+		 * makes it pending again (ll_mmu_ctrl_complete()).
+		 */
+		*frame = pool->ports[port].mode_frame;
+		pool->ports[port].mode_pending = 0;
+		xo->taken = 1;
+		xo->taken_vector = 0;
+		xo->taken_xoff = 0;
+		xo->taken_ns = now_ns;
+		return 1;
+	}
 	/* Every change, and every pause still wanted (refreshed together). */
 	vector = (ll_u8)((xo->want ^ xo->told) | xo->want);
 	zero_bytes(frame, sizeof(*frame));
@@ -758,6 +881,8 @@ int ll_mmu_ctrl_complete(struct ll_mmu_pool *pool, ll_u32 port, int sent,
 	xo->taken = 0;
 	if (!sent) {
 		xo->send_failures++;
+		if (p->mode)
+			p->mode_pending = 1;
 		return xoff_due(p, now_ns);
 	}
 	at = xo->taken_ns;
@@ -801,6 +926,15 @@ ll_u64 ll_mmu_ctrl_next_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 	if (!port_ok(pool, port))
 		return LL_MMU_NEVER;
 	xo = &pool->ports[port].xoff;
+	if (pool->ports[port].mode) {
+		const struct ll_mode_desc *d =
+			ll_mode_lookup(pool->ports[port].mode);
+
+		if (!xo->taken && pool->ports[port].mode_pending)
+			return 0;
+		return d ? d->next_ns(&pool->ports[port].mode_st) :
+			   LL_MMU_NEVER;
+	}
 	next = port_deadline(pool, port);
 	if (xo->taken)
 		return next;
@@ -911,6 +1045,24 @@ int ll_mmu_get_iq_stats(const struct ll_mmu_pool *pool, ll_u32 port,
 	return 0;
 }
 
+int ll_mmu_get_mode_stats(const struct ll_mmu_pool *pool, ll_u32 port,
+			  struct ll_mode_port_stats *out)
+{
+	const struct ll_mmu_port *p;
+	const struct ll_mode_desc *d;
+
+	zero_bytes(out, sizeof(*out));
+	if (!port_ok(pool, port))
+		return -1;
+	p = &pool->ports[port];
+	d = ll_mode_lookup(p->mode);
+	if (!d)
+		return 0;
+	out->mode = p->mode;
+	d->port_stats(&p->mode_st, p->headroom_used, out);
+	return 0;
+}
+
 ll_u64 ll_mmu_eq_bytes(const struct ll_mmu_pool *pool, ll_u32 port,
 		       ll_u32 queue)
 {
@@ -966,6 +1118,7 @@ const char *ll_mmu_err_name(enum ll_mmu_err e)
 	case LL_MMU_ERR_BUSY: return "bytes-in-use";
 	case LL_MMU_ERR_SCHEME: return "unknown-scheme";
 	case LL_MMU_ERR_SCHEME_PARAMS: return "bad-scheme-parameters";
+	case LL_MMU_ERR_MODE: return "bad-port-mode";
 	default: return "invalid-error";
 	}
 }

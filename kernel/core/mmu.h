@@ -91,7 +91,7 @@
  * inconsistent, and torn on 32-bit machines).
  *
  * Memory: the caller allocates LL_MMU_POOL_BYTES(max_ports) bytes (one
- * allocation; about 2.9 KB per port) and calls ll_mmu_pool_init(). Nothing
+ * allocation; about 3.4 KB per port) and calls ll_mmu_pool_init(). Nothing
  * is allocated inside.
  *
  * Schemes. Thresholds, hysteresis, the admission region of lossless bytes,
@@ -110,6 +110,7 @@
 #include "ll_types.h"
 #include "ctrl.h"
 #include "scheme_types.h"
+#include "mode_types.h"
 
 #define LL_MMU_MAX_PORTS 64		/* a port set fits a u64 mask */
 #define LL_MMU_PRIOS LL_PFC_PRIOS	/* ingress priorities per port */
@@ -168,6 +169,11 @@ struct ll_mmu_port_config {
 	ll_u32 queued_bytes;		/* unrecallable bytes (rings, BQL) */
 	ll_u32 headroom_bytes;		/* 0: ll_headroom_bytes() */
 	ll_u32 shaper_burst_bytes;	/* upstream shaper above rate (term 9) */
+	/* The port's mode (mode.h), enum ll_mode_id; 0: the pool's scheme.
+	 * With a mode, the port's headroom is the mode's buffer, once.
+	 */
+	ll_u32 mode;
+	union ll_mode_params mode_params;
 };
 
 enum ll_mmu_err {
@@ -190,6 +196,7 @@ enum ll_mmu_err {
 	LL_MMU_ERR_BUSY,		/* would cut below bytes in use; retry idle */
 	LL_MMU_ERR_SCHEME,		/* unknown scheme id */
 	LL_MMU_ERR_SCHEME_PARAMS,	/* the scheme refused its parameters */
+	LL_MMU_ERR_MODE,		/* the port's mode refused (ll_mode_check) */
 	LL_MMU_ERR_COUNT,
 };
 
@@ -298,12 +305,25 @@ struct ll_mmu_port {
 	ll_u8 reserved0[5];
 	struct ll_mmu_xoff xoff;
 	union ll_scheme_port_state sch;	/* the scheme's (scheme_types.h) */
+	/*
+	 * Its mode (mode.h): the lossless bytes that ever arrived (the
+	 * mode's receive counter; they are held in headroom_used, bounded by
+	 * headroom_bytes), the frame its last slot decided and whether it is
+	 * still to be taken.
+	 */
+	ll_u64 mode_rx_bytes;
+	ll_u8 mode;			/* enum ll_mode_id */
+	ll_u8 mode_pending;
+	ll_u8 reserved1[6];
+	struct ll_ctrl_msg mode_frame;
+	union ll_mode_params mode_params;
+	union ll_mode_state mode_st;
 	struct ll_mmu_iq iq[LL_MMU_PRIOS];
 	struct ll_mmu_eq eq[LL_MMU_MAX_QUEUES];
 };
 
 /* A port's budget: the pool is one allocation of up to 64 of these. */
-#define LL_MMU_PORT_MAX_BYTES 3072
+#define LL_MMU_PORT_MAX_BYTES 3584
 LL_BUILD_ASSERT(sizeof(struct ll_mmu_port) <= LL_MMU_PORT_MAX_BYTES,
 		port_budget);
 
@@ -415,6 +435,19 @@ enum ll_mmu_err ll_mmu_port_update(struct ll_mmu_pool *pool, ll_u32 port,
  */
 ll_u8 ll_mmu_port_detach(struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u64 now_ns);
+
+/*
+ * Restart the port's mode from its parameters (a link down and up: the
+ * mode's state describes a link that was not there). No-op without one.
+ */
+void ll_mmu_port_restart(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
+
+/*
+ * The port's mode telemetry (mode.h); out->mode 0 when it has none.
+ * Returns 0, or -1 for a port not attached.
+ */
+int ll_mmu_get_mode_stats(const struct ll_mmu_pool *pool, ll_u32 port,
+			  struct ll_mode_port_stats *out);
 
 /* ------------------------------------------------------ admit and release */
 

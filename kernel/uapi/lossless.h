@@ -61,6 +61,7 @@ enum {
 					 * absent: its priorities' and the port's.
 					 * Replaces the whole map; empty: all 0.
 					 */
+	TCA_LOSSLESS_MODE,		/* nested TCA_LOSSLESS_MODE_*: this port's */
 	__TCA_LOSSLESS_MAX
 };
 
@@ -143,6 +144,47 @@ enum {
 };
 
 #define TCA_LOSSLESS_SPFC_MAX (__TCA_LOSSLESS_SPFC_MAX - 1)
+
+/*
+ * A port's mode (nested in TCA_LOSSLESS_MODE; docs/ARCHITECTURE.md, "Port
+ * modes"): an algorithm that decides for this port's lossless ingress
+ * alone, beside the pool's scheme, which keeps deciding for the others.
+ * The port carves the mode's buffer out of the pool and its lossless
+ * bytes are charged there; what it sends upstream is the mode's. A message
+ * carrying TCA_LOSSLESS_MODE sets the whole mode: its id and parameters,
+ * those not given taking their defaults. The id changes only while the
+ * port holds no lossless bytes. LOSSLESS_MODE_NONE: the pool's scheme.
+ */
+enum {
+	LOSSLESS_MODE_NONE = 0,		/* the pool's scheme (default) */
+	LOSSLESS_MODE_BIFROST,		/* Bifrost (docs/BIFROST.md) */
+	__LOSSLESS_MODE_COUNT
+};
+
+#define LOSSLESS_MODE_MAX (__LOSSLESS_MODE_COUNT - 1)
+
+enum {
+	TCA_LOSSLESS_MODE_UNSPEC,
+	TCA_LOSSLESS_MODE_ID,		/* u8: LOSSLESS_MODE_* */
+	TCA_LOSSLESS_MODE_BIFROST,	/* nested TCA_LOSSLESS_BIFROST_* */
+	__TCA_LOSSLESS_MODE_MAX
+};
+
+#define TCA_LOSSLESS_MODE_MAX (__TCA_LOSSLESS_MODE_MAX - 1)
+
+/* Bifrost (docs/BIFROST.md); an attribute 0 or absent: its default. */
+enum {
+	TCA_LOSSLESS_BIFROST_UNSPEC,
+	TCA_LOSSLESS_BIFROST_RTT_NS,	/* u64: the loop's RTT bound, required */
+	TCA_LOSSLESS_BIFROST_SLOT_NS,	/* u64: T; 0 = RTT / 8 */
+	TCA_LOSSLESS_BIFROST_JITTER_NS,	/* u64: J, a slot's lateness; 0 = T */
+	TCA_LOSSLESS_BIFROST_BUFFER_BYTES, /* u64: H; 0 = the default size */
+	TCA_LOSSLESS_BIFROST_LEAK_PERIOD, /* u64: k, 1..1024; 0 = 8 */
+	TCA_LOSSLESS_BIFROST_PAD,
+	__TCA_LOSSLESS_BIFROST_MAX
+};
+
+#define TCA_LOSSLESS_BIFROST_MAX (__TCA_LOSSLESS_BIFROST_MAX - 1)
 
 /* PFC watchdog (nested in TCA_LOSSLESS_WATCHDOG); see docs/WATCHDOG.md. */
 enum {
@@ -237,6 +279,24 @@ struct tc_lossless_iq_stats {
 	__u32 lossless;
 };
 
+/*
+ * A port's mode (TCA_LOSSLESS_MODE) on that port, in tc_lossless_xstats
+ * and the plane. What each counter means is the mode's: names, units and
+ * help are its descriptor's (kernel/core/mode.h).
+ */
+#define LOSSLESS_MODE_STATS 12
+#define LOSSLESS_MODE_HIST 16
+
+struct tc_lossless_mode_stats {
+	__u32 mode;		/* LOSSLESS_MODE_*; 0: no mode */
+	__u32 pad;
+	__u64 ctr[LOSSLESS_MODE_STATS];
+	/* The slot loop's lateness, slots per bucket: bucket 0 < 1 us,
+	 * bucket i in [2^(i-1), 2^i) us, the last one open.
+	 */
+	__u32 late_hist[LOSSLESS_MODE_HIST];
+};
+
 struct tc_lossless_xstats {
 	__u32 type;		/* TC_LOSSLESS_XSTATS_QDISC */
 	__u32 paused_mask;	/* gates closed now (bit 8 = port) */
@@ -286,6 +346,10 @@ struct tc_lossless_xstats {
 	 * it; its counters are named by the scheme's descriptor.
 	 */
 	struct tc_lossless_scheme_stats sch;
+	/* This port's mode (appended). Sent whenever the port has a mode,
+	 * with every part above.
+	 */
+	struct tc_lossless_mode_stats mode;
 };
 
 struct tc_lossless_class_xstats {

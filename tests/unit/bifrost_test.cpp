@@ -242,19 +242,25 @@ TEST(Bifrost, AGapLongerThanFsWindowRestartsF)
 
 TEST(Bifrost, AGrantKeepsTheJittersBytesBack)
 {
-	// J = 20 us (250,000 B): a grant leaves that much room unused, and F
-	// records it, so a slot up to J late stays within H.
+	// J = 20 us (250,000 B): a grant leaves that much room unused, so a
+	// slot up to J late stays within H; the next slot adds what ran past
+	// to F (not ahead: F keeps predicting the bytes in flight).
 	ll_bifrost_config c = Testbed(0, 20 * kUs);
-	Port p(c);
+	Port p(c), q(c);
 	const ll_u64 h = p.b.buffer_bytes, j = 250000;
 	// L such that H - L - F = J + 50,000: the grant is 50,000.
 	ll_bifrost_decision d = p.Slot(h - p.b.f_bytes - j - 50000, kB);
+	q.Slot(h - q.b.f_bytes - j - 50000, kB);
 	EXPECT_EQ(d.grant_bytes, 50000u);
-	ll_u64 f = p.b.f_bytes;
-	// The next slot 15 us late: within J, nothing counted as late.
-	p.Slot(0, kB, 15 * kUs);
+	// A grant records c alone.
+	EXPECT_EQ(p.b.f_bytes, p.b.f_max_bytes + 50000 - kB);
+	// The next slot 15 us late: within J, nothing counted as late, but
+	// F has the 187,500 B the upstream sent past its slot (q: on time).
+	p.Slot(0, 4 * kB, 15 * kUs);
+	q.Slot(0, 4 * kB);
 	EXPECT_EQ(p.b.stats.late_grant_bytes, 0u);
-	EXPECT_LE(f, p.b.f_max_bytes);
+	EXPECT_EQ(p.b.f_bytes, q.b.f_bytes + 187500);
+	EXPECT_LE(p.b.f_bytes, p.b.f_max_bytes);
 	// 35 us late: 40 us since the last slot, 10 us past T + J.
 	p.Slot(0, kB, 35 * kUs);
 	EXPECT_EQ(p.b.stats.late_grant_bytes, 125000u);

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Bifrost as a port mode (mode.h; docs/BIFROST.md): the port's lossless
+ * ingress is one controlled queue of bifrost.h, its buffer H, its frame a
+ * standard PFC frame with the slot's pause time for every lossless
+ * priority. The slot update itself is bifrost.c's.
+ */
+#include "mode.h"
+#include "lossless.h"	/* the uapi: its netlink nest */
+
+#define BIFROST_SLOTS_PER_RTT 16
+
+static const struct ll_param bifrost_params[] = {
+	{
+		.tc = "bifrost-rtt", .arg = "TIME",
+		.help = "an upper bound of the control loop's round trip: the link's, both ends' software and queueing (required)",
+		.unit = LL_PARAM_TIME, .flags = LL_PARAM_PORT, .scheme = -1,
+		.min = 1, .max = LL_BIFROST_RTT_NS_MAX,
+		.nl_attr = TCA_LOSSLESS_BIFROST_RTT_NS,
+		.nl_nest = TCA_LOSSLESS_MODE_BIFROST, .nl_len = 8, .word = 0,
+	},
+	{
+		.tc = "bifrost-slot", .arg = "TIME",
+		.help = "the slot T: one pause frame per slot at most (default: rtt / 16)",
+		.unit = LL_PARAM_TIME, .flags = LL_PARAM_PORT, .scheme = -1,
+		.min = 1, .max = LL_BIFROST_RTT_NS_MAX / 2,
+		.nl_attr = TCA_LOSSLESS_BIFROST_SLOT_NS,
+		.nl_nest = TCA_LOSSLESS_MODE_BIFROST, .nl_len = 8, .word = 1,
+	},
+	{
+		.tc = "bifrost-jitter", .arg = "TIME",
+		.help = "J, the lateness a slot may have, accounted ahead in F and the buffer (default: one slot)",
+		.unit = LL_PARAM_TIME, .flags = LL_PARAM_PORT, .scheme = -1,
+		.min = 1, .max = LL_NSEC_PER_SEC,
+		.nl_attr = TCA_LOSSLESS_BIFROST_JITTER_NS,
+		.nl_nest = TCA_LOSSLESS_MODE_BIFROST, .nl_len = 8, .word = 2,
+	},
+	{
+		.tc = "bifrost-buffer", .arg = "SIZE",
+		.help = "H, the port's buffer, at least rate x (rtt + 2 slot + 2 jitter) (default: that + a slot + k MTU)",
+		.unit = LL_PARAM_SIZE, .flags = LL_PARAM_PORT, .scheme = -1,
+		.min = 1, .max = 1ULL << 40,
+		.nl_attr = TCA_LOSSLESS_BIFROST_BUFFER_BYTES,
+		.nl_nest = TCA_LOSSLESS_MODE_BIFROST, .nl_len = 8, .word = 3,
+	},
+	{
+		.tc = "bifrost-k", .arg = "N",
+		.help = "the leak deduction's period in slots, 1 .. 1024 (default 1)",
+		.unit = LL_PARAM_COUNT, .flags = LL_PARAM_PORT, .scheme = -1,
+		.min = 1, .max = LL_BIFROST_LEAK_PERIOD_MAX,
+		.nl_attr = TCA_LOSSLESS_BIFROST_LEAK_PERIOD,
+		.nl_nest = TCA_LOSSLESS_MODE_BIFROST, .nl_len = 8, .word = 4,
+	},
+};
+
+enum bifrost_stat {
+	BF_SLOTS, BF_FRAMES, BF_FULL_PAUSES, BF_PAUSE_NS, BF_MISSED_SLOTS,
+	BF_LATE_GRANT, BF_LEAK, BF_BREACHES, BF_MAX_QUEUE, BF_MAX_LF,
+	BF_MIN_MARGIN, BF_BUFFER,
+};
+
+static const struct ll_scheme_stat_desc bifrost_stats[] = {
+	[BF_SLOTS] = { "slots", LL_STAT_COUNT, "slots run" },
+	[BF_FRAMES] = { "frames", LL_STAT_COUNT,
+			"pause frames sent, resumes included" },
+	[BF_FULL_PAUSES] = { "full_pauses", LL_STAT_COUNT,
+			     "slots that granted nothing" },
+	[BF_PAUSE_NS] = { "pause", LL_STAT_NS,
+			  "pause time asked of the upstream" },
+	[BF_MISSED_SLOTS] = { "missed_slots", LL_STAT_COUNT,
+			      "slots skipped, the timer was a slot late" },
+	[BF_LATE_GRANT] = { "late_grant", LL_STAT_BYTES,
+			    "bytes let through by slots later than the jitter" },
+	[BF_LEAK] = { "leak", LL_STAT_BYTES,
+		      "bytes received beyond what F held" },
+	[BF_BREACHES] = { "breaches", LL_STAT_COUNT,
+			  "slots that ended with L + F above H" },
+	[BF_MAX_QUEUE] = { "max_queue", LL_STAT_BYTES, "max L" },
+	[BF_MAX_LF] = { "max_lf", LL_STAT_BYTES, "max L + F" },
+	[BF_MIN_MARGIN] = { "min_margin", LL_STAT_BYTES,
+			    "min H - (L + F), 0 after a breach" },
+	[BF_BUFFER] = { "buffer", LL_STAT_BYTES, "H" },
+};
+
+LL_BUILD_ASSERT(LL_ARRAY_SIZE(bifrost_stats) <= LL_MODE_STATS, bifrost_stats);
+
+static void bifrost_config(const union ll_mode_params *mp, ll_u64 rate_bps,
+			   ll_u32 mtu_bytes, struct ll_bifrost_config *c)
+{
+	const struct ll_bifrost_params *p = &mp->bifrost;
+
+	c->rate_bps = rate_bps;
+	c->rtt_ns = p->rtt_ns;
+	c->slot_ns = p->slot_ns ? p->slot_ns :
+		     p->rtt_ns / BIFROST_SLOTS_PER_RTT;
+	c->jitter_ns = p->jitter_ns ? p->jitter_ns : c->slot_ns;
+	c->buffer_bytes = p->buffer_bytes;
+	c->leak_period = p->leak_period ? (ll_u32)p->leak_period : 1;
+	c->mtu_bytes = mtu_bytes;
+}
+
+static const char *bifrost_check(const union ll_mode_params *mp,
+				 ll_u64 rate_bps, ll_u32 mtu_bytes)
+{
+	struct ll_bifrost_config c;
+
+	if (!mp->bifrost.rtt_ns)
+		return "bifrost needs bifrost-rtt, the control loop's round trip";
+	if (mp->bifrost.leak_period > LL_BIFROST_LEAK_PERIOD_MAX)
+		return "bifrost-k must be 1 .. 1024";
+	bifrost_config(mp, rate_bps, mtu_bytes, &c);
+	return ll_bifrost_check(&c);
+}
+
+static ll_u64 bifrost_buffer(const union ll_mode_params *mp, ll_u64 rate_bps,
+			     ll_u32 mtu_bytes)
+{
+	struct ll_bifrost_config c;
+
+	bifrost_config(mp, rate_bps, mtu_bytes, &c);
+	return c.buffer_bytes ? c.buffer_bytes : ll_bifrost_buffer_default(&c);
+}
+
+static void bifrost_start(union ll_mode_state *st,
+			  const union ll_mode_params *mp, ll_u64 rate_bps,
+			  ll_u32 mtu_bytes, ll_u64 now_ns, ll_u64 rx_bytes)
+{
+	struct ll_bifrost_config c;
+
+	bifrost_config(mp, rate_bps, mtu_bytes, &c);
+	ll_bifrost_init(&st->bifrost, &c, now_ns, rx_bytes);
+}
+
+static ll_u64 bifrost_next_ns(const union ll_mode_state *st)
+{
+	return ll_bifrost_next_ns(&st->bifrost);
+}
+
+static int bifrost_slot(union ll_mode_state *st, ll_u64 now_ns,
+			ll_u64 queue_bytes, ll_u64 rx_bytes, ll_u8 lossless_mask,
+			struct ll_ctrl_msg *msg)
+{
+	struct ll_bifrost_decision d;
+	ll_u32 i;
+
+	if (!ll_bifrost_slot(&st->bifrost, now_ns, queue_bytes, rx_bytes, &d))
+		return 0;
+	msg->kind = LL_CTRL_PFC;
+	msg->gate_mask = lossless_mask;
+	for (i = 0; i < LL_PFC_PRIOS; i++)
+		msg->value[i] = (lossless_mask & (1u << i)) ? (ll_u16)d.quanta : 0;
+	return 1;
+}
+
+static void bifrost_port_stats(const union ll_mode_state *st,
+			       ll_u64 queue_bytes,
+			       struct ll_mode_port_stats *out)
+{
+	const struct ll_bifrost *b = &st->bifrost;
+	const struct ll_bifrost_stats *s = &b->stats;
+	ll_u32 i;
+
+	(void)queue_bytes;
+	out->ctr[BF_SLOTS] = s->slots;
+	out->ctr[BF_FRAMES] = s->frames;
+	out->ctr[BF_FULL_PAUSES] = s->full_pauses;
+	out->ctr[BF_PAUSE_NS] = s->pause_ns_total;
+	out->ctr[BF_MISSED_SLOTS] = s->missed_slots;
+	out->ctr[BF_LATE_GRANT] = s->late_grant_bytes;
+	out->ctr[BF_LEAK] = s->leak_bytes;
+	out->ctr[BF_BREACHES] = s->breaches;
+	out->ctr[BF_MAX_QUEUE] = s->max_queue_bytes;
+	out->ctr[BF_MAX_LF] = s->max_lf_bytes;
+	out->ctr[BF_MIN_MARGIN] = s->min_margin_bytes > 0 ?
+				  (ll_u64)s->min_margin_bytes : 0;
+	out->ctr[BF_BUFFER] = b->buffer_bytes;
+	for (i = 0; i < LL_MODE_HIST && i < LL_BIFROST_LATE_BUCKETS; i++)
+		out->late_hist[i] = s->late_hist[i];
+}
+
+const struct ll_mode_desc ll_mode_bifrost = {
+	.name = "bifrost",
+	.title = "Bifrost: one computed pause per slot, about one BDP of buffer",
+	.doc = "docs/BIFROST.md",
+	.params = bifrost_params,
+	.n_params = LL_ARRAY_SIZE(bifrost_params),
+	.nl_nest = TCA_LOSSLESS_MODE_BIFROST,
+	.nl_pad = TCA_LOSSLESS_BIFROST_PAD,
+	.stats = bifrost_stats,
+	.n_stats = LL_ARRAY_SIZE(bifrost_stats),
+	.check = bifrost_check,
+	.buffer = bifrost_buffer,
+	.start = bifrost_start,
+	.next_ns = bifrost_next_ns,
+	.slot = bifrost_slot,
+	.port_stats = bifrost_port_stats,
+};

@@ -1,0 +1,414 @@
+// Port modes (kernel/core/mode.h) in the MMU: the table, the check, the
+// carve, admission to the mode's buffer apart from the pool's scheme, the
+// slot's frames through the PFC take/complete path, restarts, telemetry,
+// and Bifrost's loop closed over a long link through the MMU's glue.
+#include <cstdio>
+#include <deque>
+#include <string>
+
+#include "mmu_fixture.h"
+
+extern "C" {
+#include "mode.h"
+#include "pfc.h"
+#include "scheme.h"
+}
+
+using namespace mmu_test;
+
+namespace {
+
+constexpr ll_u64 kRtt = 1000000;	// 1 ms
+constexpr ll_u64 kRate = kGbit;
+
+ll_mmu_port_config BifrostPort(ll_u64 rate_bps = kRate, ll_u64 rtt_ns = kRtt)
+{
+	ll_mmu_port_config pc = PortCfg(rate_bps);
+	pc.mode = LL_MODE_BIFROST;
+	pc.mode_params.bifrost.rtt_ns = rtt_ns;
+	return pc;
+}
+
+// A pool of two ports: 0 under the pool's scheme, 1 under Bifrost.
+class ModePool {
+public:
+	explicit ModePool(ll_u32 lossless_mask = 1u << kLosslessPrio,
+			  ll_u64 shared_bytes = 4000000)
+		: mem_(2)
+	{
+		ll_mmu_config c = PaperConfig(2, ll_mmu_alpha{1, 0}, shared_bytes);
+		c.total_bytes = 8000000;
+		c.lossless_mask = (ll_u8)lossless_mask;
+		EXPECT_EQ(ll_mmu_pool_init(p(), &c), LL_MMU_OK);
+		ll_mmu_port_config pc0 = PortCfg(kRate, 20000);
+		EXPECT_EQ(ll_mmu_port_attach(p(), 0, &pc0, 0), LL_MMU_OK);
+		ll_mmu_port_config pc1 = BifrostPort();
+		EXPECT_EQ(ll_mmu_port_attach(p(), 1, &pc1, 0), LL_MMU_OK);
+	}
+	ll_mmu_pool *p() { return mem_.get(); }
+	const ll_mmu_port &port(ll_u32 i) { return p()->ports[i]; }
+
+private:
+	PoolMem mem_;
+};
+
+ll_u64 BifrostBuffer(const ll_mmu_port_config &pc, ll_u32 mtu = 1500)
+{
+	return ll_mode_buffer(pc.mode, &pc.mode_params, pc.rate_bps, mtu);
+}
+
+}  // namespace
+
+TEST(ModeTable, NamesAndRows)
+{
+	EXPECT_EQ(ll_mode_by_name("none"), LL_MODE_NONE);
+	EXPECT_EQ(ll_mode_by_name("bifrost"), LL_MODE_BIFROST);
+	EXPECT_EQ(ll_mode_by_name("bifrostx"), -1);
+	EXPECT_EQ(ll_mode_by_name(""), -1);
+	EXPECT_STREQ(ll_mode_name(LL_MODE_NONE), "none");
+	EXPECT_STREQ(ll_mode_name(LL_MODE_BIFROST), "bifrost");
+	EXPECT_EQ(ll_mode_name(LL_MODE_COUNT), nullptr);
+	EXPECT_EQ(ll_mode_lookup(LL_MODE_NONE), nullptr);
+	// Every mode's rows are its netlink nest and its parameter words.
+	for (ll_u32 id = 1; id < LL_MODE_COUNT; id++) {
+		const ll_mode_desc *d = ll_mode_lookup(id);
+		if (!d)
+			continue;
+		SCOPED_TRACE(d->name);
+		EXPECT_LE(d->n_params, (ll_u32)LL_MODE_PARAM_WORDS);
+		EXPECT_EQ(d->nl_pad, d->n_params + 1);
+		EXPECT_LE(d->n_stats, (ll_u32)LL_MODE_STATS);
+		for (ll_u32 i = 0; i < d->n_params; i++) {
+			const ll_param &r = d->params[i];
+			EXPECT_EQ(r.word, (int)i);
+			EXPECT_EQ(r.nl_attr, i + 1);
+			EXPECT_EQ(r.nl_nest, d->nl_nest);
+			EXPECT_EQ(r.nl_len, 8);
+			// tc's keyword is "<mode>-<param>".
+			EXPECT_EQ(std::string(r.tc).rfind(std::string(d->name) + "-", 0), 0u)
+				<< r.tc;
+		}
+		for (ll_u32 i = 0; i < d->n_stats; i++)
+			EXPECT_NE(d->stats[i].name, nullptr);
+	}
+}
+
+TEST(ModeCheck, RefusesWithTheValueNamed)
+{
+	ll_mmu_port_config pc = BifrostPort();
+	EXPECT_EQ(ll_mode_check(pc.mode, &pc.mode_params, kRate, 1500), nullptr);
+	EXPECT_EQ(ll_mode_check(LL_MODE_NONE, &pc.mode_params, kRate, 1500), nullptr);
+	EXPECT_STREQ(ll_mode_check(LL_MODE_COUNT, &pc.mode_params, kRate, 1500),
+		     "unknown port mode");
+
+	ll_mmu_port_config no_rtt = BifrostPort(kRate, 0);
+	EXPECT_NE(std::string(ll_mode_check(no_rtt.mode, &no_rtt.mode_params,
+					    kRate, 1500)).find("bifrost-rtt"),
+		  std::string::npos);
+	// T at or above the one-way delay.
+	ll_mmu_port_config slot = pc;
+	slot.mode_params.bifrost.slot_ns = kRtt / 2;
+	EXPECT_NE(std::string(ll_mode_check(slot.mode, &slot.mode_params, kRate,
+					    1500)).find("bifrost-slot"),
+		  std::string::npos);
+	// H below Delta + 2B + 2 R_s J.
+	ll_mmu_port_config small = pc;
+	small.mode_params.bifrost.buffer_bytes = kRate / 8 * kRtt / 1000000000;
+	EXPECT_NE(std::string(ll_mode_check(small.mode, &small.mode_params, kRate,
+					    1500)).find("bifrost-buffer"),
+		  std::string::npos);
+	// A pause time beyond 65535 quanta at this rate.
+	ll_mmu_port_config quanta = BifrostPort(100 * kGbit, 200000000);
+	quanta.mode_params.bifrost.slot_ns = 1000000;
+	EXPECT_NE(std::string(ll_mode_check(quanta.mode, &quanta.mode_params,
+					    100 * kGbit, 1500)).find("quanta"),
+		  std::string::npos);
+	ll_mmu_port_config k = pc;
+	k.mode_params.bifrost.leak_period = 1025;
+	EXPECT_NE(ll_mode_check(k.mode, &k.mode_params, kRate, 1500), nullptr);
+	// Words beyond the mode's rows.
+	ll_mmu_port_config extra = pc;
+	extra.mode_params.raw[LL_MODE_PARAM_WORDS - 1] = 1;
+	EXPECT_STREQ(ll_mode_check(extra.mode, &extra.mode_params, kRate, 1500),
+		     "a parameter the port's mode does not have");
+	// The MMU refuses such a port and changes nothing.
+	PoolMem mem(1);
+	ll_mmu_config c = PaperConfig(1, ll_mmu_alpha{1, 0});
+	ASSERT_EQ(ll_mmu_pool_init(mem.get(), &c), LL_MMU_OK);
+	EXPECT_EQ(ll_mmu_port_attach(mem.get(), 0, &small, 0), LL_MMU_ERR_MODE);
+	EXPECT_EQ(mem.get()->attached_mask, 0u);
+	EXPECT_EQ(mem.get()->headroom_size, 0u);
+	EXPECT_STREQ(ll_mmu_err_name(LL_MMU_ERR_MODE), "bad-port-mode");
+}
+
+// Defaults: T = RTT / 16, J = T, k = 1; H = Delta + 3B + k MTU + 2 R_s J.
+TEST(ModeCheck, BifrostDefaults)
+{
+	ll_mmu_port_config pc = BifrostPort();
+	const ll_u64 delta = kRate / 8 * kRtt / 1000000000;	// 125,000
+	const ll_u64 b = (delta + 15) / 16;	// B = R_s T, rounded up
+	EXPECT_EQ(BifrostBuffer(pc), delta + 3 * b + 1500 + 2 * b);
+	pc.mode_params.bifrost.buffer_bytes = 400000;
+	EXPECT_EQ(BifrostBuffer(pc), 400000u);
+}
+
+// The port carves H once, not per lossless priority.
+TEST(ModeBuffer, CarvedOncePerPort)
+{
+	const ll_u32 two = (1u << 3) | (1u << 4);
+	ModePool m(two);
+	const ll_u64 h = BifrostBuffer(BifrostPort());
+	EXPECT_EQ(m.port(1).headroom_bytes, h);
+	EXPECT_EQ(m.p()->headroom_size, 2 * 20000 + h);
+	EXPECT_EQ(m.p()->shared_size, 8000000 - 2 * 20000 - h);
+	ExpectInvariants(m.p());
+	ll_mmu_port_detach(m.p(), 1, 0);
+	EXPECT_EQ(m.p()->headroom_size, 2u * 20000);
+}
+
+// Lossless bytes of the mode's port fill H and never reach the scheme:
+// no pause, no threshold, and a drop past H is a lossless drop counted.
+TEST(ModeBuffer, AdmissionApartFromTheScheme)
+{
+	ModePool m;
+	const ll_u64 h = m.port(1).headroom_bytes;
+	std::vector<ll_mmu_charge> held;
+	ll_u64 now = 0;
+	ll_mmu_charge ch;
+	while (m.port(1).headroom_used + 1500 <= h) {
+		ASSERT_EQ(ll_mmu_admit(m.p(), 1, kLosslessPrio, 0, 0, 1500, now, &ch),
+			  LL_MMU_ADMIT_HEADROOM);
+		held.push_back(ch);
+		ExpectInvariants(m.p());
+	}
+	EXPECT_EQ(m.p()->shared_used, 0u);
+	EXPECT_FALSE(Paused(m.p(), 1));
+	EXPECT_EQ(m.p()->paused_count, 0u);
+	EXPECT_EQ(m.port(1).mode_rx_bytes, held.size() * 1500);
+	EXPECT_EQ(ll_mmu_admit(m.p(), 1, kLosslessPrio, 0, 0, 1500, now, &ch),
+		  LL_MMU_DROP_LOSSLESS);
+	EXPECT_EQ(m.p()->ctr.drops_lossless, 1u);
+	// The arrival counts in what the mode saw arrive.
+	EXPECT_EQ(m.port(1).mode_rx_bytes, (held.size() + 1) * 1500);
+	// Lossy bytes of the same port go to the shared pool as always.
+	EXPECT_EQ(ll_mmu_admit(m.p(), 1, 0, 0, 1, 1500, now, &ch),
+		  LL_MMU_ADMIT_SHARED);
+	held.push_back(ch);
+	// The scheme's port still pauses as before.
+	for (int i = 0; i < 4000 && !Paused(m.p(), 0); i++) {
+		ASSERT_TRUE(ll_mmu_admitted(ll_mmu_admit(m.p(), 0, kLosslessPrio, 1,
+							 0, 1500, now, &ch)));
+		held.push_back(ch);
+	}
+	EXPECT_TRUE(Paused(m.p(), 0));
+	EXPECT_FALSE(Paused(m.p(), 1));
+	for (auto &c : held)
+		ll_mmu_release(m.p(), &c, now);
+	ExpectEmpty(m.p());
+}
+
+// The slot's frame leaves by the take/complete path: PFC, every lossless
+// priority, the slot's quanta; a failed send is taken again.
+TEST(ModeFrames, SlotFrameThroughTakeAndComplete)
+{
+	const ll_u32 two = (1u << 3) | (1u << 4);
+	ModePool m(two);
+	const ll_u64 t = kRtt / 16;
+	ll_u64 next = ll_mmu_ctrl_next_deadline(m.p(), 1);
+	EXPECT_EQ(next, t);	// the first slot, T after attach
+	ll_ctrl_msg f{};
+	EXPECT_FALSE(ll_mmu_ctrl_take(m.p(), 1, next - 1, &f));
+	EXPECT_FALSE(ll_mmu_port_timer(m.p(), 1, next - 1));
+	// An empty queue grants the whole slot: no frame.
+	EXPECT_FALSE(ll_mmu_port_timer(m.p(), 1, next));
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 2 * t);
+	// The default H leaves 2B + an MTU beside F's bound and the jitter's
+	// keep-back: a queue of 1.5B + an MTU leaves room for part of a slot.
+	std::vector<ll_mmu_charge> held;
+	const ll_u64 b = (kRate / 8 * t + 999999999) / 1000000000;
+	while (m.port(1).headroom_used < 3 * b / 2 + 1500) {
+		ll_mmu_charge ch;
+		ASSERT_EQ(ll_mmu_admit(m.p(), 1, 3, 0, 0, 1500, next, &ch),
+			  LL_MMU_ADMIT_HEADROOM);
+		held.push_back(ch);
+	}
+	next = 2 * t;
+	ASSERT_TRUE(ll_mmu_port_timer(m.p(), 1, next));
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 0u);
+	ASSERT_TRUE(ll_mmu_ctrl_take(m.p(), 1, next, &f));
+	EXPECT_EQ(f.kind, LL_CTRL_PFC);
+	EXPECT_EQ(f.gate_mask, two);
+	EXPECT_GT(f.value[3], 0);
+	EXPECT_EQ(f.value[3], f.value[4]);
+	EXPECT_EQ(f.value[0], 0);
+	EXPECT_LT(ll_quanta_to_ns(f.value[3], kRate), t);
+	// Claimed: nothing else is handed out until it completes.
+	EXPECT_FALSE(ll_mmu_ctrl_take(m.p(), 1, next, &f));
+	// A failed send: due again at once.
+	EXPECT_TRUE(ll_mmu_ctrl_complete(m.p(), 1, 0, next));
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 0u);
+	ll_ctrl_msg again{};
+	ASSERT_TRUE(ll_mmu_ctrl_take(m.p(), 1, next, &again));
+	EXPECT_EQ(0, memcmp(&f, &again, sizeof(f)));
+	EXPECT_FALSE(ll_mmu_ctrl_complete(m.p(), 1, 1, next));
+	EXPECT_EQ(m.port(1).xoff.frames, 1u);
+	EXPECT_EQ(m.port(1).xoff.send_failures, 1u);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 3 * t);
+	// The mode's port keeps no PFC state of the scheme's.
+	EXPECT_EQ(m.port(1).xoff.told, 0u);
+	EXPECT_EQ(m.port(1).xoff.want, 0u);
+	// The pool's next deadline includes the slot.
+	EXPECT_EQ(ll_mmu_next_deadline(m.p()), 3 * t);
+	for (auto &c : held)
+		ll_mmu_release(m.p(), &c, next);
+	ExpectEmpty(m.p());
+}
+
+// A new rate restarts the slots; the mode comes and goes only while the
+// port holds no lossless bytes.
+TEST(ModeUpdate, RestartAndChangeWhenEmpty)
+{
+	ModePool m;
+	const ll_u64 t = kRtt / 16;
+	for (ll_u64 now = t; now <= 10 * t; now += t)
+		ll_mmu_port_timer(m.p(), 1, now);
+	ll_mode_port_stats st;
+	ASSERT_EQ(ll_mmu_get_mode_stats(m.p(), 1, &st), 0);
+	EXPECT_EQ(st.mode, (ll_u32)LL_MODE_BIFROST);
+	EXPECT_EQ(st.ctr[0], 10u);	// slots
+	ll_mmu_get_mode_stats(m.p(), 0, &st);
+	EXPECT_EQ(st.mode, 0u);
+
+	ll_mmu_port_config faster = BifrostPort(2 * kRate);
+	ASSERT_EQ(ll_mmu_port_update(m.p(), 1, &faster, 10 * t), LL_MMU_OK);
+	ll_mmu_get_mode_stats(m.p(), 1, &st);
+	EXPECT_EQ(st.ctr[0], 0u);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 11 * t);
+	EXPECT_EQ(m.port(1).headroom_bytes, BifrostBuffer(faster));
+	ExpectInvariants(m.p());
+
+	// The link went down and up: the slots start over from now.
+	ll_mmu_port_timer(m.p(), 1, 11 * t);
+	ll_mmu_port_restart(m.p(), 1, 20 * t);
+	ll_mmu_get_mode_stats(m.p(), 1, &st);
+	EXPECT_EQ(st.ctr[0], 0u);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 21 * t);
+
+	ll_mmu_charge ch;
+	ASSERT_EQ(ll_mmu_admit(m.p(), 1, kLosslessPrio, 0, 0, 1500, 0, &ch),
+		  LL_MMU_ADMIT_HEADROOM);
+	ll_mmu_port_config none = PortCfg(kRate, 20000);
+	EXPECT_EQ(ll_mmu_port_update(m.p(), 1, &none, 0), LL_MMU_ERR_BUSY);
+	EXPECT_EQ(m.port(1).mode, LL_MODE_BIFROST);
+	ll_mmu_release(m.p(), &ch, 0);
+	ASSERT_EQ(ll_mmu_port_update(m.p(), 1, &none, 0), LL_MMU_OK);
+	EXPECT_EQ(m.port(1).mode, LL_MODE_NONE);
+	EXPECT_EQ(m.p()->headroom_size, 2u * 20000);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), LL_MMU_NEVER);
+	ExpectEmpty(m.p());
+}
+
+// Bifrost's loop closed through the MMU: an upstream at R_s that obeys the
+// frames after the one-way delay, a link of D each way, the downstream's
+// egress draining at a rate that stalls and recovers (S2, S4 of 8.3).
+// No lossless drop, L <= H, and the link busy whenever the egress could
+// take more.
+namespace {
+
+struct LoopResult {
+	ll_u64 drops;
+	ll_u64 max_queue;
+	ll_u64 delivered;
+	ll_u64 offered_capacity;
+};
+
+LoopResult RunLoop(ll_u64 duration_ns, ll_u64 stall_from, ll_u64 stall_to,
+		   ll_u32 drain_percent_after)
+{
+	ModePool m;
+	const ll_u64 one_way = kRtt / 2 - 50000;	// leaves the software's part
+	const ll_u64 step = 1000;			// 1 us
+	const ll_u64 pkt = 1500;
+	const ll_u64 pkt_ns = pkt * 8 * 1000000000 / kRate;	// 12 us
+	std::deque<ll_u64> wire;			// arrival times
+	std::deque<std::pair<ll_u64, ll_u16>> ctrl;	// (arrival, quanta)
+	std::deque<ll_mmu_charge> queue;
+	ll_u64 paused_until = 0, next_send = 0, drain_credit = 0;
+	LoopResult r{};
+	for (ll_u64 now = 0; now < duration_ns; now += step) {
+		// Frames reach the upstream after the one-way delay.
+		while (!ctrl.empty() && ctrl.front().first <= now) {
+			paused_until = now + ll_quanta_to_ns(ctrl.front().second, kRate);
+			ctrl.pop_front();
+		}
+		if (now >= next_send && now >= paused_until) {
+			wire.push_back(now + one_way);
+			next_send = now + pkt_ns;
+		}
+		while (!wire.empty() && wire.front() <= now) {
+			ll_mmu_charge ch;
+			if (ll_mmu_admitted(ll_mmu_admit(m.p(), 1, kLosslessPrio, 0, 0,
+							 pkt, now, &ch)))
+				queue.push_back(ch);
+			wire.pop_front();
+		}
+		// The egress drains at its rate of the moment.
+		ll_u32 pct = now >= stall_from && now < stall_to ? 0 :
+			     now >= stall_to ? drain_percent_after : 100;
+		drain_credit += kRate / 8 * step / 1000000000 * pct / 100;
+		r.offered_capacity += kRate / 8 * step / 1000000000 * pct / 100;
+		while (!queue.empty() && drain_credit >= pkt) {
+			drain_credit -= pkt;
+			r.delivered += pkt;
+			ll_mmu_release(m.p(), &queue.front(), now);
+			queue.pop_front();
+		}
+		if (queue.empty())
+			drain_credit = 0;
+		r.max_queue = std::max(r.max_queue, m.port(1).headroom_used);
+		// The port's timer at its deadline, the frame on the wire.
+		if (now >= ll_mmu_ctrl_next_deadline(m.p(), 1)) {
+			ll_mmu_port_timer(m.p(), 1, now);
+			ll_ctrl_msg f;
+			while (ll_mmu_ctrl_take(m.p(), 1, now, &f)) {
+				ctrl.emplace_back(now + one_way, f.value[kLosslessPrio]);
+				ll_mmu_ctrl_complete(m.p(), 1, 1, now);
+			}
+		}
+	}
+	r.drops = m.p()->ctr.drops_lossless;
+	EXPECT_LE(r.max_queue, m.port(1).headroom_bytes);
+	printf("loop: delivered %llu of %llu B the egress could take (%.1f %%), "
+	       "max L %llu of H %llu, lossless drops %llu\n",
+	       (unsigned long long)r.delivered,
+	       (unsigned long long)r.offered_capacity,
+	       100.0 * r.delivered / (r.offered_capacity ? r.offered_capacity : 1),
+	       (unsigned long long)r.max_queue,
+	       (unsigned long long)m.port(1).headroom_bytes,
+	       (unsigned long long)r.drops);
+	ll_mode_port_stats st;
+	ll_mmu_get_mode_stats(m.p(), 1, &st);
+	EXPECT_EQ(st.ctr[7], 0u) << "breaches of L + F <= H";
+	return r;
+}
+
+}  // namespace
+
+TEST(ModeLoop, DrainStallLosesNothing)
+{
+	// 200 ms: line rate, a 50 ms stall, line rate again.
+	LoopResult r = RunLoop(200000000, 50000000, 100000000, 100);
+	EXPECT_EQ(r.drops, 0u);
+	EXPECT_GT(r.max_queue, 100000u);	// the stall filled the buffer
+	// Outside the stall the egress took what it could: >= 95 %.
+	EXPECT_GE(r.delivered * 100, r.offered_capacity * 95)
+		<< r.delivered << " of " << r.offered_capacity;
+}
+
+TEST(ModeLoop, PartialCongestionHalfRate)
+{
+	LoopResult r = RunLoop(200000000, 0, 0, 50);
+	EXPECT_EQ(r.drops, 0u);
+	EXPECT_GE(r.delivered * 100, r.offered_capacity * 95)
+		<< r.delivered << " of " << r.offered_capacity;
+}
