@@ -284,7 +284,9 @@ bool ll_kport_admit(struct ll_kport *port, struct sk_buff *skb, u32 queue,
 	 * for a changed wish, which needs no time.
 	 */
 	prio = skb->priority & (LL_PFC_PRIOS - 1);
-	if (ll_scheme_admit_needs_clock(kp->mmu, prio))
+	/* A port mode's arrival asks whether its slot is overdue. */
+	if (ll_scheme_admit_needs_clock(kp->mmu, prio) ||
+	    kp->mmu->ports[in_port].mode)
 		now = ktime_get_ns();
 	v = ll_mmu_admit(kp->mmu, in_port, prio, port->index, queue, len, now,
 			 ll_skb_charge(skb));
@@ -449,6 +451,34 @@ bool ll_kpool_scheme_stats(struct ll_kpool *kp, u32 port, u64 now,
 			prio2[i] = min_t(u64, ss.prio[1][i], U32_MAX);
 	}
 	return true;
+}
+
+void ll_kpool_mode_stats(struct ll_kpool *kp, u32 port,
+			 struct tc_lossless_mode_stats *out)
+{
+	struct ll_mode_port_stats ms;
+	u32 i;
+
+	memset(out, 0, sizeof(*out));
+	if (ll_mmu_get_mode_stats(kp->mmu, port, &ms) || !ms.mode)
+		return;
+	out->mode = ms.mode;
+	memcpy(out->ctr, ms.ctr, sizeof(out->ctr));
+	for (i = 0; i < LOSSLESS_MODE_HIST; i++)
+		out->late_hist[i] = min_t(u64, ms.late_hist[i], U32_MAX);
+}
+
+/* A link down and up: the port's mode starts over (mode.h). */
+void ll_kport_restart(struct ll_kport *port, u64 now)
+{
+	struct ll_kpool *kp = port->pool;
+
+	if (!kp)
+		return;
+	spin_lock_bh(&kp->lock);
+	ll_mmu_port_restart(kp->mmu, port->index, now);
+	spin_unlock_bh(&kp->lock);
+	set_bit(port->index, kp->xoff_pending);
 }
 
 /* The pool's event ring, oldest first, into the plane. */

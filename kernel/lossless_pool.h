@@ -145,6 +145,13 @@ void ll_kpool_iq_stats(struct ll_kpool *kp, u32 port, u64 now,
 bool ll_kpool_scheme_stats(struct ll_kpool *kp, u32 port, u64 now,
 			   struct tc_lossless_scheme_stats *out, __u32 *prio2);
 
+/* The port's mode telemetry (zero without a mode). Under kp->lock. */
+void ll_kpool_mode_stats(struct ll_kpool *kp, u32 port,
+			 struct tc_lossless_mode_stats *out);
+
+/* The port's link went down (a reset): its mode starts over. */
+void ll_kport_restart(struct ll_kport *port, u64 now);
+
 /*
  * The pool totals tc's xstats and the plane's telemetry both carry, as
  * X(field, source in struct ll_mmu_pool_stats): the same fields, named

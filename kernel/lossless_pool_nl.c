@@ -8,6 +8,7 @@
 #include <net/netlink.h>
 #include <net/sch_generic.h>
 
+#include "core/mode.h"
 #include "core/scheme.h"
 #include "lossless_pool_nl.h"
 
@@ -31,10 +32,84 @@ struct nla_policy ll_scheme_policy[TCA_LOSSLESS_SCHEME_MAX + 1] = {
 	[TCA_LOSSLESS_SCHEME_ID] = NLA_POLICY_MAX(NLA_U8, LOSSLESS_SCHEME_MAX),
 };
 
+/* The port modes' nests (mode.h), built the same way from their rows. */
+static struct netlink_range_validation
+	ll_mode_ranges[LL_MODE_COUNT][LL_SCHEME_NEST_MAX + 1];
+static struct nla_policy
+	ll_mode_nest_policy[LL_MODE_COUNT][LL_SCHEME_NEST_MAX + 1];
+static char ll_mode_other_msg[LL_MODE_COUNT][64];
+
+struct nla_policy ll_mode_policy[TCA_LOSSLESS_MODE_MAX + 1] = {
+	[TCA_LOSSLESS_MODE_ID] = NLA_POLICY_MAX(NLA_U8, LOSSLESS_MODE_MAX),
+};
+
+/*
+ * A nest's policy from its parameter rows (row i is attribute i + 1 and
+ * word i): a u64 in 0 .. the row's max (0: its default) or, for a row of
+ * flags, within its mask.
+ */
+static int ll_rows_policy(const struct ll_param *rows, u32 n, u16 nest,
+			  u16 pad, struct nla_policy *pol,
+			  struct netlink_range_validation *ranges)
+{
+	u32 i;
+
+	if (WARN_ON(n >= LL_SCHEME_NEST_MAX || !nest || pad != n + 1))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		const struct ll_param *r = &rows[i];
+
+		if (WARN_ON(r->word != (int)i || r->nl_attr != i + 1 ||
+			    r->nl_nest != nest))
+			return -EINVAL;
+		if (r->unit == LL_PARAM_FLAGS) {
+			/* mask is const in struct nla_policy. */
+			const struct nla_policy m =
+				NLA_POLICY_MASK(NLA_U64, (u32)r->max);
+
+			if (WARN_ON(r->max > U32_MAX))
+				return -EINVAL;
+			memcpy(&pol[i + 1], &m, sizeof(m));
+		} else {
+			pol[i + 1].type = NLA_U64;
+			ranges[i + 1].max = r->max;
+			pol[i + 1].validation_type = NLA_VALIDATE_RANGE_PTR;
+			pol[i + 1].range = &ranges[i + 1];
+		}
+	}
+	return 0;
+}
+
+static int ll_mode_nl_init(void)
+{
+	const struct ll_mode_desc *d;
+	u32 id;
+
+	BUILD_BUG_ON((int)__LOSSLESS_MODE_COUNT != (int)LL_MODE_COUNT);
+	BUILD_BUG_ON(LOSSLESS_MODE_STATS != LL_MODE_STATS ||
+		     LOSSLESS_MODE_HIST != LL_MODE_HIST);
+	for (id = 0; id < LL_MODE_COUNT; id++) {
+		d = ll_mode_lookup(id);
+		if (!d || !d->n_params)
+			continue;
+		if (WARN_ON(d->nl_nest > TCA_LOSSLESS_MODE_MAX) ||
+		    ll_rows_policy(d->params, d->n_params, d->nl_nest,
+				   d->nl_pad, ll_mode_nest_policy[id],
+				   ll_mode_ranges[id]))
+			return -EINVAL;
+		ll_mode_policy[d->nl_nest].type = NLA_NESTED;
+		ll_mode_policy[d->nl_nest].nested_policy = ll_mode_nest_policy[id];
+		ll_mode_policy[d->nl_nest].len = d->n_params + 1;
+		snprintf(ll_mode_other_msg[id], sizeof(ll_mode_other_msg[id]),
+			 "%s parameters given for another port mode", d->name);
+	}
+	return 0;
+}
+
 int ll_pool_nl_init(void)
 {
 	const struct ll_scheme_desc *d;
-	u32 id, i;
+	u32 id;
 
 	BUILD_BUG_ON((int)__LOSSLESS_SCHEME_COUNT != (int)LL_SCHEME_COUNT);
 	/* The plane's scheme block is the core's parameters word for word. */
@@ -44,32 +119,11 @@ int ll_pool_nl_init(void)
 		d = ll_scheme_selectable(id);
 		if (!d || !d->n_params)
 			continue;
-		if (WARN_ON(d->n_params >= LL_SCHEME_NEST_MAX ||
-			    !d->nl_nest || d->nl_nest > TCA_LOSSLESS_SCHEME_MAX ||
-			    d->nl_pad != d->n_params + 1))
+		if (WARN_ON(d->nl_nest > TCA_LOSSLESS_SCHEME_MAX) ||
+		    ll_rows_policy(d->params, d->n_params, d->nl_nest,
+				   d->nl_pad, ll_scheme_nest_policy[id],
+				   ll_scheme_ranges[id]))
 			return -EINVAL;
-		for (i = 0; i < d->n_params; i++) {
-			const struct ll_param *r = &d->params[i];
-			struct nla_policy *pol = &ll_scheme_nest_policy[id][i + 1];
-
-			if (WARN_ON(r->word != (int)i || r->nl_attr != i + 1 ||
-				    r->nl_nest != d->nl_nest))
-				return -EINVAL;
-			if (r->unit == LL_PARAM_FLAGS) {
-				/* mask is const in struct nla_policy. */
-				const struct nla_policy m =
-					NLA_POLICY_MASK(NLA_U64, (u32)r->max);
-
-				if (WARN_ON(r->max > U32_MAX))
-					return -EINVAL;
-				memcpy(pol, &m, sizeof(m));
-			} else {
-				pol->type = NLA_U64;
-				ll_scheme_ranges[id][i + 1].max = r->max;
-				pol->validation_type = NLA_VALIDATE_RANGE_PTR;
-				pol->range = &ll_scheme_ranges[id][i + 1];
-			}
-		}
 		ll_scheme_policy[d->nl_nest].type = NLA_NESTED;
 		ll_scheme_policy[d->nl_nest].nested_policy =
 			ll_scheme_nest_policy[id];
@@ -77,7 +131,7 @@ int ll_pool_nl_init(void)
 		snprintf(ll_scheme_other_msg[id], sizeof(ll_scheme_other_msg[id]),
 			 "%s parameters given for another scheme", d->name);
 	}
-	return 0;
+	return ll_mode_nl_init();
 }
 
 static int ll_get_alpha(struct nlattr *attr, struct ll_mmu_alpha *alpha,
@@ -223,9 +277,51 @@ static int ll_pool_options(struct nlattr **tb, struct ll_mmu_config *cfg,
 	return 0;
 }
 
-/* This port's options (rate, delays, headroom) over pc. */
-static void ll_port_options(struct nlattr **tb, u64 rate, u32 shaper_burst,
-			    struct ll_mmu_port_config *pc)
+/* The port's mode and its parameters (a whole new set) into pc. */
+static int ll_mode_options(struct nlattr *attr, struct ll_mmu_port_config *pc,
+			   struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[TCA_LOSSLESS_MODE_MAX + 1];
+	struct nlattr *pt[LL_SCHEME_NEST_MAX + 1];
+	const struct ll_mode_desc *d;
+	u32 id, i;
+	int err;
+
+	err = nla_parse_nested(tb, TCA_LOSSLESS_MODE_MAX, attr, ll_mode_policy,
+			       extack);
+	if (err)
+		return err;
+	if (!tb[TCA_LOSSLESS_MODE_ID]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "mode needs its name (id)");
+		return -EINVAL;
+	}
+	pc->mode = nla_get_u8(tb[TCA_LOSSLESS_MODE_ID]);
+	memset(&pc->mode_params, 0, sizeof(pc->mode_params));
+	for (id = 0; id < LL_MODE_COUNT; id++) {
+		d = ll_mode_lookup(id);
+		if (!d || !d->n_params || !tb[d->nl_nest])
+			continue;
+		if (id != pc->mode) {
+			NL_SET_BAD_ATTR(extack, tb[d->nl_nest]);
+			if (extack)
+				extack->_msg = ll_mode_other_msg[id];
+			return -EINVAL;
+		}
+		err = nla_parse_nested(pt, d->n_params + 1, tb[d->nl_nest],
+				       ll_mode_nest_policy[id], extack);
+		if (err)
+			return err;
+		for (i = 0; i < d->n_params; i++)
+			if (pt[i + 1])
+				pc->mode_params.raw[i] = nla_get_u64(pt[i + 1]);
+	}
+	return 0;
+}
+
+/* This port's options (rate, delays, headroom, mode) over pc. */
+static int ll_port_options(struct nlattr **tb, u64 rate, u32 shaper_burst,
+			   struct ll_mmu_port_config *pc,
+			   struct netlink_ext_ack *extack)
 {
 	pc->rate_bps = rate;
 	/* The upstream's shaper is taken to be like ours (headroom term 9). */
@@ -236,6 +332,25 @@ static void ll_port_options(struct nlattr **tb, u64 rate, u32 shaper_burst,
 		pc->sw_response_ns = nla_get_u64(tb[TCA_LOSSLESS_SW_DELAY_NS]);
 	if (tb[TCA_LOSSLESS_HEADROOM_BYTES])
 		pc->headroom_bytes = nla_get_u32(tb[TCA_LOSSLESS_HEADROOM_BYTES]);
+	if (tb[TCA_LOSSLESS_MODE])
+		return ll_mode_options(tb[TCA_LOSSLESS_MODE], pc, extack);
+	return 0;
+}
+
+/* Why the core refuses pc's mode on a pool of mtu, for the user. */
+static int ll_port_mode_check(const struct ll_mmu_port_config *pc, u32 mtu,
+			      struct nlattr *attr,
+			      struct netlink_ext_ack *extack)
+{
+	const char *msg = ll_mode_check(pc->mode, &pc->mode_params,
+					pc->rate_bps, mtu);
+
+	if (!msg)
+		return 0;
+	NL_SET_BAD_ATTR(extack, attr);
+	if (extack)
+		extack->_msg = msg;	/* the core's, static */
+	return -EINVAL;
 }
 
 /* The refusal of an option that needs a pool, naming it. 6.1 has no
@@ -258,6 +373,7 @@ static const char * const ll_needs_pool_msg[TCA_LOSSLESS_MAX + 1] = {
 	[TCA_LOSSLESS_ECN_PMAX] = LL_NEEDS_POOL("ecn"),
 	[TCA_LOSSLESS_PLANE_FD] = LL_NEEDS_POOL("plane"),
 	[TCA_LOSSLESS_SCHEME] = LL_NEEDS_POOL("scheme"),
+	[TCA_LOSSLESS_MODE] = LL_NEEDS_POOL("mode"),
 };
 
 static void ll_err_needs_pool(struct netlink_ext_ack *extack,
@@ -307,7 +423,9 @@ int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
 	bool pool_given, created;
 	int err;
 
-	ll_port_options(tb, rate, shaper_burst, &pc);
+	err = ll_port_options(tb, rate, shaper_burst, &pc, extack);
+	if (err)
+		return err;
 	if (!kp) {
 		if (!tb[TCA_LOSSLESS_POOL]) {
 			u32 a;
@@ -327,6 +445,9 @@ int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
 		}
 		ll_kpool_default_config(&cfg, dev->mtu + dev->hard_header_len + VLAN_HLEN);
 		err = ll_pool_options(tb, &cfg, &pool_given, extack);
+		if (!err)
+			err = ll_port_mode_check(&pc, cfg.mtu_bytes,
+						 tb[TCA_LOSSLESS_MODE], extack);
 		if (err)
 			return err;
 		if (tb[TCA_LOSSLESS_PLANE_FD]) {
@@ -369,6 +490,9 @@ int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
 	cfg = kp->mmu->cfg;
 	spin_unlock_bh(&kp->lock);
 	err = ll_pool_options(tb, &cfg, &pool_given, extack);
+	if (!err)
+		err = ll_port_mode_check(&pc, cfg.mtu_bytes,
+					 tb[TCA_LOSSLESS_MODE], extack);
 	if (err) {
 		ll_kplane_free(plane);	/* a join's, if any */
 		return err;
@@ -381,7 +505,8 @@ int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
 	spin_lock_bh(&kp->lock);
 	/* The plane may have changed the port's headroom: start from now. */
 	pc = port->cfg;
-	ll_port_options(tb, rate, shaper_burst, &pc);
+	/* Parsed and checked above: it cannot fail now. */
+	ll_port_options(tb, rate, shaper_burst, &pc, NULL);
 	old_cfg = kp->mmu->cfg;
 	if (pool_given)
 		e = ll_mmu_pool_reconfigure(kp->mmu, &cfg);
@@ -401,6 +526,12 @@ int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
 		if (e == LL_MMU_ERR_BUSY && cfg.scheme != old_cfg.scheme)
 			NL_SET_ERR_MSG_MOD(extack,
 					   "the scheme changes only while the pool holds no packets; retry when idle");
+		else if (e == LL_MMU_ERR_BUSY && pc.mode != port->cfg.mode)
+			NL_SET_ERR_MSG_MOD(extack,
+					   "the port's mode changes only while the port holds no lossless bytes; retry when idle");
+		else if (e == LL_MMU_ERR_MODE)
+			NL_SET_ERR_MSG_MOD(extack,
+					   "the port's mode refuses this rate or the pool's MTU");
 		else if (e == LL_MMU_ERR_BUSY)
 			NL_SET_ERR_MSG_MOD(extack,
 					   "the pool holds more than the new sizes allow; retry when idle");
@@ -444,6 +575,30 @@ static int ll_dump_scheme(const struct ll_mmu_config *cfg, struct sk_buff *skb)
 	return 0;
 }
 
+static int ll_dump_mode(const struct ll_mmu_port_config *pc,
+			struct sk_buff *skb)
+{
+	const struct ll_mode_desc *d = ll_mode_lookup(pc->mode);
+	struct nlattr *nest, *params;
+	u32 i;
+
+	if (!d)
+		return 0;
+	nest = nla_nest_start_noflag(skb, TCA_LOSSLESS_MODE);
+	if (!nest || nla_put_u8(skb, TCA_LOSSLESS_MODE_ID, pc->mode))
+		return -EMSGSIZE;
+	params = nla_nest_start_noflag(skb, d->nl_nest);
+	if (!params)
+		return -EMSGSIZE;
+	for (i = 0; i < d->n_params; i++)
+		if (nla_put_u64_64bit(skb, i + 1, pc->mode_params.raw[i],
+				      d->nl_pad))
+			return -EMSGSIZE;
+	nla_nest_end(skb, params);
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 int ll_kport_dump(struct ll_kport *port, struct sk_buff *skb)
 {
 	struct ll_kpool *kp = port->pool;
@@ -457,7 +612,7 @@ int ll_kport_dump(struct ll_kport *port, struct sk_buff *skb)
 	plane_id = kp->plane ? ll_kplane_id(kp->plane) : 0;
 	backlog_need = ll_kpool_backlog_need(kp);
 	spin_unlock_bh(&kp->lock);
-	if (ll_dump_scheme(&cfg, skb) ||
+	if (ll_dump_scheme(&cfg, skb) || ll_dump_mode(&pc, skb) ||
 	    nla_put_u32(skb, TCA_LOSSLESS_BACKLOG_NEED, backlog_need))
 		return -EMSGSIZE;
 	if (nla_put_string(skb, TCA_LOSSLESS_POOL, kp->name) ||
@@ -505,5 +660,6 @@ void ll_kport_xstats(struct ll_kport *port, struct tc_lossless_xstats *st,
 #undef LL_TOTAL
 	ll_kpool_iq_stats(kp, port->index, now, st->iq);
 	ll_kpool_scheme_stats(kp, port->index, now, &st->sch, NULL);
+	ll_kpool_mode_stats(kp, port->index, &st->mode);
 	spin_unlock_bh(&kp->lock);
 }

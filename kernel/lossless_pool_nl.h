@@ -15,6 +15,7 @@
 #include "uapi/lossless.h"
 
 extern struct nla_policy ll_scheme_policy[TCA_LOSSLESS_SCHEME_MAX + 1];
+extern struct nla_policy ll_mode_policy[TCA_LOSSLESS_MODE_MAX + 1];
 
 /* Builds the schemes' netlink policies from their descriptors; at load. */
 int ll_pool_nl_init(void);

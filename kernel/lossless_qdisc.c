@@ -104,6 +104,7 @@ static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
 	[TCA_LOSSLESS_PLANE_ID] = { .type = NLA_REJECT,
 				    .reject_message = "plane id is read-only; give a map fd" },
 	[TCA_LOSSLESS_SCHEME] = NLA_POLICY_NESTED(ll_scheme_policy),
+	[TCA_LOSSLESS_MODE] = NLA_POLICY_NESTED(ll_mode_policy),
 	[TCA_LOSSLESS_BACKLOG_NEED] = { .type = NLA_REJECT,
 					.reject_message = "backlog need is read-only" },
 	[TCA_LOSSLESS_GATES] = { .type = NLA_BINARY,
@@ -569,6 +570,8 @@ static void ll_reset(struct Qdisc *sch)
 	ll_shaper_reset(&q->shaper, now);
 	q->wake_ns = 0;
 	qdisc_watchdog_cancel(&q->watchdog);
+	/* Nor does a port mode's state (bifrost.md 5): it starts over. */
+	ll_kport_restart(&q->port, now);
 }
 
 static u64 ll_device_rate_bps(struct net_device *dev)
@@ -920,8 +923,10 @@ static int ll_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	 * pages): keep it below half of that, room for blocks to come.
 	 */
 	BUILD_BUG_ON(sizeof(st) > 1900);
-	if (st.sch.scheme)
+	if (st.mode.mode)
 		return ll_put_xstats(d, &st, sizeof(st));
+	if (st.sch.scheme)
+		return ll_put_xstats(d, &st, offsetof(typeof(st), mode));
 	if (!ll_wd_reported(q, &st))
 		return ll_put_xstats(d, &st, offsetof(typeof(st), wd_action));
 	return ll_put_xstats(d, &st, offsetof(typeof(st), sch));

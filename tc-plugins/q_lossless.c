@@ -25,6 +25,7 @@
  *            [ cable-delay TIME ] [ sw-delay TIME ] [ headroom SIZE ]
  *            [ ecn { KMIN KMAX PMAX | off } ]
  *            [ scheme { dt | NAME [ NAME-PARAM VALUE ] ... } ]
+ *            [ mode { none | NAME [ NAME-PARAM VALUE ] ... } ]
  *            [ pfcwd { off | alert | forward | drop } ] [ pfcwd-detect TIME ]
  *            [ pfcwd-restore TIME ] [ pfcwd-poll TIME ] [ xoff-alarm TIME ]
  * The second group configures the shared-buffer switch MMU (kernel/core/
@@ -43,6 +44,7 @@
  *                        (parse_qopt), the classes' (none), lossless_qdisc_util
  *   q_lossless_pool.c    the shared-buffer pool's options and the plane map
  *   q_lossless_pfcwd.c   the PFC watchdog's options
+ *   q_lossless_mode.c    a port's mode (mode.h), options and telemetry
  *   q_lossless_print.c   print_qopt
  *   q_lossless_xstats.c  print_xstats
  *   q_lossless.h         what they share (ll_tc_*, hidden from tc)
@@ -63,6 +65,7 @@
 
 #include "lossless.h"
 #include "scheme_types.h"
+#include "mode.h"
 #include "ll_params.h"
 #include "ll_units.h"
 #include "q_lossless.h"
@@ -137,6 +140,31 @@ static void usage_pool_opts(void)
 		fputc('\n', stderr);
 }
 
+/* "[ mode { none | NAME [ NAME-PARAM ARG ] ... } ]", from the modes. */
+static void usage_mode_opts(void)
+{
+	const struct ll_mode_desc *d;
+	unsigned int id, j;
+	char frag[128];
+	size_t col = 0;
+
+	usage_frag(&col, "[ mode { none");
+	for (id = 1; id < LL_MODE_COUNT; id++) {
+		d = ll_mode_lookup(id);
+		if (!d)
+			continue;
+		snprintf(frag, sizeof(frag), "| %s", d->name);
+		usage_frag(&col, frag);
+		for (j = 0; j < d->n_params; j++) {
+			snprintf(frag, sizeof(frag), "[ %s %s ]",
+				 d->params[j].tc, d->params[j].arg);
+			usage_frag(&col, frag);
+		}
+	}
+	usage_frag(&col, "} ]");
+	fputc('\n', stderr);
+}
+
 static void usage_synopsis(void)
 {
 	fprintf(stderr,
@@ -146,6 +174,7 @@ static void usage_synopsis(void)
 		LL_USAGE_INDENT "[ priomap QUEUE0 QUEUE1 ... QUEUE15 ] [ limit PACKETS ]\n"
 		LL_USAGE_INDENT "[ gates { QUEUE:GATE[,GATE...] ... | default } ]\n");
 	usage_pool_opts();
+	usage_mode_opts();
 	fprintf(stderr,
 		LL_USAGE_INDENT "[ pfcwd { off | alert | forward | drop } ]\n"
 		LL_USAGE_INDENT "[ pfcwd-detect TIME ] [ pfcwd-restore TIME ]\n"
@@ -370,6 +399,7 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	__u64 rate_bps = 0, v;
 	struct ll_pool_opts po = {};
 	struct ll_wd_opts wo = {};
+	struct ll_mode_opts mo = {};
 	struct rtattr *tail;
 
 	(void)qu;
@@ -418,7 +448,7 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		    strcmp(kw, "queues") && strcmp(kw, "strict") &&
 		    strcmp(kw, "limit") && strcmp(kw, "quanta") &&
 		    strcmp(kw, "priomap") && strcmp(kw, "gates") && !pool_opt &&
-		    !ll_tc_is_wd_kw(kw))
+		    !ll_tc_is_wd_kw(kw) && !ll_tc_is_mode_kw(kw))
 			return ll_tc_fail("unknown option \"%s\"", kw);
 		if (argc < 2)
 			return ll_tc_fail("option \"%s\" needs a value", kw);
@@ -435,6 +465,14 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		if (ll_tc_is_wd_kw(kw)) {
 			if (ll_tc_parse_wd_opt(kw, *argv, &wo))
 				return -1;
+			argc--, argv++;
+			continue;
+		}
+		if (ll_tc_is_mode_kw(kw)) {
+			if (ll_tc_parse_mode_opt(kw, *argv, &mo))
+				return -1;
+			if (!po.first_pool_only)
+				po.first_pool_only = kw;
 			argc--, argv++;
 			continue;
 		}
@@ -536,7 +574,8 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	if (has_catchup && has_burst && catchup < burst)
 		return ll_tc_fail("invalid catchup %u: must be %u .. %u bytes (at least burst %u)",
 				  catchup, burst, LOSSLESS_BURST_MAX_BYTES, burst);
-	if (ll_tc_check_wd_opts(&wo) || ll_tc_check_scheme_opts(&po))
+	if (ll_tc_check_wd_opts(&wo) || ll_tc_check_scheme_opts(&po) ||
+	    ll_tc_check_mode_opts(&mo))
 		return -1;
 
 	/*
@@ -591,6 +630,8 @@ static int lossless_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	if (ll_tc_put_pool_opts(n, &po))
 		return -1;
 	if (ll_tc_put_wd_opts(n, &wo))
+		return -1;
+	if (ll_tc_put_mode_opts(n, &mo))
 		return -1;
 	addattr_nest_end(n, tail);
 	return 0;

@@ -18,6 +18,7 @@
 #include "lossless.h"
 #include "ll_params.h"
 #include "ll_units.h"
+#include "mode_types.h"
 
 /* tc_qdisc.c gives parse_qopt a 64 KiB request buffer; stay well inside. */
 #define LL_NLMSG_MAX 4096
@@ -66,13 +67,36 @@ int ll_tc_parse_wd_opt(const char *kw, const char *arg, struct ll_wd_opts *o);
 int ll_tc_check_wd_opts(const struct ll_wd_opts *o);
 int ll_tc_put_wd_opts(struct nlmsghdr *n, const struct ll_wd_opts *o);
 
+/* q_lossless_mode.c */
+/* The port's mode (TCA_LOSSLESS_MODE), its parameters by word. */
+struct ll_mode_opts {
+	bool given;
+	unsigned int mode;
+	bool param_given[LL_MODE_PARAM_WORDS];
+	unsigned int param_mode[LL_MODE_PARAM_WORDS];	/* whose row */
+	__u64 params[LL_MODE_PARAM_WORDS];
+};
+
+bool ll_tc_is_mode_kw(const char *kw);
+int ll_tc_parse_mode_opt(const char *kw, const char *arg,
+			 struct ll_mode_opts *o);
+int ll_tc_check_mode_opts(const struct ll_mode_opts *o);
+int ll_tc_put_mode_opts(struct nlmsghdr *n, const struct ll_mode_opts *o);
+void ll_tc_print_mode(struct rtattr *attr);
+struct tc_lossless_xstats;
+void ll_tc_print_mode_xstats(const struct tc_lossless_xstats *st,
+			     unsigned int len);
+
 /* q_lossless_print.c */
+void ll_tc_print_param_value(const struct ll_param *p, __u64 v);
 void ll_tc_print_rate(const char *key, const char *fmt, __u64 bps);
 void ll_tc_fmt_size64(char *buf, size_t len, __u64 sz);
 void ll_tc_print_size64(const char *key, const char *fmt, __u64 sz);
 int ll_tc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt);
 
 /* q_lossless_xstats.c */
+void ll_tc_print_stat_value(const char *key, const char *text_key, __u8 unit,
+			    __u64 v);
 int ll_tc_print_xstats(struct qdisc_util *qu, FILE *f, struct rtattr *xstats);
 
 #pragma GCC visibility pop

@@ -189,8 +189,6 @@ static void ll_print_prios(const char *key, const char *kw, __u8 mask)
  */
 static void ll_print_param(const struct ll_param *p, struct rtattr *a)
 {
-	char key[64], fmt[80];
-	size_t i;
 	__u64 v;
 
 	if (!ll_attr_ok(a, p->nl_len))
@@ -198,6 +196,15 @@ static void ll_print_param(const struct ll_param *p, struct rtattr *a)
 	v = ll_attr_value(a, p->nl_len);
 	if ((p->flags & LL_PARAM_SHOW_NONZERO) && !v)
 		return;	/* 0 is the default the kernel stands for */
+	ll_tc_print_param_value(p, v);
+}
+
+/* A row's value v as tc takes it back (ll_print_param()). */
+void ll_tc_print_param_value(const struct ll_param *p, __u64 v)
+{
+	char key[64], fmt[80];
+	size_t i;
+
 	snprintf(key, sizeof(key), "%s", p->tc);
 	for (i = 0; key[i]; i++)
 		if (key[i] == '-')
@@ -307,6 +314,7 @@ static void ll_print_pool_opts(struct rtattr **tb)
 			break;
 		case LL_PARAM_SCHEME:
 			ll_print_scheme(tb[p->nl_attr]);
+			ll_tc_print_mode(tb[TCA_LOSSLESS_MODE]);
 			break;
 		case LL_PARAM_ECN:
 			break;

@@ -351,9 +351,11 @@ static void ll_print_wd_xstats(const struct tc_lossless_xstats *st,
 	close_json_object();
 }
 
-/* A scheme value by its unit: text exact, JSON bytes, ns or a number. */
-static void ll_print_scheme_value(const char *key, const char *text_key,
-				  __u8 unit, __u64 v)
+/* A scheme's or mode's value by its unit: text exact, JSON bytes, ns or a
+ * number.
+ */
+void ll_tc_print_stat_value(const char *key, const char *text_key, __u8 unit,
+			    __u64 v)
 {
 	char fmt[64];
 
@@ -410,7 +412,7 @@ static void ll_print_scheme_xstats(const struct tc_lossless_xstats *st,
 	print_string(PRINT_FP, NULL, " ", NULL);
 	for (i = 0; i < d->n_stats && i < LOSSLESS_SCHEME_STATS; i++)
 		if (d->stats[i].name)
-			ll_print_scheme_value(d->stats[i].name, d->stats[i].name,
+			ll_tc_print_stat_value(d->stats[i].name, d->stats[i].name,
 					      d->stats[i].unit, ss->ctr[i]);
 	/* The first per-priority value (the plane has the second too). */
 	print_nl();
@@ -426,7 +428,7 @@ static void ll_print_scheme_xstats(const struct tc_lossless_xstats *st,
 		if (!show_details && !st->iq[p].lossless)
 			continue;
 		snprintf(key, sizeof(key), "prio%u", p);
-		ll_print_scheme_value(NULL, key, d->prio_stats[0].unit,
+		ll_tc_print_stat_value(NULL, key, d->prio_stats[0].unit,
 				      ss->prio[p]);
 	}
 	close_json_array(PRINT_JSON, NULL);
@@ -480,6 +482,7 @@ int ll_tc_print_xstats(struct qdisc_util *qu, FILE *f,
 		ll_print_pool_xstats(&st, len);
 		ll_print_wd_xstats(&st, len);
 		ll_print_scheme_xstats(&st, len);
+		ll_tc_print_mode_xstats(&st, len);
 	} else if (type == TC_LOSSLESS_XSTATS_CLASS) {
 		struct tc_lossless_class_xstats st;
 

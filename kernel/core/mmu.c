@@ -399,6 +399,7 @@ static void mode_start(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
 	p->xoff.told = 0;
 	d->start(&p->mode_st, &pc->mode_params, pc->rate_bps,
 		 pool->cfg.mtu_bytes, now_ns, p->mode_rx_bytes);
+	p->mode_next_ns = d->next_ns(&p->mode_st);
 }
 
 enum ll_mmu_err ll_mmu_port_attach(struct ll_mmu_pool *pool, ll_u32 port,
@@ -512,6 +513,7 @@ void ll_mmu_port_restart(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 	p->mode_pending = 0;
 	d->start(&p->mode_st, &p->mode_params, p->rate_bps,
 		 pool->cfg.mtu_bytes, now_ns, p->mode_rx_bytes);
+	p->mode_next_ns = d->next_ns(&p->mode_st);
 }
 
 ll_u8 ll_mmu_port_detach(struct ll_mmu_pool *pool, ll_u32 port,
@@ -794,7 +796,7 @@ static void mode_timer(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
 	const struct ll_mode_desc *d = ll_mode_lookup(p->mode);
 	struct ll_ctrl_msg m;
 
-	if (!d || now_ns < d->next_ns(&p->mode_st))
+	if (!d || now_ns < p->mode_next_ns)
 		return;
 	zero_bytes(&m, sizeof(m));
 	if (d->slot(&p->mode_st, now_ns, p->headroom_used, p->mode_rx_bytes,
@@ -802,6 +804,7 @@ static void mode_timer(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
 		p->mode_frame = m;
 		p->mode_pending = 1;
 	}
+	p->mode_next_ns = d->next_ns(&p->mode_st);
 }
 
 int ll_mmu_port_timer(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
@@ -820,9 +823,17 @@ int ll_mmu_port_timer(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 
 int ll_mmu_ctrl_due(const struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 {
+	const struct ll_mmu_port *p;
+
 	if (!port_ok(pool, port))
 		return 0;
-	return xoff_due(&pool->ports[port], now_ns);
+	p = &pool->ports[port];
+	/* A mode's slot overdue: an arrival kicks a port whose timer is not
+	 * running (no slot since it came up idle).
+	 */
+	if (p->mode && !p->xoff.taken && now_ns >= p->mode_next_ns)
+		return 1;
+	return xoff_due(p, now_ns);
 }
 
 int ll_mmu_ctrl_take(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns,
@@ -927,13 +938,9 @@ ll_u64 ll_mmu_ctrl_next_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 		return LL_MMU_NEVER;
 	xo = &pool->ports[port].xoff;
 	if (pool->ports[port].mode) {
-		const struct ll_mode_desc *d =
-			ll_mode_lookup(pool->ports[port].mode);
-
 		if (!xo->taken && pool->ports[port].mode_pending)
 			return 0;
-		return d ? d->next_ns(&pool->ports[port].mode_st) :
-			   LL_MMU_NEVER;
+		return pool->ports[port].mode_next_ns;
 	}
 	next = port_deadline(pool, port);
 	if (xo->taken)

@@ -312,6 +312,7 @@ struct ll_mmu_port {
 	 * still to be taken.
 	 */
 	ll_u64 mode_rx_bytes;
+	ll_u64 mode_next_ns;		/* its next slot */
 	ll_u8 mode;			/* enum ll_mode_id */
 	ll_u8 mode_pending;
 	ll_u8 reserved1[6];
@@ -509,7 +510,10 @@ ll_u64 ll_mmu_sweep(struct ll_mmu_pool *pool, ll_u64 now_ns);
  */
 int ll_mmu_port_timer(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
 
-/* 1 if a frame is due on port now (a change, or a refresh). */
+/*
+ * 1 if a frame is due on port now (a change, or a refresh), or its mode's
+ * slot is (the port's timer must run it).
+ */
 int ll_mmu_ctrl_due(const struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
 
 /*

@@ -291,6 +291,12 @@ struct QdiscOpts {
 		std::optional<uint32_t> backlog_need;
 	};
 	std::optional<Scheme> scheme;
+	// The port's mode nest (id, its parameters' nest when any), as dumped.
+	struct Mode {
+		uint8_t id = LOSSLESS_MODE_BIFROST;
+		std::vector<std::pair<uint16_t, uint64_t>> params;
+	};
+	std::optional<Mode> mode;
 };
 
 void PutOptions(Msg &m, const QdiscOpts &o)
@@ -344,6 +350,17 @@ void PutOptions(Msg &m, const QdiscOpts &o)
 		m.End(sn);
 		if (o.scheme->backlog_need)
 			m.PutT<uint32_t>(TCA_LOSSLESS_BACKLOG_NEED, *o.scheme->backlog_need);
+	}
+	if (o.mode) {
+		size_t mn = m.Nest(TCA_LOSSLESS_MODE);
+		m.PutT<uint8_t>(TCA_LOSSLESS_MODE_ID, o.mode->id);
+		if (!o.mode->params.empty()) {
+			size_t n = m.Nest(TCA_LOSSLESS_MODE_BIFROST);
+			for (const auto &[a, v] : o.mode->params)
+				m.PutT<uint64_t>(a, v);
+			m.End(n);
+		}
+		m.End(mn);
 	}
 	if (o.wd) {
 		size_t wd = m.Nest(TCA_LOSSLESS_WATCHDOG);
@@ -578,6 +595,34 @@ std::string DecodeScheme(const rtattr *nest)
 	return os.str();
 }
 
+// The mode nest as "mode{id=1 bifrost{rtt=40000000}}".
+std::string DecodeMode(const rtattr *nest)
+{
+	std::ostringstream os;
+	int len = RTA_PAYLOAD(nest);
+	const char *sep = "";
+	os << "mode{";
+	for (const rtattr *a = static_cast<const rtattr *>(RTA_DATA(nest)); RTA_OK(a, len);
+	     a = RTA_NEXT(a, len), sep = " ") {
+		const auto *p = static_cast<const uint8_t *>(RTA_DATA(a));
+		size_t n = RTA_PAYLOAD(a);
+		os << sep;
+		if ((a->rta_type & NLA_TYPE_MASK) == TCA_LOSSLESS_MODE_ID)
+			os << "id=" << unsigned(n ? p[0] : 0) << (n == 1 ? "" : "(bad len)");
+		else if ((a->rta_type & NLA_TYPE_MASK) == TCA_LOSSLESS_MODE_BIFROST)
+			os << DecodeSchemeParams(a, "bifrost",
+						 {{TCA_LOSSLESS_BIFROST_RTT_NS, "rtt"},
+						  {TCA_LOSSLESS_BIFROST_SLOT_NS, "slot"},
+						  {TCA_LOSSLESS_BIFROST_JITTER_NS, "jitter"},
+						  {TCA_LOSSLESS_BIFROST_BUFFER_BYTES, "buffer"},
+						  {TCA_LOSSLESS_BIFROST_LEAK_PERIOD, "k"}});
+		else
+			os << "attr" << a->rta_type << "(len " << n << ")";
+	}
+	os << "}" << ((nest->rta_type & NLA_F_NESTED) ? "" : "(no NLA_F_NESTED)");
+	return os.str();
+}
+
 // Decode the captured RTM_NEWQDISC requests' options as one line each:
 // "rate=... burst=... queues=... strict=... priomap=a,b,.. quanta=a,b,.. limit=...".
 std::vector<std::string> DecodeCapture(const std::string &data, std::string *kinds = nullptr)
@@ -619,6 +664,9 @@ std::vector<std::string> DecodeCapture(const std::string &data, std::string *kin
 					break;
 				case TCA_LOSSLESS_SCHEME:
 					os << " " << DecodeScheme(o);
+					break;
+				case TCA_LOSSLESS_MODE:
+					os << " " << DecodeMode(o);
 					break;
 				case TCA_LOSSLESS_RATE_BPS: {
 					uint64_t v = 0;
@@ -2756,3 +2804,123 @@ TEST(TcPluginPrint, SchemeXstatsOnlyWhenSent)
 }
 
 }  // namespace
+
+// ---- port modes: options, printing, xstats ---------------------------------
+
+const RejectCase kModeRejects[] = {
+	{"ModeUnknown", "pool p mode bifrostx", "invalid mode \"bifrostx\": must be one of none, bifrost"},
+	{"ModeMissing", "pool p mode", "option \"mode\" needs a value"},
+	{"ModeDuplicate", "pool p mode bifrost mode none", "duplicate \"mode\""},
+	{"ModeNeedsPool", "mode bifrost bifrost-rtt 40ms", "option \"mode\" needs \"pool NAME\""},
+	{"ModeParamWithoutMode", "pool p bifrost-rtt 40ms",
+	 "option \"bifrost-rtt\" needs \"mode bifrost\" in the same command"},
+	{"ModeParamOfAnotherMode", "pool p mode none bifrost-rtt 40ms",
+	 "option \"bifrost-rtt\" is a parameter of mode bifrost, not none"},
+	{"BifrostRttNoUnit", "pool p mode bifrost bifrost-rtt 40", "invalid bifrost-rtt \"40\": must be"},
+	{"BifrostRttAboveMax", "pool p mode bifrost bifrost-rtt 3s", "invalid bifrost-rtt \"3s\": must be"},
+	{"BifrostKZero", "pool p mode bifrost bifrost-rtt 40ms bifrost-k 0", "invalid bifrost-k \"0\": must be"},
+	{"BifrostKAboveMax", "pool p mode bifrost bifrost-rtt 40ms bifrost-k 1025",
+	 "invalid bifrost-k \"1025\": must be"},
+	{"BifrostParamDuplicate", "pool p mode bifrost bifrost-rtt 40ms bifrost-rtt 1ms",
+	 "duplicate \"bifrost-rtt\""},
+};
+
+INSTANTIATE_TEST_SUITE_P(Mode, ParseReject, ::testing::ValuesIn(kModeRejects),
+			 [](const auto &info) { return std::string(info.param.name); });
+
+const AcceptCase kModeAccepts[] = {
+	{"ModeBifrostRtt", "pool p mode bifrost bifrost-rtt 40ms",
+	 "pool=p mode{id=1 bifrost{rtt=40000000}}"},
+	{"ModeBifrostAll",
+	 "pool p mode bifrost bifrost-rtt 40ms bifrost-slot 2500us bifrost-jitter 3ms bifrost-buffer 1mb bifrost-k 4",
+	 "pool=p mode{id=1 bifrost{rtt=40000000 slot=2500000 jitter=3000000 buffer=1048576 k=4}}"},
+	{"ModeNone", "pool p mode none", "pool=p mode{id=0}"},
+	// A pool member's mode changes without "pool".
+	{"ModeOfAMember", "mode bifrost bifrost-rtt 2s", "mode{id=1 bifrost{rtt=2000000000}}", "replace"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Mode, ParseAccept, ::testing::ValuesIn(kModeAccepts),
+			 [](const auto &info) { return std::string(info.param.name); });
+
+TEST(TcPluginMode, HelpListsModesAndTheirParameters)
+{
+	Sent s = TcQdisc("help");
+	EXPECT_NE(s.r.err.find("[ mode { none | bifrost [ bifrost-rtt TIME ]"), std::string::npos)
+		<< s.r.err;
+	EXPECT_NE(s.r.err.find("[ bifrost-k N ] } ]"), std::string::npos) << s.r.err;
+}
+
+TEST(TcPluginMode, OptionsTextAndRoundTrip)
+{
+	QdiscOpts o;
+	o.pool.emplace();
+	o.mode.emplace();
+	o.mode->params = {{TCA_LOSSLESS_BIFROST_RTT_NS, 40000000},
+			  {TCA_LOSSLESS_BIFROST_SLOT_NS, 2500000},
+			  {TCA_LOSSLESS_BIFROST_JITTER_NS, 0},	// the default: not printed
+			  {TCA_LOSSLESS_BIFROST_BUFFER_BYTES, 1 << 20},
+			  {TCA_LOSSLESS_BIFROST_LEAK_PERIOD, 4}};
+	Result r = Show({"qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find("mode bifrost bifrost-rtt 40ms bifrost-slot 2500us bifrost-buffer 1Mb bifrost-k 4 "),
+		  std::string::npos)
+		<< r.out;
+	EXPECT_EQ(r.out.find("bifrost-jitter"), std::string::npos) << r.out;
+	r = Show({"-j", "qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	EXPECT_NE(r.out.find("\"mode\":\"bifrost\",\"bifrost_rtt\":40000000,\"bifrost_slot\":2500000,"
+			     "\"bifrost_buffer\":1048576,\"bifrost_k\":4"),
+		  std::string::npos)
+		<< r.out;
+	// What is printed parses back to the dumped mode (0s are left out;
+	// tc's nests carry NLA_F_NESTED, the kernel's dump does not).
+	o.mode->params.erase(o.mode->params.begin() + 2);
+	Result shown = Show({"qdisc", "show", "dev", "lo"}, QdiscDump(o));
+	Sent added = TcQdisc(OptionsOf(shown.out));
+	ASSERT_EQ(added.requests.size(), 1u) << added.r.err;
+	std::vector<std::string> want = DecodeCapture(QdiscDump(o));
+	ASSERT_EQ(want.size(), 1u);
+	for (std::string flag = "(no NLA_F_NESTED)"; want[0].find(flag) != std::string::npos;)
+		want[0].erase(want[0].find(flag), flag.size());
+	EXPECT_EQ(added.requests[0], want[0]);
+}
+
+tc_lossless_xstats SampleModeXstats()
+{
+	tc_lossless_xstats st = SamplePoolXstats();
+	st.mode.mode = LOSSLESS_MODE_BIFROST;
+	for (unsigned i = 0; i < LOSSLESS_MODE_STATS; i++)
+		st.mode.ctr[i] = i + 1;
+	st.mode.ctr[3] = 2500000;	// pause: ns
+	st.mode.ctr[11] = 1 << 20;	// buffer: bytes
+	st.mode.late_hist[0] = 10;
+	st.mode.late_hist[5] = 3;	// [16, 32) us
+	return st;
+}
+
+TEST(TcPluginMode, XstatsTextAndJson)
+{
+	QdiscOpts o;
+	o.pool.emplace();
+	tc_lossless_xstats st = SampleModeXstats();
+	Result r = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump(o, &st, sizeof(st)));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find("  mode bifrost slots 1 frames 2 full_pauses 3 pause 2.5ms missed_slots 5"
+			     " late_grant 6b leak 7b breaches 8 max_queue 9b max_lf 10b min_margin 11b"
+			     " buffer 1Mb"),
+		  std::string::npos)
+		<< r.out;
+	EXPECT_EQ(r.out.find("slot lateness"), std::string::npos) << "-d only: " << r.out;
+	r = Show({"-s", "-d", "qdisc", "show", "dev", "lo"}, QdiscDump(o, &st, sizeof(st)));
+	EXPECT_NE(r.out.find("  slot lateness (us, slots): <1 10 16-32 3"), std::string::npos) << r.out;
+	r = Show({"-s", "-j", "qdisc", "show", "dev", "lo"}, QdiscDump(o, &st, sizeof(st)));
+	EXPECT_NE(r.out.find("\"mode_stats\":{\"mode\":\"bifrost\",\"slots\":1,"), std::string::npos)
+		<< r.out;
+	EXPECT_NE(r.out.find("\"late_hist\":[10,0,0,0,0,3,0"), std::string::npos) << r.out;
+	// A kernel that sent no mode part, or a port without a mode: nothing.
+	Result none = Show({"-s", "qdisc", "show", "dev", "lo"},
+			   QdiscDump(o, &st, offsetof(tc_lossless_xstats, mode)));
+	EXPECT_EQ(none.out.find("mode bifrost"), std::string::npos) << none.out;
+	st.mode.mode = 0;
+	none = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump(o, &st, sizeof(st)));
+	EXPECT_EQ(none.out.find("slots "), std::string::npos) << none.out;
+}

@@ -219,6 +219,11 @@ TEST(ModeFrames, SlotFrameThroughTakeAndComplete)
 	ll_ctrl_msg f{};
 	EXPECT_FALSE(ll_mmu_ctrl_take(m.p(), 1, next - 1, &f));
 	EXPECT_FALSE(ll_mmu_port_timer(m.p(), 1, next - 1));
+	// An overdue slot is due (an arrival kicks a port whose timer is not
+	// running), but only the timer makes a frame of it.
+	EXPECT_FALSE(ll_mmu_ctrl_due(m.p(), 1, next - 1));
+	EXPECT_TRUE(ll_mmu_ctrl_due(m.p(), 1, next));
+	EXPECT_FALSE(ll_mmu_ctrl_take(m.p(), 1, next, &f));
 	// An empty queue grants the whole slot: no frame.
 	EXPECT_FALSE(ll_mmu_port_timer(m.p(), 1, next));
 	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 2 * t);
