@@ -86,8 +86,8 @@ static int ll_mode_nl_init(void)
 	u32 id;
 
 	BUILD_BUG_ON((int)__LOSSLESS_MODE_COUNT != (int)LL_MODE_COUNT);
-	BUILD_BUG_ON(LOSSLESS_MODE_STATS != LL_MODE_STATS ||
-		     LOSSLESS_MODE_HIST != LL_MODE_HIST);
+	BUILD_BUG_ON((int)LOSSLESS_MODE_STATS != (int)LL_MODE_STATS);
+	BUILD_BUG_ON((int)LOSSLESS_MODE_HIST != (int)LL_MODE_HIST);
 	for (id = 0; id < LL_MODE_COUNT; id++) {
 		d = ll_mode_lookup(id);
 		if (!d || !d->n_params)
