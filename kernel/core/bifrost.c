@@ -134,14 +134,24 @@ int ll_bifrost_slot(struct ll_bifrost *b, ll_u64 now_ns, ll_u64 queue_bytes,
 	ll_u64 r = rx_bytes - b->rx_prev;	/* a 64-bit counter: wraps */
 	ll_u64 h = b->buffer_bytes, extra = 0, f = b->f_bytes, lf, room, c;
 	ll_u64 token, p, sum, f_new;
+	/* A gap as long as F's window: the loop was idle (a port's timer
+	 * runs only while its link carries traffic) or stopped; it restarts.
+	 */
+	int restart = interval > covered && interval - covered >= b->window_ns;
 	ll_s64 margin;
 
-	/* Absolute schedule: skip the slots missed, keep the phase. */
+	/* Absolute schedule: skip the slots missed, keep the phase. The
+	 * lateness is the running loop's: a restart is counted apart.
+	 */
 	b->next_ns += (missed + 1) * b->slot_ns;
-	s->missed_slots += missed;
-	s->late_hist[late_bucket(late)]++;
-	if (late > s->max_late_ns)
-		s->max_late_ns = late;
+	if (restart) {
+		s->restarts++;
+	} else {
+		s->missed_slots += missed;
+		s->late_hist[late_bucket(late)]++;
+		if (late > s->max_late_ns)
+			s->max_late_ns = late;
+	}
 	b->rx_prev = rx_bytes;
 	b->slot++;
 
@@ -157,9 +167,8 @@ int ll_bifrost_slot(struct ll_bifrost *b, ll_u64 now_ns, ll_u64 queue_bytes,
 	if (interval > covered) {
 		ll_u64 free_ns = interval - covered;
 
-		if (free_ns >= b->window_ns) {
+		if (restart) {
 			/* What arrived (r) is past; F starts as at init. */
-			extra = b->f_max_bytes;
 			f = b->f_max_bytes;
 			r = 0;
 		} else {

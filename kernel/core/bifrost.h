@@ -54,8 +54,10 @@
 #define LL_BIFROST_RTT_NS_MAX (2ULL * LL_NSEC_PER_SEC)
 #define LL_BIFROST_LEAK_PERIOD_MAX 1024U
 #define LL_BIFROST_PRIOS 8
-/* Lateness histogram: bucket 0 < 1 us, bucket i in [2^(i-1), 2^i) us. */
-#define LL_BIFROST_LATE_BUCKETS 16
+/* Lateness histogram: bucket 0 < 1 us, bucket i in [2^(i-1), 2^i) us, the
+ * last one open (from 2^18 us, 262 ms: TCG's timers reach tens of ms).
+ */
+#define LL_BIFROST_LATE_BUCKETS 20
 
 struct ll_bifrost_config {
 	ll_u64 rate_bps;	/* R_s: the link's (or its shaper's) rate */
@@ -85,6 +87,9 @@ struct ll_bifrost_stats {
 	ll_u64 full_pauses;	/* c^ = 0 */
 	ll_u64 pause_ns_total;	/* sum of p over pause frames */
 	ll_u64 missed_slots;	/* skipped, the timer was late by >= T */
+	ll_u64 restarts;	/* gaps of F's window or more (idle, stopped):
+				 * not in the lateness or missed_slots
+				 */
 	ll_u64 late_grant_bytes; /* e: sent beyond grants, slots late past J */
 	ll_u64 leak_bytes;	/* received beyond what F held (R3 floor) */
 	ll_u64 breaches;	/* slots that ended with L + F > H */

@@ -91,7 +91,7 @@
  * inconsistent, and torn on 32-bit machines).
  *
  * Memory: the caller allocates LL_MMU_POOL_BYTES(max_ports) bytes (one
- * allocation; about 3.4 KB per port) and calls ll_mmu_pool_init(). Nothing
+ * allocation; about 3.5 KB per port) and calls ll_mmu_pool_init(). Nothing
  * is allocated inside.
  *
  * Schemes. Thresholds, hysteresis, the admission region of lossless bytes,

@@ -56,7 +56,7 @@ static const struct ll_param bifrost_params[] = {
 enum bifrost_stat {
 	BF_SLOTS, BF_FRAMES, BF_FULL_PAUSES, BF_PAUSE_NS, BF_MISSED_SLOTS,
 	BF_LATE_GRANT, BF_LEAK, BF_BREACHES, BF_MAX_QUEUE, BF_MAX_LF,
-	BF_MIN_MARGIN, BF_BUFFER,
+	BF_MIN_MARGIN, BF_RESTARTS, BF_MAX_LATE,
 };
 
 static const struct ll_scheme_stat_desc bifrost_stats[] = {
@@ -79,7 +79,10 @@ static const struct ll_scheme_stat_desc bifrost_stats[] = {
 	[BF_MAX_LF] = { "max_lf", LL_STAT_BYTES, "max L + F" },
 	[BF_MIN_MARGIN] = { "min_margin", LL_STAT_BYTES,
 			    "min H - (L + F), 0 after a breach" },
-	[BF_BUFFER] = { "buffer", LL_STAT_BYTES, "H" },
+	[BF_RESTARTS] = { "restarts", LL_STAT_COUNT,
+			  "gaps of F's window or more: the loop idled or stopped" },
+	[BF_MAX_LATE] = { "max_late", LL_STAT_NS,
+			  "the slot loop's largest lateness (J should cover it)" },
 };
 
 LL_BUILD_ASSERT(LL_ARRAY_SIZE(bifrost_stats) <= LL_MODE_STATS, bifrost_stats);
@@ -173,7 +176,8 @@ static void bifrost_port_stats(const union ll_mode_state *st,
 	out->ctr[BF_MAX_LF] = s->max_lf_bytes;
 	out->ctr[BF_MIN_MARGIN] = s->min_margin_bytes > 0 ?
 				  (ll_u64)s->min_margin_bytes : 0;
-	out->ctr[BF_BUFFER] = b->buffer_bytes;
+	out->ctr[BF_RESTARTS] = s->restarts;
+	out->ctr[BF_MAX_LATE] = s->max_late_ns;
 	for (i = 0; i < LL_MODE_HIST && i < LL_BIFROST_LATE_BUCKETS; i++)
 		out->late_hist[i] = s->late_hist[i];
 }

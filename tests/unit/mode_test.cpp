@@ -394,6 +394,9 @@ LoopResult RunLoop(ll_u64 duration_ns, ll_u64 stall_from, ll_u64 stall_to,
 	ll_mode_port_stats st;
 	ll_mmu_get_mode_stats(m.p(), 1, &st);
 	EXPECT_EQ(st.ctr[7], 0u) << "breaches of L + F <= H";
+	printf("loop: leak %llu B, frames %llu, full pauses %llu\n",
+	       (unsigned long long)st.ctr[6], (unsigned long long)st.ctr[1],
+	       (unsigned long long)st.ctr[2]);
 	return r;
 }
 

@@ -1,0 +1,212 @@
+#!/usr/bin/python3
+"""Bifrost as a port mode in the VM (docs/BIFROST.md; bifrost.md 8.3 S2,
+scaled): a switch whose long-haul port runs Bifrost beside short ports
+under the pool's scheme (dt), in one pool.
+
+The network, 5 Mbit/s everywhere:
+    up --[long link: 20 ms one way, netem]-- sw:p_up   (mode bifrost)
+    h1 --------------------------------------- sw:p_h1   (the pool's dt)
+    r  --------------------------------------- sw:p_r    (the bottleneck)
+Both senders send lossless priority 3 to r at line rate for SECONDS, so
+r's link is a 2:1 incast; in the middle r stalls the switch's port to it
+with a PFC XOFF for STALL_S (S2: the downstream's drain stops) and then
+resumes it. The long link's delay dominates the VM's own (its RTT is 40 ms
+of wire against a few ms of software): Delta = R_s x RTT_BOUND, T = SLOT,
+J = JITTER, chosen from the lateness the VM's timers show (tens of ms).
+
+  1. Bad input through tc: a mode without its RTT, a slot at the one-way
+     delay, a buffer below the least, a pause time beyond 16-bit quanta,
+     parameters of another mode: refused with a message naming the value,
+     every port's options unchanged.
+  2. The run: zero lossless drops on both kinds of port, every datagram
+     delivered; Bifrost sent its frames and the upstream applied them; its
+     queue stayed within H (max L <= H, no breach of L + F <= H); the dt
+     port paused its sender with PFC as always. The slot loop's lateness
+     histogram and its largest lateness are printed beside J; a run whose
+     lateness passed J says so (its zero loss was not the premise's).
+  3. A link down and up restarts the mode: its slots count from zero.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from check import Checks, first_line  # noqa: E402
+from incast import BACKLOG_SYSCTL, PAYLOAD, qstats  # noqa: E402
+from topology import Paths, Topology, announce, wait_for  # noqa: E402
+
+MBIT = 5
+DELAY = "20ms"			# one way, the long link's wire
+RTT_BOUND = "150ms"		# the loop's RTT bound: 40 ms of wire + the VM's software
+SLOT = "10ms"
+JITTER = "100ms"		# the slot loop's lateness under TCG: tens of ms (printed)
+JITTER_NS = 100_000_000
+POOL = "pool sw0 buffer 2mb lossless-prios 3 alpha 1/8 sw-delay 60ms"
+BIFROST = f"mode bifrost bifrost-rtt {RTT_BOUND} bifrost-slot {SLOT} bifrost-jitter {JITTER}"
+SECONDS = 6.0
+STALL_AT, STALL_S = 2.0, 1.0
+PORT = 5000
+QUANTA_MAX = 65535
+
+
+def build(t):
+    sw = t.switch("sw")
+    r = t.host("r")
+    lr = t.link(r, sw)
+    r_ip = lr["a_ip"]
+    senders = []
+    for i, (name, delay) in enumerate((("up", DELAY), ("h1", None))):
+        h = t.host(name)
+        lk = t.link(h, sw, delay=delay)
+        h.run(f"ip addr flush dev {lk['a_if']}")
+        h.run(f"ip addr add 10.0.0.{10 + i}/24 dev {lk['a_if']}")
+        h.run(f"ip neigh replace {r_ip} lladdr {lr['a_mac']} dev {lk['a_if']} nud permanent")
+        r.run(f"ip neigh replace 10.0.0.{10 + i} lladdr {lk['a_mac']} dev {lr['a_if']} nud permanent")
+        # The upstream paces to R_s with a bucket of one MTU, and catches up
+        # no more than that after a late wake-up, while its peer runs
+        # Bifrost (the spec's "at most R_s T per slot"); both honour PFC.
+        pace = " burst 1514 catchup 1514" if delay else ""
+        h.run(f"tc qdisc add dev {lk['a_if']} root lossless rate {MBIT}mbit{pace} limit 20000")
+        h.run(f"{Paths.ingress} attach {lk['a_if']} --pin-dir /sys/fs/bpf/ll-{h.ns}")
+        senders.append((h, lk))
+    announce([r] + [h for h, _ in senders])
+    ports = {"r": lr["b_if"], "up": senders[0][1]["b_if"], "h1": senders[1][1]["b_if"]}
+    for name, p in ports.items():
+        mode = f" {BIFROST}" if name == "up" else ""
+        sw.run(f"tc qdisc add dev {p} root handle 1: lossless rate {MBIT}mbit {POOL}{mode}")
+        sw.run(f"{Paths.ingress} attach {p} --pin-dir /sys/fs/bpf/ll-{sw.ns}")
+    need = max(qstats(sw, p)["options"].get("backlog_need", 0) for p in ports.values())
+    with open(BACKLOG_SYSCTL) as f:
+        if int(f.read()) < need:
+            with open(BACKLOG_SYSCTL, "w") as w:
+                w.write(str(need))
+    return sw, r, r_ip, lr, senders, ports
+
+
+def options(sw, ports):
+    return {n: qstats(sw, p)["options"] for n, p in ports.items()}
+
+
+def bad_input(c, sw, ports):
+    before = options(sw, ports)
+    p = ports["up"]
+    cases = [
+        ("mode bifrost", "bifrost-rtt"),
+        (f"mode bifrost bifrost-rtt {RTT_BOUND} bifrost-slot 75ms", "bifrost-slot"),
+        (f"mode bifrost bifrost-rtt {RTT_BOUND} bifrost-buffer 50kb", "bifrost-buffer"),
+        # 10 Gbit/s with T + J = 110 ms: far beyond 65535 quanta.
+        (f"rate 10gbit mode bifrost bifrost-rtt {RTT_BOUND} bifrost-slot {SLOT}", "quanta"),
+        (f"mode none bifrost-rtt {RTT_BOUND}", "a parameter of mode bifrost"),
+        ("mode bifrostx", "invalid mode"),
+    ]
+    for args, msg in cases:
+        r = sw.run(f"tc qdisc change dev {p} root lossless {args}", check=False)
+        c.ok(r.returncode != 0 and msg in r.stderr, f"tc refuses '{args}'", first_line(r.stderr))
+    c.eq(options(sw, ports), before, "every port's options are the same after the refusals")
+    o = before["up"]
+    c.ok(o.get("mode") == "bifrost" and o.get("bifrost_rtt") == 150_000_000,
+         "the long-haul port shows its mode and RTT", f"{o.get('mode')} {o.get('bifrost_rtt')}")
+
+
+def stall(r, lr):
+    """r pauses the switch's port to it (priority 3) for STALL_S from
+    STALL_AT after the returned process is told to start."""
+    q = min(QUANTA_MAX, round(STALL_S * MBIT * 1e6 / 512) + 1)
+    plan = [{"at": STALL_AT, "name": "xoff", "kind": "pfc", "vector": 1 << 3,
+             "times": [0, 0, 0, q, 0, 0, 0, 0]},
+            {"at": STALL_AT + STALL_S, "name": "xon", "kind": "pfc", "vector": 1 << 3,
+             "times": [0] * 8}]
+    p = r.popen(f"{Paths.python} {Paths.pause_sender} {lr['a_if']} {lr['a_mac']} '{json.dumps(plan)}'",
+                stdin=subprocess.PIPE)
+    if p.stdout.readline().strip() != "ready":
+        raise RuntimeError("pause sender failed: " + p.communicate()[1])
+    return p
+
+
+def run(c, sw, r, r_ip, lr, senders, ports):
+    recv = r.popen(f"{Paths.traffic} recv --port {PORT} --idle-exit 5 --duration {SECONDS * 4 + 60} "
+                   f"--bucket-ms 100")
+    r.wait_udp(PORT)
+    pauser = stall(r, lr)
+    procs = [h.popen(f"{Paths.traffic} send --dst {r_ip} --port {PORT} --flow {i} --prio 3 --dscp 24 "
+                     f"--size {PAYLOAD} --duration {SECONDS} --sndbuf {4 << 20}")
+             for i, (h, _) in enumerate(senders)]
+    pauser.communicate("go\n", timeout=60)
+    sends = [json.loads(p.communicate(timeout=SECONDS * 4 + 60)[0]) for p in procs]
+    res = json.loads(recv.communicate(timeout=SECONDS * 4 + 120)[0])
+    wait_for(lambda: all(qstats(sw, p)["backlog"] == 0 for p in ports.values()), timeout=30)
+    st = {n: qstats(sw, p) for n, p in ports.items()}
+    ups = [qstats(h, lk["a_if"]) for h, lk in senders]
+
+    sent = [s["sent"] for s in sends]
+    got = [res["flows"].get(str(i), {}).get("received", 0) for i in range(len(senders))]
+    drops = st["r"]["pool_drops_lossless"]
+    ms = st["up"].get("mode_stats", {})
+    h = st["up"]["ingress"][3]["headroom_size"]	# a mode's port: H
+    hist = ms.get("late_hist", [])
+    late_max_us = ms.get("max_late", 0) // 1000
+    dt_xoff = st["h1"]["ingress"][3]["xoff_frames"]
+    print(f"  sent {sent} received {got}; pool lossless drops {drops}", flush=True)
+    print(f"  bifrost port: slots {ms.get('slots')} frames {ms.get('frames')} full_pauses "
+          f"{ms.get('full_pauses')} pause {ms.get('pause', 0) / 1e6:.0f} ms missed_slots "
+          f"{ms.get('missed_slots')}; max L {ms.get('max_queue')} B, max L+F {ms.get('max_lf')} B, "
+          f"H {h} B, min margin {ms.get('min_margin')} B, breaches {ms.get('breaches')}, "
+          f"late grants {ms.get('late_grant')} B, leak {ms.get('leak')} B, restarts {ms.get('restarts')}",
+          flush=True)
+    print(f"  slot lateness (slots per bucket, us: <1, [1,2), [2,4), ...): {hist}; "
+          f"largest {late_max_us} us; J {JITTER_NS // 1000} us", flush=True)
+    per = MBIT * 1e6 * res["bucket_ns"] / 8e9
+    print("  r's link busy per 100 ms (%): "
+          + " ".join(f"{b / per * 100:.0f}" for b in res["bucket_wire_bytes"]), flush=True)
+    print(f"  upstreams applied {[u.get('pfc_frames_rx', 0) for u in ups]} PFC frames (up, h1); "
+          f"dt port XOFF frames {dt_xoff}", flush=True)
+    # The first slot after set-up restarts the idle loop; another restart
+    # is the loop stopped for F's window while traffic ran.
+    premise = late_max_us * 1000 < JITTER_NS and ms.get("restarts", 0) <= 1
+    if not premise:
+        print(f"  the slot loop ran later than J ({late_max_us} us >= {JITTER_NS // 1000} us): the buffer "
+              f"was not sized for this run's lateness (late grants {ms.get('late_grant')} B)", flush=True)
+
+    c.eq(drops, 0, "MMU: no lossless drop (the Bifrost port and the dt ports)")
+    c.eq(got, sent, "every datagram of both senders arrived")
+    c.ok(ms.get("slots", 0) > 0 and ms.get("frames", 0) > 0, "Bifrost ran its slots and sent frames",
+         f"slots {ms.get('slots')}, frames {ms.get('frames')}")
+    c.ok(ms.get("full_pauses", 0) > 0, "the stall made Bifrost pause its upstream fully",
+         f"{ms.get('full_pauses')} full pauses")
+    c.ok(ups[0].get("pfc_frames_rx", 0) > 0, "the upstream applied Bifrost's frames across the long link",
+         f"{ups[0].get('pfc_frames_rx', 0)}")
+    c.le(ms.get("max_queue", 1 << 60), h, "Bifrost's queue stayed within H (max L <= H)", " B")
+    if premise:
+        c.eq(ms.get("breaches"), 0, "L + F stayed within H in every slot")
+    c.ok(dt_xoff > 0, "the dt port paused its sender with PFC as always", f"{dt_xoff} XOFF frames")
+    return ms
+
+
+def restart(c, sw, ports, before):
+    p = ports["up"]
+    sw.run(f"ip link set {p} down")
+    sw.run(f"ip link set {p} up")
+    ms = qstats(sw, p).get("mode_stats", {})
+    c.ok(ms.get("slots", 1 << 60) < before.get("slots", 0),
+         "a link down and up restarts the mode (its slots count from zero)",
+         f"slots {before.get('slots')} -> {ms.get('slots')}")
+
+
+def main():
+    c = Checks("bifrost")
+    with Topology("bifrost") as t:
+        sw, r, r_ip, lr, senders, ports = build(t)
+        o = qstats(sw, ports["up"])
+        print(f"  long link: {MBIT} Mbit/s, {DELAY} one way; bifrost-rtt {RTT_BOUND}, slot {SLOT}, "
+              f"jitter {JITTER}: H {o['ingress'][3]['headroom_size']} B; a dt port's headroom "
+              f"{qstats(sw, ports['h1'])['ingress'][3]['headroom_size']} B", flush=True)
+        bad_input(c, sw, ports)
+        ms = run(c, sw, r, r_ip, lr, senders, ports)
+        restart(c, sw, ports, ms)
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()
