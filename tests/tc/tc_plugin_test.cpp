@@ -45,6 +45,10 @@
 #include "ll_params.h"
 #include "lossless.h"
 
+extern "C" {
+#include "mode.h"
+}
+
 extern char **environ;
 
 namespace {
@@ -2926,4 +2930,27 @@ TEST(TcPluginMode, XstatsTextAndJson)
 	st.mode.mode = 0;
 	none = Show({"-s", "qdisc", "show", "dev", "lo"}, QdiscDump(o, &st, sizeof(st)));
 	EXPECT_EQ(none.out.find("slots "), std::string::npos) << none.out;
+}
+
+// Every mode and every row of it is in tc-lossless(8): the synopsis, and
+// an entry of its own with the mode as its scope.
+TEST(TcPluginMode, ManPageHasEveryModeAndRow)
+{
+	std::string man = ManPageText();
+	ASSERT_FALSE(man.empty());
+	EXPECT_NE(man.find("[ mode { none | bifrost"), std::string::npos);
+	for (unsigned id = 1; id < LL_MODE_COUNT; id++) {
+		const ll_mode_desc *d = ll_mode_lookup(id);
+		if (!d)
+			continue;
+		EXPECT_NE(man.find(std::string("| ") + d->name), std::string::npos) << d->name;
+		for (unsigned i = 0; i < d->n_params; i++) {
+			const ll_param &p = d->params[i];
+			EXPECT_NE(man.find(std::string("[ ") + p.tc + " " + p.arg + " ]"), std::string::npos)
+				<< "the synopsis lacks " << p.tc;
+			EXPECT_NE(man.find(std::string(" ") + p.tc + " " + p.arg + " (port, mode " + d->name),
+				  std::string::npos)
+				<< "tc-lossless(8) has no entry for " << p.tc;
+		}
+	}
 }
