@@ -86,6 +86,17 @@ TARGETS = {"lossless": 0.9, "lossless+pool": 0.9}
 for name in os.environ.get("LL_BENCH_SCHEMES", "").split():
     KINDS[f"pool {name}"] = f"{POOL} {name}"
     TARGETS[f"pool {name}"] = 0.85
+# LL_BENCH_MODES="bifrost": a path whose ingress port runs the port mode
+# (the pool dt), with the mode's parameters below: the slot loop on its
+# timer, the lossless bytes in its buffer (with LL_BENCH_DSCP=24; lossy
+# ones never reach a mode). Uncongested, every slot grants in full and
+# sends nothing: what is measured is the mode's per-packet path and timer.
+MODE_ARGS = {"bifrost": "bifrost-rtt 4ms bifrost-slot 1ms"}
+INGRESS_MODE = {}
+for name in os.environ.get("LL_BENCH_MODES", "").split():
+    KINDS[f"mode {name}"] = f"{POOL} dt"
+    TARGETS[f"mode {name}"] = 0.85
+    INGRESS_MODE[f"mode {name}"] = f"mode {name} {MODE_ARGS[name]}"
 # LL_BENCH_AA=1 (default): pfifo_fast on one more path, an A/A control.
 # Its ratio should be 1: how far its rounds and median stray is the
 # bench's own noise in this run, the yardstick for every other ratio.
@@ -150,7 +161,7 @@ def build(t):
         # pool-wide options of its last member; it is idle between runs).
         sw.run(f"tc qdisc add dev {l1['b_if']} root {KINDS['lossless+pool']}")
         announce([h1, h2], ip1.rsplit(".", 1)[0] + ".255")
-        paths.append((h1, h2, ip2, sw, l2["b_if"]))
+        paths.append((h1, h2, ip2, sw, l2["b_if"], l1["b_if"]))
     return paths
 
 
@@ -167,6 +178,9 @@ def assign(paths, rnd, shuffle=False):
         kind = kinds[(j + rnd) % len(kinds)]
         path[3].run(f"tc qdisc del dev {path[4]} root", check=False)
         path[3].run(f"tc qdisc add dev {path[4]} root {KINDS[kind]}")
+        if INGRESS_MODE:	# the ingress port's mode: the kind's, or none
+            path[3].run(f"tc qdisc change dev {path[5]} root lossless "
+                        f"{INGRESS_MODE.get(kind, 'mode none')}")
         out[kind] = path[:4]
     return out
 

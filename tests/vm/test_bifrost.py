@@ -173,6 +173,13 @@ def run(c, sw, r, r_ip, lr, senders, ports):
     c.eq(got, sent, "every datagram of both senders arrived")
     c.ok(ms.get("slots", 0) > 0 and ms.get("frames", 0) > 0, "Bifrost ran its slots and sent frames",
          f"slots {ms.get('slots')}, frames {ms.get('frames')}")
+    # C4's form: at most one minimum-size frame per slot (84 B on the wire
+    # with the preamble and gap); the share of the link the frames took.
+    slot_s = 0.010
+    overhead = ms.get("frames", 0) * 84 * 8 / (MBIT * 1e6 * slot_s * max(1, ms.get("slots", 0)))
+    print(f"  control overhead: {overhead * 100:.2f} % of the link over the slots run "
+          f"(at most {84 * 8 / (MBIT * 1e6 * slot_s) * 100:.2f} %: one frame per slot)", flush=True)
+    c.le(ms.get("frames", 0), ms.get("slots", 0), "at most one frame per slot")
     c.ok(ms.get("full_pauses", 0) > 0, "the stall made Bifrost pause its upstream fully",
          f"{ms.get('full_pauses')} full pauses")
     c.ok(ups[0].get("pfc_frames_rx", 0) > 0, "the upstream applied Bifrost's frames across the long link",
