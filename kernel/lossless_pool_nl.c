@@ -145,6 +145,51 @@ static int ll_get_alpha(struct nlattr *attr, struct ll_mmu_alpha *alpha,
 	return 0;
 }
 
+/*
+ * A descriptor's parameter nest (a scheme's or a mode's, built by
+ * ll_rows_policy()) into raw, refused with other_msg unless it is the
+ * descriptor chosen in the same message.
+ */
+static int ll_rows_parse(struct nlattr *nest, bool chosen,
+			 const char *other_msg, u32 n,
+			 const struct nla_policy *pol, u64 *raw,
+			 struct netlink_ext_ack *extack)
+{
+	struct nlattr *pt[LL_SCHEME_NEST_MAX + 1];
+	u32 i;
+	int err;
+
+	if (!chosen) {
+		NL_SET_BAD_ATTR(extack, nest);
+		if (extack)
+			extack->_msg = other_msg;
+		return -EINVAL;
+	}
+	err = nla_parse_nested(pt, n + 1, nest, pol, extack);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++)
+		if (pt[i + 1])
+			raw[i] = nla_get_u64(pt[i + 1]);
+	return 0;
+}
+
+/* The nest of raw's n parameters (attribute i + 1 is word i). */
+static int ll_rows_dump(struct sk_buff *skb, u16 nest, const u64 *raw, u32 n,
+			u16 pad)
+{
+	struct nlattr *params = nla_nest_start_noflag(skb, nest);
+	u32 i;
+
+	if (!params)
+		return -EMSGSIZE;
+	for (i = 0; i < n; i++)
+		if (nla_put_u64_64bit(skb, i + 1, raw[i], pad))
+			return -EMSGSIZE;
+	nla_nest_end(skb, params);
+	return 0;
+}
+
 /* The scheme and its parameters (a whole new set: defaults for those not
  * given) into cfg.
  */
@@ -152,9 +197,8 @@ static int ll_scheme_options(struct nlattr *attr, struct ll_mmu_config *cfg,
 			     struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[TCA_LOSSLESS_SCHEME_MAX + 1];
-	struct nlattr *pt[LL_SCHEME_NEST_MAX + 1];
 	const struct ll_scheme_desc *d;
-	u32 id, i;
+	u32 id;
 	int err;
 
 	err = nla_parse_nested(tb, TCA_LOSSLESS_SCHEME_MAX, attr,
@@ -171,19 +215,12 @@ static int ll_scheme_options(struct nlattr *attr, struct ll_mmu_config *cfg,
 		d = ll_scheme_selectable(id);
 		if (!d || !d->n_params || !tb[d->nl_nest])
 			continue;
-		if (id != cfg->scheme) {
-			NL_SET_BAD_ATTR(extack, tb[d->nl_nest]);
-			if (extack)
-				extack->_msg = ll_scheme_other_msg[id];
-			return -EINVAL;
-		}
-		err = nla_parse_nested(pt, d->n_params + 1, tb[d->nl_nest],
-				       ll_scheme_nest_policy[id], extack);
+		err = ll_rows_parse(tb[d->nl_nest], id == cfg->scheme,
+				    ll_scheme_other_msg[id], d->n_params,
+				    ll_scheme_nest_policy[id],
+				    cfg->scheme_params.raw, extack);
 		if (err)
 			return err;
-		for (i = 0; i < d->n_params; i++)
-			if (pt[i + 1])
-				cfg->scheme_params.raw[i] = nla_get_u64(pt[i + 1]);
 	}
 	return 0;
 }
@@ -282,9 +319,8 @@ static int ll_mode_options(struct nlattr *attr, struct ll_mmu_port_config *pc,
 			   struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[TCA_LOSSLESS_MODE_MAX + 1];
-	struct nlattr *pt[LL_SCHEME_NEST_MAX + 1];
 	const struct ll_mode_desc *d;
-	u32 id, i;
+	u32 id;
 	int err;
 
 	err = nla_parse_nested(tb, TCA_LOSSLESS_MODE_MAX, attr, ll_mode_policy,
@@ -301,19 +337,12 @@ static int ll_mode_options(struct nlattr *attr, struct ll_mmu_port_config *pc,
 		d = ll_mode_lookup(id);
 		if (!d || !d->n_params || !tb[d->nl_nest])
 			continue;
-		if (id != pc->mode) {
-			NL_SET_BAD_ATTR(extack, tb[d->nl_nest]);
-			if (extack)
-				extack->_msg = ll_mode_other_msg[id];
-			return -EINVAL;
-		}
-		err = nla_parse_nested(pt, d->n_params + 1, tb[d->nl_nest],
-				       ll_mode_nest_policy[id], extack);
+		err = ll_rows_parse(tb[d->nl_nest], id == pc->mode,
+				    ll_mode_other_msg[id], d->n_params,
+				    ll_mode_nest_policy[id], pc->mode_params.raw,
+				    extack);
 		if (err)
 			return err;
-		for (i = 0; i < d->n_params; i++)
-			if (pt[i + 1])
-				pc->mode_params.raw[i] = nla_get_u64(pt[i + 1]);
 	}
 	return 0;
 }
@@ -554,23 +583,15 @@ int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
 static int ll_dump_scheme(const struct ll_mmu_config *cfg, struct sk_buff *skb)
 {
 	const struct ll_scheme_desc *d = ll_scheme_lookup(cfg->scheme);
-	struct nlattr *nest, *params;
-	u32 i;
+	struct nlattr *nest;
 
 	nest = nla_nest_start_noflag(skb, TCA_LOSSLESS_SCHEME);
 	if (!nest || nla_put_u8(skb, TCA_LOSSLESS_SCHEME_ID, cfg->scheme))
 		return -EMSGSIZE;
-	if (d && d->n_params) {
-		params = nla_nest_start_noflag(skb, d->nl_nest);
-		if (!params)
-			return -EMSGSIZE;
-		for (i = 0; i < d->n_params; i++)
-			if (nla_put_u64_64bit(skb, i + 1,
-					      cfg->scheme_params.raw[i],
-					      d->nl_pad))
-				return -EMSGSIZE;
-		nla_nest_end(skb, params);
-	}
+	if (d && d->n_params &&
+	    ll_rows_dump(skb, d->nl_nest, cfg->scheme_params.raw, d->n_params,
+			 d->nl_pad))
+		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
 }
@@ -579,22 +600,15 @@ static int ll_dump_mode(const struct ll_mmu_port_config *pc,
 			struct sk_buff *skb)
 {
 	const struct ll_mode_desc *d = ll_mode_lookup(pc->mode);
-	struct nlattr *nest, *params;
-	u32 i;
+	struct nlattr *nest;
 
 	if (!d)
 		return 0;
 	nest = nla_nest_start_noflag(skb, TCA_LOSSLESS_MODE);
-	if (!nest || nla_put_u8(skb, TCA_LOSSLESS_MODE_ID, pc->mode))
+	if (!nest || nla_put_u8(skb, TCA_LOSSLESS_MODE_ID, pc->mode) ||
+	    ll_rows_dump(skb, d->nl_nest, pc->mode_params.raw, d->n_params,
+			 d->nl_pad))
 		return -EMSGSIZE;
-	params = nla_nest_start_noflag(skb, d->nl_nest);
-	if (!params)
-		return -EMSGSIZE;
-	for (i = 0; i < d->n_params; i++)
-		if (nla_put_u64_64bit(skb, i + 1, pc->mode_params.raw[i],
-				      d->nl_pad))
-			return -EMSGSIZE;
-	nla_nest_end(skb, params);
 	nla_nest_end(skb, nest);
 	return 0;
 }
