@@ -209,8 +209,10 @@ void ll_tc_print_mode_xstats(const struct tc_lossless_xstats *st,
 	open_json_object("mode_stats");
 	print_string(PRINT_ANY, "mode", "  mode %s", d->name);
 	for (i = 0; i < d->n_stats && i < LOSSLESS_MODE_STATS; i++)
-		ll_tc_print_stat_value(d->stats[i].name, d->stats[i].name,
-				       d->stats[i].unit, ms->ctr[i]);
+		if (d->stats[i].name)
+			ll_tc_print_stat_value(d->stats[i].name,
+					       d->stats[i].name,
+					       d->stats[i].unit, ms->ctr[i]);
 	if (show_details || is_json_context()) {
 		print_nl();
 		print_string(PRINT_FP, NULL, "  slot lateness (us, slots):", NULL);
