@@ -97,7 +97,10 @@ def main():
         got = rep["flows"].get("0", {}).get("received", 0)
         check(recv.returncode == 0 and got == 300, f"recv --spin-us {spin_us}: every datagram, then the idle exit",
               f"received {got} of 300, exit {recv.returncode}")
-        sleeps_ok = rep["sleeps"] <= 10 if spin_us else rep["sleeps"] >= 200
+        # Without spinning: 257-293 sleeps of 300 on an idle host, 197 with a
+        # kernel build beside it (the receiver descheduled finds several
+        # datagrams at once); a third still tells it from spinning (<= 10).
+        sleeps_ok = rep["sleeps"] <= 10 if spin_us else rep["sleeps"] >= 100
         check(sleeps_ok, f"recv --spin-us {spin_us}: sleeps counted ({'few' if spin_us else 'about one per datagram'})",
               f"sleeps {rep['sleeps']} for 300 datagrams")
 
