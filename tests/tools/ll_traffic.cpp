@@ -224,7 +224,11 @@ int do_send(const Args& a) {
             }
             next += interval_ns;
         }
-        Header h{kMagic, flow, sent, mono_ns()};
+        // The send time the receiver sees, checked against our turn: a
+        // sender descheduled since the check above sends in the next one.
+        uint64_t now = mono_ns();
+        if (slot_ns && now >= turn_end) continue;
+        Header h{kMagic, flow, sent, now};
         std::memcpy(buf.data(), &h, sizeof(h));
         if (::send(s.fd(), buf.data(), buf.size(), 0) < 0) {
             // ENOBUFS is a local drop (qdisc refused); count it, the
