@@ -17,6 +17,7 @@
 #include <net/pkt_sched.h>
 
 #include "core/ctrl.h"
+#include "core/mode.h"
 #include "core/scheme.h"
 #include "lossless_pool.h"
 
@@ -128,6 +129,10 @@ static void ll_attach_err(struct netlink_ext_ack *extack, enum ll_mmu_err e)
 	case LL_MMU_ERR_HEADROOM:
 		NL_SET_ERR_MSG_MOD(extack, "headroom must be at least 2 MTU");
 		break;
+	case LL_MMU_ERR_MODE:
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the port's mode refuses its rate or the pool's MTU");
+		break;
 	default:
 		NL_SET_ERR_MSG_MOD(extack, "pool rejected the port");
 	}
@@ -146,6 +151,7 @@ int ll_kport_join(struct ll_kport *port, struct net *net, const char *name,
 		  struct netlink_ext_ack *extack)
 {
 	struct ll_kpool *kp = ll_kpool_find(net, name);
+	const char *mode_msg;
 	enum ll_mmu_err err;
 	u32 i;
 
@@ -172,9 +178,16 @@ int ll_kport_join(struct ll_kport *port, struct net *net, const char *name,
 		port->pool = kp;
 		port->index = i;
 	}
+	/* The core's own words, with the pool's MTU (not the device's). */
+	mode_msg = err == LL_MMU_ERR_MODE ?
+		   ll_mode_check(port->cfg.mode, &port->cfg.mode_params,
+				 port->cfg.rate_bps, kp->mmu->cfg.mtu_bytes) :
+		   NULL;
 	spin_unlock_bh(&kp->lock);
 	if (err != LL_MMU_OK) {
 		ll_attach_err(extack, err);
+		if (mode_msg && extack)
+			extack->_msg = mode_msg;	/* static */
 		ll_kpool_put(kp);
 		return -EINVAL;
 	}
@@ -377,9 +390,11 @@ u64 ll_kport_ctrl_poll(struct ll_kport *port, u64 now, struct sk_buff **frames)
 		}
 		/* A failed allocation (or a scheme's bad kind, which the
 		 * unit tests rule out) counts as a send failure and is
-		 * retried by the next take.
+		 * retried at the next wake-up, not in this loop: memory
+		 * does not come back under this lock.
 		 */
-		if (!ll_mmu_ctrl_complete(kp->mmu, port->index, !!skb, now))
+		if (!ll_mmu_ctrl_complete(kp->mmu, port->index, !!skb, now) ||
+		    !skb)
 			break;
 	}
 	next = ll_mmu_ctrl_next_deadline(kp->mmu, port->index);

@@ -449,7 +449,7 @@ int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
 	struct ll_kplane *plane = NULL;
 	struct ll_mmu_config cfg, old_cfg;
 	enum ll_mmu_err e = LL_MMU_OK;
-	bool pool_given, created;
+	bool pool_given, created, port_failed = false;
 	int err;
 
 	err = ll_port_options(tb, rate, shaper_burst, &pc, extack);
@@ -473,10 +473,10 @@ int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
 			return -EINVAL;
 		}
 		ll_kpool_default_config(&cfg, dev->mtu + dev->hard_header_len + VLAN_HLEN);
+		/* The port's mode is checked by the join, against the MTU
+		 * of the pool it joins (an existing pool's, not the device's).
+		 */
 		err = ll_pool_options(tb, &cfg, &pool_given, extack);
-		if (!err)
-			err = ll_port_mode_check(&pc, cfg.mtu_bytes,
-						 tb[TCA_LOSSLESS_MODE], extack);
 		if (err)
 			return err;
 		if (tb[TCA_LOSSLESS_PLANE_FD]) {
@@ -540,6 +540,7 @@ int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
 	if (pool_given)
 		e = ll_mmu_pool_reconfigure(kp->mmu, &cfg);
 	if (e == LL_MMU_OK && memcmp(&pc, &port->cfg, sizeof(pc))) {
+		port_failed = true;
 		e = ll_mmu_port_update(kp->mmu, port->index, &pc, ktime_get_ns());
 		/* All or nothing: undo the pool part if the port part failed. */
 		if (e != LL_MMU_OK && pool_given)
@@ -552,12 +553,17 @@ int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
 	spin_unlock_bh(&kp->lock);
 	if (e != LL_MMU_OK) {
 		ll_kplane_free(plane);
-		if (e == LL_MMU_ERR_BUSY && cfg.scheme != old_cfg.scheme)
+		if (e == LL_MMU_ERR_BUSY && !port_failed &&
+		    cfg.scheme != old_cfg.scheme)
 			NL_SET_ERR_MSG_MOD(extack,
 					   "the scheme changes only while the pool holds no packets; retry when idle");
-		else if (e == LL_MMU_ERR_BUSY && pc.mode != port->cfg.mode)
+		else if (e == LL_MMU_ERR_BUSY && port_failed &&
+			 pc.mode != port->cfg.mode)
 			NL_SET_ERR_MSG_MOD(extack,
 					   "the port's mode changes only while the port holds no lossless bytes; retry when idle");
+		else if (e == LL_MMU_ERR_MODE && !port_failed)
+			NL_SET_ERR_MSG_MOD(extack,
+					   "a port of the pool runs a mode that refuses the new MTU (see its qdisc)");
 		else if (e == LL_MMU_ERR_MODE)
 			NL_SET_ERR_MSG_MOD(extack,
 					   "the port's mode refuses this rate or the pool's MTU");

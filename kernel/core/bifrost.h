@@ -88,8 +88,10 @@ struct ll_bifrost_stats {
 	ll_u64 pause_ns_total;	/* sum of p over pause frames */
 	ll_u64 missed_slots;	/* skipped, the timer was late by >= T */
 	ll_u64 restarts;	/* gaps of F's window or more (idle, stopped):
-				 * not in the lateness or missed_slots
+				 * not in the lateness or missed_slots; and
+				 * the embedding's restarts (mode_bifrost.c)
 				 */
+	ll_u64 wakes;		/* the embedding's: idle spells ended */
 	ll_u64 late_grant_bytes; /* e: sent beyond grants, slots late past J */
 	ll_u64 leak_bytes;	/* received beyond what F held (R3 floor) */
 	ll_u64 breaches;	/* slots that ended with L + F > H */

@@ -101,6 +101,11 @@ void ll_mmu_want(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio, int on)
 	struct ll_mmu_xoff *xo = &pool->ports[port].xoff;
 	ll_u8 bit = (ll_u8)(1u << prio);
 
+	/* A mode's port pauses by its mode's frames only (a scheme's
+	 * publish or force through the control channel must not).
+	 */
+	if (pool->ports[port].mode)
+		return;
 	if (on && !(xo->want & bit)) {
 		xo->want |= bit;
 		pool->paused_count++;
@@ -257,12 +262,24 @@ static int pool_idle(const struct ll_mmu_pool *pool)
 	return 1;
 }
 
+/*
+ * A mode's timer sleeps while its port is idle, and the mode restarts
+ * (its start()) at the next arrival: an idle port costs no wake-ups, and
+ * a restart's state (F at its bound, for Bifrost) holds whatever the
+ * upstream sent meanwhile.
+ */
+static void mode_sleep(struct ll_mmu_port *p, ll_u8 why)
+{
+	p->mode_asleep = why;	/* enum ll_mode_start */
+	p->mode_next_ns = LL_MMU_NEVER;
+}
+
 enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 					const struct ll_mmu_config *cfg)
 {
 	enum ll_mmu_err err = ll_mmu_config_check(cfg);
 	ll_u64 headroom_sum = 0, mode_sum = 0, reserved_size, headroom_size;
-	ll_u32 port, prio;
+	ll_u32 port, prio, old_mtu;
 
 	if (err)
 		return err;
@@ -281,7 +298,16 @@ enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 			if (p->iq[prio].reserved_used > cfg->reserved_bytes)
 				return LL_MMU_ERR_BUSY;
 		if (p->mode) {
-			mode_sum += p->headroom_bytes;
+			/* Its check and buffer depend on the MTU. */
+			ll_u64 h = ll_mode_buffer(p->mode, &p->mode_params,
+						  p->rate_bps, cfg->mtu_bytes);
+
+			if (ll_mode_check(p->mode, &p->mode_params,
+					  p->rate_bps, cfg->mtu_bytes))
+				return LL_MMU_ERR_MODE;
+			if (p->headroom_used > h)
+				return LL_MMU_ERR_BUSY;
+			mode_sum += h;
 			continue;
 		}
 		headroom_sum += p->headroom_bytes;
@@ -310,6 +336,7 @@ enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 					   sizeof(p->iq[prio].sch));
 		}
 	}
+	old_mtu = pool->cfg.mtu_bytes;
 	pool->cfg = *cfg;
 	pool->cfg_gen++;
 	pool->scheme_hooks = ll_scheme_hooks(cfg->scheme);
@@ -322,6 +349,13 @@ enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 		if (!p->attached)
 			continue;
 		xoff_timing(p, xoff_quanta(cfg));
+		if (p->mode && cfg->mtu_bytes != old_mtu) {
+			p->headroom_bytes = ll_mode_buffer(p->mode,
+							   &p->mode_params,
+							   p->rate_bps,
+							   cfg->mtu_bytes);
+			mode_sleep(p, LL_MODE_START_RESTART);	/* the new MTU */
+		}
 		/* Priorities that stopped being lossless resume. */
 		gone = p->xoff.want & (ll_u8)~cfg->lossless_mask;
 		p->xoff.want &= cfg->lossless_mask;
@@ -382,24 +416,74 @@ static ll_u64 port_carve(const struct ll_mmu_config *cfg, ll_u32 mode,
 	return mode ? headroom : ll_scheme_port_carve(cfg, headroom);
 }
 
-/* The mode's state from its parameters, its frame and pauses forgotten. */
-static void mode_start(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
-		       const struct ll_mmu_port_config *pc, ll_u64 now_ns)
+/* An arrival on a sleeping mode's port: its timer runs at once (admit's
+ * kick arms it), its first slot a slot later (mode_timer()).
+ */
+static void mode_wake(const struct ll_mmu_pool *pool, struct ll_mmu_port *p,
+		      ll_u64 now_ns)
 {
-	const struct ll_mode_desc *d = ll_mode_lookup(pc->mode);
+	const struct ll_mode_desc *d = ll_mode_lookup(p->mode);
 
+	if (d)
+		d->start(&p->mode_st, &p->mode_params, p->rate_bps,
+			 pool->cfg.mtu_bytes, now_ns, p->mode_rx_bytes,
+			 p->mode_asleep);
+	p->mode_asleep = 0;
+	p->mode_next_ns = now_ns;
+}
+
+static int mode_params_equal(const union ll_mode_params *a,
+			     const union ll_mode_params *b)
+{
+	ll_u32 i;
+
+	for (i = 0; i < LL_MODE_PARAM_WORDS; i++)
+		if (a->raw[i] != b->raw[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * Port p takes mode pc->mode (maybe none) with pc's parameters; the mode
+ * restarts at the next arrival. Whoever paused the upstream before hands
+ * over with a resume: a scheme's pauses get a resume frame from the
+ * mode's first frame, a mode's last pause one from the scheme (told).
+ */
+static void mode_set(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
+		     const struct ll_mmu_port_config *pc, ll_u64 now_ns)
+{
+	ll_u8 mask = pool->cfg.lossless_mask;
+	ll_u32 i;
+
+	if (pc->mode != p->mode) {
+		if (p->mode && !p->mode_asleep) {
+			p->xoff.told = mask;
+			for (i = 0; i < LL_MMU_PRIOS; i++)
+				if (mask & (1u << i))
+					p->iq[i].paused_since_ns = now_ns;
+		}
+		zero_bytes(&p->mode_st, sizeof(p->mode_st));
+		p->mode_pending = 0;
+	}
 	p->mode = (ll_u8)pc->mode;
 	p->mode_params = pc->mode_params;
-	p->mode_pending = 0;
-	if (!d)
+	if (!p->mode)
 		return;
-	/* The scheme's pauses end: the mode's frames say what holds. */
 	pool->paused_count -= popcount8(p->xoff.want);
 	p->xoff.want = 0;
-	p->xoff.told = 0;
-	d->start(&p->mode_st, &pc->mode_params, pc->rate_bps,
-		 pool->cfg.mtu_bytes, now_ns, p->mode_rx_bytes);
-	p->mode_next_ns = d->next_ns(&p->mode_st);
+	if (p->xoff.told) {
+		zero_bytes(&p->mode_frame, sizeof(p->mode_frame));
+		p->mode_frame.kind = LL_CTRL_PFC;
+		p->mode_frame.gate_mask = p->xoff.told;
+		for (i = 0; i < LL_MMU_PRIOS; i++)
+			if ((p->xoff.told & (1u << i)) &&
+			    now_ns > p->iq[i].paused_since_ns)
+				p->iq[i].paused_ns_total +=
+					now_ns - p->iq[i].paused_since_ns;
+		p->xoff.told = 0;
+		p->mode_pending = 1;
+	}
+	mode_sleep(p, LL_MODE_START_RESTART);
 }
 
 enum ll_mmu_err ll_mmu_port_attach(struct ll_mmu_pool *pool, ll_u32 port,
@@ -435,7 +519,7 @@ enum ll_mmu_err ll_mmu_port_attach(struct ll_mmu_pool *pool, ll_u32 port,
 	p->headroom_bytes = headroom;
 	p->attached = 1;
 	xoff_timing(p, xoff_quanta(&pool->cfg));
-	mode_start(pool, p, pc, now_ns);
+	mode_set(pool, p, pc, now_ns);
 	pool->attached_mask |= 1ULL << port;
 	partition_set(pool, reserved_size, headroom_size);
 	return LL_MMU_OK;
@@ -449,6 +533,7 @@ enum ll_mmu_err ll_mmu_port_update(struct ll_mmu_pool *pool, ll_u32 port,
 	enum ll_mmu_err err;
 	ll_u64 headroom, headroom_size;
 	ll_u32 prio;
+	int restart = 0;
 
 	if (port >= pool->cfg.max_ports)
 		return LL_MMU_ERR_PORT;
@@ -485,35 +570,36 @@ enum ll_mmu_err ll_mmu_port_update(struct ll_mmu_pool *pool, ll_u32 port,
 	if (err)
 		return err;
 
+	/* A new mode, rate or parameters: the mode's slots start over
+	 * (bifrost.md 5), or the scheme takes the port back. Anything else
+	 * (a headroom written for a scheme's port) leaves a mode running.
+	 */
+	if (pc->mode != p->mode ||
+	    (pc->mode && (pc->rate_bps != p->rate_bps ||
+			  !mode_params_equal(&pc->mode_params,
+					     &p->mode_params))))
+		restart = 1;
 	p->rate_bps = pc->rate_bps;
 	p->headroom_bytes = headroom;
 	pool->cfg_gen++;
 	xoff_timing(p, p->xoff.quanta);
 	partition_set(pool, pool->reserved_size, headroom_size);
-	/* A new rate or new parameters: the mode's slots start over
-	 * (bifrost.md 5), or the scheme takes the port back.
-	 */
-	if (pc->mode || p->mode)
-		mode_start(pool, p, pc, now_ns);
+	if (restart)
+		mode_set(pool, p, pc, now_ns);
 	evaluate_all(pool, now_ns);
 	return LL_MMU_OK;
 }
 
 void ll_mmu_port_restart(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 {
-	const struct ll_mode_desc *d;
 	struct ll_mmu_port *p;
 
-	if (!port_ok(pool, port))
+	(void)now_ns;
+	if (!port_ok(pool, port) || !pool->ports[port].mode)
 		return;
 	p = &pool->ports[port];
-	d = ll_mode_lookup(p->mode);
-	if (!d)
-		return;
 	p->mode_pending = 0;
-	d->start(&p->mode_st, &p->mode_params, p->rate_bps,
-		 pool->cfg.mtu_bytes, now_ns, p->mode_rx_bytes);
-	p->mode_next_ns = d->next_ns(&p->mode_st);
+	mode_sleep(p, LL_MODE_START_RESTART);
 }
 
 ll_u8 ll_mmu_port_detach(struct ll_mmu_pool *pool, ll_u32 port,
@@ -586,6 +672,8 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 
 	if (moded) {
 		pi->mode_rx_bytes += bytes;
+		if (pi->mode_asleep)
+			mode_wake(pool, pi, now_ns);
 		if (pi->headroom_used + bytes > pi->headroom_bytes) {
 			iq->drops++;
 			pool->ctr.drops_lossless++;
@@ -789,7 +877,10 @@ ll_u64 ll_mmu_sweep(struct ll_mmu_pool *pool, ll_u64 now_ns)
 
 /* ------------------------------------------------------- PFC generation */
 
-/* The mode's slot, if due: its frame replaces one not yet taken. */
+/*
+ * The mode's slot, if due: its frame replaces one not yet taken. An idle
+ * port's mode sleeps instead (mode_sleep()).
+ */
 static void mode_timer(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
 		       ll_u64 now_ns)
 {
@@ -798,6 +889,16 @@ static void mode_timer(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
 
 	if (!d || now_ns < p->mode_next_ns)
 		return;
+	if (now_ns < d->next_ns(&p->mode_st)) {
+		/* Woken: the first slot is the mode's. */
+		p->mode_next_ns = d->next_ns(&p->mode_st);
+		return;
+	}
+	if (!p->mode_pending && !p->xoff.taken &&
+	    d->idle(&p->mode_st, p->headroom_used, p->mode_rx_bytes)) {
+		mode_sleep(p, LL_MODE_START_WAKE);
+		return;
+	}
 	zero_bytes(&m, sizeof(m));
 	if (d->slot(&p->mode_st, now_ns, p->headroom_used, p->mode_rx_bytes,
 		    pool->cfg.lossless_mask, &m)) {

@@ -312,10 +312,11 @@ struct ll_mmu_port {
 	 * still to be taken.
 	 */
 	ll_u64 mode_rx_bytes;
-	ll_u64 mode_next_ns;		/* its next slot */
+	ll_u64 mode_next_ns;		/* its timer (LL_MMU_NEVER asleep) */
 	ll_u8 mode;			/* enum ll_mode_id */
 	ll_u8 mode_pending;
-	ll_u8 reserved1[6];
+	ll_u8 mode_asleep;		/* enum ll_mode_start: at an arrival */
+	ll_u8 reserved1[5];
 	struct ll_ctrl_msg mode_frame;
 	union ll_mode_params mode_params;
 	union ll_mode_state mode_st;
@@ -439,7 +440,8 @@ ll_u8 ll_mmu_port_detach(struct ll_mmu_pool *pool, ll_u32 port,
 
 /*
  * Restart the port's mode from its parameters (a link down and up: the
- * mode's state describes a link that was not there). No-op without one.
+ * mode's state describes a link that was not there) at the port's next
+ * arrival. No-op without one.
  */
 void ll_mmu_port_restart(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
 

@@ -16,8 +16,11 @@
  *              it decides goes out by the same take/complete path as
  *              PFC's (ll_mmu_ctrl_take()), from the control band;
  *   restart    the mode restarts (its state from its parameters) at
- *              attach, on a change of the port's rate or parameters and
- *              when the port's link goes down and up (ll_mmu_port_restart()).
+ *              the first arrival after attach, a change of the port's
+ *              rate or parameters, the port's link going down and up
+ *              (ll_mmu_port_restart()) or an idle spell: the port's timer
+ *              sleeps while the mode says it is idle (idle()), and an
+ *              arrival wakes it.
  * A mode never runs per packet: its hooks run at configuration time, on
  * the port's timer and for telemetry, so they go through the descriptor.
  * Every hook runs under the pool lock, like the rest of mmu.h.
@@ -29,6 +32,12 @@
 #include "ctrl.h"
 #include "param.h"
 #include "scheme_types.h"	/* struct ll_scheme_stat_desc */
+
+/* What a mode's start follows (the first start's state is zero). */
+enum ll_mode_start {
+	LL_MODE_START_RESTART = 1,	/* attach, link up, new rate, params, MTU */
+	LL_MODE_START_WAKE = 2,		/* an idle spell */
+};
 
 struct ll_mode_desc {
 	const char *name;	/* what users type: tc's "mode NAME" */
@@ -52,10 +61,23 @@ struct ll_mode_desc {
 	/* The buffer the port carves (mp passed the check). */
 	ll_u64 (*buffer)(const union ll_mode_params *mp, ll_u64 rate_bps,
 			 ll_u32 mtu_bytes);
-	/* (Re)start st at now_ns, the port's receive counter at rx_bytes. */
+	/*
+	 * (Re)start st at now_ns, the port's receive counter at rx_bytes:
+	 * at a sleeping port's first arrival, after what why says (enum
+	 * ll_mode_start). st is zero the first time; later starts keep the
+	 * counters and count themselves by why.
+	 */
 	void (*start)(union ll_mode_state *st, const union ll_mode_params *mp,
 		      ll_u64 rate_bps, ll_u32 mtu_bytes, ll_u64 now_ns,
-		      ll_u64 rx_bytes);
+		      ll_u64 rx_bytes, ll_u32 why);
+	/*
+	 * 1 if the mode needs no slot until the port's next arrival: it
+	 * holds no byte (queue_bytes), none arrived since its last slot
+	 * (rx_bytes) and its last frame left the upstream free. The port's
+	 * timer sleeps then, and the next arrival restarts the mode.
+	 */
+	int (*idle)(const union ll_mode_state *st, ll_u64 queue_bytes,
+		    ll_u64 rx_bytes);
 	/* When its next slot is due (absolute ns). */
 	ll_u64 (*next_ns)(const union ll_mode_state *st);
 	/*

@@ -56,7 +56,7 @@ static const struct ll_param bifrost_params[] = {
 enum bifrost_stat {
 	BF_SLOTS, BF_FRAMES, BF_FULL_PAUSES, BF_PAUSE_NS, BF_MISSED_SLOTS,
 	BF_LATE_GRANT, BF_LEAK, BF_BREACHES, BF_MAX_QUEUE, BF_MAX_LF,
-	BF_MIN_MARGIN, BF_RESTARTS, BF_MAX_LATE,
+	BF_MIN_MARGIN, BF_RESTARTS, BF_MAX_LATE, BF_WAKES,
 };
 
 static const struct ll_scheme_stat_desc bifrost_stats[] = {
@@ -80,9 +80,11 @@ static const struct ll_scheme_stat_desc bifrost_stats[] = {
 	[BF_MIN_MARGIN] = { "min_margin", LL_STAT_BYTES,
 			    "min H - (L + F), 0 after a breach" },
 	[BF_RESTARTS] = { "restarts", LL_STAT_COUNT,
-			  "gaps of F's window or more: the loop idled or stopped" },
+			  "restarts: links up, new rate, parameters or MTU, gaps of F's window" },
 	[BF_MAX_LATE] = { "max_late", LL_STAT_NS,
 			  "the slot loop's largest lateness (J should cover it)" },
+	[BF_WAKES] = { "wakes", LL_STAT_COUNT,
+		       "idle spells ended: the timer slept, an arrival restarted the loop" },
 };
 
 LL_BUILD_ASSERT(LL_ARRAY_SIZE(bifrost_stats) <= LL_MODE_STATS, bifrost_stats);
@@ -126,12 +128,34 @@ static ll_u64 bifrost_buffer(const union ll_mode_params *mp, ll_u64 rate_bps,
 
 static void bifrost_start(union ll_mode_state *st,
 			  const union ll_mode_params *mp, ll_u64 rate_bps,
-			  ll_u32 mtu_bytes, ll_u64 now_ns, ll_u64 rx_bytes)
+			  ll_u32 mtu_bytes, ll_u64 now_ns, ll_u64 rx_bytes,
+			  ll_u32 why)
 {
 	struct ll_bifrost_config c;
+	struct ll_bifrost_stats kept = st->bifrost.stats;
+	int again = st->bifrost.slot_ns != 0;	/* 0 only before the first */
 
 	bifrost_config(mp, rate_bps, mtu_bytes, &c);
 	ll_bifrost_init(&st->bifrost, &c, now_ns, rx_bytes);
+	if (!again)
+		return;
+	/* The port's counters, across restarts; the margin from the new H. */
+	if (kept.min_margin_bytes > st->bifrost.stats.min_margin_bytes)
+		kept.min_margin_bytes = st->bifrost.stats.min_margin_bytes;
+	st->bifrost.stats = kept;
+	if (why == LL_MODE_START_WAKE)
+		st->bifrost.stats.wakes++;
+	else
+		st->bifrost.stats.restarts++;
+}
+
+static int bifrost_idle(const union ll_mode_state *st, ll_u64 queue_bytes,
+			ll_u64 rx_bytes)
+{
+	const struct ll_bifrost *b = &st->bifrost;
+
+	return !queue_bytes && rx_bytes == b->rx_prev && !b->last_pause_ns &&
+	       !b->guarded;
 }
 
 static ll_u64 bifrost_next_ns(const union ll_mode_state *st)
@@ -178,6 +202,7 @@ static void bifrost_port_stats(const union ll_mode_state *st,
 				  (ll_u64)s->min_margin_bytes : 0;
 	out->ctr[BF_RESTARTS] = s->restarts;
 	out->ctr[BF_MAX_LATE] = s->max_late_ns;
+	out->ctr[BF_WAKES] = s->wakes;
 	for (i = 0; i < LL_MODE_HIST && i < LL_BIFROST_LATE_BUCKETS; i++)
 		out->late_hist[i] = s->late_hist[i];
 }
@@ -195,6 +220,7 @@ const struct ll_mode_desc ll_mode_bifrost = {
 	.check = bifrost_check,
 	.buffer = bifrost_buffer,
 	.start = bifrost_start,
+	.idle = bifrost_idle,
 	.next_ns = bifrost_next_ns,
 	.slot = bifrost_slot,
 	.port_stats = bifrost_port_stats,

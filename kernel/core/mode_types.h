@@ -57,7 +57,7 @@ LL_BUILD_ASSERT(sizeof(union ll_mode_state) <= LL_MODE_STATE_MAX_BYTES,
  * descriptor (units as a scheme's, scheme_types.h) and the slot loop's
  * lateness histogram (bucket 0 < 1 us, bucket i in [2^(i-1), 2^i) us).
  */
-#define LL_MODE_STATS 13
+#define LL_MODE_STATS 14
 #define LL_MODE_HIST 20
 
 struct ll_mode_port_stats {

@@ -284,7 +284,7 @@ struct tc_lossless_iq_stats {
  * and the plane. What each counter means is the mode's: names, units and
  * help are its descriptor's (kernel/core/mode.h).
  */
-#define LOSSLESS_MODE_STATS 13
+#define LOSSLESS_MODE_STATS 14
 #define LOSSLESS_MODE_HIST 20
 
 struct tc_lossless_mode_stats {

@@ -208,36 +208,49 @@ TEST(ModeBuffer, AdmissionApartFromTheScheme)
 }
 
 // The slot's frame leaves by the take/complete path: PFC, every lossless
-// priority, the slot's quanta; a failed send is taken again.
+// priority, the slot's quanta; a failed send is taken again. The timer
+// sleeps until the first arrival, which runs it (admit's kick); the first
+// slot is T after that.
 TEST(ModeFrames, SlotFrameThroughTakeAndComplete)
 {
 	const ll_u32 two = (1u << 3) | (1u << 4);
 	ModePool m(two);
 	const ll_u64 t = kRtt / 16;
-	ll_u64 next = ll_mmu_ctrl_next_deadline(m.p(), 1);
-	EXPECT_EQ(next, t);	// the first slot, T after attach
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), LL_MMU_NEVER);
+	EXPECT_FALSE(ll_mmu_ctrl_due(m.p(), 1, 5 * t));
+	EXPECT_FALSE(ll_mmu_port_timer(m.p(), 1, 5 * t));
+	EXPECT_EQ(ll_mmu_next_deadline(m.p()), LL_MMU_NEVER);
+
+	const ll_u64 t0 = 5 * t + t / 2;
+	std::vector<ll_mmu_charge> held;
+	ll_mmu_charge ch;
+	ASSERT_EQ(ll_mmu_admit(m.p(), 1, 3, 0, 0, 1500, t0, &ch),
+		  LL_MMU_ADMIT_HEADROOM);
+	held.push_back(ch);
+	EXPECT_TRUE(ll_mmu_ctrl_due(m.p(), 1, t0));	// admit kicks
 	ll_ctrl_msg f{};
-	EXPECT_FALSE(ll_mmu_ctrl_take(m.p(), 1, next - 1, &f));
-	EXPECT_FALSE(ll_mmu_port_timer(m.p(), 1, next - 1));
-	// An overdue slot is due (an arrival kicks a port whose timer is not
-	// running), but only the timer makes a frame of it.
+	EXPECT_FALSE(ll_mmu_ctrl_take(m.p(), 1, t0, &f));
+	EXPECT_FALSE(ll_mmu_port_timer(m.p(), 1, t0));
+	ll_u64 next = ll_mmu_ctrl_next_deadline(m.p(), 1);
+	EXPECT_EQ(next, t0 + t);	// the first slot, T after the wake
 	EXPECT_FALSE(ll_mmu_ctrl_due(m.p(), 1, next - 1));
+	EXPECT_FALSE(ll_mmu_port_timer(m.p(), 1, next - 1));
+	// An overdue slot is due (an arrival kicks a port whose timer is
+	// late), but only the timer makes a frame of it.
 	EXPECT_TRUE(ll_mmu_ctrl_due(m.p(), 1, next));
 	EXPECT_FALSE(ll_mmu_ctrl_take(m.p(), 1, next, &f));
-	// An empty queue grants the whole slot: no frame.
+	// A queue of one packet leaves the whole slot granted: no frame.
 	EXPECT_FALSE(ll_mmu_port_timer(m.p(), 1, next));
-	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 2 * t);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), t0 + 2 * t);
 	// The default H leaves 2B + an MTU beside F's bound and the jitter's
 	// keep-back: a queue of 1.5B + an MTU leaves room for part of a slot.
-	std::vector<ll_mmu_charge> held;
 	const ll_u64 b = (kRate / 8 * t + 999999999) / 1000000000;
 	while (m.port(1).headroom_used < 3 * b / 2 + 1500) {
-		ll_mmu_charge ch;
 		ASSERT_EQ(ll_mmu_admit(m.p(), 1, 3, 0, 0, 1500, next, &ch),
 			  LL_MMU_ADMIT_HEADROOM);
 		held.push_back(ch);
 	}
-	next = 2 * t;
+	next = t0 + 2 * t;
 	ASSERT_TRUE(ll_mmu_port_timer(m.p(), 1, next));
 	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 0u);
 	ASSERT_TRUE(ll_mmu_ctrl_take(m.p(), 1, next, &f));
@@ -258,24 +271,56 @@ TEST(ModeFrames, SlotFrameThroughTakeAndComplete)
 	EXPECT_FALSE(ll_mmu_ctrl_complete(m.p(), 1, 1, next));
 	EXPECT_EQ(m.port(1).xoff.frames, 1u);
 	EXPECT_EQ(m.port(1).xoff.send_failures, 1u);
-	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 3 * t);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), t0 + 3 * t);
 	// The mode's port keeps no PFC state of the scheme's.
 	EXPECT_EQ(m.port(1).xoff.told, 0u);
 	EXPECT_EQ(m.port(1).xoff.want, 0u);
 	// The pool's next deadline includes the slot.
-	EXPECT_EQ(ll_mmu_next_deadline(m.p()), 3 * t);
+	EXPECT_EQ(ll_mmu_next_deadline(m.p()), t0 + 3 * t);
+
+	// Drained: the slot after the pause's grant still runs (its frame
+	// paused the upstream), then the one after finds the port idle and
+	// the timer sleeps; the next arrival wakes it, counted.
 	for (auto &c : held)
 		ll_mmu_release(m.p(), &c, next);
 	ExpectEmpty(m.p());
+	ll_u64 now = t0 + 3 * t;
+	for (int i = 0; i < 4 && ll_mmu_ctrl_next_deadline(m.p(), 1) != LL_MMU_NEVER;
+	     i++, now += t) {
+		ll_mmu_port_timer(m.p(), 1, now);
+		while (ll_mmu_ctrl_take(m.p(), 1, now, &f))
+			ll_mmu_ctrl_complete(m.p(), 1, 1, now);
+	}
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), LL_MMU_NEVER);
+	EXPECT_EQ(ll_mmu_next_deadline(m.p()), LL_MMU_NEVER);
+	ll_mode_port_stats st;
+	ll_mmu_get_mode_stats(m.p(), 1, &st);
+	const ll_u64 slots = st.ctr[0];
+	EXPECT_EQ(st.ctr[11], 0u);	// restarts
+	ASSERT_EQ(ll_mmu_admit(m.p(), 1, 3, 0, 0, 1500, 100 * t, &ch),
+		  LL_MMU_ADMIT_HEADROOM);
+	EXPECT_TRUE(ll_mmu_ctrl_due(m.p(), 1, 100 * t));
+	ll_mmu_port_timer(m.p(), 1, 100 * t);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 101 * t);
+	ll_mmu_get_mode_stats(m.p(), 1, &st);
+	EXPECT_EQ(st.ctr[0], slots);	// the counters are the port's
+	EXPECT_EQ(st.ctr[11], 0u);	// not a restart:
+	EXPECT_EQ(st.ctr[13], 1u);	// a wake
+	ll_mmu_release(m.p(), &ch, 100 * t);
 }
 
-// A new rate restarts the slots; the mode comes and goes only while the
-// port holds no lossless bytes.
+// A new rate restarts the slots at the next arrival and keeps the
+// counters; what changes neither rate nor parameters (a headroom written
+// for the scheme's ports) leaves the mode running. The mode comes and
+// goes only while the port holds no lossless bytes.
 TEST(ModeUpdate, RestartAndChangeWhenEmpty)
 {
 	ModePool m;
 	const ll_u64 t = kRtt / 16;
-	for (ll_u64 now = t; now <= 10 * t; now += t)
+	ll_mmu_charge ch;
+	ASSERT_EQ(ll_mmu_admit(m.p(), 1, kLosslessPrio, 0, 0, 1500, 0, &ch),
+		  LL_MMU_ADMIT_HEADROOM);
+	for (ll_u64 now = 0; now <= 10 * t; now += t)
 		ll_mmu_port_timer(m.p(), 1, now);
 	ll_mode_port_stats st;
 	ASSERT_EQ(ll_mmu_get_mode_stats(m.p(), 1, &st), 0);
@@ -284,31 +329,138 @@ TEST(ModeUpdate, RestartAndChangeWhenEmpty)
 	ll_mmu_get_mode_stats(m.p(), 0, &st);
 	EXPECT_EQ(st.mode, 0u);
 
+	ll_mmu_port_config same = BifrostPort();
+	same.headroom_bytes = 123456;	// a scheme's, not the mode's
+	ASSERT_EQ(ll_mmu_port_update(m.p(), 1, &same, 10 * t), LL_MMU_OK);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 11 * t);
+	EXPECT_EQ(m.port(1).headroom_bytes, BifrostBuffer(same));
+
 	ll_mmu_port_config faster = BifrostPort(2 * kRate);
 	ASSERT_EQ(ll_mmu_port_update(m.p(), 1, &faster, 10 * t), LL_MMU_OK);
-	ll_mmu_get_mode_stats(m.p(), 1, &st);
-	EXPECT_EQ(st.ctr[0], 0u);
-	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 11 * t);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), LL_MMU_NEVER);
 	EXPECT_EQ(m.port(1).headroom_bytes, BifrostBuffer(faster));
 	ExpectInvariants(m.p());
+	ll_mmu_charge ch2;
+	ASSERT_EQ(ll_mmu_admit(m.p(), 1, kLosslessPrio, 0, 0, 1500, 10 * t, &ch2),
+		  LL_MMU_ADMIT_HEADROOM);
+	ll_mmu_port_timer(m.p(), 1, 10 * t);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 11 * t);
+	ll_mmu_get_mode_stats(m.p(), 1, &st);
+	EXPECT_EQ(st.ctr[0], 10u);
+	EXPECT_EQ(st.ctr[11], 1u);	// restarts
+	ll_mmu_release(m.p(), &ch2, 10 * t);
 
-	// The link went down and up: the slots start over from now.
+	// The link went down and up: the slots start over at the next
+	// arrival.
 	ll_mmu_port_timer(m.p(), 1, 11 * t);
 	ll_mmu_port_restart(m.p(), 1, 20 * t);
-	ll_mmu_get_mode_stats(m.p(), 1, &st);
-	EXPECT_EQ(st.ctr[0], 0u);
-	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 21 * t);
-
-	ll_mmu_charge ch;
-	ASSERT_EQ(ll_mmu_admit(m.p(), 1, kLosslessPrio, 0, 0, 1500, 0, &ch),
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), LL_MMU_NEVER);
+	ASSERT_EQ(ll_mmu_admit(m.p(), 1, kLosslessPrio, 0, 0, 1500, 20 * t, &ch2),
 		  LL_MMU_ADMIT_HEADROOM);
+	ll_mmu_port_timer(m.p(), 1, 20 * t);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 21 * t);
+	ll_mmu_get_mode_stats(m.p(), 1, &st);
+	EXPECT_EQ(st.ctr[0], 11u);
+	EXPECT_EQ(st.ctr[11], 2u);
+	ll_mmu_release(m.p(), &ch2, 20 * t);
+
 	ll_mmu_port_config none = PortCfg(kRate, 20000);
 	EXPECT_EQ(ll_mmu_port_update(m.p(), 1, &none, 0), LL_MMU_ERR_BUSY);
 	EXPECT_EQ(m.port(1).mode, LL_MODE_BIFROST);
 	ll_mmu_release(m.p(), &ch, 0);
-	ASSERT_EQ(ll_mmu_port_update(m.p(), 1, &none, 0), LL_MMU_OK);
+	ASSERT_EQ(ll_mmu_port_update(m.p(), 1, &none, 21 * t), LL_MMU_OK);
 	EXPECT_EQ(m.port(1).mode, LL_MODE_NONE);
 	EXPECT_EQ(m.p()->headroom_size, 2u * 20000);
+	// The mode's last frame may have paused the upstream: the scheme
+	// resumes it (then has nothing to say).
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 0u);
+	ll_ctrl_msg f{};
+	ASSERT_TRUE(ll_mmu_ctrl_take(m.p(), 1, 21 * t, &f));
+	EXPECT_EQ(f.gate_mask, 1u << kLosslessPrio);
+	EXPECT_EQ(f.value[kLosslessPrio], 0);
+	ll_mmu_ctrl_complete(m.p(), 1, 1, 21 * t);
+	EXPECT_EQ(m.port(1).iq[kLosslessPrio].paused_ns_total, 0u);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), LL_MMU_NEVER);
+	ExpectEmpty(m.p());
+}
+
+// A scheme's port that paused its upstream hands over to a mode with a
+// resume frame; a scheme's wish (SPFC's publish, DSH's sweep) never
+// pauses a mode's port.
+TEST(ModeUpdate, HandoverResumesTheSchemesPause)
+{
+	ModePool m;
+	ll_mmu_port_config none = PortCfg(kRate, 20000);
+	ASSERT_EQ(ll_mmu_port_update(m.p(), 1, &none, 0), LL_MMU_OK);
+	std::vector<ll_mmu_charge> held;
+	for (int i = 0; i < 4000 && !Paused(m.p(), 1); i++) {
+		ll_mmu_charge ch;
+		ASSERT_TRUE(ll_mmu_admitted(ll_mmu_admit(m.p(), 1, kLosslessPrio,
+							 0, 0, 1500, 0, &ch)));
+		held.push_back(ch);
+	}
+	ASSERT_TRUE(Paused(m.p(), 1));
+	ll_ctrl_msg f{};
+	ASSERT_TRUE(ll_mmu_ctrl_take(m.p(), 1, 1000, &f));
+	ll_mmu_ctrl_complete(m.p(), 1, 1, 1000);
+	ASSERT_EQ(m.port(1).xoff.told, 1u << kLosslessPrio);
+	// Drain to the XON point without letting the frame out: the port
+	// holds no lossless byte, but the upstream is still told to pause.
+	for (auto &c : held)
+		ll_mmu_release(m.p(), &c, 2000);
+	held.clear();
+	ll_mmu_port_config bf = BifrostPort();
+	ASSERT_EQ(ll_mmu_port_update(m.p(), 1, &bf, 5000), LL_MMU_OK);
+	EXPECT_EQ(m.port(1).xoff.told, 0u);
+	EXPECT_EQ(m.p()->paused_count, 0u);
+	EXPECT_EQ(m.port(1).iq[kLosslessPrio].paused_ns_total, 4000u);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 0u);
+	ASSERT_TRUE(ll_mmu_ctrl_take(m.p(), 1, 5000, &f));
+	EXPECT_EQ(f.kind, LL_CTRL_PFC);
+	EXPECT_EQ(f.gate_mask, 1u << kLosslessPrio);
+	EXPECT_EQ(f.value[kLosslessPrio], 0);
+	EXPECT_FALSE(ll_mmu_ctrl_complete(m.p(), 1, 1, 5000));
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), LL_MMU_NEVER);
+	// A scheme's wish on the mode's port does nothing.
+	ll_mmu_want(m.p(), 1, kLosslessPrio, 1);
+	EXPECT_EQ(m.port(1).xoff.want, 0u);
+	EXPECT_EQ(m.p()->paused_count, 0u);
+	ExpectEmpty(m.p());
+}
+
+// The pool's MTU is in a mode's check and buffer: a change re-checks
+// every mode's port and re-carves its buffer.
+TEST(ModeUpdate, PoolMtuRechecksModePorts)
+{
+	ModePool m;
+	ll_mmu_config c = m.p()->cfg;
+	c.mtu_bytes = 9000;
+	c.reserved_bytes = 9000;
+	ASSERT_EQ(ll_mmu_pool_reconfigure(m.p(), &c), LL_MMU_OK);
+	const ll_u64 h = BifrostBuffer(BifrostPort(), 9000);
+	EXPECT_GT(h, BifrostBuffer(BifrostPort()));
+	EXPECT_EQ(m.port(1).headroom_bytes, h);
+	ExpectInvariants(m.p());
+	// Back to 1500 while the port holds more than that MTU's buffer:
+	// busy, and the pool keeps its configuration.
+	std::vector<ll_mmu_charge> held;
+	const ll_u64 h1500 = BifrostBuffer(BifrostPort());
+	while (m.port(1).headroom_used <= h1500) {
+		ll_mmu_charge ch;
+		ASSERT_EQ(ll_mmu_admit(m.p(), 1, kLosslessPrio, 0, 0, 1500, 0, &ch),
+			  LL_MMU_ADMIT_HEADROOM);
+		held.push_back(ch);
+	}
+	ll_mmu_config back = c;
+	back.mtu_bytes = 1500;
+	back.reserved_bytes = 1500;
+	EXPECT_EQ(ll_mmu_pool_reconfigure(m.p(), &back), LL_MMU_ERR_BUSY);
+	EXPECT_EQ(m.p()->cfg.mtu_bytes, 9000u);
+	EXPECT_EQ(m.port(1).headroom_bytes, h);
+	for (auto &ch : held)
+		ll_mmu_release(m.p(), &ch, 0);
+	ASSERT_EQ(ll_mmu_pool_reconfigure(m.p(), &back), LL_MMU_OK);
+	EXPECT_EQ(m.port(1).headroom_bytes, h1500);
 	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), LL_MMU_NEVER);
 	ExpectEmpty(m.p());
 }
