@@ -63,7 +63,17 @@ def main():
            (base + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\nprio = 16\n", "incast.prio: want an integer 0..15"),
            ('schemes = "dt"\n' + base + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\n",
             "schemes: want a list of scheme names"),
-           ("duration = [\n", "Invalid value")]
+           ("duration = [\n", "Invalid value"),
+           (base + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\n[long_link]\nsenders = [2]\ndelay = \"5ms\"\n",
+            "long_link.senders: want a list of 0..1"),
+           (base + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\n[long_link]\nsenders = [0]\ndelay = \"far\"\n",
+            "long_link.delay: want a time"),
+           (base + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\n[port_options]\nx = \"mode bifrost\"\n",
+            "port_options without [long_link]"),
+           (base + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\n[stall]\nstart = 1\nperiod = 1\nlength = 1\n",
+            "stall.length: want less than stall.period"),
+           (base + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\n[stall]\nperiod = 2\nlength = 1\n",
+            "stall.start: required")]
     for i, (text, want) in enumerate(bad):
         path = os.path.join(tmp, f"bad{i}.toml")
         with open(path, "w") as f:
@@ -78,9 +88,19 @@ def main():
         f.write(base + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\n")
     check(rc.load_scenario(good)["schemes"] == ["dt"], "a scenario without 'schemes' compares dt alone",
           str(rc.load_scenario(good)["schemes"]))
+    # The baseline first: dt, or on a long link PFC (scheme st, so that its
+    # threshold and headroom split the same buffer a mode gets).
     listed = {n: rc.load_scenario(n)["schemes"] for n in names}
-    check(all(s[0] == "dt" for s in listed.values()), "every shipped scenario compares against dt first",
+    check(all(s[0] == "dt" or (rc.load_scenario(n)["long_link"] and s[0].startswith("pfc"))
+              for n, s in listed.items()), "every shipped scenario compares against its baseline first",
           str(listed))
+    bll = rc.load_scenario("bifrost-long-link")
+    check(bll["stall"]["windows"][:2] == [(2.0, 3.0), (6.0, 7.0)] and len(bll["stall"]["windows"]) == 7 and
+          bll["long_link"]["cable_delay"] == "250ms",
+          "bifrost-long-link: stall windows within the run, cable-delay from the link's delay",
+          f"{bll['stall']['windows']}")
+    check(all(n in bll["scheme_options"] for n in bll["schemes"]) and "mode bifrost" in bll["port_options"]["bifrost"],
+          "bifrost-long-link: every column's pool options given, Bifrost on the long port")
 
     # A made-up run: 2 senders, 1 receiver r0 on switch port if0.
     scn = rc.load_scenario("smoke")
@@ -156,6 +176,33 @@ def main():
           f"{u['window']}")
     check(m["wake_late_max_ms"] == {"switch": 7, "hosts": 9} and m["shaper_lost_ms"]["hosts"] == 1,
           "timer lateness: the ports to the receivers and the uplinks")
+
+    # A long link and a stall: the stalled receiver's use outside the
+    # stall buckets, from the first that carried data; the long port's
+    # buffer (a mode's H, or reserve + st threshold + headroom) and peak.
+    scn_ll = copy.deepcopy(scn)
+    scn_ll["stall"] = {"receiver": 0, "windows": [(0.2, 0.3)]}
+    recv_ll = dict(recv, bucket_wire_bytes=[0, 100000, 0, 40000, 100000, 100000, 100000, 100000, 100000, 100000])
+    sw_ll = copy.deepcopy(switch)
+    sw_ll["if1"]["options"] = {"scheme": "st", "st_threshold": 100000, "reserved": 1500}
+    sw_ll["if1"]["ingress"][3]["peak_bytes"] = 150000
+    sw_ll["if2"]["mode_stats"] = {"mode": "bifrost", "slots": 10, "max_queue": 7000, "max_late": 9 * MS}
+    sw_ll["if2"]["options"] = {"bifrost_jitter": 5 * MS}
+    raw_ll = dict(raw, recvs=[recv_ll], switch=sw_ll, long_ports={"if1": "h0", "if2": "h1"}, stalls_sent=[])
+    m_ll = rc.metrics(scn_ll, raw_ll)
+    st = m_ll["stall"]
+    check(st["buckets"] == 8 and st["idle_buckets"] == 1 and abs(st["utilisation"] - 0.925) < 1e-9,
+          "stall: utilisation outside the stall buckets from the first with data (740 KB in 8 x 100 KB)",
+          f"{st}")
+    lp = m_ll["long_ports"]
+    check(lp["h0"]["buffer"] == 1500 + 100000 + 90000 and lp["h0"]["peak"] == 150000 and
+          lp["h1"]["buffer"] == 90000 and lp["h1"]["peak"] == 7000 and lp["h1"]["mode_stats"]["slots"] == 10,
+          "long ports: PFC's reserve + threshold + headroom, a mode's H and max L", f"{lp}")
+    ll_text = rc.table(scn_ll, {"x": dict(m_ll, raw={"switch": sw_ll})})
+    check("utilisation to the stalled receiver outside stalls" in ll_text and "92.5% n=8" in ll_text and
+          "long port h1: mode slots / full pauses / breaches" in ll_text and
+          "slot loop ran 9 ms late, beyond bifrost-jitter 5 ms" in ll_text,
+          "the table: stall, long-port and mode rows, and the lateness premise", ll_text[-400:])
 
     results = {"dt": m, "st": {"scheme": "st", "scheme_options": "scheme st", "error": "tc refused it"}}
     text = rc.table(scn, results)

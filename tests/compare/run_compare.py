@@ -93,6 +93,24 @@ SCHEMA = {
         "max_drain": 120,      # s after the flows' window before giving up
     },
     "scheme_options": {},      # NAME = "tc options"; default "scheme NAME"
+    # Senders behind a long link (Bifrost's setting, docs/BIFROST.md):
+    # optional. Their switch ports take port_options[NAME] under column NAME.
+    "long_link": {
+        "senders": None,       # sender indices cabled through it
+        "delay": None,         # one way (netem), as "250ms"
+        "cable_delay": AUTO,   # the long ports' tc cable-delay (default: delay)
+        "pace": "burst 1514 catchup 1514",  # the long senders' uplink shaper
+    },
+    # A receiver that pauses the switch's port to it (PFC, its priority)
+    # for length s every period s from start: a drain that stalls (S2).
+    "stall": {
+        "receiver": 0,
+        "start": None,
+        "period": None,
+        "length": None,
+        "prio": AUTO,          # default network.prio
+    },
+    "port_options": {},        # NAME = "tc options" for the long ports
 }
 
 
@@ -108,10 +126,10 @@ def merge(schema, given, where):
                                 f"(known: {', '.join(schema)})")
     for k, default in schema.items():
         path = f"{where}.{k}" if where else k
-        if isinstance(default, dict) and k != "scheme_options":
+        if isinstance(default, dict) and k not in ("scheme_options", "port_options"):
             sub = given.get(k)
             if sub is None:
-                if k in ("background", "incast"):
+                if k in ("background", "incast", "long_link", "stall"):
                     out[k] = None  # the section is optional
                     continue
                 sub = {}
@@ -127,7 +145,7 @@ def merge(schema, given, where):
     return out
 
 
-def seconds(t, where):
+def seconds(t, where, key="network.sw_delay"):
     """A tc time ("60ms", "500us", "1s") in seconds."""
     for unit, mult in (("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3), ("s", 1.0)):
         if str(t).endswith(unit):
@@ -135,7 +153,7 @@ def seconds(t, where):
                 return float(str(t)[:-len(unit)]) * mult
             except ValueError:
                 break
-    raise ScenarioError(f"{where}: network.sw_delay: want a time such as 60ms, got {t!r}")
+    raise ScenarioError(f"{where}: {key}: want a time such as 60ms, got {t!r}")
 
 
 def load_scenario(name):
@@ -200,6 +218,32 @@ def load_scenario(name):
     if not isinstance(s["scheme_options"], dict) or \
             not all(isinstance(v, str) for v in s["scheme_options"].values()):
         raise ScenarioError(f"{path}: scheme_options: want NAME = \"tc options\" strings")
+    if not isinstance(s["port_options"], dict) or \
+            not all(isinstance(v, str) for v in s["port_options"].values()):
+        raise ScenarioError(f"{path}: port_options: want NAME = \"tc options\" strings")
+    ll, st = s["long_link"], s["stall"]
+    if ll:
+        if not isinstance(ll["senders"], list) or not ll["senders"] or \
+                not all(isinstance(i, int) and 0 <= i < net["senders"] for i in ll["senders"]):
+            raise ScenarioError(f"{path}: long_link.senders: want a list of 0..{net['senders'] - 1}")
+        seconds(ll["delay"], path, "long_link.delay")
+        if ll["cable_delay"] == AUTO:
+            ll["cable_delay"] = ll["delay"]
+    elif s["port_options"]:
+        raise ScenarioError(f"{path}: port_options without [long_link]: no port to give them to")
+    if st:
+        if not 0 <= st["receiver"] < net["receivers"]:
+            raise ScenarioError(f"{path}: stall.receiver: want 0..{net['receivers'] - 1}")
+        for k in ("start", "period", "length"):
+            if not isinstance(st[k], (int, float)) or st[k] <= 0:
+                raise ScenarioError(f"{path}: stall.{k}: want seconds > 0")
+        if st["length"] >= st["period"]:
+            raise ScenarioError(f"{path}: stall.length: want less than stall.period")
+        if st["prio"] == AUTO:
+            st["prio"] = net["prio"]
+        st["windows"] = [(t, t + st["length"]) for t in
+                         (st["start"] + k * st["period"] for k in range(int(s["duration"] // st["period"]) + 1))
+                         if t + st["length"] <= s["duration"]]
     return s
 
 
@@ -222,7 +266,7 @@ def switch_qdisc(scn, scheme_opts):
             f"{net['pool_options']} {scheme_opts}").split()
 
 
-def build(t, scn, scheme_opts):
+def build(t, scn, scheme_opts, port_opts=""):
     """The scenario's network: receivers r0.. (10.0.0.1..) and senders h0..
     (10.0.0.10..) on one /24 through switch sw. Returns (sw, receivers,
     senders, ports): receivers and senders are lists of (host, ip, link);
@@ -233,9 +277,11 @@ def build(t, scn, scheme_opts):
     for j in range(net["receivers"]):
         h = t.host(f"r{j}")
         receivers.append((h, f"10.0.0.{1 + j}", t.link(h, sw)))
+    ll = scn["long_link"]
+    long_senders = set(ll["senders"]) if ll else set()
     for i in range(net["senders"]):
         h = t.host(f"h{i}")
-        senders.append((h, f"10.0.0.{10 + i}", t.link(h, sw)))
+        senders.append((h, f"10.0.0.{10 + i}", t.link(h, sw, delay=ll["delay"] if i in long_senders else None)))
     for h, ip, lk in receivers + senders:  # one L2 domain through the bridge
         h.run(f"ip addr flush dev {lk['a_if']}")
         h.run(f"ip addr add {ip}/24 dev {lk['a_if']}")
@@ -247,17 +293,19 @@ def build(t, scn, scheme_opts):
         # that flows interleave as on a NIC (ll-flows resends on ENOBUFS);
         # the switch ports' catch-up, so that timer lateness under TCG does
         # not cost the senders their rate (docs/CONFIGURATION.md, Shaper).
+        shaper = ll["pace"] if h.name in {f"h{i}" for i in long_senders} else f"catchup {net['host_catchup']}"
         h.run(f"tc qdisc add dev {lk['a_if']} root lossless rate {net['rate_mbit']}mbit "
-              f"limit {net['host_limit']} catchup {net['host_catchup']}")
+              f"limit {net['host_limit']} {shaper}")
         h.run(f"{Paths.ingress} attach {lk['a_if']} --pin-dir /sys/fs/bpf/ll-{h.ns}")
     announce([h for h, _, _ in receivers + senders])
     ports = {}
     qd = " ".join(switch_qdisc(scn, scheme_opts))
     for h, _, lk in receivers + senders:
-        r = sw.run(f"tc qdisc add dev {lk['b_if']} root handle 1: {qd}", check=False)
+        extra = f" cable-delay {ll['cable_delay']} {port_opts}" if h.name in {f"h{i}" for i in long_senders} else ""
+        r = sw.run(f"tc qdisc add dev {lk['b_if']} root handle 1: {qd}{extra}", check=False)
         if r.returncode:
             raise RuntimeError(f"the switch refused the scheme's qdisc: tc qdisc add dev {lk['b_if']} "
-                               f"root handle 1: {qd}\n{r.stderr.strip()}")
+                               f"root handle 1: {qd}{extra}\n{r.stderr.strip()}")
         sw.run(f"{Paths.ingress} attach {lk['b_if']} --pin-dir /sys/fs/bpf/ll-{sw.ns}")
         ports[lk["b_if"]] = h.name
     return sw, receivers, senders, ports
@@ -390,22 +438,53 @@ def sender_cmds(scn, i, t0, bg_dsts, incast_dst):
     return cmds
 
 
-def run_scheme(scn, scheme, scheme_opts, hook=None):
+def start_stalls(scn, receivers, t0):
+    """The receiver's pause plan (pause_sender.py): an XOFF of its priority
+    at each stall window's start, an XON at its end (a stall longer than
+    one frame's 65535 quanta is refreshed). Started now, sent from t0."""
+    st, net = scn["stall"], scn["network"]
+    host, _, lk = receivers[st["receiver"]]
+    quanta_s = 512 / (net["rate_mbit"] * 1e6)
+    bit = 1 << st["prio"]
+    plan = []
+    for a, b in st["windows"]:
+        t = a
+        while t < b:
+            q = min(65535, math.ceil((b - t) / quanta_s) + 1)
+            plan.append({"at": t, "name": "xoff", "kind": "pfc", "vector": bit,
+                         "times": [q if k == st["prio"] else 0 for k in range(8)]})
+            t += 65535 * quanta_s / 2
+        plan.append({"at": b, "name": "xon", "kind": "pfc", "vector": bit, "times": [0] * 8})
+    p = host.popen(f"{Paths.python} {Paths.pause_sender} {lk['a_if']} {lk['a_mac']} '{json.dumps(plan)}'",
+                   stdin=subprocess.PIPE)
+    if p.stdout.readline().strip() != "ready":
+        raise RuntimeError("the stall's pause sender failed: " + p.communicate()[1])
+
+    def go():
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    timer = threading.Timer(max(0.0, (t0 - time.monotonic_ns()) / 1e9), go)
+    timer.daemon = True
+    timer.start()
+    return p
+
+
+def run_scheme(scn, scheme, scheme_opts, hook=None, port_opts=""):
     """One scheme: build, measure the base RTT, run the flows, drain, read
     the counters. Returns the raw results (summarised by metrics()). hook,
     if given, is called as hook(sw, ports) before the network is torn down."""
     started = time.monotonic()
     backlog_before = read_backlog_sysctl()
     try:
-        return run_built(scn, scheme, scheme_opts, hook, started)
+        return run_built(scn, scheme, scheme_opts, hook, started, port_opts)
     finally:
         write_backlog_sysctl(backlog_before)
 
 
-def run_built(scn, scheme, scheme_opts, hook, started):
+def run_built(scn, scheme, scheme_opts, hook, started, port_opts=""):
     bg, inc = scn["background"], scn["incast"]
     with Topology("cmp") as t:
-        sw, receivers, senders, ports = build(t, scn, scheme_opts)
+        sw, receivers, senders, ports = build(t, scn, scheme_opts, port_opts)
         # A veth delivers into the CPU's input backlog, which drops beyond
         # net.core.netdev_max_backlog before any qdisc sees the frame: raise
         # it to what the pool says its ports may burst (docs/MMU.md).
@@ -420,6 +499,7 @@ def run_built(scn, scheme, scheme_opts, hook, started):
         t0 = time.monotonic_ns() + int((2.0 + 0.5 * (len(senders) + len(receivers))) * 1e9)
         recv = [popen(r, f"{FLOWS} recv --port {PORT} --duration 100000 --bucket-ms 100 --t0-ns {t0}")
                 for r, _, _ in receivers]
+        staller = start_stalls(scn, receivers, t0) if scn["stall"] else None
         bg_dsts = [receivers[j][1] for j in bg["receivers"]] if bg else []
         incast_dst = receivers[inc["receiver"] if inc else 0][1]
         drops0 = backlog_drops()
@@ -449,15 +529,21 @@ def run_built(scn, scheme, scheme_opts, hook, started):
         # two samples in a row: the senders have exited, and what their
         # uplinks still queue reaches the switch within a few ms unless
         # paused, which the switch's own queues would show.
+        # A long link still carries a one-way delay of datagrams the switch
+        # has not seen: the wait starts after it (and its netem's slack).
+        settle_ns = int((2 * seconds(scn["long_link"]["delay"], "", "long_link.delay") + 1) * 1e9) \
+            if scn["long_link"] else 0
+
         def drained():
             if not sampler.is_alive():
                 raise RuntimeError("the buffer sampler stopped (tc -batch failed)")
             recent = sampler.samples[-2:]
-            return len(recent) == 2 and recent[0]["t_ns"] > sent_done and all(
+            return len(recent) == 2 and recent[0]["t_ns"] > sent_done + settle_ns and all(
                 s["shared"] == 0 and s["headroom"] == 0 and not any(s["backlog"].values()) for s in recent)
         is_drained = wait_for(drained, timeout=scn["report"]["max_drain"], step=0.1)
         sampler.stop.set()
         sampler.join()
+        stalls_sent = json.loads(staller.communicate(timeout=60)[0] or "[]") if staller else []
         for p in recv:
             p.send_signal(signal.SIGINT)
         recvs = []
@@ -472,7 +558,11 @@ def run_built(scn, scheme, scheme_opts, hook, started):
         cpu_drops = backlog_drops() - drops0
         if hook:
             hook(sw, ports)
-    return {"scheme": scheme, "scheme_options": scheme_opts, "qdisc": " ".join(switch_qdisc(scn, scheme_opts)),
+    return {"scheme": scheme, "scheme_options": scheme_opts, "port_options": port_opts,
+            "long_ports": {lk["b_if"]: h.name for h, _, lk in senders
+                           if scn["long_link"] and int(h.name[1:]) in scn["long_link"]["senders"]},
+            "stalls_sent": stalls_sent,
+            "qdisc": " ".join(switch_qdisc(scn, scheme_opts)),
             "t0_ns": t0, "base_rtt_ns": base_rtt_ns, "rtt_ms": rtt["rtt_ms"], "sends": sends, "recvs": recvs,
             "switch": final, "hosts": hosts, "ports": ports, "samples": sampler.samples,
             "receivers": [(r.name, ip) for r, ip, _ in receivers],
@@ -642,6 +732,44 @@ def metrics(scn, raw):
             "backlogged_buckets": len(idx),
             "window": sum(b[:n_window]) / cap / max(1, n_window)}
 
+    # A stalled receiver: its link's use outside the stall windows, from
+    # the first bucket that carried data (a long link's first bytes come a
+    # one-way delay late). The senders offer it more than its line rate
+    # throughout, so a bucket below capacity there is the scheme idling it.
+    st = scn["stall"]
+    if st:
+        name = raw["receivers"][st["receiver"]][0]
+        res = raw["recvs"][st["receiver"]]
+        width = res["bucket_ns"]
+        cap = rate * width / 8e9
+        b = res["bucket_wire_bytes"]
+        n_window = min(len(b), int(scn["duration"] * 1e9 // width))
+        stalled = {k for a, e in st["windows"] for k in range(int(a * 1e9 // width), math.ceil(e * 1e9 / width))}
+        first = next((k for k in range(n_window) if b[k]), n_window)
+        free = [k for k in range(first, n_window) if k not in stalled]
+        m["stall"] = {"receiver": name, "windows": st["windows"], "sent": raw["stalls_sent"],
+                      "utilisation": sum(b[k] for k in free) / cap / len(free) if free else None,
+                      "buckets": len(free), "idle_buckets": sum(1 for k in free if b[k] < cap / 2),
+                      "link_mbit": [x * 8 / (width / 1e9) / 1e6 for x in b[:n_window]],
+                      "bucket_s": width / 1e9}
+    # The long link's switch ports: the buffer their lossless bytes may
+    # take (a mode's H; PFC's reserve + threshold + headroom), its peak,
+    # and the mode's own counters.
+    m["long_ports"] = {}
+    for dev, hname in raw.get("long_ports", {}).items():
+        q = sw[dev]
+        iq = [q["ingress"][p] for p in lossless]
+        ms = q.get("mode_stats")
+        o = q.get("options", {})
+        if ms:
+            buf, peak = iq[0]["headroom_size"], ms.get("max_queue", 0)
+        else:
+            thr = o.get("st_threshold") if o.get("scheme") == "st" else None
+            buf = o.get("reserved", 0) + thr + iq[0]["headroom_size"] if thr is not None else None
+            peak = max(x.get("peak_bytes", 0) for x in iq)
+        m["long_ports"][hname] = {"dev": dev, "buffer": buf, "peak": peak, "drops": sum(x["drops"] for x in iq),
+                                  "pfc_tx": q.get("pfc_frames_tx", 0), "mode_stats": ms or {}}
+
     # The buffer over time (for the plot), in s since t0.
     m["samples"] = [[(s["t_ns"] - raw["t0_ns"]) / 1e9, s["shared"], s["headroom"]] for s in raw["samples"]]
     m["backlog_samples"] = {name: [s["backlog"].get(dev, 0) for s in raw["samples"]]
@@ -743,6 +871,28 @@ def table(scn, results):
         row(f"slowdown p50 / p99 {k}",
             lambda m, k=k: f"{fmt(m['fct'][k]['slowdown_p50'], '{:.2f}')}/"
                            f"{fmt(m['fct'][k]['slowdown_p99'], '{:.2f}')}" if k in m["fct"] else "-")
+    if any(results[n].get("stall") for n in names if "error" not in results[n]):
+        row("utilisation to the stalled receiver outside stalls",
+            lambda m: (f"{fmt(m['stall']['utilisation'] and m['stall']['utilisation'] * 100)}% "
+                       f"n={m['stall']['buckets']}") if m.get("stall") else "-")
+        row("  100 ms buckets below half the link there",
+            lambda m: str(m["stall"]["idle_buckets"]) if m.get("stall") else "-")
+    longs = sorted({p for n in names if "error" not in results[n] for p in results[n].get("long_ports", {})})
+    for p in longs:
+        def lp(m, p=p):
+            return m.get("long_ports", {}).get(p)
+        row(f"long port {p}: lossless buffer / peak held (KB)",
+            lambda m, lp=lp: (f"{fmt(lp(m)['buffer'] and lp(m)['buffer'] / 1e3, '{:.0f}')}/"
+                              f"{lp(m)['peak'] / 1e3:.0f}") if lp(m) else "-")
+        row(f"long port {p}: lossless drops / frames upstream",
+            lambda m, lp=lp: f"{lp(m)['drops']}/{lp(m)['pfc_tx']}" if lp(m) else "-")
+        row(f"long port {p}: mode slots / full pauses / breaches",
+            lambda m, lp=lp: (f"{lp(m)['mode_stats'].get('slots', 0)}/{lp(m)['mode_stats'].get('full_pauses', 0)}/"
+                              f"{lp(m)['mode_stats'].get('breaches', 0)}") if lp(m) and lp(m)["mode_stats"] else "-")
+        row(f"long port {p}: mode max L+F (KB) / slot lateness max (ms)",
+            lambda m, lp=lp: (f"{lp(m)['mode_stats'].get('max_lf', 0) / 1e3:.0f}/"
+                              f"{lp(m)['mode_stats'].get('max_late', 0) / 1e6:.0f}")
+            if lp(m) and lp(m)["mode_stats"] else "-")
     row("base RTT (ms, ping, idle)", lambda m: f"{m['base_rtt_ms']:.3f}")
     row("latest timer wake-up, to receivers / hosts (ms)",
         lambda m: f"{m['wake_late_max_ms']['switch']:.0f}/{m['wake_late_max_ms']['hosts']:.0f}")
@@ -778,6 +928,15 @@ def premise_notes(scn, results):
             out.append(f"{n}: a timer woke {late:.0f} ms late, beyond the sw-delay of {budget_ms:.0f} ms that "
                        f"sizes the headroom: this run did not meet its premise ({drops} lossless drops); "
                        f"run it on a quieter machine or give the scenario more sw_delay")
+        # A mode's slot loop sizes its buffer with its own lateness bound
+        # (Bifrost's J): a run whose loop ran later did not meet it.
+        for p, lp in m.get("long_ports", {}).items():
+            ms, o = lp["mode_stats"], m["raw"]["switch"][lp["dev"]].get("options", {}) if "raw" in m else {}
+            j = o.get("bifrost_jitter")
+            if ms and j and ms.get("max_late", 0) > j:
+                out.append(f"{n}: the long port {p}'s slot loop ran {ms['max_late'] / 1e6:.0f} ms late, beyond "
+                           f"bifrost-jitter {j / 1e6:.0f} ms that sizes its buffer: this run did not meet "
+                           f"its premise ({lp['drops']} lossless drops there)")
     return out
 
 
@@ -809,13 +968,35 @@ def plot(scn, results, png):
     title = (f"compare: {scn['name']} ({net['senders']} senders, {net['receivers']} "
              f"receiver{'s' if net['receivers'] > 1 else ''}, "
              f"{net['rate_mbit']} Mbit/s; schemes {' '.join(ok)})")
+    color = {n: k + 1 for k, n in enumerate(ok)}  # one colour per scheme in every panel
+    stalled = [n for n in ok if results[n].get("stall")]
+    for n in stalled:
+        st = results[n]["stall"]
+        b = f"$link_{ok.index(n)}"
+        gp += f"{b} << EOD\n" + "".join(f"{(k + 0.5) * st['bucket_s']:.3f} {v:.3f}\n"
+                                        for k, v in enumerate(st["link_mbit"])) + "EOD\n"
+        blocks[(n, "link")] = b
     gp += f"set multiplot layout 3,1 title {gp_str(title)}\nset grid\nset key bottom right\n"
     for cls in ("background", "incast"):
+        if cls == "incast" and stalled:
+            # A stall scenario's second panel: the stalled receiver's link
+            # over time, where an idle spell after a stall shows.
+            st = results[stalled[0]]["stall"]
+            gp += (f"set title {gp_str('link to ' + st['receiver'] + ', Mbit/s per 100 ms (stalls shaded)')}\n"
+                   "unset logscale x\nset xlabel 'time since t0 (s)'\nset ylabel 'Mbit/s'\n"
+                   f"set yrange [0:{net['rate_mbit'] * 1.15}]\nset xrange [0:{scn['duration']}]\n")
+            for k, (a, e) in enumerate(st["windows"]):
+                gp += (f"set object {k + 1} rect from {a},graph 0 to {e},graph 1 "
+                       "fc rgb '#e8e8e8' fs solid noborder behind\n")
+            gp += "plot " + ", \\\n     ".join(f"{blocks[(n, 'link')]} using 1:2 with lines lw 2 lc {color[n]} "
+                                               f"title {gp_str(n)}" for n in stalled) + "\n"
+            gp += "unset object\nset xrange [*:*]\n"
+            continue
         series = [(n, blocks[(n, cls)]) for n in ok if (n, cls) in blocks]
         gp += (f"set title {gp_str(f'FCT CDF, {cls} flows')}\nset logscale x\nset xlabel 'FCT (ms)'\n"
                "set ylabel 'fraction of flows'\nset yrange [0:1]\nset xrange [*:*]\n")
         if series:
-            gp += "plot " + ", \\\n     ".join(f"{b} using 1:2 with steps lw 2 title {gp_str(n)}"
+            gp += "plot " + ", \\\n     ".join(f"{b} using 1:2 with steps lw 2 lc {color[n]} title {gp_str(n)}"
                                                for n, b in series) + "\n"
         else:
             gp += (f"set label 1 'no {cls} flows' at graph 0.5,0.5 center\n"
@@ -826,9 +1007,10 @@ def plot(scn, results, png):
     series = [(n, blocks[(n, "buf")]) for n in ok if (n, "buf") in blocks]
     if series:
         parts = []
-        for k, (n, b) in enumerate(series):
-            parts.append(f"{b} using 1:($2/1024) with lines lw 2 lc {k + 1} title {gp_str(n + ' shared')}")
-            parts.append(f"{b} using 1:($3/1024) with lines lw 1 dt 2 lc {k + 1} title {gp_str(n + ' headroom')}")
+        for n, b in series:
+            parts.append(f"{b} using 1:($2/1024) with lines lw 2 lc {color[n]} title {gp_str(n + ' shared')}")
+            parts.append(f"{b} using 1:($3/1024) with lines lw 1 dt 2 lc {color[n]} "
+                         f"title {gp_str(n + ' headroom')}")
         gp += "plot " + ", \\\n     ".join(parts) + "\n"
     else:
         gp += "set label 1 'no samples' at graph 0.5,0.5 center\nset yrange [0:1]\nplot [0:1] 2 notitle\n"
@@ -865,6 +1047,14 @@ def describe(scn):
                    f"r{inc['receiver']} every {inc['period']} s{' (Poisson)' if inc['poisson'] else ''} "
                    f"from {inc['start']} s (~{burst * 8 / (net['rate_mbit'] * 1e6) / inc['period']:.2f} "
                    f"of its link)")
+    ll, st = scn["long_link"], scn["stall"]
+    if ll:
+        out.append(f"  long link: senders {', '.join('h' + str(i) for i in ll['senders'])} through {ll['delay']} "
+                   f"one way (netem); their uplinks '{ll['pace']}', their switch ports cable-delay "
+                   f"{ll['cable_delay']} and each column's port options")
+    if st:
+        out.append(f"  stall: r{st['receiver']} pauses the switch's port to it (prio {st['prio']}) for "
+                   f"{st['length']} s every {st['period']} s from {st['start']} s ({len(st['windows'])} stalls)")
     out.append(f"  small flows: <= {scn['report']['small_max']} B")
     return "\n".join(out)
 
@@ -898,9 +1088,11 @@ def run(scenario, schemes, out_dir, overrides=None, hook=None, quiet=False):
     print(describe(scn), flush=True)
     results = {}
     for n in schemes:
-        print(f"=== scheme {n}: pool options \"{opts[n]}\"", flush=True)
+        popts = scn["port_options"].get(n, "")
+        print(f"=== scheme {n}: pool options \"{opts[n]}\"" + (f", long ports \"{popts}\"" if popts else ""),
+              flush=True)
         try:
-            raw = run_scheme(scn, n, opts[n], hook)
+            raw = run_scheme(scn, n, opts[n], hook, popts)
             results[n] = metrics(scn, raw)
             results[n]["raw"] = {k: raw[k] for k in ("sends", "recvs", "switch", "hosts", "rtt_ms")}
             print(f"    {results[n]['flows_complete']}/{results[n]['flows']} flows complete, "
