@@ -99,6 +99,25 @@ void ll_bifrost_init(struct ll_bifrost *b, const struct ll_bifrost_config *cfg,
 				    (ll_s64)b->f_max_bytes;
 }
 
+void ll_bifrost_reconfigure(struct ll_bifrost *b,
+			    const struct ll_bifrost_config *cfg)
+{
+	struct ll_bifrost old = *b;
+
+	ll_bifrost_init(b, cfg, old.last_ns, old.rx_prev);
+	b->f_bytes = old.f_bytes;
+	b->next_ns = old.next_ns;
+	b->last_pause_ns = old.last_pause_ns;
+	b->slot = old.slot;
+	b->guarded = old.guarded;
+	if (old.leak_countdown < b->leak_countdown)
+		b->leak_countdown = old.leak_countdown;
+	if (old.stats.min_margin_bytes < b->stats.min_margin_bytes)
+		b->stats.min_margin_bytes = old.stats.min_margin_bytes;
+	old.stats.min_margin_bytes = b->stats.min_margin_bytes;
+	b->stats = old.stats;
+}
+
 /* Bucket of a lateness: 0 below 1 us, then one per power of two. */
 static ll_u32 late_bucket(ll_u64 late_ns)
 {

@@ -151,6 +151,16 @@ const char *ll_bifrost_check(const struct ll_bifrost_config *cfg);
 void ll_bifrost_init(struct ll_bifrost *b, const struct ll_bifrost_config *cfg,
 		     ll_u64 now_ns, ll_u64 rx_bytes);
 
+/*
+ * New parameters at the same rate (bifrost.md S11: they apply at the next
+ * slot): the derived values from cfg, the loop's state kept (F, the
+ * receive counter, the schedule, the last frame, the counters; F is not
+ * cut to a smaller bound here, the next slot caps it). cfg must pass the
+ * check.
+ */
+void ll_bifrost_reconfigure(struct ll_bifrost *b,
+			    const struct ll_bifrost_config *cfg);
+
 /* When the next slot is due (absolute, ns). */
 static inline ll_u64 ll_bifrost_next_ns(const struct ll_bifrost *b)
 {

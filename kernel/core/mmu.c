@@ -155,7 +155,9 @@ static ll_u64 evaluate_all(struct ll_mmu_pool *pool, ll_u64 now_ns)
 		for (prio = 0; prio < LL_MMU_PRIOS && !p->mode; prio++)
 			if (is_lossless(pool, prio))
 				ll_scheme_evaluate(pool, port, prio, now_ns);
-		if (xoff_due(p, now_ns))
+		/* A mode's slot due: its port's timer must run it. */
+		if (xoff_due(p, now_ns) ||
+		    (p->mode && now_ns >= p->mode_next_ns))
 			due |= 1ULL << port;
 	}
 	return due;
@@ -274,6 +276,20 @@ static void mode_sleep(struct ll_mmu_port *p, ll_u8 why)
 	p->mode_next_ns = LL_MMU_NEVER;
 }
 
+/* The running mode takes p's parameters, or the pool's new MTU. */
+static void mode_reconfigure(const struct ll_mmu_pool *pool,
+			     struct ll_mmu_port *p)
+{
+	const struct ll_mode_desc *d = ll_mode_lookup(p->mode);
+
+	/* A loop that has not started (asleep since attach or a restart)
+	 * starts from the parameters it has then.
+	 */
+	if (d && p->mode_asleep != LL_MODE_START_RESTART)
+		d->reconfigure(&p->mode_st, &p->mode_params, p->rate_bps,
+			       pool->cfg.mtu_bytes);
+}
+
 enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 					const struct ll_mmu_config *cfg)
 {
@@ -354,7 +370,7 @@ enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 							   &p->mode_params,
 							   p->rate_bps,
 							   cfg->mtu_bytes);
-			mode_sleep(p, LL_MODE_START_RESTART);	/* the new MTU */
+			mode_reconfigure(pool, p);	/* the new MTU */
 		}
 		/* Priorities that stopped being lossless resume. */
 		gone = p->xoff.want & (ll_u8)~cfg->lossless_mask;
@@ -430,6 +446,22 @@ static void mode_wake(const struct ll_mmu_pool *pool, struct ll_mmu_port *p,
 			 p->mode_asleep);
 	p->mode_asleep = 0;
 	p->mode_next_ns = now_ns;
+}
+
+/*
+ * The mode's loop starts again from its parameters (a new rate, a link
+ * down and up): at the next arrival if the port holds nothing, else now
+ * (its first slot T later, F at its bound, as at init), so that a port
+ * with bytes held is never left without its loop. A frame not yet taken
+ * spoke for the old loop: dropped.
+ */
+static void mode_restart(const struct ll_mmu_pool *pool,
+			 struct ll_mmu_port *p, ll_u64 now_ns)
+{
+	p->mode_pending = 0;
+	mode_sleep(p, LL_MODE_START_RESTART);
+	if (p->headroom_used)
+		mode_wake(pool, p, now_ns);
 }
 
 static int mode_params_equal(const union ll_mode_params *a,
@@ -533,7 +565,7 @@ enum ll_mmu_err ll_mmu_port_update(struct ll_mmu_pool *pool, ll_u32 port,
 	enum ll_mmu_err err;
 	ll_u64 headroom, headroom_size;
 	ll_u32 prio;
-	int restart = 0;
+	int change = 0;		/* 1 mode, 2 rate, 3 its parameters */
 
 	if (port >= pool->cfg.max_ports)
 		return LL_MMU_ERR_PORT;
@@ -570,36 +602,41 @@ enum ll_mmu_err ll_mmu_port_update(struct ll_mmu_pool *pool, ll_u32 port,
 	if (err)
 		return err;
 
-	/* A new mode, rate or parameters: the mode's slots start over
-	 * (bifrost.md 5), or the scheme takes the port back. Anything else
-	 * (a headroom written for a scheme's port) leaves a mode running.
+	/* A new mode, or the scheme takes the port back; a new rate
+	 * restarts the mode's loop (bifrost.md 5), new parameters apply to
+	 * the running loop from its next slot (S11). Anything else (a
+	 * headroom written for a scheme's port) leaves a mode as it is.
 	 */
-	if (pc->mode != p->mode ||
-	    (pc->mode && (pc->rate_bps != p->rate_bps ||
-			  !mode_params_equal(&pc->mode_params,
-					     &p->mode_params))))
-		restart = 1;
+	if (pc->mode != p->mode)
+		change = 1;
+	else if (pc->mode && pc->rate_bps != p->rate_bps)
+		change = 2;
+	else if (pc->mode && !mode_params_equal(&pc->mode_params,
+						&p->mode_params))
+		change = 3;
 	p->rate_bps = pc->rate_bps;
 	p->headroom_bytes = headroom;
 	pool->cfg_gen++;
 	xoff_timing(p, p->xoff.quanta);
 	partition_set(pool, pool->reserved_size, headroom_size);
-	if (restart)
+	if (change == 1) {
 		mode_set(pool, p, pc, now_ns);
+	} else if (change) {
+		p->mode_params = pc->mode_params;
+		if (change == 2)
+			mode_restart(pool, p, now_ns);
+		else
+			mode_reconfigure(pool, p);
+	}
 	evaluate_all(pool, now_ns);
 	return LL_MMU_OK;
 }
 
 void ll_mmu_port_restart(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 {
-	struct ll_mmu_port *p;
-
-	(void)now_ns;
 	if (!port_ok(pool, port) || !pool->ports[port].mode)
 		return;
-	p = &pool->ports[port];
-	p->mode_pending = 0;
-	mode_sleep(p, LL_MODE_START_RESTART);
+	mode_restart(pool, &pool->ports[port], now_ns);
 }
 
 ll_u8 ll_mmu_port_detach(struct ll_mmu_pool *pool, ll_u32 port,

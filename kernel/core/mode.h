@@ -17,10 +17,12 @@
  *              PFC's (ll_mmu_ctrl_take()), from the control band;
  *   restart    the mode restarts (its state from its parameters) at
  *              the first arrival after attach, a change of the port's
- *              rate or parameters, the port's link going down and up
+ *              rate, the port's link going down and up
  *              (ll_mmu_port_restart()) or an idle spell: the port's timer
  *              sleeps while the mode says it is idle (idle()), and an
- *              arrival wakes it.
+ *              arrival wakes it; a restart while the port holds bytes
+ *              starts the loop at once. New parameters or a new MTU at
+ *              the same rate reconfigure the running loop (reconfigure()).
  * A mode never runs per packet: its hooks run at configuration time, on
  * the port's timer and for telemetry, so they go through the descriptor.
  * Every hook runs under the pool lock, like the rest of mmu.h.
@@ -70,6 +72,13 @@ struct ll_mode_desc {
 	void (*start)(union ll_mode_state *st, const union ll_mode_params *mp,
 		      ll_u64 rate_bps, ll_u32 mtu_bytes, ll_u64 now_ns,
 		      ll_u64 rx_bytes, ll_u32 why);
+	/*
+	 * New parameters (or MTU) at the same rate: st keeps its loop's
+	 * state and the next slot uses them (a rate change restarts).
+	 */
+	void (*reconfigure)(union ll_mode_state *st,
+			    const union ll_mode_params *mp, ll_u64 rate_bps,
+			    ll_u32 mtu_bytes);
 	/*
 	 * 1 if the mode needs no slot until the port's next arrival: it
 	 * holds no byte (queue_bytes), none arrived since its last slot

@@ -80,7 +80,7 @@ static const struct ll_scheme_stat_desc bifrost_stats[] = {
 	[BF_MIN_MARGIN] = { "min_margin", LL_STAT_BYTES,
 			    "min H - (L + F), 0 after a breach" },
 	[BF_RESTARTS] = { "restarts", LL_STAT_COUNT,
-			  "restarts: links up, new rate, parameters or MTU, gaps of F's window" },
+			  "restarts: links up, rate changes, gaps of F's window" },
 	[BF_MAX_LATE] = { "max_late", LL_STAT_NS,
 			  "the slot loop's largest lateness (J should cover it)" },
 	[BF_WAKES] = { "wakes", LL_STAT_COUNT,
@@ -147,6 +147,16 @@ static void bifrost_start(union ll_mode_state *st,
 		st->bifrost.stats.wakes++;
 	else
 		st->bifrost.stats.restarts++;
+}
+
+static void bifrost_reconfigure(union ll_mode_state *st,
+				const union ll_mode_params *mp,
+				ll_u64 rate_bps, ll_u32 mtu_bytes)
+{
+	struct ll_bifrost_config c;
+
+	bifrost_config(mp, rate_bps, mtu_bytes, &c);
+	ll_bifrost_reconfigure(&st->bifrost, &c);
 }
 
 static int bifrost_idle(const union ll_mode_state *st, ll_u64 queue_bytes,
@@ -220,6 +230,7 @@ const struct ll_mode_desc ll_mode_bifrost = {
 	.check = bifrost_check,
 	.buffer = bifrost_buffer,
 	.start = bifrost_start,
+	.reconfigure = bifrost_reconfigure,
 	.idle = bifrost_idle,
 	.next_ns = bifrost_next_ns,
 	.slot = bifrost_slot,

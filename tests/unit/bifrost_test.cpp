@@ -299,6 +299,37 @@ TEST(Bifrost, StatisticsFollowTheSlots)
 	EXPECT_LE(s.max_lf_bytes, kH);
 }
 
+// S11: new parameters at the same rate apply from the next slot; the
+// loop's state (F, the schedule, the counters) is kept.
+TEST(Bifrost, ReconfigureKeepsTheLoop)
+{
+	Port p(Testbed());
+	p.Slot(0, kB);
+	p.Slot(300000, 2 * kB);
+	const ll_bifrost before = p.b;
+	ll_bifrost_config wider = Testbed(kH + 500000, 5 * kUs, 4);
+	ll_bifrost_reconfigure(&p.b, &wider);
+	EXPECT_EQ(p.b.f_bytes, before.f_bytes);
+	EXPECT_EQ(p.b.next_ns, before.next_ns);
+	EXPECT_EQ(p.b.rx_prev, before.rx_prev);
+	EXPECT_EQ(p.b.slot, before.slot);
+	EXPECT_EQ(p.b.last_pause_ns, before.last_pause_ns);
+	EXPECT_EQ(p.b.stats.slots, 2u);
+	EXPECT_EQ(p.b.stats.frames, before.stats.frames);
+	EXPECT_EQ(p.b.stats.min_margin_bytes, before.stats.min_margin_bytes);
+	EXPECT_EQ(p.b.buffer_bytes, kH + 500000);
+	EXPECT_EQ(p.b.jitter_ns, 5 * kUs);
+	EXPECT_GT(p.b.f_max_bytes, before.f_max_bytes);
+	EXPECT_EQ(p.b.leak_period, 4u);
+	EXPECT_LE(p.b.leak_countdown, before.leak_countdown);
+	// The next slot runs on the kept schedule with the new bound.
+	ll_bifrost_decision d = p.Slot(300000, kB);
+	EXPECT_EQ(p.b.stats.slots, 3u);
+	EXPECT_EQ(p.b.stats.restarts, 0u);
+	EXPECT_LE(p.b.f_bytes, p.b.f_max_bytes);
+	(void)d;
+}
+
 ll_u64 p_fmax(const ll_bifrost_config &c)
 {
 	ll_bifrost b{};

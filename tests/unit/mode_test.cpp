@@ -309,10 +309,12 @@ TEST(ModeFrames, SlotFrameThroughTakeAndComplete)
 	ll_mmu_release(m.p(), &ch, 100 * t);
 }
 
-// A new rate restarts the slots at the next arrival and keeps the
-// counters; what changes neither rate nor parameters (a headroom written
-// for the scheme's ports) leaves the mode running. The mode comes and
-// goes only while the port holds no lossless bytes.
+// A new rate restarts the loop (at once while the port holds bytes, else
+// at the next arrival) and keeps the counters; new parameters at the same
+// rate apply to the running loop from its next slot (S11); what changes
+// neither (a headroom written for the scheme's ports) leaves the mode as
+// it is. The mode comes and goes only while the port holds no lossless
+// bytes.
 TEST(ModeUpdate, RestartAndChangeWhenEmpty)
 {
 	ModePool m;
@@ -335,50 +337,73 @@ TEST(ModeUpdate, RestartAndChangeWhenEmpty)
 	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 11 * t);
 	EXPECT_EQ(m.port(1).headroom_bytes, BifrostBuffer(same));
 
+	// New parameters: the loop runs on, its F kept, the new H carved.
+	const ll_u64 f = m.port(1).mode_st.bifrost.f_bytes;
+	ll_mmu_port_config wider = BifrostPort();
+	wider.mode_params.bifrost.jitter_ns = 2 * t;
+	ASSERT_EQ(ll_mmu_port_update(m.p(), 1, &wider, 10 * t + 5), LL_MMU_OK);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 11 * t);
+	EXPECT_EQ(m.port(1).mode_st.bifrost.f_bytes, f);
+	EXPECT_EQ(m.port(1).mode_st.bifrost.jitter_ns, 2 * t);
+	EXPECT_EQ(m.port(1).headroom_bytes, BifrostBuffer(wider));
+	EXPECT_GT(BifrostBuffer(wider), BifrostBuffer(same));
+	ll_mmu_get_mode_stats(m.p(), 1, &st);
+	EXPECT_EQ(st.ctr[0], 10u);
+	EXPECT_EQ(st.ctr[11], 0u);	// not a restart
+	ExpectInvariants(m.p());
+
+	// A new rate with a byte held: the loop starts at once (its timer
+	// due now, the first slot T later), a restart counted.
 	ll_mmu_port_config faster = BifrostPort(2 * kRate);
 	ASSERT_EQ(ll_mmu_port_update(m.p(), 1, &faster, 10 * t), LL_MMU_OK);
-	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), LL_MMU_NEVER);
 	EXPECT_EQ(m.port(1).headroom_bytes, BifrostBuffer(faster));
-	ExpectInvariants(m.p());
-	ll_mmu_charge ch2;
-	ASSERT_EQ(ll_mmu_admit(m.p(), 1, kLosslessPrio, 0, 0, 1500, 10 * t, &ch2),
-		  LL_MMU_ADMIT_HEADROOM);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 10 * t);
+	EXPECT_TRUE(ll_mmu_ctrl_due(m.p(), 1, 10 * t));
 	ll_mmu_port_timer(m.p(), 1, 10 * t);
 	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 11 * t);
 	ll_mmu_get_mode_stats(m.p(), 1, &st);
 	EXPECT_EQ(st.ctr[0], 10u);
 	EXPECT_EQ(st.ctr[11], 1u);	// restarts
-	ll_mmu_release(m.p(), &ch2, 10 * t);
+	ExpectInvariants(m.p());
 
-	// The link went down and up: the slots start over at the next
-	// arrival.
+	// The link went down and up with the byte still held: at once.
 	ll_mmu_port_timer(m.p(), 1, 11 * t);
 	ll_mmu_port_restart(m.p(), 1, 20 * t);
-	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), LL_MMU_NEVER);
-	ASSERT_EQ(ll_mmu_admit(m.p(), 1, kLosslessPrio, 0, 0, 1500, 20 * t, &ch2),
-		  LL_MMU_ADMIT_HEADROOM);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 20 * t);
 	ll_mmu_port_timer(m.p(), 1, 20 * t);
 	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 21 * t);
 	ll_mmu_get_mode_stats(m.p(), 1, &st);
 	EXPECT_EQ(st.ctr[0], 11u);
 	EXPECT_EQ(st.ctr[11], 2u);
-	ll_mmu_release(m.p(), &ch2, 20 * t);
+
+	// Down and up with nothing held: at the next arrival.
+	ll_mmu_release(m.p(), &ch, 20 * t);
+	ll_mmu_port_restart(m.p(), 1, 30 * t);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), LL_MMU_NEVER);
+	ll_mmu_charge ch2;
+	ASSERT_EQ(ll_mmu_admit(m.p(), 1, kLosslessPrio, 0, 0, 1500, 40 * t, &ch2),
+		  LL_MMU_ADMIT_HEADROOM);
+	ll_mmu_port_timer(m.p(), 1, 40 * t);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 41 * t);
+	ll_mmu_get_mode_stats(m.p(), 1, &st);
+	EXPECT_EQ(st.ctr[11], 3u);
+	EXPECT_EQ(st.ctr[13], 0u);	// not a wake from idle
 
 	ll_mmu_port_config none = PortCfg(kRate, 20000);
 	EXPECT_EQ(ll_mmu_port_update(m.p(), 1, &none, 0), LL_MMU_ERR_BUSY);
 	EXPECT_EQ(m.port(1).mode, LL_MODE_BIFROST);
-	ll_mmu_release(m.p(), &ch, 0);
-	ASSERT_EQ(ll_mmu_port_update(m.p(), 1, &none, 21 * t), LL_MMU_OK);
+	ll_mmu_release(m.p(), &ch2, 0);
+	ASSERT_EQ(ll_mmu_port_update(m.p(), 1, &none, 41 * t), LL_MMU_OK);
 	EXPECT_EQ(m.port(1).mode, LL_MODE_NONE);
 	EXPECT_EQ(m.p()->headroom_size, 2u * 20000);
 	// The mode's last frame may have paused the upstream: the scheme
 	// resumes it (then has nothing to say).
 	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 0u);
-	ll_ctrl_msg f{};
-	ASSERT_TRUE(ll_mmu_ctrl_take(m.p(), 1, 21 * t, &f));
-	EXPECT_EQ(f.gate_mask, 1u << kLosslessPrio);
-	EXPECT_EQ(f.value[kLosslessPrio], 0);
-	ll_mmu_ctrl_complete(m.p(), 1, 1, 21 * t);
+	ll_ctrl_msg fr{};
+	ASSERT_TRUE(ll_mmu_ctrl_take(m.p(), 1, 41 * t, &fr));
+	EXPECT_EQ(fr.gate_mask, 1u << kLosslessPrio);
+	EXPECT_EQ(fr.value[kLosslessPrio], 0);
+	ll_mmu_ctrl_complete(m.p(), 1, 1, 41 * t);
 	EXPECT_EQ(m.port(1).iq[kLosslessPrio].paused_ns_total, 0u);
 	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), LL_MMU_NEVER);
 	ExpectEmpty(m.p());
@@ -459,9 +484,14 @@ TEST(ModeUpdate, PoolMtuRechecksModePorts)
 	EXPECT_EQ(m.port(1).headroom_bytes, h);
 	for (auto &ch : held)
 		ll_mmu_release(m.p(), &ch, 0);
+	// The loop runs on (it started with the first arrival above) with
+	// the new MTU in its guard.
 	ASSERT_EQ(ll_mmu_pool_reconfigure(m.p(), &back), LL_MMU_OK);
 	EXPECT_EQ(m.port(1).headroom_bytes, h1500);
-	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), LL_MMU_NEVER);
+	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 0u);
+	ll_mode_port_stats st;
+	ll_mmu_get_mode_stats(m.p(), 1, &st);
+	EXPECT_EQ(st.ctr[11], 0u);	// no restart
 	ExpectEmpty(m.p());
 }
 

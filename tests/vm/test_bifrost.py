@@ -6,9 +6,11 @@ under the pool's scheme (dt), in one pool.
 The network, 5 Mbit/s everywhere:
     up --[long link: 20 ms one way, netem]-- sw:p_up   (mode bifrost)
     h1 --------------------------------------- sw:p_h1   (the pool's dt)
+    h2 --------------------------------------- sw:p_h2   (the pool's dt)
     r  --------------------------------------- sw:p_r    (the bottleneck)
-Both senders send lossless priority 3 to r at line rate for SECONDS, so
-r's link is a 2:1 incast; in the middle r stalls the switch's port to it
+All three senders send lossless priority 3 to r at line rate for SECONDS,
+so r's link is a 3:1 incast (the long-haul port and two short ports under
+the pool's scheme); in the middle r stalls the switch's port to it
 with a PFC XOFF for STALL_S (S2: the downstream's drain stops) and then
 resumes it. The long link's delay dominates the VM's own (its RTT is 40 ms
 of wire against a few ms of software): Delta = R_s x RTT_BOUND, T = SLOT,
@@ -21,7 +23,7 @@ J = JITTER, chosen from the lateness the VM's timers show (tens of ms).
   2. The run: zero lossless drops on both kinds of port, every datagram
      delivered; Bifrost sent its frames and the upstream applied them; its
      queue stayed within H (max L <= H, no breach of L + F <= H); the dt
-     port paused its sender with PFC as always. The slot loop's lateness
+     ports paused their senders with PFC as always. The slot loop's lateness
      histogram and its largest lateness are printed beside J; a run whose
      lateness passed J says so (its zero loss was not the premise's).
   3. A link down and up restarts the mode at the next arrival: one more
@@ -61,7 +63,7 @@ def build(t):
     lr = t.link(r, sw)
     r_ip = lr["a_ip"]
     senders = []
-    for i, (name, delay) in enumerate((("up", DELAY), ("h1", None))):
+    for i, (name, delay) in enumerate((("up", DELAY), ("h1", None), ("h2", None))):
         h = t.host(name)
         lk = t.link(h, sw, delay=delay)
         h.run(f"ip addr flush dev {lk['a_if']}")
@@ -76,7 +78,8 @@ def build(t):
         h.run(f"{Paths.ingress} attach {lk['a_if']} --pin-dir /sys/fs/bpf/ll-{h.ns}")
         senders.append((h, lk))
     announce([r] + [h for h, _ in senders])
-    ports = {"r": lr["b_if"], "up": senders[0][1]["b_if"], "h1": senders[1][1]["b_if"]}
+    ports = {"r": lr["b_if"], "up": senders[0][1]["b_if"], "h1": senders[1][1]["b_if"],
+             "h2": senders[2][1]["b_if"]}
     for name, p in ports.items():
         mode = f" {BIFROST}" if name == "up" else ""
         sw.run(f"tc qdisc add dev {p} root handle 1: lossless rate {MBIT}mbit {POOL}{mode}")
@@ -151,7 +154,7 @@ def run(c, sw, r, r_ip, lr, senders, ports):
     h = st["up"]["ingress"][3]["headroom_size"]	# a mode's port: H
     hist = ms.get("late_hist", [])
     late_max_us = ms.get("max_late", 0) // 1000
-    dt_xoff = st["h1"]["ingress"][3]["xoff_frames"]
+    dt_xoff = [st[n]["ingress"][3]["xoff_frames"] for n in ("h1", "h2")]
     print(f"  sent {sent} received {got}; pool lossless drops {drops}", flush=True)
     print(f"  bifrost port: slots {ms.get('slots')} frames {ms.get('frames')} full_pauses "
           f"{ms.get('full_pauses')} pause {ms.get('pause', 0) / 1e6:.0f} ms missed_slots "
@@ -164,7 +167,7 @@ def run(c, sw, r, r_ip, lr, senders, ports):
     per = MBIT * 1e6 * res["bucket_ns"] / 8e9
     print("  r's link busy per 100 ms (%): "
           + " ".join(f"{b / per * 100:.0f}" for b in res["bucket_wire_bytes"]), flush=True)
-    print(f"  upstreams applied {[u.get('pfc_frames_rx', 0) for u in ups]} PFC frames (up, h1); "
+    print(f"  upstreams applied {[u.get('pfc_frames_rx', 0) for u in ups]} PFC frames (up, h1, h2); "
           f"dt port XOFF frames {dt_xoff}", flush=True)
     # A restart while traffic ran is the loop stopped for F's window (the
     # first start and the wakes from idle are not restarts).
@@ -174,7 +177,9 @@ def run(c, sw, r, r_ip, lr, senders, ports):
               f"was not sized for this run's lateness (late grants {ms.get('late_grant')} B)", flush=True)
 
     c.eq(drops, 0, "MMU: no lossless drop (the Bifrost port and the dt ports)")
-    c.eq(got, sent, "every datagram of both senders arrived")
+    c.eq(got, sent, "every datagram of the three senders arrived")
+    ingress_drops = {n: st[n]["ingress"][3]["drops"] for n in ("up", "h1", "h2")}
+    c.eq(ingress_drops, {"up": 0, "h1": 0, "h2": 0}, "no lossless drop on either kind of port (per ingress)")
     c.ok(ms.get("slots", 0) > 0 and ms.get("frames", 0) > 0, "Bifrost ran its slots and sent frames",
          f"slots {ms.get('slots')}, frames {ms.get('frames')}")
     # C4's form: at most one minimum-size frame per slot (84 B on the wire
@@ -191,7 +196,8 @@ def run(c, sw, r, r_ip, lr, senders, ports):
     c.le(ms.get("max_queue", 1 << 60), h, "Bifrost's queue stayed within H (max L <= H)", " B")
     if premise:
         c.eq(ms.get("breaches"), 0, "L + F stayed within H in every slot")
-    c.ok(dt_xoff > 0, "the dt port paused its sender with PFC as always", f"{dt_xoff} XOFF frames")
+    c.ok(all(x > 0 for x in dt_xoff), "both dt ports paused their senders with PFC as always",
+         f"{dt_xoff} XOFF frames")
     return ms
 
 
