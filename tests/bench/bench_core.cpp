@@ -3,7 +3,9 @@
 // quanta conversion used on both.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "core.h"	// tests/unit/core.h: the core with C linkage
 extern "C" {
@@ -270,5 +272,50 @@ void BM_BifrostSlot(benchmark::State &state)
 	state.counters["frames"] = (double)b.stats.frames;
 }
 BENCHMARK(BM_BifrostSlot);
+
+// Bifrost's control overhead (claim C4's form, bifrost.md 7.6): the share
+// of the link its frames take, 84 B on the wire each (64 + preamble and
+// gap), in a slot-level model of S4 (the egress drains half the link, an
+// upstream that sends what each frame grants, a round trip later). Run
+// for 100 Gbit/s with T = 10 us (the claim's setting) and for the VM's
+// bifrost-long-link (10 Mbit/s, T = 20 ms, RTT 600 ms). Counters: the
+// model's overhead in % and the bound of one frame per slot.
+void BM_BifrostControlOverhead(benchmark::State &state)
+{
+	const bool vm = state.range(0);
+	ll_bifrost_config c{};
+	c.rate_bps = vm ? 10000000ull : kRate;
+	c.slot_ns = vm ? 20000000 : 10000;
+	c.rtt_ns = vm ? 600000000 : 800000;
+	c.jitter_ns = vm ? 40000000 : 2000;
+	c.leak_period = 1;
+	c.mtu_bytes = 1518;
+	const ll_u32 delay_slots = (ll_u32)(c.rtt_ns / c.slot_ns);
+	const ll_u32 slots = 20000;
+	double overhead = 0, bound = 0;
+	for (auto _ : state) {
+		ll_bifrost b;
+		ll_bifrost_init(&b, &c, 0, 0);
+		std::vector<ll_u64> wire(delay_slots + 1, b.slot_bytes);
+		ll_u64 rx = 0, queue = 0;
+		for (ll_u32 n = 0; n < slots; n++) {
+			ll_bifrost_decision d;
+			const ll_u64 in = wire[n % wire.size()];
+			rx += in;
+			queue += in;
+			queue -= std::min(queue, b.slot_bytes / 2);
+			ll_bifrost_slot(&b, ll_bifrost_next_ns(&b), queue, rx, &d);
+			wire[n % wire.size()] = d.link_token_bytes;
+		}
+		const double link_bytes = (double)c.rate_bps / 8e9 * (double)c.slot_ns * slots;
+		overhead = 100.0 * 84 * (double)b.stats.frames / link_bytes;
+		bound = 100.0 * 84 * slots / link_bytes;
+		benchmark::DoNotOptimize(b);
+	}
+	state.counters["overhead_pct"] = overhead;
+	state.counters["one_per_slot_pct"] = bound;
+	state.SetLabel(vm ? "10 Mbit/s, T 20 ms (the VM)" : "100 Gbit/s, T 10 us (C4)");
+}
+BENCHMARK(BM_BifrostControlOverhead)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 } // namespace
