@@ -488,7 +488,10 @@ static void mode_set(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
 	ll_u32 i;
 
 	if (pc->mode != p->mode) {
-		if (p->mode && !p->mode_asleep) {
+		/* The old mode's last pause, or a resume it had not sent
+		 * yet: one XON from the next owner ends either.
+		 */
+		if (p->mode) {
 			p->xoff.told = mask;
 			for (i = 0; i < LL_MMU_PRIOS; i++)
 				if (mask & (1u << i))
