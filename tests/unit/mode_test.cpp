@@ -417,6 +417,12 @@ TEST(ModeUpdate, HandoverResumesTheSchemesPause)
 	ModePool m;
 	ll_mmu_port_config none = PortCfg(kRate, 20000);
 	ASSERT_EQ(ll_mmu_port_update(m.p(), 1, &none, 0), LL_MMU_OK);
+	// Leaving the mode: one XON, whatever the mode's last frame said.
+	ll_ctrl_msg f{};
+	ASSERT_TRUE(ll_mmu_ctrl_take(m.p(), 1, 0, &f));
+	EXPECT_EQ(f.gate_mask, 1u << kLosslessPrio);
+	EXPECT_EQ(f.value[kLosslessPrio], 0);
+	EXPECT_FALSE(ll_mmu_ctrl_complete(m.p(), 1, 1, 0));
 	std::vector<ll_mmu_charge> held;
 	for (int i = 0; i < 4000 && !Paused(m.p(), 1); i++) {
 		ll_mmu_charge ch;
@@ -425,7 +431,6 @@ TEST(ModeUpdate, HandoverResumesTheSchemesPause)
 		held.push_back(ch);
 	}
 	ASSERT_TRUE(Paused(m.p(), 1));
-	ll_ctrl_msg f{};
 	ASSERT_TRUE(ll_mmu_ctrl_take(m.p(), 1, 1000, &f));
 	ll_mmu_ctrl_complete(m.p(), 1, 1, 1000);
 	ASSERT_EQ(m.port(1).xoff.told, 1u << kLosslessPrio);
