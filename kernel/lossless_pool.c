@@ -26,7 +26,8 @@
 			   LOSSLESS_PLANE_SET_XON_OFFSET | \
 			   LOSSLESS_PLANE_SET_RESERVED | \
 			   LOSSLESS_PLANE_SET_HEADROOM | \
-			   LOSSLESS_PLANE_SET_SCHEME)
+			   LOSSLESS_PLANE_SET_SCHEME | \
+			   LOSSLESS_PLANE_SET_MODE)
 
 /* All pools of all namespaces; changed and walked under RTNL only. */
 static LIST_HEAD(ll_kpools);
@@ -563,6 +564,74 @@ static int ll_kpool_set_headroom(struct ll_kpool *kp, u32 port,
 	return e;
 }
 
+/* Set the mode of member port (mode 0: none) to mode and params, as tc's
+ * TCA_LOSSLESS_MODE does: an enum ll_mmu_err. The same mode and params
+ * change nothing (a running mode keeps running).
+ */
+static int ll_kpool_set_mode(struct ll_kpool *kp, u32 port, u32 mode,
+			     const union ll_mode_params *params, u64 now)
+{
+	struct ll_kport *m = kp->members[port];
+	struct ll_mmu_port_config pc = m->cfg;
+	enum ll_mmu_err e;
+
+	pc.mode = mode;
+	pc.mode_params = *params;
+	if (!memcmp(&pc, &m->cfg, sizeof(pc)))
+		return LL_MMU_OK;
+	e = ll_mmu_port_update(kp->mmu, port, &pc, now);
+	if (e == LL_MMU_OK)
+		m->cfg = pc;
+	return e;
+}
+
+static int ll_kpool_errno(enum ll_mmu_err e)
+{
+	switch (e) {
+	case LL_MMU_OK:
+		return 0;
+	case LL_MMU_ERR_BUSY:
+		return -EBUSY;
+	case LL_MMU_ERR_NO_SPACE:
+		return -ENOSPC;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Check the modes of a control entry (SET_MODE) against the ports'
+ * rates and the pool's MTU: port[i] is entry i's port, or -1.
+ */
+static int ll_kpool_plane_check_modes(struct ll_kpool *kp,
+				      const struct lossless_plane_ctl *c,
+				      u32 mtu_bytes, int *port)
+{
+	u64 seen = 0;
+	u32 i;
+
+	BUILD_BUG_ON(sizeof(c->mode[0].params) != sizeof(union ll_mode_params));
+	BUILD_BUG_ON(LOSSLESS_MODE_MAX >= LL_MODE_COUNT);
+	for (i = 0; i < LOSSLESS_PLANE_MODE_PORTS; i++) {
+		const struct lossless_plane_port_mode *pm = &c->mode[i];
+		union ll_mode_params mp;
+
+		port[i] = -1;
+		if (!pm->ifindex)
+			continue;
+		port[i] = ll_kpool_port_of(kp, pm->ifindex);
+		if (port[i] < 0 || (seen & BIT_ULL(port[i])))
+			return -ENODEV;
+		seen |= BIT_ULL(port[i]);
+		if (pm->mode >= LL_MODE_COUNT)
+			return -EINVAL;
+		memcpy(mp.raw, pm->params, sizeof(mp.raw));
+		if (ll_mode_check(pm->mode, &mp, kp->members[port[i]]->cfg.rate_bps,
+				  mtu_bytes))
+			return -EINVAL;
+	}
+	return 0;
+}
+
 /* Apply the pool's part of a control entry, all or nothing. Under
  * kp->lock (the plane's tick).
  */
@@ -574,7 +643,10 @@ static int ll_kpool_plane_apply(void *owner, const struct lossless_plane_ctl *c,
 	u32 old_headroom[LOSSLESS_PLANE_PORTS];
 	int port[LOSSLESS_PLANE_PORTS];
 	u32 nhead = c->set & LOSSLESS_PLANE_SET_HEADROOM ? LOSSLESS_PLANE_PORTS : 0;
-	u32 i, done = 0;
+	u32 nmode = c->set & LOSSLESS_PLANE_SET_MODE ? LOSSLESS_PLANE_MODE_PORTS : 0;
+	struct ll_mmu_port_config *old_port;
+	int mport[LOSSLESS_PLANE_MODE_PORTS];
+	u32 i, done = 0, mdone = 0;
 	int err = 0;
 
 	if ((c->set & LOSSLESS_PLANE_SET_ALPHA) &&
@@ -604,6 +676,11 @@ static int ll_kpool_plane_apply(void *owner, const struct lossless_plane_ctl *c,
 		if (port[i] < 0)
 			return -ENODEV;
 	}
+	if (nmode) {
+		err = ll_kpool_plane_check_modes(kp, c, cfg.mtu_bytes, mport);
+		if (err)
+			return err;
+	}
 
 	if (memcmp(&cfg, &old, sizeof(cfg))) {
 		switch (ll_mmu_pool_reconfigure(kp->mmu, &cfg)) {
@@ -628,8 +705,26 @@ static int ll_kpool_plane_apply(void *owner, const struct lossless_plane_ctl *c,
 			break;
 		}
 	}
+	old_port = nmode && !err ? kp->mode_undo : NULL;
+	for (i = 0; old_port && i < nmode; i++, mdone = i) {
+		const struct lossless_plane_port_mode *pm = &c->mode[i];
+		union ll_mode_params mp;
+
+		if (mport[i] < 0)
+			continue;
+		old_port[i] = kp->members[mport[i]]->cfg;
+		memcpy(mp.raw, pm->params, sizeof(mp.raw));
+		err = ll_kpool_errno(ll_kpool_set_mode(kp, mport[i], pm->mode,
+						       &mp, now));
+		if (err)
+			break;
+	}
 	if (err) {
-		/* Undo the ports already changed, then the pool. */
+		/* Undo the modes and ports already changed, then the pool. */
+		for (i = 0; i < mdone; i++)
+			if (mport[i] >= 0)
+				ll_kpool_set_mode(kp, mport[i], old_port[i].mode,
+						  &old_port[i].mode_params, now);
 		for (i = 0; i < done; i++)
 			if (port[i] >= 0)
 				ll_kpool_set_headroom(kp, port[i],
@@ -701,9 +796,11 @@ static void ll_kpool_plane_snapshot(void *owner, struct lossless_plane_tel *t,
 		if (i < nr && kp->members[i]) {
 			ll_kpool_plane_port(kp, i, o, now);
 			ll_kpool_plane_scheme_port(kp, i, &t->sch[i], now);
+			ll_kpool_mode_stats(kp, i, &t->mode[i]);
 		} else {
 			memset(o, 0, sizeof(*o));
 			memset(&t->sch[i], 0, sizeof(t->sch[i]));
+			memset(&t->mode[i], 0, sizeof(t->mode[i]));
 		}
 	}
 	kp->tel_ports = nr;

@@ -60,6 +60,10 @@ struct ll_kpool {
 	 * does not take the pool lock to find out.
 	 */
 	DECLARE_BITMAP(xoff_pending, LL_MMU_MAX_PORTS);
+	/* The plane's SET_MODE: each entry's port as it was, to undo a
+	 * write that fails half-way (under lock; too big for the stack).
+	 */
+	struct ll_mmu_port_config mode_undo[LOSSLESS_PLANE_MODE_PORTS];
 };
 
 /*

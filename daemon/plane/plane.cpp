@@ -158,8 +158,10 @@ Plane::Read Plane::try_read_telemetry(lossless_plane_tel &t) const
     constexpr std::size_t kSch = offsetof(lossless_plane_tel, sch);
     constexpr std::size_t kEvents = offsetof(lossless_plane_tel, events_total);
     std::memcpy(&t.sch, base + kSch, n * sizeof(t.sch[0]));
-    std::memcpy(reinterpret_cast<char *>(&t) + kEvents, base + kEvents,
-                sizeof(lossless_plane_tel) - kEvents);
+    // The ports' modes (version 8), the same ports.
+    constexpr std::size_t kMode = offsetof(lossless_plane_tel, mode);
+    std::memcpy(&t.mode, base + kMode, n * sizeof(t.mode[0]));
+    std::memcpy(reinterpret_cast<char *>(&t) + kEvents, base + kEvents, kMode - kEvents);
     std::atomic_thread_fence(std::memory_order_acquire);
     if (load_acquire(&shared->seq) != before)
       return Read::Busy;
@@ -242,10 +244,13 @@ std::optional<std::uint32_t> Params::*field(std::uint32_t plane_set)
   }
 }
 
-std::uint64_t Plane::submit(const Params &p)
+lossless_plane_ctl encode(const Params &p)
 {
   if (p.headroom.size() > LOSSLESS_PLANE_PORTS)
     throw Error("at most " + std::to_string(LOSSLESS_PLANE_PORTS) + " headroom entries");
+  if (p.modes.size() > LOSSLESS_PLANE_MODE_PORTS)
+    throw Error("at most " + std::to_string(LOSSLESS_PLANE_MODE_PORTS) +
+                " port modes in one control entry");
   lossless_plane_ctl c{};
   c.magic = LOSSLESS_PLANE_MAGIC;
   c.version = LOSSLESS_PLANE_VERSION;
@@ -277,6 +282,16 @@ std::uint64_t Plane::submit(const Params &p)
     c.set |= LOSSLESS_PLANE_SET_HEADROOM;
     std::copy(p.headroom.begin(), p.headroom.end(), c.headroom);
   }
+  if (!p.modes.empty()) {
+    c.set |= LOSSLESS_PLANE_SET_MODE;
+    std::copy(p.modes.begin(), p.modes.end(), c.mode);
+  }
+  return c;
+}
+
+std::uint64_t Plane::submit(const Params &p)
+{
+  lossless_plane_ctl c = encode(p);
   std::uint64_t gen = control().gen + 1;
   if (auto t = telemetry(); t && t->applied_gen >= gen)
     gen = t->applied_gen + 1;

@@ -41,7 +41,14 @@ struct Params {
   std::optional<std::uint32_t> interval_us;
   std::vector<lossless_plane_headroom> headroom;  // <= LOSSLESS_PLANE_PORTS
   std::optional<lossless_plane_scheme> scheme;    // id and parameters
+  // Ports' modes (version 8): the ports named change, the others keep
+  // theirs; <= LOSSLESS_PLANE_MODE_PORTS entries.
+  std::vector<lossless_plane_port_mode> modes;
 };
+
+// The control entry that carries p (gen 0; magic, version and set
+// filled). Throws Error for more entries than the entry holds.
+lossless_plane_ctl encode(const Params &p);
 
 // The member of Params that a control entry's field named by its
 // LOSSLESS_PLANE_SET_* bit (ll_params.h: a row's plane_set) takes, for

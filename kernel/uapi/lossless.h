@@ -385,7 +385,7 @@ struct tc_lossless_class_xstats {
 #define LOSSLESS_PLANE_TEL 1
 #define LOSSLESS_PLANE_ENTRIES 2
 #define LOSSLESS_PLANE_MAGIC 0x4c4c504eU	/* "LLPN" */
-#define LOSSLESS_PLANE_VERSION 7
+#define LOSSLESS_PLANE_VERSION 8
 #define LOSSLESS_PLANE_PORTS 64
 #define LOSSLESS_PLANE_INTERVAL_MIN_US 100U
 #define LOSSLESS_PLANE_INTERVAL_MAX_US 1000000U
@@ -399,6 +399,7 @@ struct tc_lossless_class_xstats {
 #define LOSSLESS_PLANE_SET_INTERVAL	(1U << 4)
 #define LOSSLESS_PLANE_SET_HEADROOM	(1U << 5)	/* headroom[] */
 #define LOSSLESS_PLANE_SET_SCHEME	(1U << 6)	/* scheme: id, params */
+#define LOSSLESS_PLANE_SET_MODE		(1U << 7)	/* mode[] (version 8) */
 
 /*
  * The pool's scheme and its parameters (version 4), as TCA_LOSSLESS_SCHEME
@@ -435,6 +436,33 @@ struct lossless_plane_headroom {
 	__u32 headroom_bytes;	/* per lossless priority; 0 = computed */
 };
 
+/*
+ * A port's mode (version 8), as TCA_LOSSLESS_MODE sets it: mode is a
+ * LOSSLESS_MODE_* (0: none, the pool's scheme decides), params the words
+ * of the mode's parameters (union ll_mode_params; word i is the mode's
+ * row i, the words it does not use 0; 0 in a word takes its default).
+ * SET_MODE changes the ports named in mode[] only, all of them or none:
+ *   ENODEV  an ifindex that is no port of the pool, or a port twice;
+ *   EINVAL  parameters the mode refuses at the port's rate and the pool's
+ *           MTU (the core's ll_mode_check(); tc names why);
+ *   EBUSY   a change of mode id while the port holds lossless bytes, or
+ *           a buffer the pool cannot carve while it holds what it does;
+ *   ENOSPC  a buffer that leaves the pool less than one MTU shared.
+ * A change of parameters restarts (or reconfigures) the mode as tc's
+ * does; an entry equal to what the port runs changes nothing. The entry
+ * holds LOSSLESS_PLANE_MODE_PORTS slots, fewer than the pool's ports so
+ * that the control entry stays below LOSSLESS_PLANE_CHANNEL_OFFSET: a
+ * write changes at most that many ports.
+ */
+#define LOSSLESS_PLANE_MODE_PORTS 32
+#define LOSSLESS_PLANE_MODE_PARAMS 8
+
+struct lossless_plane_port_mode {
+	__u32 ifindex;		/* a port of the pool; 0 = unused slot */
+	__u32 mode;		/* LOSSLESS_MODE_*; 0 = none */
+	__u64 params[LOSSLESS_PLANE_MODE_PARAMS];
+};
+
 struct lossless_plane_ctl {
 	__u32 magic;		/* LOSSLESS_PLANE_MAGIC */
 	__u32 version;		/* LOSSLESS_PLANE_VERSION */
@@ -447,6 +475,8 @@ struct lossless_plane_ctl {
 	__u32 interval_us;	/* telemetry period */
 	struct lossless_plane_headroom headroom[LOSSLESS_PLANE_PORTS];
 	struct lossless_plane_scheme scheme;
+	/* Version 8: the ports' modes (LOSSLESS_PLANE_SET_MODE). */
+	struct lossless_plane_port_mode mode[LOSSLESS_PLANE_MODE_PORTS];
 };
 
 /*
@@ -611,6 +641,8 @@ struct lossless_plane_tel {
 	__u32 channel_pad;
 	__u64 channel_applied;	/* blocks applied */
 	__u64 channel_refused;	/* blocks refused */
+	/* Version 8: each port slot's mode, as in tc's xstats (mode 0: none). */
+	struct tc_lossless_mode_stats mode[LOSSLESS_PLANE_PORTS];
 };
 
 /*

@@ -264,6 +264,88 @@ TEST_F(PlaneTest, SubmitWritesTheControlEntryTheDatapathReads)
   EXPECT_EQ(c->headroom[0].ifindex, 0u) << "a new entry carries only its own fields";
 }
 
+// Version 8: the ports' modes go out in the control entry and come back
+// per port slot in the telemetry.
+TEST(PlaneEncode, PortModesSetTheirBitAndSlots)
+{
+  lp::Params params;
+  lossless_plane_port_mode m{};
+  m.ifindex = 9;
+  m.mode = LOSSLESS_MODE_BIFROST;
+  m.params[0] = 20000000;  // rtt_ns
+  m.params[4] = 3;         // k
+  params.modes.push_back(m);
+  lossless_plane_ctl c = lp::encode(params);
+  EXPECT_EQ(c.magic, LOSSLESS_PLANE_MAGIC);
+  EXPECT_EQ(c.version, 8u);
+  EXPECT_EQ(c.set, LOSSLESS_PLANE_SET_MODE);
+  EXPECT_EQ(c.mode[0].ifindex, 9u);
+  EXPECT_EQ(c.mode[0].mode, unsigned(LOSSLESS_MODE_BIFROST));
+  EXPECT_EQ(c.mode[0].params[0], 20000000u);
+  EXPECT_EQ(c.mode[0].params[4], 3u);
+  EXPECT_EQ(c.mode[1].ifindex, 0u);
+
+  lp::Params none;
+  none.interval_us = 1000;
+  EXPECT_EQ(lp::encode(none).set & LOSSLESS_PLANE_SET_MODE, 0u)
+      << "no modes, no SET_MODE: the datapath leaves every port's mode alone";
+
+  lp::Params too_many;
+  too_many.modes.resize(LOSSLESS_PLANE_MODE_PORTS + 1);
+  EXPECT_THROW(lp::encode(too_many), lp::Error);
+  static_assert(sizeof(lossless_plane_ctl) <= LOSSLESS_PLANE_CHANNEL_OFFSET,
+                "the control entry's parameters end before the channel");
+}
+
+TEST_F(PlaneTest, SubmitWritesThePortModes)
+{
+  auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
+  lp::Params params;
+  lossless_plane_port_mode m{};
+  m.ifindex = 4;
+  m.mode = LOSSLESS_MODE_BIFROST;
+  m.params[1] = 1000000;
+  params.modes.push_back(m);
+  m.ifindex = 6;
+  m.mode = 0;
+  m.params[1] = 0;
+  params.modes.push_back(m);
+  EXPECT_EQ(p.submit(params), 1u);
+  auto c = kernel_read<lossless_plane_ctl>(p.fd(), LOSSLESS_PLANE_CTL);
+  EXPECT_EQ(c->set, LOSSLESS_PLANE_SET_MODE);
+  EXPECT_EQ(c->mode[0].ifindex, 4u);
+  EXPECT_EQ(c->mode[0].params[1], 1000000u);
+  EXPECT_EQ(c->mode[1].ifindex, 6u);
+  EXPECT_EQ(c->mode[1].mode, 0u);
+}
+
+TEST_F(PlaneTest, ReadsEachPortsModeTelemetry)
+{
+  auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
+  auto t = std::make_unique<lossless_plane_tel>();
+  t->magic = LOSSLESS_PLANE_MAGIC;
+  t->version = LOSSLESS_PLANE_VERSION;
+  t->nr_ports = 2;
+  t->events_total = 3;
+  t->channel_refused = 5;
+  t->mode[1].mode = LOSSLESS_MODE_BIFROST;
+  t->mode[1].ctr[0] = 1234;
+  t->mode[1].ctr[LOSSLESS_MODE_STATS - 1] = 77;
+  t->mode[1].late_hist[LOSSLESS_MODE_HIST - 1] = 8;
+  t->mode[2].ctr[0] = 999;  // beyond nr_ports: not copied
+  kernel_write_tel(p.fd(), *t);
+  auto out = std::make_unique<lossless_plane_tel>();
+  ASSERT_EQ(p.try_read_telemetry(*out), lp::Plane::Read::Ok);
+  EXPECT_EQ(out->mode[0].mode, 0u);
+  EXPECT_EQ(out->mode[1].mode, unsigned(LOSSLESS_MODE_BIFROST));
+  EXPECT_EQ(out->mode[1].ctr[0], 1234u);
+  EXPECT_EQ(out->mode[1].ctr[LOSSLESS_MODE_STATS - 1], 77u);
+  EXPECT_EQ(out->mode[1].late_hist[LOSSLESS_MODE_HIST - 1], 8u);
+  EXPECT_EQ(out->mode[2].ctr[0], 0u);
+  EXPECT_EQ(out->events_total, 3u);
+  EXPECT_EQ(out->channel_refused, 5u);
+}
+
 TEST_F(PlaneTest, WaitAppliedReportsTheDatapathsVerdict)
 {
   auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
