@@ -145,9 +145,15 @@ const std::vector<std::string_view> &pool_keys()
 }
 const std::vector<std::string_view> &port_keys()
 {
-  static const std::vector<std::string_view> keys = table_keys(
-      true, {"dev", "pool", "rate", "cable_length", "mtu", "queues", "ingress", "default_prio",
-             "watchdog"});
+  // The modes' keys are their descriptor rows' (mode_policy.h).
+  static const std::vector<std::string> mode_keys = lossless::policy::mode_keys();
+  static const std::vector<std::string_view> keys = [] {
+    std::vector<std::string_view> k = table_keys(
+        true, {"dev", "pool", "rate", "cable_length", "mtu", "queues", "ingress", "default_prio",
+               "watchdog", "mode"});
+    k.insert(k.end(), mode_keys.begin(), mode_keys.end());
+    return k;
+  }();
   return keys;
 }
 

@@ -29,6 +29,8 @@
 #include <string_view>
 #include <vector>
 
+#include "mode_policy.h"
+
 #include "ll_params.h"
 #include "lossless.h"
 
@@ -147,6 +149,9 @@ struct Port {
   // [pool.watchdog], then those of its own [port.watchdog]. nullopt when
   // neither table exists: the daemon leaves the qdisc's watchdog as it is.
   std::optional<Watchdog> watchdog;
+  // Its mode (`mode = "bifrost"` and the mode's keys, mode_policy.h);
+  // nullopt: no `mode` key, the daemon leaves the port's mode alone.
+  std::optional<lossless::policy::ModeSetting> mode;
 };
 
 struct Config {

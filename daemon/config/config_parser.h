@@ -320,6 +320,7 @@ struct Parser {
                     std::string &raw_name);
   void port_section(const toml::table &t, std::size_t index, Port &p, bool &dev_given,
                     std::string &raw_dev, bool &pool_given, std::uint32_t &pool_line);
+  void port_mode(const toml::table &t, const std::string &ctx, Port &p);
   std::optional<Ecn> ecn(const std::string &ctx, const toml::node &n);
   std::optional<WatchdogKeys> watchdog_keys(const std::string &ctx, const toml::node &n,
                                             const char *form);

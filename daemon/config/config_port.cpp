@@ -177,6 +177,90 @@ void Parser::port_section(const toml::table &t, std::size_t index, Port &p, bool
   if (const toml::node *n = t.get("default_prio"))
     if (auto v = integer(ctx, "default_prio", *n, 0, kPrios - 1))
       p.default_prio = static_cast<std::uint8_t>(*v);
+  port_mode(t, ctx, p);
+}
+
+// `mode = "NAME"` and the mode's keys: its descriptor's rows, TOML key =
+// tc keyword with '_' for '-' (mode_policy.h). The jitter takes "auto"
+// (the default). With the rate given, the core's ll_mode_check() judges
+// the parameters now, at the key its message names.
+void Parser::port_mode(const toml::table &t, const std::string &ctx, Port &p)
+{
+  namespace pol = lossless::policy;
+  const toml::node *mn = t.get("mode");
+  std::optional<pol::ModeSetting> m;
+  if (mn) {
+    if (auto v = string(ctx, "mode", *mn)) {
+      int id = ll_mode_by_name(v->c_str());
+      if (id < 0) {
+        std::vector<std::string_view> names;
+        for (std::uint32_t i = 0; i < LL_MODE_COUNT; i++)
+          names.push_back(ll_mode_name(i));
+        std::string list;
+        for (auto n : names)
+          list += (list.empty() ? "" : ", ") + std::string(n);
+        bad(ctx, "mode", *mn, "must be " + list + suggest(*v, names));
+      } else {
+        m.emplace();
+        m->mode = static_cast<std::uint32_t>(id);
+        m->jitter_auto = pol::mode_jitter_word(m->mode) >= 0;
+      }
+    }
+  }
+  std::vector<std::pair<std::string, const toml::node *>> given;
+  for (const std::string &key : pol::mode_keys()) {
+    const toml::node *n = t.get(key);
+    if (!n)
+      continue;
+    given.emplace_back(key, n);
+    const ll_param *orig = m ? pol::mode_row(m->mode, key) : nullptr;
+    if (!orig) {
+      if (!mn || m)
+        error(line_of(n->source()),
+              ctx + ": " + key + " is a key of another mode than " +
+                  (m ? quote(ll_mode_name(m->mode)) : std::string("the port's (it has no mode key)")));
+      continue;
+    }
+    ll_param row = *orig;
+    row.key = key.c_str();  // the messages name the TOML key
+    if (orig->word == pol::mode_jitter_word(m->mode)) {
+      auto s = n->as_string();
+      if (s && s->get() == "auto")
+        continue;
+      m->jitter_auto = false;
+    }
+    if (auto x = param(ctx, row, *n))
+      m->params[orig->word] = *x;
+  }
+  if (!m)
+    return;
+  const ll_mode_desc *d = ll_mode_lookup(m->mode);
+  if (d && d->n_params && !m->params[0]) {
+    missing(ctx, line_of(t.source()), pol::mode_key(d->params[0]),
+            " (mode " + quote(ll_mode_name(m->mode)) + " needs it: " + d->params[0].help + ")");
+    p.mode = m;
+    return;
+  }
+  if (p.rate_bps) {
+    // The device's MTU is known at run time only: 1500 until then.
+    std::uint32_t frame = p.mtu_bytes.value_or(1500) + 14 + 4;
+    std::string why = pol::mode_check(*m, *p.rate_bps, frame,
+                                      pol::auto_jitter_ns(pol::mode_slot_ns(*m), 0));
+    if (!why.empty()) {
+      // At the key the core's message begins with, else at mode.
+      const toml::node *at = mn;
+      std::string key = "mode";
+      for (std::uint32_t i = 0; d && i < d->n_params; i++) {
+        std::string tc = d->params[i].tc;
+        if (why.compare(0, tc.size(), tc) == 0)
+          for (const auto &[k, n] : given)
+            if (k == pol::mode_key(d->params[i]))
+              at = n, key = k;
+      }
+      bad(ctx, key, *at, why);
+    }
+  }
+  p.mode = m;
 }
 
 }  // namespace lossless::config

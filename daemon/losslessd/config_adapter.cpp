@@ -95,6 +95,7 @@ Config load_config(const std::string &path)
       pc.watchdog = WatchdogSpec{static_cast<std::uint8_t>(p.watchdog->action),
                                  p.watchdog->detect_ns, p.watchdog->restore_ns,
                                  p.watchdog->poll_ns, p.watchdog->xoff_alarm_ns};
+    pc.mode = p.mode;
     out.ports.push_back(pc);
   }
   return out;

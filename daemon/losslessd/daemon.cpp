@@ -383,6 +383,7 @@ void Daemon::update_links(Pool &pool) const
     l.mtu_bytes = p.cfg.mtu.value_or(p.mtu) + 14 + 4;  // L2 header + VLAN, as the pool
     l.headroom_bytes = p.cfg.headroom_bytes;
     l.catchup_bytes = link_catchup_bytes(tp);
+    l.mode = p.cfg.mode;
     out.push_back(l);
   }
   pool.links_stale = false;

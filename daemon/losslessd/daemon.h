@@ -42,6 +42,8 @@ struct PortConfig {
   // The PFC watchdog to give the qdisc (installed, or adopted with
   // another); nullopt: the configuration has none, the qdisc keeps its own.
   std::optional<WatchdogSpec> watchdog;
+  // Its mode (mode_policy.h); nullopt: the daemon leaves it alone.
+  std::optional<policy::ModeSetting> mode;
 };
 
 struct PoolConfig {

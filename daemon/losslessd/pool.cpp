@@ -227,6 +227,7 @@ std::string Pool::run_policy()
   inputs.pool = &cfg.settings;
   inputs.telemetry = have_tel ? tel.get() : nullptr;
   auto d = policy->decide(inputs);
+  add_line(notes, policy->take_notes());
   if (!d)
     return notes;
   pending_gen = plane->submit(*d);

@@ -71,6 +71,10 @@ bool same(const plane::Params &a, const plane::Params &b)
   if (a.scheme.has_value() != b.scheme.has_value() ||
       (a.scheme && std::memcmp(&*a.scheme, &*b.scheme, sizeof(*a.scheme))))
     return false;
+  if (a.modes.size() != b.modes.size() ||
+      (!a.modes.empty() &&
+       std::memcmp(a.modes.data(), b.modes.data(), a.modes.size() * sizeof(a.modes[0]))))
+    return false;
   return key(a) == key(b);
 }
 
@@ -163,7 +167,13 @@ std::optional<plane::Params> PfcPolicy::decide(const Inputs &in)
       }
     }
   }
-  if (last_ && !dirty_ && !measured_changed && in.ports == last_ports_)
+  // The ports' modes, every tick: an "auto" jitter follows the telemetry.
+  std::vector<lossless_plane_port_mode> modes = modes_.decide(in.ports, in.telemetry, notes_);
+  bool modes_changed =
+      last_ && (modes.size() != last_->modes.size() ||
+                (!modes.empty() && std::memcmp(modes.data(), last_->modes.data(),
+                                               modes.size() * sizeof(modes[0]))));
+  if (last_ && !dirty_ && !measured_changed && !modes_changed && in.ports == last_ports_)
     return std::nullopt;
   last_ports_ = in.ports;
   dirty_ = false;
@@ -173,6 +183,7 @@ std::optional<plane::Params> PfcPolicy::decide(const Inputs &in)
   p.reserved_bytes = cfg_.reserved_bytes;
   p.xon_offset_bytes = cfg_.xon_offset_bytes;
   p.scheme = cfg_.scheme;
+  p.modes = std::move(modes);
   for (const auto &port : in.ports) {
     if (!port.ifindex || !port.up || !port.rate_bps)
       continue;  // a port down keeps what it has
@@ -189,7 +200,18 @@ std::optional<plane::Params> PfcPolicy::decide(const Inputs &in)
   return p;
 }
 
-void PfcPolicy::pushed(const plane::Params &p) { last_ = p; }
+void PfcPolicy::pushed(const plane::Params &p)
+{
+  last_ = p;
+  modes_.pushed(p.modes);
+}
+
+std::string PfcPolicy::take_notes()
+{
+  std::string n;
+  n.swap(notes_);
+  return n;
+}
 
 void PfcPolicy::refused(const plane::Params &p, int) { last_ = p; }
 
@@ -302,6 +324,10 @@ void PfcPolicy::carry_over(Policy &old)
   auto *o = dynamic_cast<PfcPolicy *>(&old);
   if (o && &o->reg_ == &reg_ && o->agent_)
     agent_ = std::move(o->agent_);
+  // The ports whose mode the daemon set, and their "auto" J: a reload
+  // that drops a port's mode key clears it, one that keeps it keeps J.
+  if (o)
+    modes_ = o->modes_;
 }
 
 const ll_param *PfcPolicy::param(const std::string &key) const

@@ -60,6 +60,9 @@ class PfcPolicy final : public Policy {
   std::vector<std::string> command_usage() const override;
   nlohmann::json channel_state(const Inputs &in) const override;
   void carry_over(Policy &old) override;
+  std::string take_notes() override;
+  // The port modes' state ("auto" jitter), for status and tests.
+  const ModePorts &modes() const { return modes_; }
 
  private:
   // The row (ll_params.h) of a parameter key this policy takes: a
@@ -77,6 +80,8 @@ class PfcPolicy final : public Policy {
   std::vector<PortLink> last_ports_;
   bool dirty_ = true;                                   // set() since then
   std::unique_ptr<SchemeAgent> agent_;                  // the scheme's, or none
+  ModePorts modes_;                                     // the ports' modes
+  std::string notes_;                                   // for take_notes()
 };
 
 }  // namespace lossless::policy

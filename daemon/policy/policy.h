@@ -29,6 +29,7 @@
 #include "ll_params.h"
 #include "lossless.h"
 #include "agent.h"
+#include "mode_policy.h"
 #include "plane.h"
 
 namespace lossless::policy {
@@ -46,6 +47,9 @@ struct PortLink {
   // it in the telemetry: headroom term (9), the upstream's shaper taken to
   // be like this port's, as the kernel does. 0: not reported yet.
   std::uint32_t catchup_bytes = 0;
+  // The port's mode as configured (mode_policy.h); nullopt: no `mode` key,
+  // the daemon leaves the port's mode alone unless it set one itself.
+  std::optional<ModeSetting> mode;
   bool operator==(const PortLink &) const = default;
 };
 
@@ -133,6 +137,9 @@ class Policy {
   // A reload: take old's run-time state (its agent), old being the same
   // policy.
   virtual void carry_over(Policy &old) { (void)old; }
+  // Lines for the log since the last call (a port mode's "auto" jitter
+  // raised, a mode the core refuses).
+  virtual std::string take_notes() { return {}; }
 };
 
 // The registry's (registry.h): a policy by name, and every name.
