@@ -12,6 +12,7 @@
 #include "registry.h"
 
 extern "C" {
+#include "mode.h"
 #include "scheme.h"
 }
 
@@ -49,6 +50,7 @@ json iq_json(const tc_lossless_iq_stats &q)
 
 bool has_scheme_stats(const lossless_plane_scheme_port &sp);
 json scheme_port_json(const lossless_plane_scheme_port &sp);
+json mode_port_json(const tc_lossless_mode_stats &ms);
 
 json tel_json(const std::string &path, const lossless_plane_tel &t)
 {
@@ -89,6 +91,8 @@ json tel_json(const std::string &path, const lossless_plane_tel &t)
                      {"prios", prios}});
     if (has_scheme_stats(t.sch[i]))
       ports.back()["scheme_stats"] = scheme_port_json(t.sch[i]);
+    if (ll_mode_lookup(t.mode[i].mode))
+      ports.back()["mode_stats"] = mode_port_json(t.mode[i]);
   }
   return {{"plane", path},
           {"pool", std::string(t.pool, strnlen(t.pool, sizeof(t.pool)))},
@@ -184,6 +188,40 @@ json scheme_port_json(const lossless_plane_scheme_port &sp)
     o[d->prio_stats[v].name] = vals;
   }
   return o;
+}
+
+// A port's mode, as tc -s -j's "mode_stats": its name, its counters by
+// the names of its descriptor (kernel/core/mode.h), the lateness buckets.
+json mode_port_json(const tc_lossless_mode_stats &ms)
+{
+  const ll_mode_desc *d = ll_mode_lookup(ms.mode);
+  json o = {{"mode", d ? d->name : "?"}};
+  if (!d)
+    return o;
+  for (unsigned i = 0; i < d->n_stats && i < LOSSLESS_MODE_STATS; i++)
+    if (d->stats[i].name)
+      o[d->stats[i].name] = ms.ctr[i];
+  json hist = json::array();
+  for (unsigned b = 0; b < LOSSLESS_MODE_HIST; b++)
+    hist.push_back(ms.late_hist[b]);
+  o["late_hist"] = hist;
+  return o;
+}
+
+// Per port with a mode: its name and counters, one line each.
+void print_mode_table(const lossless_plane_tel &t)
+{
+  for (std::uint32_t i = 0; i < t.nr_ports && i < LOSSLESS_PLANE_PORTS; i++) {
+    const tc_lossless_mode_stats &ms = t.mode[i];
+    const ll_mode_desc *d = ll_mode_lookup(ms.mode);
+    if (!t.ports[i].ifindex || !d)
+      continue;
+    std::printf("  %s mode %s:", ifname(t.ports[i].ifindex).c_str(), d->name);
+    for (unsigned c = 0; c < d->n_stats && c < LOSSLESS_MODE_STATS; c++)
+      if (d->stats[c].name)
+        std::printf(" %s %s", d->stats[c].name, stat_str(d->stats[c].unit, ms.ctr[c]).c_str());
+    std::printf("\n");
+  }
 }
 
 // Per port with the scheme's telemetry: its masks and counters, then per
@@ -308,6 +346,7 @@ void print_table(const std::string &path, const lossless_plane_tel &t)
   }
   std::printf("  (* = upstream told XOFF now; PAUSED = gates closed by PFC received, bit p)\n");
   print_scheme_table(t);
+  print_mode_table(t);
   if (t.channel_applied_seq || t.channel_refused)
     std::printf("  control channel (%s): seq %llu %s; %llu applied, %llu refused\n",
                 scheme_name(t).c_str(), static_cast<unsigned long long>(t.channel_applied_seq),

@@ -12,6 +12,7 @@
 #include "registry.h"
 
 extern "C" {
+#include "mode.h"
 #include "scheme.h"
 }
 
@@ -269,13 +270,15 @@ class Writer {
   // A family named at run time (a scheme's telemetry: scheme_types.h's
   // tables), printed after the fixed ones in the order first added.
   void add_named(const std::string &name, const char *type, const char *help,
-                 std::initializer_list<Label> labels, const std::string &value)
+                 std::initializer_list<Label> labels, const std::string &value,
+                 const char *suffix = "")
   {
     auto [it, fresh] = named_index_.try_emplace(name, named_.size());
     if (fresh)
       named_.push_back({name, type, help, {}});
     std::string &s = named_[it->second].samples;
     s += name;
+    s += suffix;
     append_labels(s, labels);
     s += ' ';
     s += value;
@@ -389,6 +392,47 @@ void add_scheme_port(Writer &w, const lossless_plane_tel &t, std::uint32_t slot,
                     value(d.unit, v ? sp.prio2[q] : sp.s.prio[q]));
     }
   }
+}
+
+// A port's mode (kernel/core/mode.h), from the names of the mode's
+// descriptor: lossless_port_mode_<counter> with the unit's suffix (a max
+// or min is a gauge), labels pool, dev and mode; the slot loop's lateness
+// as the histogram lossless_port_mode_lateness_seconds (bucket 0 < 1 us,
+// bucket i below 2^i us, the last one in +Inf only).
+void add_mode_port(Writer &w, const lossless_plane_tel &t, std::uint32_t slot,
+                   std::string_view pv, std::string_view dv)
+{
+  const tc_lossless_mode_stats &ms = t.mode[slot];
+  const ll_mode_desc *desc = ms.mode ? ll_mode_lookup(ms.mode) : nullptr;
+  if (!desc)
+    return;
+  const std::string_view mv = desc->name;
+  for (unsigned i = 0; i < desc->n_stats && i < LOSSLESS_MODE_STATS; i++) {
+    const ll_scheme_stat_desc &d = desc->stats[i];
+    if (!d.name)
+      continue;
+    std::string name = d.name;
+    bool extreme = name.rfind("max_", 0) == 0 || name.rfind("min_", 0) == 0;
+    const char *unit = d.unit == LL_STAT_BYTES ? "_bytes" : d.unit == LL_STAT_NS ? "_seconds" : "";
+    w.add_named("lossless_port_mode_" + name + unit + (extreme ? "" : "_total"),
+                extreme ? "gauge" : "counter",
+                d.help, {{"pool", pv}, {"dev", dv}, {"mode", mv}},
+                d.unit == LL_STAT_NS ? seconds(ms.ctr[i]) : u64(ms.ctr[i]));
+  }
+  static const char kHelp[] = "Lateness of the port mode's slots (the slot loop's timer).";
+  const std::string hist = "lossless_port_mode_lateness_seconds";
+  std::uint64_t cum = 0;
+  for (unsigned b = 0; b < LOSSLESS_MODE_HIST; b++) {
+    cum += ms.late_hist[b];
+    if (b + 1 < LOSSLESS_MODE_HIST)
+      w.add_named(hist, "histogram", kHelp,
+                  {{"pool", pv}, {"dev", dv}, {"mode", mv}, {"le", seconds((1000ULL << b))}},
+                  u64(cum), "_bucket");
+  }
+  w.add_named(hist, "histogram", kHelp, {{"pool", pv}, {"dev", dv}, {"mode", mv}, {"le", "+Inf"}},
+              u64(cum), "_bucket");
+  w.add_named(hist, "histogram", kHelp, {{"pool", pv}, {"dev", dv}, {"mode", mv}}, u64(cum),
+              "_count");
 }
 
 // The scheme control channel's blocks (agent.h: a scheme's run-time
@@ -528,6 +572,7 @@ std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
       }
 
       add_scheme_port(w, t, i, pv, dv);
+      add_mode_port(w, t, i, pv, dv);
 
       // The PFC watchdog: with an action, every lossless priority; any
       // priority once it has counted something (an XOFF alarm alone, or

@@ -412,6 +412,51 @@ TEST_F(CtlTimeSeries, StatusShowsTheShaperAndTimerPerPort)
             (nlohmann::json{{"lt_ns", 0}, {"count", 0}}));
 }
 
+// status: a port's mode, its counters by the names of its descriptor (as
+// tc -s shows them), a port without one shows none.
+TEST_F(CtlTimeSeries, StatusShowsEachPortsMode)
+{
+  auto t = std::make_unique<lossless_plane_tel>();
+  t->magic = LOSSLESS_PLANE_MAGIC;
+  t->version = LOSSLESS_PLANE_VERSION;
+  std::strcpy(t->pool, "sw0");
+  t->time_ns = mono_ns();
+  t->snapshots = 3;
+  t->nr_ports = 2;
+  t->lossless_mask = 1u << 3;
+  t->ports[0].ifindex = 1;
+  t->ports[1].ifindex = kOther;
+  auto &m = t->mode[0];
+  m.mode = LOSSLESS_MODE_BIFROST;
+  m.ctr[0] = 500;         // slots
+  m.ctr[1] = 40;          // frames
+  m.ctr[3] = 250000000;   // pause: 250 ms
+  m.ctr[8] = 30000;       // max_queue
+  m.ctr[12] = 1500000;    // max_late: 1.5 ms
+  m.late_hist[2] = 6;
+  t->seq = 2;
+  kernel_write_tel(plane_->fd(), *t);
+
+  std::string out, err;
+  ASSERT_EQ(run({"--plane", path_, "status"}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("\n  lo mode bifrost: slots 500 frames 40 full_pauses 0 pause 250.000ms "),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find(" max_late 1.500ms wakes 0\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("if4242 mode"), std::string::npos) << out;
+  ASSERT_EQ(run({"--plane", path_, "status", "--json"}, &out, &err), 0) << err;
+  auto j = nlohmann::json::parse(out);
+  const auto &p = j["pools"][0]["ports"][0];
+  ASSERT_TRUE(p.contains("mode_stats")) << out;
+  EXPECT_EQ(p["mode_stats"]["mode"], "bifrost");
+  EXPECT_EQ(p["mode_stats"]["slots"], 500);
+  EXPECT_EQ(p["mode_stats"]["pause"], 250000000);
+  EXPECT_EQ(p["mode_stats"]["max_late"], 1500000);
+  ASSERT_EQ(p["mode_stats"]["late_hist"].size(), unsigned(LOSSLESS_MODE_HIST));
+  EXPECT_EQ(p["mode_stats"]["late_hist"][2], 6);
+  EXPECT_FALSE(j["pools"][0]["ports"][1].contains("mode_stats"));
+}
+
 // watchdog: per port and priority what the PFC watchdog did; --json every
 // priority, the fields named as tc -s -j names them.
 TEST_F(CtlTimeSeries, WatchdogShowsStormsAndAlarmsPerPortAndPriority)

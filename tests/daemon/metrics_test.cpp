@@ -54,6 +54,15 @@ std::unique_ptr<lossless_plane_tel> sample_tel()
   t->drops_lossless = 0;
   t->drops_lossy = 17;
   t->paused_queues = 1;
+  // Slot 0 runs Bifrost (its counters named by the mode's descriptor).
+  t->mode[0].mode = LOSSLESS_MODE_BIFROST;
+  for (unsigned i = 0; i < LOSSLESS_MODE_STATS; i++)
+    t->mode[0].ctr[i] = 100 + i;
+  t->mode[0].ctr[3] = 1500000000;   // pause: 1.5 s
+  t->mode[0].ctr[12] = 2500000;     // max_late: 2.5 ms
+  t->mode[0].late_hist[0] = 7;      // < 1 us
+  t->mode[0].late_hist[3] = 2;      // 4 .. 8 us
+  t->mode[0].late_hist[LOSSLESS_MODE_HIST - 1] = 1;  // the open one
   auto &a = t->ports[0];
   a.ifindex = 5;
   a.paused_mask = (1u << 3) | (1u << 8);
@@ -385,10 +394,11 @@ TEST(RenderWatchdog, PerPortAndPriority)
   for (const auto &l : lines)
     n += l.rfind("lossless_pfcwd_", 0) == 0;
   EXPECT_EQ(n, 14u) << "7 families x (swp1/3, if9/5)\n" << text;
-  // The families come last, in the documented order.
+  // The families come last among the fixed ones (a port mode's, named at
+  // run time, follow them), in the documented order.
   std::vector<std::string> order;
   for (const auto &l : lines)
-    if (l.rfind("# TYPE lossless_", 0) == 0)
+    if (l.rfind("# TYPE lossless_", 0) == 0 && l.rfind("# TYPE lossless_port_mode_", 0) != 0)
       order.push_back(l.substr(7, l.find(' ', 7) - 7));
   ASSERT_GE(order.size(), 7u);
   EXPECT_EQ(std::vector<std::string>(order.end() - 7, order.end()),
@@ -674,6 +684,32 @@ namespace {
 // A DSH or SPFC pool's telemetry per port: families named from the
 // scheme's tables (scheme_types.h), with the units' suffixes; lossless
 // priorities only; none for DT.
+TEST_F(Render, ModeCountersFromTheModesTables)
+{
+  for (const char *line :
+       {"# TYPE lossless_port_mode_slots_total counter\n"
+        "lossless_port_mode_slots_total{pool=\"sw0\",dev=\"swp1\",mode=\"bifrost\"} 100\n",
+        "lossless_port_mode_frames_total{pool=\"sw0\",dev=\"swp1\",mode=\"bifrost\"} 101\n",
+        "lossless_port_mode_pause_seconds_total{pool=\"sw0\",dev=\"swp1\",mode=\"bifrost\"} 1.5\n",
+        "lossless_port_mode_leak_bytes_total{pool=\"sw0\",dev=\"swp1\",mode=\"bifrost\"} 106\n",
+        "# TYPE lossless_port_mode_max_queue_bytes gauge\n"
+        "lossless_port_mode_max_queue_bytes{pool=\"sw0\",dev=\"swp1\",mode=\"bifrost\"} 108\n",
+        "# TYPE lossless_port_mode_max_late_seconds gauge\n"
+        "lossless_port_mode_max_late_seconds{pool=\"sw0\",dev=\"swp1\",mode=\"bifrost\"} 0.0025\n",
+        "lossless_port_mode_wakes_total{pool=\"sw0\",dev=\"swp1\",mode=\"bifrost\"} 113\n",
+        "# TYPE lossless_port_mode_lateness_seconds histogram\n"
+        "lossless_port_mode_lateness_seconds_bucket{pool=\"sw0\",dev=\"swp1\",mode=\"bifrost\","
+        "le=\"0.000001\"} 7\n",
+        "lossless_port_mode_lateness_seconds_bucket{pool=\"sw0\",dev=\"swp1\",mode=\"bifrost\","
+        "le=\"0.000008\"} 9\n",
+        "lossless_port_mode_lateness_seconds_bucket{pool=\"sw0\",dev=\"swp1\",mode=\"bifrost\","
+        "le=\"+Inf\"} 10\n",
+        "lossless_port_mode_lateness_seconds_count{pool=\"sw0\",dev=\"swp1\",mode=\"bifrost\"} 10\n"})
+    EXPECT_NE(text_.find(line), std::string::npos) << line << text_;
+  EXPECT_EQ(text_.find("mode=\"bifrost\"} 0\n"), std::string::npos);
+  EXPECT_EQ(text_.find("dev=\"if9\",mode="), std::string::npos) << "a port without a mode has none";
+}
+
 TEST(Scheme, TelemetryFamiliesFromTheSchemeTables)
 {
   auto t = sample_tel();
