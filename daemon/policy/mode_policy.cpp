@@ -156,7 +156,7 @@ std::vector<lossless_plane_port_mode> ModePorts::decide(const std::vector<PortLi
         }
         add_note(notes, "port " + port.dev + ": bifrost jitter raised from " + ms_text(cur) +
                             " to " + ms_text(want) + " (1.5 x the slot loop's max lateness " +
-                            ms_text(late) + "); the loop restarts");
+                            ms_text(late) + "); the running loop takes it from its next slot");
         cur = want;
         break;
       }

@@ -16,8 +16,10 @@
 //
 // "auto" jitter: J starts at one slot and is raised to 1.5 x the mode's
 // measured max_late (rounded up to 1 ms) whenever that is above it, never
-// lowered within a run: each new J restarts the loop, so the margin and
-// the rounding are its hysteresis.
+// lowered within a run. Each new J is a push through the plane that the
+// running loop takes from its next slot (a larger J also grows the
+// default buffer H the port carves), so the 1.5 x margin and the 1 ms
+// steps are its hysteresis: the same lateness never pushes twice.
 #pragma once
 
 #include <array>
