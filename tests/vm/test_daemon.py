@@ -13,6 +13,10 @@ the daemon installs everything from a configuration file.
 - bad input: a second instance, a malformed configuration, an unknown
   port, an out-of-range parameter and a stale pin directory each get a
   clear error and install nothing;
+- a [[port]] with `mode = "bifrost"`: the daemon sets the mode through the
+  plane (tc shows it, losslessctl status shows its counters); a reload
+  without the key clears it (the daemon's own), and `kill -9` of the
+  daemon leaves it running;
 - `losslessd --cleanup` removes what it installed.
 """
 
@@ -120,6 +124,89 @@ def bad_configs(c, sw, ports, spare):
     subprocess.run(f"rm -rf {stale_pin}", shell=True, check=True)
 
 
+# The daemon's Bifrost port: the VM's 5 Mbit/s links, a 160 ms RTT bound
+# (slot 10 ms, J "auto": one slot until the telemetry says otherwise).
+MODE_RTT_NS = 160_000_000
+MODE_CONF = "/tmp/losslessd-mode.toml"
+
+
+def with_mode(text, dev):
+    """text with `mode = "bifrost"` in dev's [[port]]."""
+    head = f'dev = "{dev}"\npool = "sw0"\n'
+    assert head in text
+    return text.replace(head, head + 'mode = "bifrost"\nbifrost_rtt = "160ms"\n', 1)
+
+
+def tc_mode(sw, dev):
+    o = json.loads(sw.run(f"tc -j qdisc show dev {dev}"))[0]["options"]
+    return o.get("mode"), o.get("bifrost_rtt")
+
+
+def wait_tc_mode(sw, dev, want, timeout=5):
+    deadline = time.monotonic() + timeout
+    got = tc_mode(sw, dev)
+    while got != want and time.monotonic() < deadline:
+        time.sleep(0.1)
+        got = tc_mode(sw, dev)
+    return got
+
+
+def mode_stats(sw, dev):
+    r = sw.run(f"{Paths.ctl} --plane {PIN}/sw0/plane status --json", check=False)
+    if r.returncode:
+        return {}
+    port = next((p for p in json.loads(r.stdout)["pools"][0]["ports"] if p["dev"] == dev), {})
+    return port.get("mode_stats", {})
+
+
+def daemon_mode(c, sw, ports, dev, senders, r_ip):
+    """No daemon running; the qdiscs are the daemon's. Bifrost on port dev
+    (a sender's) through the configuration, its telemetry, ownership on
+    reload, and the datapath keeping it after the daemon dies."""
+    write(MODE_CONF, with_mode(config(ports), dev))
+    t0 = time.monotonic()
+    d = start_daemon(sw, MODE_CONF)
+    st = wait_ready(sw)
+    got = wait_tc_mode(sw, dev, ("bifrost", MODE_RTT_NS))
+    c.ok(got == ("bifrost", MODE_RTT_NS),
+         f'mode = "bifrost" in {dev}\'s [[port]]: tc shows the mode the daemon set',
+         f"{got}, {time.monotonic() - t0:.1f} s after start" if st else "the daemon did not answer")
+    others = {p: tc_mode(sw, p)[0] for p in ports if p != dev}
+    c.ok(not any(others.values()), "the other ports keep the pool's scheme", str(others))
+    # Lossless (DSCP 24: priority 3) arrivals on the port start its loop.
+    sent = "no sender on the port"
+    for h, lk in senders:
+        if lk["b_if"] == dev:
+            r = h.run(f"{Paths.traffic} send --dst {r_ip} --port 5001 --flow 0 --prio 3 --dscp 24 "
+                      f"--size 1000 --rate-mbit 2 --duration 0.5", check=False)
+            sent = f"send rc {r.returncode}"
+    deadline = time.monotonic() + 3
+    ms = mode_stats(sw, dev)
+    while ms.get("slots", 0) == 0 and time.monotonic() < deadline:
+        time.sleep(0.2)
+        ms = mode_stats(sw, dev)
+    c.ok(ms.get("mode") == "bifrost" and ms.get("slots", 0) > 0 and "max_late" in ms,
+         "losslessctl status --json: the port's mode counters, counting its slots",
+         ", ".join(f"{k} {ms[k]}" for k in ("slots", "frames", "restarts", "max_late") if k in ms)
+         + f"; {sent}")
+    text = sw.run(f"{Paths.ctl} --plane {PIN}/sw0/plane status", check=False).stdout
+    c.ok(f"{dev} mode bifrost: slots " in text, "losslessctl status: a line with the mode and its counters",
+         next((ln.strip() for ln in text.splitlines() if " mode bifrost:" in ln), "none"))
+    # A reload without the key: the daemon clears the mode it set.
+    write(MODE_CONF, config(ports))
+    ctl(sw, "reload")
+    c.eq(wait_tc_mode(sw, dev, (None, None)), (None, None),
+         "reloaded without the key: the daemon clears the mode it set")
+    write(MODE_CONF, with_mode(config(ports), dev))
+    ctl(sw, "reload")
+    wait_tc_mode(sw, dev, ("bifrost", MODE_RTT_NS))
+    d.send_signal(signal.SIGKILL)
+    subprocess.run("pkill -9 -x losslessd", shell=True)
+    d.wait(timeout=10)
+    time.sleep(0.5)
+    c.eq(tc_mode(sw, dev), ("bifrost", MODE_RTT_NS), "kill -9 of the daemon: the port keeps its mode")
+
+
 def port_state(sw, dev):
     st = json.loads(ctl(sw, "daemon --json"))
     return next(((p["up"], p["state"]) for p in st["ports"] if p["dev"] == dev), None)
@@ -168,6 +255,7 @@ def main():
     def before(sw, r, r_ip, senders):
         ports = list(sw.ifaces)
         state["ports"] = ports
+        state["r_ip"] = r_ip
         write(CONF, config(ports))
         t0 = time.monotonic()
         d = start_daemon(sw)
@@ -241,6 +329,10 @@ def main():
         spare = t.host("spare")
         lk = t.link(spare, sw)
         bad_configs(c, sw, sw_ports, lk["b_if"])
+        t_mode = time.monotonic()
+        mode_dev = next(p for p in sw_ports[:-1] if p != bottleneck)
+        daemon_mode(c, sw, sw_ports, mode_dev, senders, state["r_ip"])
+        print(f"  port mode phase: {time.monotonic() - t_mode:.1f} s")
 
         r = sw.run(f"{Paths.losslessd} --config {CONF} --cleanup", check=False)
         kinds = {json.loads(sw.run(f"tc -j qdisc show dev {p}"))[0]["kind"] for p in sw_ports}
