@@ -119,9 +119,11 @@ std::vector<lossless_plane_port_mode> ModePorts::decide(const std::vector<PortLi
     if (!port.ifindex)
       continue;
     if (!port.mode || !port.mode->mode) {
-      if (owned_.count(port.ifindex)) {
+      // mode = "none" is the daemon's to push; no key, only a mode it set
+      // (no longer configured): back to the pool's scheme.
+      if (port.mode || owned_.count(port.ifindex)) {
         lossless_plane_port_mode e{};
-        e.ifindex = port.ifindex;  // ours, no longer configured: back to the scheme
+        e.ifindex = port.ifindex;
         out.push_back(e);
       }
       continue;

@@ -9,8 +9,9 @@
 // and the datapath use.
 //
 // Ownership: the daemon sets the mode of the ports whose [[port]] has a
-// `mode` key, and clears (mode 0) only a port it set itself in this run
-// whose key went away (a reload). A mode that tc set on a port the
+// `mode` key (`mode = "none"` clears whatever the port runs), and clears
+// (mode 0) a port without the key only if it set that port's mode itself
+// in this run (the key went away in a reload). A mode that tc set on a port the
 // configuration gives no `mode` is left alone; so is every mode when the
 // daemon exits (the datapath keeps the last parameters).
 //

@@ -235,6 +235,22 @@ TEST(ModePolicy, OwnershipClearsOnlyWhatTheDaemonSet)
   EXPECT_EQ(e[0].mode, 0u);
   mp.pushed(e);
   EXPECT_TRUE(mp.decide({plain}, nullptr, notes).empty());
+  // mode = "none" is the daemon's word: mode 0 whoever set the mode.
+  pol::PortLink none = plain;
+  none.mode = pol::ModeSetting{};
+  e = mp.decide({none}, nullptr, notes);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].mode, 0u);
+}
+
+TEST(ModeConfig, ModeNoneTakesNoModeKeys)
+{
+  Config c = parse_string(port_with("mode = \"none\""), "t.toml");
+  ASSERT_TRUE(c.ports[0].mode.has_value());
+  EXPECT_EQ(c.ports[0].mode->mode, 0u);
+  EXPECT_FALSE(c.ports[0].mode->jitter_auto);
+  EXPECT_EQ(one_error(port_with("mode = \"none\"\nbifrost_rtt = \"20ms\"")),
+            "t.toml:9: port \"swp1\": bifrost_rtt is a key of another mode than \"none\"");
 }
 
 TEST(ModePolicy, PfcPolicyPushesModesOnlyWhenTheyChange)
