@@ -167,6 +167,16 @@ std::optional<plane::Params> PfcPolicy::decide(const Inputs &in)
       }
     }
   }
+  // A mode change refused while its port was busy: again, a while later.
+  if (busy_retry_ && in.telemetry) {
+    std::uint64_t t = in.telemetry->time_ns;
+    if (!busy_since_ns_) {
+      busy_since_ns_ = t;
+    } else if (t - busy_since_ns_ >= kBusyRetryNs) {
+      busy_retry_ = false;
+      last_.reset();
+    }
+  }
   // The ports' modes, every tick: an "auto" jitter follows the telemetry.
   std::vector<lossless_plane_port_mode> modes = modes_.decide(in.ports, in.telemetry, notes_);
   bool modes_changed =
@@ -213,7 +223,12 @@ std::string PfcPolicy::take_notes()
   return n;
 }
 
-void PfcPolicy::refused(const plane::Params &p, int) { last_ = p; }
+void PfcPolicy::refused(const plane::Params &p, int err)
+{
+  last_ = p;
+  busy_retry_ = err == EBUSY && !p.modes.empty();
+  busy_since_ns_ = 0;
+}
 
 // The pool's parameters are the rows of ll_params.h the policies take
 // (LL_PARAM_POLICY), and this policy's scheme's; sw-delay-us is the

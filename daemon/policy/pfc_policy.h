@@ -81,6 +81,12 @@ class PfcPolicy final : public Policy {
   bool dirty_ = true;                                   // set() since then
   std::unique_ptr<SchemeAgent> agent_;                  // the scheme's, or none
   ModePorts modes_;                                     // the ports' modes
+  // A push with modes refused EBUSY (a mode id changes only while its
+  // port holds no lossless bytes): retried kBusyRetryNs of telemetry time
+  // after the first snapshot that follows the refusal.
+  static constexpr std::uint64_t kBusyRetryNs = 100000000;
+  bool busy_retry_ = false;
+  std::uint64_t busy_since_ns_ = 0;
   std::string notes_;                                   // for take_notes()
 };
 

@@ -6,6 +6,7 @@
 // raise rule with its hysteresis.
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <memory>
 #include <string>
 #include <vector>
@@ -277,6 +278,37 @@ TEST(ModePolicy, PfcPolicyPushesModesOnlyWhenTheyChange)
   EXPECT_EQ(d->modes[0].params[2], 45 * kMs);
   EXPECT_NE(p.take_notes().find("raised"), std::string::npos);
   EXPECT_TRUE(p.take_notes().empty());
+}
+
+// A mode id changes only while its port holds no lossless bytes: a push
+// refused EBUSY is retried 100 ms (of telemetry time) later; another
+// refusal waits for new inputs.
+TEST(ModePolicy, BusyRefusalIsRetriedLater)
+{
+  pol::PoolSettings s;
+  s.name = "sw0";
+  pol::PfcPolicy p(s);
+  pol::Inputs in;
+  in.pool = &s;
+  in.ports = {bifrost_link(5, false)};
+  auto d = p.decide(in);
+  ASSERT_TRUE(d.has_value());
+  p.refused(*d, EBUSY);
+  auto t = tel_with_max_late(5, 0);
+  in.telemetry = t.get();
+  t->time_ns = 1000 * kMs;
+  EXPECT_FALSE(p.decide(in).has_value());
+  t->time_ns += 99 * kMs;
+  EXPECT_FALSE(p.decide(in).has_value());
+  t->time_ns += 1 * kMs;
+  d = p.decide(in);
+  ASSERT_TRUE(d.has_value()) << "100 ms later: again";
+  EXPECT_EQ(d->modes.size(), 1u);
+  p.refused(*d, EINVAL);
+  t->time_ns += 1000 * kMs;
+  EXPECT_FALSE(p.decide(in).has_value());
+  t->time_ns += 1000 * kMs;
+  EXPECT_FALSE(p.decide(in).has_value()) << "EINVAL: not retried";
 }
 
 }  // namespace
