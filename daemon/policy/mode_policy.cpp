@@ -80,8 +80,7 @@ std::uint64_t mode_slot_ns(const ModeSetting &m)
     return 0;
   union ll_mode_params mp{};
   std::copy(m.params.begin(), m.params.end(), mp.raw);
-  // The core's default (mode_bifrost.c): T = RTT / 16.
-  return mp.bifrost.slot_ns ? mp.bifrost.slot_ns : mp.bifrost.rtt_ns / 16;
+  return ll_bifrost_mode_slot_ns(&mp);  // the core's default when unset
 }
 
 std::uint64_t auto_jitter_ns(std::uint64_t slot_ns, std::uint64_t max_late_ns)

@@ -61,7 +61,7 @@ int mode_jitter_word(std::uint32_t mode);
 // Index of mode's counter named name (its descriptor's stats), or -1.
 int mode_stat(std::uint32_t mode, std::string_view name);
 
-// The slot T of params (the row's default when 0: RTT / 16), for "auto"
+// The slot T of params (the core's default when 0), for "auto"
 // J's floor; 0 for another mode than Bifrost.
 std::uint64_t mode_slot_ns(const ModeSetting &m);
 

@@ -105,6 +105,9 @@ struct ll_mode_desc {
 /* The descriptors, each in its mode's file, for mode.c's table. */
 extern const struct ll_mode_desc ll_mode_bifrost;
 
+/* Bifrost's slot T in force for mp: bifrost-slot, or its default. */
+ll_u64 ll_bifrost_mode_slot_ns(const union ll_mode_params *mp);
+
 /* The descriptor of a mode (1 .. LL_MODE_COUNT - 1), or NULL. */
 const struct ll_mode_desc *ll_mode_lookup(ll_u32 id);
 

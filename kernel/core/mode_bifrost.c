@@ -10,6 +10,12 @@
 
 #define BIFROST_SLOTS_PER_RTT 16
 
+ll_u64 ll_bifrost_mode_slot_ns(const union ll_mode_params *mp)
+{
+	return mp->bifrost.slot_ns ? mp->bifrost.slot_ns :
+	       mp->bifrost.rtt_ns / BIFROST_SLOTS_PER_RTT;
+}
+
 static const struct ll_param bifrost_params[] = {
 	{
 		.tc = "bifrost-rtt", .arg = "TIME",
@@ -96,8 +102,7 @@ static void bifrost_config(const union ll_mode_params *mp, ll_u64 rate_bps,
 
 	c->rate_bps = rate_bps;
 	c->rtt_ns = p->rtt_ns;
-	c->slot_ns = p->slot_ns ? p->slot_ns :
-		     p->rtt_ns / BIFROST_SLOTS_PER_RTT;
+	c->slot_ns = ll_bifrost_mode_slot_ns(mp);
 	c->jitter_ns = p->jitter_ns ? p->jitter_ns : c->slot_ns;
 	c->buffer_bytes = p->buffer_bytes;
 	c->leak_period = p->leak_period ? (ll_u32)p->leak_period : 1;
