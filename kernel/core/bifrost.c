@@ -275,15 +275,3 @@ void ll_bifrostx_tokens(ll_u64 slot_bytes, const ll_u64 *queue, ll_u64 *prev,
 		prev[i] = queue[i];
 	}
 }
-
-ll_u64 ll_bifrostx_split(ll_u64 link_token, const ll_u64 *token,
-			 const ll_u64 *backlog, ll_u32 n, ll_u64 *out)
-{
-	ll_u32 i;
-
-	for (i = 0; i < n && i < LL_BIFROST_PRIOS; i++) {
-		out[i] = min_u64(min_u64(backlog[i], token[i]), link_token);
-		link_token -= out[i];
-	}
-	return link_token;
-}

@@ -186,10 +186,8 @@ void ll_bifrostx_tokens(ll_u64 slot_bytes, const ll_u64 *queue, ll_u64 *prev,
 
 /*
  * BifrostX, upstream (Alg. 3): the link token split in strict priority
- * order (index 0 first): out[i] = min(backlog[i], token[i], what is
- * left). Returns what is left unused.
+ * order is pause.h's ll_credit_split(), run by the credit gates as each
+ * token frame arrives.
  */
-ll_u64 ll_bifrostx_split(ll_u64 link_token, const ll_u64 *token,
-			 const ll_u64 *backlog, ll_u32 n, ll_u64 *out);
 
 #endif /* LL_BIFROST_H */

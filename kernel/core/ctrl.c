@@ -7,7 +7,9 @@ const ll_u8 ll_mac_ctrl_da[LL_ETH_ALEN] = { 0x01, 0x80, 0xC2, 0x00, 0x00, 0x01 }
 /*
  * The kinds. PFC (802.1Qbb): a reserved octet, the class-enable vector,
  * eight times, for the priorities' gates. PAUSE (802.3x): one time, for
- * the port gate (pfc.h has both layouts).
+ * the port gate (pfc.h has both layouts). TOKENS (BifrostX): a reserved
+ * octet, the priority mask, eight credits for the priorities' gates, the
+ * link's for the port gate, their lifetime (ctrl.h).
  */
 static const struct ll_ctrl_kind_desc kinds[LL_CTRL_KIND_COUNT] = {
 	[LL_CTRL_PFC] = {
@@ -24,6 +26,14 @@ static const struct ll_ctrl_kind_desc kinds[LL_CTRL_KIND_COUNT] = {
 		.gate_base = LL_PFC_PRIOS, .gates = 1,
 		.mask_off = LL_CTRL_NONE_OFF, .rsvd_off = LL_CTRL_NONE_OFF,
 		.value_off = 16,
+	},
+	[LL_CTRL_TOKENS] = {
+		.name = "tokens", .ethertype = LL_ETH_P_LOSSLESS_CTRL,
+		.opcode = LL_CTRL_OP_TOKENS,
+		.min_bytes = LL_CTRL_TOKENS_MIN_BYTES,
+		.gate_base = 0, .gates = LL_PFC_PRIOS + 1,
+		.mask_off = 17, .rsvd_off = 16, .value_off = 18,
+		.time_off = 36, .credit = 1,
 	},
 	LL_CTRL_EXTRA_KINDS
 };
@@ -73,9 +83,15 @@ static ll_u32 kind_of(ll_u32 type, ll_u32 op)
 }
 
 /* The gates' mask of a kind with no mask in its frames: all of them. */
-static ll_u8 all_gates(const struct ll_ctrl_kind_desc *d)
+static ll_u16 all_gates(const struct ll_ctrl_kind_desc *d)
 {
-	return (ll_u8)((1u << d->gates) - 1);
+	return (ll_u16)((1u << d->gates) - 1);
+}
+
+/* The gates a frame's mask octet cannot name: always present. */
+static ll_u16 unmasked_gates(const struct ll_ctrl_kind_desc *d)
+{
+	return (ll_u16)(all_gates(d) & ~0xFFu);
 }
 
 enum ll_parse_result ll_ctrl_parse(const ll_u8 *frame, ll_u32 len,
@@ -109,17 +125,20 @@ enum ll_parse_result ll_ctrl_parse(const ll_u8 *frame, ll_u32 len,
 		out->src[i] = frame[LL_ETH_ALEN + i];
 	out->kind = (ll_u8)kind;
 	out->gate_mask = d->mask_off != LL_CTRL_NONE_OFF ?
-			 frame[d->mask_off] : all_gates(d);
+			 (ll_u16)(frame[d->mask_off] | unmasked_gates(d)) :
+			 all_gates(d);
 	for (i = 0; i < LL_CTRL_GATES; i++)
 		out->value[i] = i < d->gates ?
 				get_be16(frame + d->value_off + 2 * i) : 0;
+	out->lifetime = d->time_off ?
+			get_be16(frame + d->time_off) : 0;
 	return LL_PARSE_OK;
 }
 
 ll_u32 ll_ctrl_build(ll_u8 *buf, ll_u32 buf_len, const struct ll_ctrl_msg *m)
 {
 	const struct ll_ctrl_kind_desc *d = ll_ctrl_kind(m->kind);
-	ll_u8 mask;
+	ll_u16 mask;
 	ll_u32 i;
 
 	if (buf_len < LL_MAC_CTRL_FRAME_BYTES || !d)
@@ -138,12 +157,14 @@ ll_u32 ll_ctrl_build(ll_u8 *buf, ll_u32 buf_len, const struct ll_ctrl_msg *m)
 		/* A value is only meaningful where its bit is set; the
 		 * others go out as zero.
 		 */
-		mask &= m->gate_mask;
-		buf[d->mask_off] = m->gate_mask;
+		mask &= m->gate_mask | unmasked_gates(d);
+		buf[d->mask_off] = (ll_u8)m->gate_mask;
 	}
 	for (i = 0; i < d->gates && i < LL_CTRL_GATES; i++)
 		if (mask & (1u << i))
 			put_be16(buf + d->value_off + 2 * i, m->value[i]);
+	if (d->time_off)
+		put_be16(buf + d->time_off, m->lifetime);
 	return LL_MAC_CTRL_FRAME_BYTES;
 }
 

@@ -25,7 +25,10 @@
 
 #define LL_CTRL_NO_OPCODE 0xFFFFu
 #define LL_CTRL_NONE_OFF 0xFFu	/* a layout field the kind has not */
-#define LL_CTRL_GATES 8		/* values a message carries */
+/* Values a message carries: the PFC priorities' gates and the port's. */
+#define LL_CTRL_GATES (LL_PFC_PRIOS + 1)
+/* A credit's unit on the wire: octets per unit (one pause quantum). */
+#define LL_CTRL_CREDIT_UNIT_BYTES 64
 
 /*
  * Kinds of our own use EtherType 0x88B6 (IEEE 802 local experimental 2)
@@ -33,6 +36,18 @@
  * which the ingress program hides 0x8808.
  */
 #define LL_ETH_P_LOSSLESS_CTRL 0x88B6
+
+/*
+ * Opcodes under LL_ETH_P_LOSSLESS_CTRL. TOKENS: a credit per priority
+ * and for the link, with their lifetime (BifrostX's feedback frame,
+ * docs/BIFROST.md "The token frame"):
+ *   14 opcode 0x0001  16 reserved octet (0: the layout's version)
+ *   17 priority mask e7..e0  18 credit[0..7]  34 link credit
+ *   36 lifetime (quanta), every field 2 octets big-endian past 17,
+ *   credits in LL_CTRL_CREDIT_UNIT_BYTES units.
+ */
+#define LL_CTRL_OP_TOKENS 0x0001
+#define LL_CTRL_TOKENS_MIN_BYTES 38
 
 /*
  * LL_CTRL_EXTRA_IDS and LL_CTRL_EXTRA_KINDS (ctrl.c's table) are the unit
@@ -49,6 +64,7 @@ enum ll_ctrl_kind {
 	LL_CTRL_NONE = 0,
 	LL_CTRL_PFC,		/* 802.1Qbb: pauses priorities */
 	LL_CTRL_PAUSE,		/* 802.3x: pauses the whole port */
+	LL_CTRL_TOKENS,		/* credits per priority and link (BifrostX) */
 	LL_CTRL_EXTRA_IDS	/* the unit tests' way in; empty otherwise */
 	LL_CTRL_KIND_COUNT,	/* kinds are 1 .. this - 1 */
 };
@@ -59,7 +75,10 @@ enum ll_ctrl_kind {
  * an optional mask octet (without one, every gate of the kind), an
  * optional reserved octet that must be 0, and gates big-endian 16-bit
  * values from value_off on. A kind with a mask sends the values of its
- * set bits only (the others as 0), as PFC does.
+ * set bits only (the others as 0), as PFC does; the mask octet covers a
+ * kind's first eight gates, a ninth (the port gate) is always present.
+ * A kind whose values are credits (credit: 1) rather than pause times
+ * carries their lifetime in quanta at time_off (pause.h's credit gates).
  */
 struct ll_ctrl_kind_desc {
 	char name[8];		/* "pfc": stats, tools, dissectors */
@@ -71,6 +90,8 @@ struct ll_ctrl_kind_desc {
 	ll_u8 mask_off;		/* the gate mask's octet, or LL_CTRL_NONE_OFF */
 	ll_u8 rsvd_off;		/* an octet that must be 0, or NONE_OFF */
 	ll_u8 value_off;	/* the first value */
+	ll_u8 time_off;		/* the credits' lifetime; 0: none */
+	ll_u8 credit;		/* 1: values are credits, not pause times */
 };
 
 
@@ -90,12 +111,16 @@ static inline int ll_ctrl_ethertype(ll_u32 type)
 /*
  * A decoded control frame. gate_mask: bit i set = value[i] speaks of gate
  * (the kind's gate base + i) (PFC: the class-enable vector, values in
- * quanta; PAUSE: bit 0, value[0] the port's pause time in quanta).
+ * quanta; PAUSE: bit 0, value[0] the port's pause time in quanta;
+ * TOKENS: the priority mask and bit 8, credits in 64-octet units,
+ * value[8] the link's, lifetime their lifetime in quanta).
  */
 struct ll_ctrl_msg {
 	ll_u8 src[LL_ETH_ALEN];
 	ll_u8 kind;		/* enum ll_ctrl_kind */
-	ll_u8 gate_mask;
+	ll_u8 pad0;
+	ll_u16 gate_mask;
+	ll_u16 lifetime;	/* a credit kind's: quanta; 0 otherwise */
 	ll_u16 value[LL_CTRL_GATES];
 };
 

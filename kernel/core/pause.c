@@ -62,7 +62,8 @@ ll_u32 ll_port_pause_rx(struct ll_port_pause *p, ll_u64 now_ns,
 	const struct ll_ctrl_kind_desc *d = ll_ctrl_kind(m->kind);
 	ll_u32 changed = 0, i, g;
 
-	if (!d)
+	/* A credit kind's values are no pause times (ll_port_credit_rx()). */
+	if (!d || d->credit)
 		return 0;
 	for (i = 0; i < d->gates && i < LL_CTRL_GATES; i++) {
 		g = d->gate_base + i;
@@ -101,4 +102,145 @@ ll_u64 ll_port_pause_next_deadline(const struct ll_port_pause *p)
 		if (p->gates[i].closed && (!next || p->gates[i].until_ns < next))
 			next = p->gates[i].until_ns;
 	return next;
+}
+
+static ll_u64 min_u64(ll_u64 a, ll_u64 b)
+{
+	return a < b ? a : b;
+}
+
+ll_u64 ll_credit_split(ll_u64 link_credit, const ll_u64 *credit,
+		       const ll_u64 *backlog, ll_u32 n, ll_u64 *out)
+{
+	ll_u32 i;
+
+	for (i = 0; i < n; i++) {
+		out[i] = min_u64(min_u64(backlog[i], credit[i]), link_credit);
+		link_credit -= out[i];
+	}
+	return link_credit;
+}
+
+ll_u32 ll_port_credit_rx(struct ll_port_credit *c, ll_u64 now_ns,
+			 const struct ll_ctrl_msg *m, ll_u64 rate_bps,
+			 const ll_u8 *order, ll_u32 n,
+			 const ll_u64 *backlog_bytes)
+{
+	const struct ll_ctrl_kind_desc *d = ll_ctrl_kind(m->kind);
+	ll_u64 credit[LL_CREDIT_GATES], backlog[LL_CREDIT_GATES];
+	ll_u64 share[LL_CREDIT_GATES], link = ~0ULL, life_ns;
+	ll_u32 named = 0, began, i, g;
+
+	if (!d || !d->credit || d->gate_base)
+		return 0;
+	/* The gates the frame names, and the link's credit if it has one. */
+	for (i = 0; i < d->gates && i < LL_CTRL_GATES; i++) {
+		if (!(m->gate_mask & (1u << i)))
+			continue;
+		if (i == LL_GATE_PORT)
+			link = (ll_u64)m->value[i] * LL_CTRL_CREDIT_UNIT_BYTES;
+		else if (i < LL_CREDIT_GATES)
+			named |= 1u << i;
+	}
+	if (n > LL_CREDIT_GATES)
+		n = LL_CREDIT_GATES;
+	for (i = 0; i < n; i++) {
+		g = order[i];
+		credit[i] = g < LL_CREDIT_GATES && (named & (1u << g)) ?
+			    (ll_u64)m->value[g] * LL_CTRL_CREDIT_UNIT_BYTES : 0;
+		backlog[i] = g < LL_CREDIT_GATES ? backlog_bytes[g] : 0;
+	}
+	ll_credit_split(link, credit, backlog, n, share);
+
+	life_ns = ll_quanta_to_ns(m->lifetime, rate_bps);
+	for (g = 0; g < LL_CREDIT_GATES; g++) {
+		if (!(named & (1u << g)))
+			continue;
+		c->gates[g].bytes = 0;
+		c->gates[g].until_ns = now_ns + life_ns;
+		c->gates[g].lease_ns = now_ns + life_ns * LL_CREDIT_LEASE;
+		c->gates[g].frames++;
+	}
+	for (i = 0; i < n; i++) {
+		g = order[i];
+		if (g >= LL_CREDIT_GATES || !(named & (1u << g)))
+			continue;
+		c->gates[g].bytes = share[i];
+		c->gates[g].granted_bytes += share[i];
+	}
+	c->frames++;
+	/* Lifetime 0: the credits end now, and with them the metering. */
+	if (!m->lifetime) {
+		ll_port_credit_end(c, named);
+		return 0;
+	}
+	began = named & ~c->metered;
+	c->metered |= named;
+	return began;
+}
+
+ll_u32 ll_port_credit_end(struct ll_port_credit *c, ll_u32 mask)
+{
+	ll_u32 ended = c->metered & mask;
+
+	c->metered &= ~mask;
+	return ended;
+}
+
+ll_u32 ll_port_credit_expire(struct ll_port_credit *c, ll_u64 now_ns)
+{
+	ll_u32 ended = 0, g;
+
+	for (g = 0; g < LL_CREDIT_GATES; g++)
+		if ((c->metered & (1u << g)) && now_ns >= c->gates[g].lease_ns)
+			ended |= 1u << g;
+	if (ended) {
+		c->metered &= ~ended;
+		c->lapses++;
+	}
+	return ended;
+}
+
+ll_u64 ll_port_credit_next_deadline(const struct ll_port_credit *c)
+{
+	ll_u64 next = 0;
+	ll_u32 g;
+
+	for (g = 0; g < LL_CREDIT_GATES; g++)
+		if ((c->metered & (1u << g)) &&
+		    (!next || c->gates[g].lease_ns < next))
+			next = c->gates[g].lease_ns;
+	return next;
+}
+
+int ll_port_credit_fits(struct ll_port_credit *c, ll_u32 mask, ll_u32 len,
+			ll_u64 now_ns)
+{
+	ll_u32 g;
+
+	mask &= c->metered;
+	for (g = 0; g < LL_CREDIT_GATES; g++) {
+		struct ll_credit_gate *cg = &c->gates[g];
+
+		if (!(mask & (1u << g)))
+			continue;
+		if (now_ns >= cg->until_ns)
+			cg->bytes = 0;
+		if (cg->bytes < len) {
+			cg->blocked++;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+void ll_port_credit_charge(struct ll_port_credit *c, ll_u32 mask, ll_u32 len)
+{
+	ll_u32 g;
+
+	mask &= c->metered;
+	for (g = 0; g < LL_CREDIT_GATES; g++)
+		if (mask & (1u << g))
+			c->gates[g].bytes -= c->gates[g].bytes < len ?
+					     c->gates[g].bytes : len;
 }

@@ -77,4 +77,76 @@ ll_u32 ll_port_pause_closed_mask(const struct ll_port_pause *p);
 /* Earliest deadline among closed gates, or 0 if every gate is open. */
 ll_u64 ll_port_pause_next_deadline(const struct ll_port_pause *p);
 
+/*
+ * Credit gates: the receive side of a credit kind (ctrl.h; BifrostX's
+ * tokens, docs/BIFROST.md). Its frame meters the priorities' gates it
+ * names: from then on their queues send at most the gate's credit, until
+ * the credit's lifetime ends, then nothing (a credit never carries over:
+ * each frame replaces it). The frame's value for the port gate is the
+ * link's credit, split among the named gates in the caller's service
+ * order (strict priority), each share bounded by the gate's own credit
+ * and its backlog (ll_credit_split(): bifrost.md's Alg. 3). Metering of
+ * a gate ends when a pause frame speaks of it (the downstream speaks PFC
+ * again: the newest frame wins) or when LL_CREDIT_LEASE lifetimes pass
+ * with no credit frame (the downstream is gone: its gates would
+ * otherwise stay shut for good). Only the PFC priorities' gates are
+ * metered; a queue's other gates (the port's) stay pause gates.
+ */
+#define LL_CREDIT_GATES LL_PFC_PRIOS
+#define LL_CREDIT_LEASE 16
+
+struct ll_credit_gate {
+	ll_u64 bytes;		/* credit left */
+	ll_u64 until_ns;	/* the credit's end */
+	ll_u64 lease_ns;	/* metering ends here unless renewed */
+	ll_u64 frames;		/* credit frames that named it */
+	ll_u64 granted_bytes;	/* its shares of the link credit, summed */
+	ll_u64 blocked;		/* sends refused for want of credit */
+};
+
+struct ll_port_credit {
+	ll_u32 metered;		/* bit g: gate g is metered */
+	ll_u32 pad0;
+	ll_u64 frames;		/* credit frames applied */
+	ll_u64 lapses;		/* metering ended by a lease */
+	struct ll_credit_gate gates[LL_CREDIT_GATES];
+};
+
+/*
+ * Split link credit among n gates in order (index 0 first): out[i] =
+ * min(backlog[i], credit[i], what is left). Returns what is left.
+ */
+ll_u64 ll_credit_split(ll_u64 link_credit, const ll_u64 *credit,
+		       const ll_u64 *backlog, ll_u32 n, ll_u64 *out);
+
+/*
+ * Apply a credit kind's frame m at now_ns: order[0 .. n) the gates in
+ * the caller's service order, backlog_bytes[g] the bytes gate g's queues
+ * hold. A gate the frame names but order omits gets no credit. Returns
+ * the gates whose metering began.
+ */
+ll_u32 ll_port_credit_rx(struct ll_port_credit *c, ll_u64 now_ns,
+			 const struct ll_ctrl_msg *m, ll_u64 rate_bps,
+			 const ll_u8 *order, ll_u32 n,
+			 const ll_u64 *backlog_bytes);
+
+/* End the metering of the gates in mask; returns those that were. */
+ll_u32 ll_port_credit_end(struct ll_port_credit *c, ll_u32 mask);
+
+/* End the metering whose lease has passed; returns those gates. */
+ll_u32 ll_port_credit_expire(struct ll_port_credit *c, ll_u64 now_ns);
+
+/* Earliest lease end among metered gates, or 0 if none is metered. */
+ll_u64 ll_port_credit_next_deadline(const struct ll_port_credit *c);
+
+/*
+ * Whether len bytes fit the credit of every metered gate in mask at
+ * now_ns (an expired credit is 0). A refusal is counted (blocked).
+ */
+int ll_port_credit_fits(struct ll_port_credit *c, ll_u32 mask, ll_u32 len,
+			ll_u64 now_ns);
+
+/* Charge len bytes to every metered gate in mask (they fit). */
+void ll_port_credit_charge(struct ll_port_credit *c, ll_u32 mask, ll_u32 len);
+
 #endif /* LL_PAUSE_H */

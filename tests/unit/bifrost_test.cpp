@@ -11,6 +11,7 @@
 
 extern "C" {
 #include "bifrost.h"
+#include "pause.h"
 }
 
 namespace {
@@ -400,7 +401,7 @@ TEST(BifrostX, X1ShortQueuesPassTheirTokenDown)
 {
 	const ll_u64 token[3] = {80, 80, 80}, q[3] = {30, 200, 200};
 	ll_u64 out[3];
-	EXPECT_EQ(ll_bifrostx_split(100, token, q, 3, out), 0u);
+	EXPECT_EQ(ll_credit_split(100, token, q, 3, out), 0u);
 	EXPECT_EQ(out[0], 30u);
 	EXPECT_EQ(out[1], 70u);
 	EXPECT_EQ(out[2], 0u);
@@ -410,7 +411,7 @@ TEST(BifrostX, X2StrictPriority)
 {
 	const ll_u64 token[3] = {100, 50, 100}, q[3] = {500, 500, 500};
 	ll_u64 out[3];
-	ll_bifrostx_split(100, token, q, 3, out);
+	ll_credit_split(100, token, q, 3, out);
 	EXPECT_EQ(out[0], 100u);
 	EXPECT_EQ(out[1], 0u);
 	EXPECT_EQ(out[2], 0u);
@@ -420,9 +421,9 @@ TEST(BifrostX, X3X4NoLinkTokenOrNoBacklogSendsNothing)
 {
 	const ll_u64 token[3] = {100, 100, 100}, q[3] = {500, 500, 500}, none[3] = {};
 	ll_u64 out[3];
-	EXPECT_EQ(ll_bifrostx_split(0, token, q, 3, out), 0u);
+	EXPECT_EQ(ll_credit_split(0, token, q, 3, out), 0u);
 	EXPECT_EQ(out[0] + out[1] + out[2], 0u);
-	EXPECT_EQ(ll_bifrostx_split(100, token, none, 3, out), 100u);
+	EXPECT_EQ(ll_credit_split(100, token, none, 3, out), 100u);
 	EXPECT_EQ(out[0] + out[1] + out[2], 0u);
 }
 
@@ -473,7 +474,7 @@ TEST(BifrostX, X6OnePriorityMayGetLessThanTheLinkToken)
 	const ll_u64 backlog[1] = {1000};
 	ll_bifrostx_tokens(100, q, prev, 1, token);
 	EXPECT_EQ(token[0], 40u);
-	ll_bifrostx_split(100, token, backlog, 1, out);
+	ll_credit_split(100, token, backlog, 1, out);
 	EXPECT_EQ(out[0], 40u);		// below c_max: why P = 1 is plain Bifrost
 }
 

@@ -227,7 +227,7 @@ TEST(CodecBuild, RejectsSmallBuffer)
 TEST(CodecBuild, RejectsBadKind)
 {
 	std::vector<ll_u8> buf(64, 0xEE);
-	for (int kind : {0, 3, 4, 0x80, 0xFF}) {
+	for (int kind : {0, (int)LL_CTRL_KIND_COUNT, 0x80, 0xFF}) {
 		ll_ctrl_msg m = MakePfc(0xFF, {1, 2, 3, 4, 5, 6, 7, 8});
 		m.kind = (ll_u8)kind;
 		EXPECT_EQ(ll_ctrl_build(buf.data(), buf.size(), &m), 0u)
