@@ -189,6 +189,32 @@ u32 ll_gates_closed(struct ll_sched *q, u64 now)
 	return q->closed_mask & ~q->wd_ignore_mask;
 }
 
+/* A credit frame (TOKENS): its link credit is split among the priorities
+ * it names in our service order (queues by index, strict ones first),
+ * each share bounded by what the priority's queue holds now (Alg. 3).
+ */
+static void ll_apply_credit(struct ll_sched *q, const struct ll_ctrl_msg *m,
+			    u64 now)
+{
+	u64 backlog[LL_CREDIT_GATES] = {};
+	u8 order[LL_CREDIT_GATES];
+	u32 i, p, n = 0, seen = 0;
+
+	for (i = 0; i < q->nqueues; i++) {
+		const struct ll_queue *cl = &q->queues[i];
+
+		for (p = 0; p < LL_CREDIT_GATES; p++) {
+			if (!(cl->gate_mask & BIT(p)) || (seen & BIT(p)))
+				continue;
+			seen |= BIT(p);
+			order[n++] = p;
+			backlog[p] = cl->qstats.backlog;
+		}
+	}
+	ll_port_credit_rx(&q->credit, now, m, READ_ONCE(q->rate_bps), order, n,
+			  backlog);
+}
+
 /* Apply a MAC control frame redirected to us by the ingress program. It is
  * validated again: the qdisc trusts no one with its gates.
  */
@@ -215,12 +241,21 @@ static void ll_apply_ctrl(struct Qdisc *sch, struct sk_buff *skb, u16 type)
 		q->ctrl_invalid++;
 		return;
 	}
+	now = ll_now_ns();
+	if (ll_ctrl_kind(m.kind)->credit) {
+		ll_apply_credit(q, &m, now);
+		return;
+	}
 	if (m.kind == LL_CTRL_PFC)
 		q->pfc_frames_rx++;
 	else
 		q->pause_frames_rx++;
-	now = ll_now_ns();
 	ll_port_pause_rx(&q->pause, now, &m, READ_ONCE(q->rate_bps));
+	/* A pause frame for a metered priority: its downstream speaks PFC
+	 * again, the newest frame wins (pause.h).
+	 */
+	if (m.kind == LL_CTRL_PFC && unlikely(q->credit.metered))
+		ll_port_credit_end(&q->credit, m.gate_mask);
 	ll_gates_refresh(q);
 	if (m.kind == LL_CTRL_PFC && ll_wd_enabled(&q->wd.cfg)) {
 		u32 p, xoff = 0;
@@ -378,6 +413,16 @@ static void ll_wake_record(struct ll_sched *q, u64 now)
 		q->wake_late_max_ns = late;
 }
 
+/* Whether cl's head fits its metered gates' credit; leases end here. */
+static bool ll_credit_fits(struct ll_sched *q, struct ll_queue *cl, u64 now)
+{
+	if (ll_port_credit_expire(&q->credit, now) &&
+	    !(cl->gate_mask & q->credit.metered))
+		return true;
+	return ll_port_credit_fits(&q->credit, cl->gate_mask,
+				   qdisc_pkt_len(cl->skbs.head), now);
+}
+
 static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 {
 	struct ll_sched *q = qdisc_priv(sch);
@@ -408,6 +453,12 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 		head = &q->ctrl;
 	} else {
 		cl = ll_pick(q, closed);
+		/* A metered queue sends within its credit only (pause.h). */
+		while (unlikely(cl && (cl->gate_mask & q->credit.metered)) &&
+		       !ll_credit_fits(q, cl, now)) {
+			closed |= cl->gate_mask & q->credit.metered;
+			cl = ll_pick(q, closed);
+		}
 		if (!cl) {
 			/* Backlog exists but every backlogged queue is paused:
 			 * sleep until the first gate opens by itself (an XON
@@ -416,6 +467,12 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 			q->pause_blocked++;
 			if (q->next_open_ns)
 				wake = min(wake, q->next_open_ns);
+			/* Metering without a downstream ends at its lease;
+			 * new credit arrives through enqueue.
+			 */
+			if (q->credit.metered)
+				wake = min(wake, ll_port_credit_next_deadline(
+							 &q->credit));
 			ll_shaper_idle(&q->shaper, now);
 			goto idle;
 		}
@@ -431,6 +488,9 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 
 	skb = __qdisc_dequeue_head(head);
 	if (cl) {
+		if (unlikely(cl->gate_mask & q->credit.metered))
+			ll_port_credit_charge(&q->credit, cl->gate_mask,
+					      qdisc_pkt_len(skb));
 		cl->qstats.backlog -= qdisc_pkt_len(skb);
 		_bstats_update(&cl->bstats, qdisc_pkt_len(skb), 1);
 		if (!ll_queue_is_strict(q, cl - q->queues)) {
@@ -567,6 +627,10 @@ static void ll_reset(struct Qdisc *sch)
 		}
 	}
 	ll_gates_refresh(q);
+	/* Nor does a downstream's metering: its next TOKENS frame restarts
+	 * it.
+	 */
+	ll_port_credit_end(&q->credit, q->credit.metered);
 	ll_shaper_reset(&q->shaper, now);
 	q->wake_ns = 0;
 	qdisc_watchdog_cancel(&q->watchdog);
@@ -984,6 +1048,18 @@ static int ll_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 			continue;
 		st.pause_frames_rx += q->pause.gates[g].xoff_frames;
 		st.paused_ns += ll_gate_closed_ns(&q->pause.gates[g], now);
+		if (g < LL_CREDIT_GATES) {
+			const struct ll_credit_gate *cg = &q->credit.gates[g];
+			bool metered = q->credit.metered & BIT(g);
+
+			if (metered)
+				st.credit_metered |= BIT(g);
+			if (metered && now < cg->until_ns)
+				st.credit_bytes += cg->bytes;
+			st.credit_frames += cg->frames;
+			st.credit_granted_bytes += cg->granted_bytes;
+			st.credit_blocked += cg->blocked;
+		}
 	}
 	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
 	    gnet_stats_copy_queue(d, NULL, &cl->qstats, cl->skbs.qlen) < 0)

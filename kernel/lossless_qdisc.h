@@ -48,6 +48,7 @@ struct ll_sched {
 	struct qdisc_skb_head ctrl;	/* locally sent MAC control frames */
 	struct list_head active;	/* DWRR queues with backlog */
 	struct ll_port_pause pause;
+	struct ll_port_credit credit;	/* TOKENS frames' (pause.h) */
 	u32 closed_mask;		/* cache of the gates' state ... */
 	u64 next_open_ns;		/* ... valid until this deadline */
 	struct qdisc_watchdog watchdog;

@@ -449,6 +449,20 @@ static void ll_print_class_xstats(const struct tc_lossless_class_xstats *st)
 	print_u64(PRINT_ANY, "pause_frames_rx", " pause_frames_rx %llu",
 		  st->pause_frames_rx);
 	ll_print_time("paused_time", " paused_time %s", st->paused_ns);
+	/* A downstream's TOKENS frames (BifrostX): shown once it sent any. */
+	if (!st->credit_frames)
+		return;
+	print_nl();
+	print_uint(PRINT_JSON, "credit_metered", NULL, st->credit_metered);
+	print_string(PRINT_FP, NULL, "  credit %s",
+		     st->credit_metered ? "metered" : "off");
+	print_u64(PRINT_ANY, "credit_bytes", " left %llub", st->credit_bytes);
+	print_u64(PRINT_ANY, "credit_frames", " frames %llu",
+		  st->credit_frames);
+	print_u64(PRINT_ANY, "credit_granted_bytes", " granted %llub",
+		  st->credit_granted_bytes);
+	print_u64(PRINT_ANY, "credit_blocked", " blocked %llu",
+		  st->credit_blocked);
 }
 
 /*

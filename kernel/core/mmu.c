@@ -925,7 +925,9 @@ static void mode_timer(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
 		       ll_u64 now_ns)
 {
 	const struct ll_mode_desc *d = ll_mode_lookup(p->mode);
+	ll_u64 prio_bytes[LL_MMU_PRIOS];
 	struct ll_ctrl_msg m;
+	ll_u32 i;
 
 	if (!d || now_ns < p->mode_next_ns)
 		return;
@@ -940,8 +942,11 @@ static void mode_timer(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
 		return;
 	}
 	zero_bytes(&m, sizeof(m));
-	if (d->slot(&p->mode_st, now_ns, p->headroom_used, p->mode_rx_bytes,
-		    pool->cfg.lossless_mask, &m)) {
+	for (i = 0; i < LL_MMU_PRIOS; i++)
+		prio_bytes[i] = p->iq[i].headroom_used;
+	if (d->slot(&p->mode_st, &p->mode_params, now_ns, p->headroom_used,
+		    prio_bytes, p->mode_rx_bytes, pool->cfg.lossless_mask,
+		    &m)) {
 		p->mode_frame = m;
 		p->mode_pending = 1;
 	}

@@ -324,8 +324,11 @@ struct ll_mmu_port {
 	struct ll_mmu_eq eq[LL_MMU_MAX_QUEUES];
 };
 
-/* A port's budget: the pool is one allocation of up to 64 of these. */
-#define LL_MMU_PORT_MAX_BYTES 3584
+/*
+ * A port's budget: the pool is one allocation (kvzalloc) of up to 64 of
+ * these.
+ */
+#define LL_MMU_PORT_MAX_BYTES 3712
 LL_BUILD_ASSERT(sizeof(struct ll_mmu_port) <= LL_MMU_PORT_MAX_BYTES,
 		port_budget);
 

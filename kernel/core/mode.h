@@ -91,12 +91,15 @@ struct ll_mode_desc {
 	ll_u64 (*next_ns)(const union ll_mode_state *st);
 	/*
 	 * The slot due at next_ns(), run at now_ns: queue_bytes the port's
-	 * lossless bytes held, rx_bytes its lossless bytes ever arrived.
+	 * lossless bytes held (prio_bytes[p]: priority p's part),
+	 * rx_bytes its lossless bytes ever arrived.
 	 * Returns 1 and fills msg (its kind of ctrl.h's table; gates for the
 	 * priorities in lossless_mask) when a frame goes out.
 	 */
-	int (*slot)(union ll_mode_state *st, ll_u64 now_ns, ll_u64 queue_bytes,
-		    ll_u64 rx_bytes, ll_u8 lossless_mask, struct ll_ctrl_msg *msg);
+	int (*slot)(union ll_mode_state *st, const union ll_mode_params *mp,
+		    ll_u64 now_ns, ll_u64 queue_bytes, const ll_u64 *prio_bytes,
+		    ll_u64 rx_bytes, ll_u8 lossless_mask,
+		    struct ll_ctrl_msg *msg);
 	/* Its telemetry into out (ctr, late_hist; mode is set by the caller). */
 	void (*port_stats)(const union ll_mode_state *st, ll_u64 queue_bytes,
 			   struct ll_mode_port_stats *out);

@@ -3,7 +3,10 @@
  * Bifrost as a port mode (mode.h; docs/BIFROST.md): the port's lossless
  * ingress is one controlled queue of bifrost.h, its buffer H, its frame a
  * standard PFC frame with the slot's pause time for every lossless
- * priority. The slot update itself is bifrost.c's.
+ * priority, or (bifrost-frame tokens: BifrostX, bifrost.md 2.10) a
+ * TOKENS frame every slot with the link's token c^ and each priority's
+ * (Alg. 2), which the upstream's credit gates split (pause.h). The slot
+ * update itself is bifrost.c's.
  */
 #include "mode.h"
 #include "lossless.h"	/* the uapi: its netlink nest */
@@ -15,6 +18,9 @@ ll_u64 ll_bifrost_mode_slot_ns(const union ll_mode_params *mp)
 	return mp->bifrost.slot_ns ? mp->bifrost.slot_ns :
 	       mp->bifrost.rtt_ns / BIFROST_SLOTS_PER_RTT;
 }
+
+/* The frames' names: the value 0, then bit 0 (LL_PARAM_FLAGS). */
+static const char *const bifrost_frames[] = { "pfc", "tokens", (void *)0 };
 
 static const struct ll_param bifrost_params[] = {
 	{
@@ -57,6 +63,15 @@ static const struct ll_param bifrost_params[] = {
 		.nl_attr = TCA_LOSSLESS_BIFROST_LEAK_PERIOD,
 		.nl_nest = TCA_LOSSLESS_MODE_BIFROST, .nl_len = 8, .word = 4,
 	},
+	{
+		.tc = "bifrost-frame", .arg = "pfc|tokens",
+		.help = "pfc: a PFC pause per slot (Bifrost); tokens: a token frame per slot, the link's token split among the priorities upstream (BifrostX) (default pfc)",
+		.unit = LL_PARAM_FLAGS, .flags = LL_PARAM_PORT, .scheme = -1,
+		.min = 0, .max = LOSSLESS_BIFROST_FRAME_TOKENS,
+		.nl_attr = TCA_LOSSLESS_BIFROST_FRAME,
+		.nl_nest = TCA_LOSSLESS_MODE_BIFROST, .nl_len = 8, .word = 5,
+		.names = bifrost_frames,
+	},
 };
 
 enum bifrost_stat {
@@ -68,7 +83,7 @@ enum bifrost_stat {
 static const struct ll_scheme_stat_desc bifrost_stats[] = {
 	[BF_SLOTS] = { "slots", LL_STAT_COUNT, "slots run" },
 	[BF_FRAMES] = { "frames", LL_STAT_COUNT,
-			"pause frames sent, resumes included" },
+			"frames sent: pauses, resumes, tokens" },
 	[BF_FULL_PAUSES] = { "full_pauses", LL_STAT_COUNT,
 			     "slots that granted nothing" },
 	[BF_PAUSE_NS] = { "pause", LL_STAT_NS,
@@ -118,6 +133,8 @@ static const char *bifrost_check(const union ll_mode_params *mp,
 		return "bifrost needs bifrost-rtt, the control loop's round trip";
 	if (mp->bifrost.leak_period > LL_BIFROST_LEAK_PERIOD_MAX)
 		return "bifrost-k must be 1 .. 1024";
+	if (mp->bifrost.frame > LOSSLESS_BIFROST_FRAME_TOKENS)
+		return "bifrost-frame must be pfc or tokens";
 	bifrost_config(mp, rate_bps, mtu_bytes, &c);
 	return ll_bifrost_check(&c);
 }
@@ -137,21 +154,28 @@ static void bifrost_start(union ll_mode_state *st,
 			  ll_u32 why)
 {
 	struct ll_bifrost_config c;
-	struct ll_bifrost_stats kept = st->bifrost.stats;
-	int again = st->bifrost.slot_ns != 0;	/* 0 only before the first */
+	struct ll_bifrost_stats kept = st->bifrost.loop.stats;
+	ll_u32 i;
+	int again = st->bifrost.loop.slot_ns != 0;	/* 0 only before the first */
 
 	bifrost_config(mp, rate_bps, mtu_bytes, &c);
-	ll_bifrost_init(&st->bifrost, &c, now_ns, rx_bytes);
+	ll_bifrost_init(&st->bifrost.loop, &c, now_ns, rx_bytes);
+	/* The upstream is free (as at a wake or a restart, F at its bound):
+	 * the first slot meters it; Delta L_i from empty queues.
+	 */
+	st->bifrost.released = 1;
+	for (i = 0; i < LL_BIFROST_PRIOS; i++)
+		st->bifrost.prio_prev[i] = 0;
 	if (!again)
 		return;
 	/* The port's counters, across restarts; the margin from the new H. */
-	if (kept.min_margin_bytes > st->bifrost.stats.min_margin_bytes)
-		kept.min_margin_bytes = st->bifrost.stats.min_margin_bytes;
-	st->bifrost.stats = kept;
+	if (kept.min_margin_bytes > st->bifrost.loop.stats.min_margin_bytes)
+		kept.min_margin_bytes = st->bifrost.loop.stats.min_margin_bytes;
+	st->bifrost.loop.stats = kept;
 	if (why == LL_MODE_START_WAKE)
-		st->bifrost.stats.wakes++;
+		st->bifrost.loop.stats.wakes++;
 	else
-		st->bifrost.stats.restarts++;
+		st->bifrost.loop.stats.restarts++;
 }
 
 static void bifrost_reconfigure(union ll_mode_state *st,
@@ -161,31 +185,96 @@ static void bifrost_reconfigure(union ll_mode_state *st,
 	struct ll_bifrost_config c;
 
 	bifrost_config(mp, rate_bps, mtu_bytes, &c);
-	ll_bifrost_reconfigure(&st->bifrost, &c);
+	ll_bifrost_reconfigure(&st->bifrost.loop, &c);
 }
 
 static int bifrost_idle(const union ll_mode_state *st, ll_u64 queue_bytes,
 			ll_u64 rx_bytes)
 {
-	const struct ll_bifrost *b = &st->bifrost;
+	const struct ll_bifrost *b = &st->bifrost.loop;
 
-	return !queue_bytes && rx_bytes == b->rx_prev && !b->last_pause_ns &&
-	       !b->guarded;
+	return !queue_bytes && rx_bytes == b->rx_prev && st->bifrost.released;
 }
 
 static ll_u64 bifrost_next_ns(const union ll_mode_state *st)
 {
-	return ll_bifrost_next_ns(&st->bifrost);
+	return ll_bifrost_next_ns(&st->bifrost.loop);
 }
 
-static int bifrost_slot(union ll_mode_state *st, ll_u64 now_ns,
-			ll_u64 queue_bytes, ll_u64 rx_bytes, ll_u8 lossless_mask,
-			struct ll_ctrl_msg *msg)
+static ll_u16 token_units(ll_u64 bytes)
 {
-	struct ll_bifrost_decision d;
+	ll_u64 units = bytes / LL_CTRL_CREDIT_UNIT_BYTES;	/* down: safe */
+
+	return units > 0xFFFF ? 0xFFFF : (ll_u16)units;
+}
+
+/*
+ * BifrostX's frame (Alg. 2): every slot, the link's token c^ and each
+ * lossless priority's B - max(0, Delta L_i), valid for T + J. A slot
+ * that finds the port quiet (nothing held, nothing arrived) and grants
+ * a whole slot frees the upstream with a PFC resume instead, once, and
+ * the port may sleep (idle()); its next arrival restarts the loop with
+ * F at its bound, as a free upstream needs.
+ */
+static int bifrost_tokens(struct ll_bifrost_port *bp,
+			  const struct ll_bifrost_decision *d, int quiet,
+			  const ll_u64 *prio_bytes, ll_u8 lossless_mask,
+			  struct ll_ctrl_msg *msg)
+{
+	const struct ll_bifrost *b = &bp->loop;
+	ll_u64 token[LL_BIFROST_PRIOS];
 	ll_u32 i;
 
-	if (!ll_bifrost_slot(&st->bifrost, now_ns, queue_bytes, rx_bytes, &d))
+	if (quiet && !d->quanta) {
+		if (bp->released)
+			return 0;
+		bp->released = 1;
+		bp->loop.stats.frames++;
+		bp->loop.stats.resumes++;
+		msg->kind = LL_CTRL_PFC;
+		msg->gate_mask = lossless_mask;
+		return 1;
+	}
+	bp->released = 0;
+	ll_bifrostx_tokens(b->slot_bytes, prio_bytes, bp->prio_prev,
+			   LL_BIFROST_PRIOS, token);
+	msg->kind = LL_CTRL_TOKENS;
+	msg->gate_mask = (ll_u16)(lossless_mask | (1u << LL_PFC_PRIOS));
+	for (i = 0; i < LL_BIFROST_PRIOS; i++)
+		if (lossless_mask & (1u << i))
+			msg->value[i] = token_units(token[i]);
+	msg->value[LL_PFC_PRIOS] = token_units(d->link_token_bytes);
+	msg->lifetime = (ll_u16)ll_ns_to_quanta(b->slot_ns + b->jitter_ns,
+						b->rate_bps);
+	bp->token_frames++;
+	return 1;
+}
+
+static int bifrost_slot(union ll_mode_state *st, const union ll_mode_params *mp,
+			ll_u64 now_ns, ll_u64 queue_bytes,
+			const ll_u64 *prio_bytes, ll_u64 rx_bytes,
+			ll_u8 lossless_mask, struct ll_ctrl_msg *msg)
+{
+	struct ll_bifrost_decision d;
+	int quiet = !queue_bytes && rx_bytes == st->bifrost.loop.rx_prev;
+	ll_u32 i;
+
+	if (mp->bifrost.frame == LOSSLESS_BIFROST_FRAME_TOKENS) {
+		/* The loop's PFC frame is not sent: its counters neither. */
+		if (ll_bifrost_slot(&st->bifrost.loop, now_ns, queue_bytes,
+				    rx_bytes, &d)) {
+			st->bifrost.loop.stats.frames--;
+			if (!d.quanta)
+				st->bifrost.loop.stats.resumes--;
+		}
+		return bifrost_tokens(&st->bifrost, &d, quiet, prio_bytes,
+				      lossless_mask, msg);
+	}
+	/* A PFC loop frees the upstream with a resume or a lapsed pause. */
+	ll_bifrost_slot(&st->bifrost.loop, now_ns, queue_bytes, rx_bytes, &d);
+	st->bifrost.released = !st->bifrost.loop.last_pause_ns &&
+			       !st->bifrost.loop.guarded;
+	if (!d.send)
 		return 0;
 	msg->kind = LL_CTRL_PFC;
 	msg->gate_mask = lossless_mask;
@@ -198,13 +287,13 @@ static void bifrost_port_stats(const union ll_mode_state *st,
 			       ll_u64 queue_bytes,
 			       struct ll_mode_port_stats *out)
 {
-	const struct ll_bifrost *b = &st->bifrost;
+	const struct ll_bifrost *b = &st->bifrost.loop;
 	const struct ll_bifrost_stats *s = &b->stats;
 	ll_u32 i;
 
 	(void)queue_bytes;
 	out->ctr[BF_SLOTS] = s->slots;
-	out->ctr[BF_FRAMES] = s->frames;
+	out->ctr[BF_FRAMES] = s->frames + st->bifrost.token_frames;
 	out->ctr[BF_FULL_PAUSES] = s->full_pauses;
 	out->ctr[BF_PAUSE_NS] = s->pause_ns_total;
 	out->ctr[BF_MISSED_SLOTS] = s->missed_slots;

@@ -33,6 +33,7 @@ struct ll_bifrost_params {
 	ll_u64 jitter_ns;
 	ll_u64 buffer_bytes;
 	ll_u64 leak_period;
+	ll_u64 frame;		/* LOSSLESS_BIFROST_FRAME_*: pfc, tokens */
 };
 
 /* A mode's parameters: word i is its row i (mode.h); the rest 0. */
@@ -44,8 +45,21 @@ union ll_mode_params {
 LL_BUILD_ASSERT(sizeof(struct ll_bifrost_params) <=
 		sizeof(ll_u64) * LL_MODE_PARAM_WORDS, mode_params_budget);
 
+/*
+ * A Bifrost port: its loop (bifrost.h) and, sending TOKENS frames
+ * (BifrostX), its priorities' queues at the last slot (Alg. 2's Delta
+ * L_i), the token frames sent and whether its last frame freed the
+ * upstream.
+ */
+struct ll_bifrost_port {
+	struct ll_bifrost loop;
+	ll_u64 prio_prev[LL_BIFROST_PRIOS];
+	ll_u64 token_frames;
+	ll_u8 released;
+};
+
 union ll_mode_state {
-	struct ll_bifrost bifrost;
+	struct ll_bifrost_port bifrost;
 };
 
 #define LL_MODE_STATE_MAX_BYTES 512

@@ -180,11 +180,20 @@ enum {
 	TCA_LOSSLESS_BIFROST_JITTER_NS,	/* u64: J, a slot's lateness; 0 = T */
 	TCA_LOSSLESS_BIFROST_BUFFER_BYTES, /* u64: H; 0 = the default size */
 	TCA_LOSSLESS_BIFROST_LEAK_PERIOD, /* u64: k, 1..1024; 0 = 1 */
+	TCA_LOSSLESS_BIFROST_FRAME,	/* u64: LOSSLESS_BIFROST_FRAME_* */
 	TCA_LOSSLESS_BIFROST_PAD,
 	__TCA_LOSSLESS_BIFROST_MAX
 };
 
 #define TCA_LOSSLESS_BIFROST_MAX (__TCA_LOSSLESS_BIFROST_MAX - 1)
+
+/*
+ * What a Bifrost port sends upstream each slot: PFC frames with the
+ * slot's pause time (Bifrost), or TOKENS frames with a credit per
+ * priority and for the link (BifrostX; docs/BIFROST.md).
+ */
+#define LOSSLESS_BIFROST_FRAME_PFC 0
+#define LOSSLESS_BIFROST_FRAME_TOKENS 1
 
 /* PFC watchdog (nested in TCA_LOSSLESS_WATCHDOG); see docs/WATCHDOG.md. */
 enum {
@@ -361,6 +370,17 @@ struct tc_lossless_class_xstats {
 	__u32 limit_pkts;
 	__u64 pause_frames_rx;	/* XOFF frames for this queue's gates */
 	__u64 paused_ns;	/* sum of its gates' closed time */
+	/*
+	 * Credit gates (appended): a downstream's TOKENS frames meter this
+	 * queue's priorities (BifrostX, docs/BIFROST.md). Sums over the
+	 * queue's metered gates.
+	 */
+	__u32 credit_metered;	/* its gates metered now (bit = gate) */
+	__u32 credit_pad;
+	__u64 credit_bytes;	/* credit left now (0 once expired) */
+	__u64 credit_frames;	/* TOKENS frames that named its gates */
+	__u64 credit_granted_bytes; /* shares of the link credit, summed */
+	__u64 credit_blocked;	/* dequeues refused for want of credit */
 };
 
 /*

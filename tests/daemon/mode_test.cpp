@@ -43,7 +43,7 @@ TEST(ModeConfig, KeysAreTheDescriptorRows)
 {
   auto keys = pol::mode_keys();
   std::vector<std::string> want = {"bifrost_rtt", "bifrost_slot", "bifrost_jitter",
-                                   "bifrost_buffer", "bifrost_k"};
+                                   "bifrost_buffer", "bifrost_k", "bifrost_frame"};
   EXPECT_EQ(keys, want);
   ASSERT_NE(pol::mode_row(LL_MODE_BIFROST, "bifrost_buffer"), nullptr);
   EXPECT_EQ(pol::mode_row(LL_MODE_BIFROST, "bifrost_buffer")->word, 3);

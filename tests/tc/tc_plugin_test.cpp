@@ -1710,6 +1710,27 @@ TEST(TcPluginPrint, ClassXstatsText)
 		  "  paused no pause_frames_rx 0 paused_time 0ns\n");
 }
 
+// A queue metered by a downstream's TOKENS frames (BifrostX) shows its
+// credit; one that never got any (above) does not.
+TEST(TcPluginPrint, ClassXstatsCredit)
+{
+	tc_lossless_class_xstats st = SampleClassXstats();
+	st.credit_metered = 1u << 3;
+	st.credit_bytes = 3000;
+	st.credit_frames = 250;
+	st.credit_granted_bytes = 1234567;
+	st.credit_blocked = 17;
+	Result r = Show({"-s", "class", "show", "dev", "lo"}, ClassDump(1, &st, sizeof(st)));
+	EXPECT_EQ(r.rc, 0) << r.err;
+	EXPECT_NE(r.out.find("  paused yes pause_frames_rx 11 paused_time 42us\n"
+			     "  credit metered left 3000b frames 250 granted 1234567b blocked 17\n"),
+		  std::string::npos)
+		<< r.out;
+	st.credit_metered = 0;
+	r = Show({"-s", "class", "show", "dev", "lo"}, ClassDump(1, &st, sizeof(st)));
+	EXPECT_NE(r.out.find("  credit off left 3000b"), std::string::npos) << r.out;
+}
+
 TEST(TcPluginPrint, ClassXstatsFromOlderKernel)
 {
 	tc_lossless_class_xstats st = SampleClassXstats();
@@ -2851,7 +2872,9 @@ TEST(TcPluginMode, HelpListsModesAndTheirParameters)
 	Sent s = TcQdisc("help");
 	EXPECT_NE(s.r.err.find("[ mode { none | bifrost [ bifrost-rtt TIME ]"), std::string::npos)
 		<< s.r.err;
-	EXPECT_NE(s.r.err.find("[ bifrost-k N ] } ]"), std::string::npos) << s.r.err;
+	EXPECT_NE(s.r.err.find("[ bifrost-frame pfc|tokens ] } ]"),
+		  std::string::npos)
+		<< s.r.err;
 }
 
 TEST(TcPluginMode, OptionsTextAndRoundTrip)

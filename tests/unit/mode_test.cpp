@@ -338,13 +338,13 @@ TEST(ModeUpdate, RestartAndChangeWhenEmpty)
 	EXPECT_EQ(m.port(1).headroom_bytes, BifrostBuffer(same));
 
 	// New parameters: the loop runs on, its F kept, the new H carved.
-	const ll_u64 f = m.port(1).mode_st.bifrost.f_bytes;
+	const ll_u64 f = m.port(1).mode_st.bifrost.loop.f_bytes;
 	ll_mmu_port_config wider = BifrostPort();
 	wider.mode_params.bifrost.jitter_ns = 2 * t;
 	ASSERT_EQ(ll_mmu_port_update(m.p(), 1, &wider, 10 * t + 5), LL_MMU_OK);
 	EXPECT_EQ(ll_mmu_ctrl_next_deadline(m.p(), 1), 11 * t);
-	EXPECT_EQ(m.port(1).mode_st.bifrost.f_bytes, f);
-	EXPECT_EQ(m.port(1).mode_st.bifrost.jitter_ns, 2 * t);
+	EXPECT_EQ(m.port(1).mode_st.bifrost.loop.f_bytes, f);
+	EXPECT_EQ(m.port(1).mode_st.bifrost.loop.jitter_ns, 2 * t);
 	EXPECT_EQ(m.port(1).headroom_bytes, BifrostBuffer(wider));
 	EXPECT_GT(BifrostBuffer(wider), BifrostBuffer(same));
 	ll_mmu_get_mode_stats(m.p(), 1, &st);
