@@ -47,12 +47,12 @@ def run(cmd, **kw):
     return p.stdout
 
 
-def generate(gen, workdir, stem="ours"):
-    """Run ll_frames_gen; return (pcap path, list of intended frames)."""
+def generate(gen, workdir, stem="ours", flags=()):
+    """Run ll_frames_gen [flags]; return (pcap path, intended frames)."""
     os.makedirs(workdir, exist_ok=True)
     pcap = os.path.join(workdir, stem + ".pcap")
     intent = os.path.join(workdir, stem + ".json")
-    run([gen, pcap, intent])
+    run([gen, *flags, pcap, intent])
     with open(intent) as f:
         frames = json.load(f)["frames"]
     if not frames:
@@ -60,12 +60,14 @@ def generate(gen, workdir, stem="ours"):
     return pcap, frames
 
 
-def parse_with_ours(parser, pcap=None, hex_lines=None):
-    """Run ll_frames_parse on a pcap or on hex lines; list of dicts."""
+def parse_with_ours(parser, pcap=None, hex_lines=None, port_addr=None):
+    """Run ll_frames_parse on a pcap or on hex lines; list of dicts.
+    port_addr: the receiving port's address (its --port-addr)."""
+    cmd = [parser] + (["--port-addr", port_addr] if port_addr else [])
     if pcap is not None:
-        out = run([parser, pcap])
+        out = run(cmd + [pcap])
     else:
-        out = run([parser, "--hex"], input="".join(l + "\n" for l in hex_lines))
+        out = run(cmd + ["--hex"], input="".join(l + "\n" for l in hex_lines))
     return [json.loads(l) for l in out.splitlines() if l.strip()]
 
 

@@ -2,12 +2,15 @@
 // the fields each frame is meant to carry to a JSON file, so that
 // independent decoders (tshark, scapy) can be checked against the intent.
 //
-//   ll_frames_gen OUT.pcap OUT.json
+//   ll_frames_gen OUT.pcap OUT.json            PFC and PAUSE (0x8808)
+//   ll_frames_gen --tokens OUT.pcap OUT.json   TOKENS (0x88B6/0x0001)
 //
 // Besides the valid frames, a few negative controls are written: frames
 // built by ll_ctrl_build and then corrupted (bad DA, reserved vector
-// octet set). A decoder check must flag them, which shows that the check
-// can fail at all.
+// octet set; for TOKENS: reserved octet set, truncated to 37 octets,
+// unknown opcode, bad DA). A decoder check must flag them, which shows
+// that the check can fail at all. A TOKENS negative control records the
+// rejection ll_ctrl_parse owes it ("reject"), from ctrl.h's rules.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +29,7 @@ struct Case {
 	ll_ctrl_msg m;			// what is handed to the builder
 	bool valid = true;		// false: negative control
 	std::string corruption;		// how a negative control was made
+	std::string reject;		// TOKENS: the parse result it deserves
 	std::vector<ll_u8> bytes;
 };
 
@@ -113,6 +117,99 @@ std::vector<Case> Cases()
 	return c;
 }
 
+ll_ctrl_msg Tokens(int idx, ll_u8 mask, const std::vector<ll_u16> &credits,
+		   ll_u16 link, ll_u16 lifetime)
+{
+	ll_ctrl_msg m;
+	std::memset(&m, 0, sizeof(m));
+	const ll_u8 src[6] = {0x02, 0x00, 0x5E, 0x30, 0x00, (ll_u8)idx};
+	std::memcpy(m.src, src, 6);
+	m.kind = LL_CTRL_TOKENS;
+	m.gate_mask = mask;	// bit 8 (the link's) is the builder's
+	for (size_t i = 0; i < credits.size() && i < 8; i++)
+		m.value[i] = credits[i];
+	m.value[8] = link;
+	m.lifetime = lifetime;
+	return m;
+}
+
+// The receiving port's unicast address of the unicast-DA case (the
+// frames' reader passes it to ll_ctrl_parse: ll_frames_parse --port-addr).
+const ll_u8 kTokensPortAddr[6] = {0x02, 0x00, 0x5E, 0x40, 0x00, 0x02};
+
+std::vector<Case> TokensCases()
+{
+	std::vector<Case> c;
+	auto add = [&](std::string name, ll_ctrl_msg m) {
+		Case k;
+		k.name = std::move(name);
+		k.m = m;
+		c.push_back(k);
+	};
+	int i = 0;
+	// Credits of priorities outside the mask hold junk that must not
+	// reach the wire.
+	add("tokens_all_distinct", Tokens(i++, 0xFF, {0, 1, 0x0100, 0x7FFF,
+				0x8000, 0xFFFE, 0xFFFF, 0xABCD}, 0x1234, 0x0200));
+	add("tokens_all_max", Tokens(i++, 0xFF, std::vector<ll_u16>(8, 0xFFFF),
+				     0xFFFF, 0xFFFF));
+	add("tokens_all_zero", Tokens(i++, 0xFF, std::vector<ll_u16>(8, 0),
+				      0, 1));
+	add("tokens_p0_p7", Tokens(i++, 0x81, {100, 0x1111, 0x2222, 0x3333,
+				0x4444, 0x5555, 0x6666, 0xFFFF}, 500, 20));
+	add("tokens_0x55", Tokens(i++, 0x55, {10, 11, 12, 13, 14, 15, 16, 17},
+				  7813, 0x0400));
+	add("tokens_0xaa", Tokens(i++, 0xAA, {10, 11, 12, 13, 14, 15, 16, 17},
+				  1, 0x0400));
+	add("tokens_link_only", Tokens(i++, 0x00, std::vector<ll_u16>(8, 0x0F0F),
+				       0xFFFF, 100));
+	add("tokens_metering_ends", Tokens(i++, 0x00, {}, 0, 0));
+	add("tokens_lifetime_0_credits", Tokens(i++, 0x0F, {1, 2, 3, 4, 5, 6,
+				7, 8}, 64, 0));
+	for (int p = 0; p < 8; p++) {
+		std::vector<ll_u16> v(8, 0x0F0F);
+		v[p] = (ll_u16)(1000 * (p + 1));
+		add("tokens_only_p" + std::to_string(p),
+		    Tokens(i++, (ll_u8)(1u << p), v, (ll_u16)(2000 + p),
+			   (ll_u16)(p + 1)));
+	}
+	add("tokens_unicast_da", Tokens(i++, 0x08, {0, 0, 0, 0x0300}, 0x0400,
+					0x0010));
+
+	for (Case &k : c) {
+		k.bytes.assign(LL_MAC_CTRL_FRAME_BYTES, 0);
+		if (ll_ctrl_build(k.bytes.data(), k.bytes.size(), &k.m) !=
+		    LL_MAC_CTRL_FRAME_BYTES) {
+			std::fprintf(stderr, "build failed for %s\n", k.name.c_str());
+			std::exit(1);
+		}
+	}
+	// The builder writes the group address: the unicast case is to the
+	// receiving port's own address (802.3 Annex 31B).
+	std::memcpy(c.back().bytes.data(), kTokensPortAddr, 6);
+
+	// Negative controls, each from a valid frame.
+	auto neg = [&](size_t from, const char *name, const char *how,
+		       const char *reject) -> Case & {
+		Case k = c[from];
+		k.name = name;
+		k.valid = false;
+		k.corruption = how;
+		k.reject = reject;
+		c.push_back(k);
+		return c.back();
+	};
+	neg(0, "neg_reserved_set", "reserved octet 0x01",
+	    "reserved-bits-set").bytes[16] = 0x01;
+	neg(3, "neg_truncated_37", "cut to 37 octets (lifetime incomplete)",
+	    "truncated").bytes.resize(LL_CTRL_TOKENS_MIN_BYTES - 1);
+	neg(4, "neg_unknown_opcode", "opcode 0x0002",
+	    "unknown-opcode").bytes[15] = 0x02;
+	neg(5, "neg_bad_da", "dst 01:80:c2:00:00:02",
+	    "bad-destination").bytes[5] = 0x02;
+	return c;
+}
+
 void PutLe16(FILE *f, ll_u16 v)
 {
 	std::fputc(v & 0xFF, f);
@@ -133,15 +230,66 @@ std::string Mac(const ll_u8 *a)
 	return s;
 }
 
+// The intent of a TOKENS frame: what was handed to the builder, the
+// credits outside the mask as the wire has them (0). Corruptions are in
+// "corruption", not here.
+void TokensIntent(FILE *js, const ll_ctrl_msg &m)
+{
+	std::fprintf(js, "\"ethertype\": %d, ",
+		     LL_ETH_P_LOSSLESS_CTRL);
+	std::fprintf(js, "\"kind\": \"tokens\", \"opcode\": %d, ",
+		     LL_CTRL_OP_TOKENS);
+	std::fprintf(js, "\"port_addr\": \"%s\", ",
+		     Mac(kTokensPortAddr).c_str());
+	std::fprintf(js, "\"mask\": %d, \"credits\": [",
+		     m.gate_mask & 0xFF);
+	for (int i = 0; i < 8; i++)
+		std::fprintf(js, "%s%d", i ? ", " : "",
+			     (m.gate_mask >> i) & 1 ? m.value[i] : 0);
+	std::fprintf(js, "], \"struct_credits\": [");
+	for (int i = 0; i < 8; i++)
+		std::fprintf(js, "%s%d", i ? ", " : "", m.value[i]);
+	std::fprintf(js, "], \"link_credit\": %d, \"lifetime\": %d",
+		     m.value[8], m.lifetime);
+}
+
+// The intent of a PFC or PAUSE frame.
+void MacCtrlIntent(FILE *js, const ll_ctrl_msg &m)
+{
+	bool pfc = m.kind == LL_CTRL_PFC;
+
+	std::fprintf(js, "\"ethertype\": %d, ", LL_ETH_P_MAC_CONTROL);
+	std::fprintf(js, "\"kind\": \"%s\", \"opcode\": %d, ",
+		     pfc ? "pfc" : "pause",
+		     pfc ? LL_MAC_CTRL_OP_PFC : LL_MAC_CTRL_OP_PAUSE);
+	if (pfc) {
+		std::fprintf(js, "\"enable_vector\": %d, \"times\": [",
+			     m.gate_mask);
+		for (int i = 0; i < 8; i++)
+			std::fprintf(js, "%s%d", i ? ", " : "",
+				     (m.gate_mask >> i) & 1 ? m.value[i] : 0);
+		std::fprintf(js, "], \"struct_times\": [");
+		for (int i = 0; i < 8; i++)
+			std::fprintf(js, "%s%d", i ? ", " : "", m.value[i]);
+		std::fprintf(js, "]");
+	} else {
+		std::fprintf(js, "\"pause_time\": %d", m.value[0]);
+	}
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		std::fprintf(stderr, "usage: %s OUT.pcap OUT.json\n", argv[0]);
+	bool tokens = argc == 4 && !std::strcmp(argv[1], "--tokens");
+	if (argc != 3 && !tokens) {
+		std::fprintf(stderr, "usage: %s [--tokens] OUT.pcap OUT.json\n",
+			     argv[0]);
 		return 2;
 	}
-	std::vector<Case> cases = Cases();
+	if (tokens)
+		argv++;
+	std::vector<Case> cases = tokens ? TokensCases() : Cases();
 
 	FILE *pcap = std::fopen(argv[1], "wb");
 	if (!pcap) {
@@ -180,32 +328,21 @@ int main(int argc, char **argv)
 	for (size_t n = 0; n < cases.size(); n++) {
 		const Case &k = cases[n];
 		const ll_ctrl_msg &m = k.m;
-		bool pfc = m.kind == LL_CTRL_PFC;
 		std::fprintf(js, "  {\"index\": %zu, \"name\": \"%s\", \"valid\": %s, ",
 			     n, k.name.c_str(), k.valid ? "true" : "false");
 		if (!k.valid)
 			std::fprintf(js, "\"corruption\": \"%s\", ",
 				     k.corruption.c_str());
+		if (!k.reject.empty())
+			std::fprintf(js, "\"reject\": \"%s\", ",
+				     k.reject.c_str());
 		std::fprintf(js, "\"length\": %zu, ", k.bytes.size());
 		std::fprintf(js, "\"dst\": \"%s\", ", Mac(k.bytes.data()).c_str());
 		std::fprintf(js, "\"src\": \"%s\", ", Mac(m.src).c_str());
-		std::fprintf(js, "\"ethertype\": %d, ", LL_ETH_P_MAC_CONTROL);
-		std::fprintf(js, "\"kind\": \"%s\", \"opcode\": %d, ",
-			     pfc ? "pfc" : "pause",
-			     pfc ? LL_MAC_CTRL_OP_PFC : LL_MAC_CTRL_OP_PAUSE);
-		if (pfc) {
-			std::fprintf(js, "\"enable_vector\": %d, \"times\": [",
-				     m.gate_mask);
-			for (int i = 0; i < 8; i++)
-				std::fprintf(js, "%s%d", i ? ", " : "",
-					     (m.gate_mask >> i) & 1 ? m.value[i] : 0);
-			std::fprintf(js, "], \"struct_times\": [");
-			for (int i = 0; i < 8; i++)
-				std::fprintf(js, "%s%d", i ? ", " : "", m.value[i]);
-			std::fprintf(js, "]");
-		} else {
-			std::fprintf(js, "\"pause_time\": %d", m.value[0]);
-		}
+		if (m.kind == LL_CTRL_TOKENS)
+			TokensIntent(js, m);
+		else
+			MacCtrlIntent(js, m);
 		std::fprintf(js, ", \"hex\": \"");
 		for (ll_u8 b : k.bytes)
 			std::fprintf(js, "%02x", b);

@@ -3,12 +3,18 @@
  * Runs frames through ll_ctrl_parse and prints what it decoded, one
  * JSON object per line:
  *
- *   ll_frames_parse FILE.pcap     frames of a classic pcap (Ethernet)
- *   ll_frames_parse --hex         one frame per stdin line, in hex
- *                                 (spaces, ':' and '-' ignored)
+ *   ll_frames_parse [--port-addr MAC] FILE.pcap   frames of a classic pcap
+ *   ll_frames_parse [--port-addr MAC] --hex       one frame per stdin line,
+ *                               in hex (spaces, ':' and '-' ignored)
+ *
+ * --port-addr: the receiving port's address (aa:bb:cc:dd:ee:ff), which
+ * ll_ctrl_parse accepts as a destination besides 01-80-C2-00-00-01.
  *
  * {"index": 0, "length": 60, "result": "ok", "kind": "pfc",
  *  "src": "02:..", "enable_vector": 136, "quanta": [0, ..]}
+ * A credit kind (TOKENS) has, instead of enable_vector and quanta,
+ * {.., "gate_mask": 264, "credits": [0, .. 8 of them], "link_credit": 5,
+ *  "lifetime": 20} (gate_mask: the priority mask | bit 8, the link's).
  * For a rejected frame only index, length and result are printed.
  */
 #include <ctype.h>
@@ -21,19 +27,34 @@
 
 #define MAX_FRAME 65536
 
+static const ll_u8 *port_addr;	/* --port-addr, or NULL */
+
 static void print_frame(unsigned long index, const ll_u8 *frame, ll_u32 len)
 {
 	struct ll_ctrl_msg m;
-	enum ll_parse_result r = ll_ctrl_parse(frame, len, NULL, &m);
+	enum ll_parse_result r = ll_ctrl_parse(frame, len, port_addr, &m);
+	const struct ll_ctrl_kind_desc *d;
 	int i;
 
 	printf("{\"index\": %lu, \"length\": %u, \"result\": \"%s\"", index,
 	       (unsigned)len, ll_parse_result_name(r));
 	if (r == LL_PARSE_OK) {
-		printf(", \"kind\": \"%s\"", ll_ctrl_kind(m.kind) ?
-		       ll_ctrl_kind(m.kind)->name : "?");
+		d = ll_ctrl_kind(m.kind);
+		printf(", \"kind\": \"%s\"", d ? d->name : "?");
 		printf(", \"src\": \"%02x:%02x:%02x:%02x:%02x:%02x\"", m.src[0],
 		       m.src[1], m.src[2], m.src[3], m.src[4], m.src[5]);
+		if (d && d->credit) {
+			/* Credits per priority, the link's (the gate after
+			 * the priorities'), their lifetime in quanta.
+			 */
+			printf(", \"gate_mask\": %u, \"credits\": [",
+			       m.gate_mask);
+			for (i = 0; i < LL_PFC_PRIOS; i++)
+				printf("%s%u", i ? ", " : "", m.value[i]);
+			printf("], \"link_credit\": %u, \"lifetime\": %u}\n",
+			       m.value[LL_PFC_PRIOS], m.lifetime);
+			return;
+		}
 		/* The wire's fields: only PFC has a class-enable vector (a
 		 * PAUSE message speaks of its one gate, bit 0 of gate_mask).
 		 */
@@ -154,12 +175,42 @@ static int read_hex(void)
 	return 0;
 }
 
+static int parse_mac(const char *s, ll_u8 *mac)
+{
+	unsigned int v[LL_ETH_ALEN];
+	char end;
+	int i;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &end) != LL_ETH_ALEN)
+		return -1;
+	for (i = 0; i < LL_ETH_ALEN; i++) {
+		if (v[i] > 0xFF)
+			return -1;
+		mac[i] = (ll_u8)v[i];
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	static ll_u8 port[LL_ETH_ALEN];
+	const char *prog = argv[0];
+
+	if (argc >= 3 && !strcmp(argv[1], "--port-addr")) {
+		if (parse_mac(argv[2], port)) {
+			fprintf(stderr, "%s: bad --port-addr %s\n", prog, argv[2]);
+			return 2;
+		}
+		port_addr = port;
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc == 2 && !strcmp(argv[1], "--hex"))
 		return read_hex();
 	if (argc == 2 && argv[1][0] != '-')
 		return read_pcap(argv[1]);
-	fprintf(stderr, "usage: %s FILE.pcap | --hex < frames.txt\n", argv[0]);
+	fprintf(stderr, "usage: %s [--port-addr MAC] FILE.pcap | --hex < frames.txt\n",
+		prog);
 	return 2;
 }
