@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 //
-// libFuzzer harness of the core's frame codec (kernel/core/pfc.c), one
-// binary per frame type: fuzz_frame_<name>, built with
+// libFuzzer harness of the core's control frame codec (kernel/core/ctrl.c),
+// one binary per frame type: fuzz_frame_<name>, built with
 // -DLL_FUZZ_FRAME=\"<name>\" (tests/fuzz/CMakeLists.txt, LL_FUZZ_FRAMES).
 // Every frame type is one entry of kFrameTypes below; the checks are the
 // same for all of them.
@@ -17,21 +17,25 @@
 //   3. typed:   the bytes with this type's header (DA, EtherType, opcode)
 //               written over the first 16, so the body of this type is
 //               explored whatever the seeds;
-//   4. meaning: a frame of this type built from the bytes (source, enable
-//               vector, quanta), parsed back, plus the quanta <-> time
-//               conversions at a rate taken from the bytes.
+//   4. meaning: a frame of this type built from the bytes (source, mask,
+//               values, lifetime), parsed back, its rejections (cut short,
+//               reserved octet set, an opcode of no kind), plus the
+//               quanta <-> time conversions at a rate taken from the bytes.
 // Checks on every parse:
 //   - the result is a known code with a name;
-//   - accepted iff the frame is valid by the spec in pfc.h (independent
-//     predicate below, driven by the table; the destination is
-//     01-80-C2-00-00-01 or the port's unicast address), and a rejection
-//     names a reason that holds for the frame;
-//   - an accepted frame's fields are its bytes (the type's field check);
+//   - accepted iff the frame is valid by the spec in ctrl.h and pfc.h
+//     (independent predicate below, driven by the table: a known
+//     EtherType and opcode; the destination is 01-80-C2-00-00-01 or the
+//     port's unicast address), and a rejection names a reason that holds
+//     for the frame;
+//   - an accepted frame's fields are its bytes (the type's field check;
+//     TOKENS: gate_mask is the priority mask with bit 8, the link's,
+//     always set, and the lifetime is octets 36..37);
 //   - round trip: ll_ctrl_build() of the meaning gives a 60-octet
 //     frame to 01-80-C2-00-00-01 that parses to the same meaning, with the
 //     same bytes as the original from the source address up to the type's
-//     minimum length (times of disabled PFC priorities go out as 0),
-//     padded with zeros;
+//     minimum length (values of priorities outside a PFC vector or a
+//     TOKENS mask go out as 0), padded with zeros;
 //   - conversions: ll_quanta_to_ns() and ll_ns_to_quanta() equal exact
 //     128-bit references for any 64-bit rate and time (no overflow; quanta
 //     above 0xFFFF saturate), and ns_to_quanta(quanta_to_ns(q)) is q, or
@@ -82,11 +86,13 @@ std::uint64_t le64(const std::uint8_t *p)
 
 // ------------------------------------------------------------ the table
 
-// One MAC control frame type of the core. To add one: an entry here, its
-// name in LL_FUZZ_FRAMES (CMakeLists.txt), seeds in corpus/frame_<name>/.
+// One control frame type of the core. To add one: an entry here, its
+// name in LL_FUZZ_FRAMES (CMakeLists.txt), seeds in corpus/frame_<name>/
+// (make_seeds.py).
 struct FrameType {
   const char *name;   // fuzz_frame_<name>
   ll_u8 kind;         // enum ll_ctrl_kind the parser reports
+  ll_u16 ethertype;   // at octet 12
   ll_u16 opcode;      // at octet 14
   ll_u32 min_len;     // shortest valid frame (no padding)
   // Beyond header and length: LL_PARSE_OK if the body is valid, else the
@@ -98,9 +104,27 @@ struct FrameType {
   void (*make)(const std::uint8_t *d, ll_ctrl_msg &m);
   // What a frame of this type conveys of m: the meaning a re-parse gives.
   void (*canon)(ll_ctrl_msg &m);
-  // m's enabled times (quanta), for the conversions.
+  // m's enabled times (quanta), for the conversions (at most kMaxTimes).
   unsigned (*times)(const ll_ctrl_msg &m, ll_u16 *out);
+  // The octets of a frame of this type that m's build leaves 0 whatever
+  // the original had (values outside a mask): zeroes them in f.
+  void (*wire)(const ll_ctrl_msg &m, std::uint8_t *f);
 };
+
+constexpr unsigned kMaxTimes = LL_CTRL_GATES + 1;
+
+void wire_all(const ll_ctrl_msg &, std::uint8_t *)
+{
+}
+
+// Values from octet 18 on, one per priority; those outside m's mask go
+// out as 0 (PFC, TOKENS).
+void wire_masked(const ll_ctrl_msg &m, std::uint8_t *f)
+{
+  for (int i = 0; i < LL_PFC_PRIOS; i++)
+    if (!(m.gate_mask & (1u << i)))
+      f[18 + 2 * i] = f[19 + 2 * i] = 0;
+}
 
 ll_parse_result body_ok(const std::uint8_t *)
 {
@@ -181,17 +205,79 @@ unsigned pfc_times(const ll_ctrl_msg &m, ll_u16 *out)
   return n;
 }
 
+// ---- TOKENS (BifrostX, ctrl.h), EtherType 0x88B6: 16 reserved octet,
+// 17 priority mask e7..e0, 18 credit[0..7], 34 link credit, 36 lifetime
+void tokens_fields(const std::uint8_t *f, const ll_ctrl_msg &m)
+{
+  CHECK(m.gate_mask == (f[17] | 0x100u), "TOKENS gate_mask %#x, mask byte %#x (+ bit 8)",
+        m.gate_mask, f[17]);
+  for (int i = 0; i < LL_PFC_PRIOS; i++)
+    CHECK(m.value[i] == be16(f + 18 + 2 * i), "TOKENS credit[%d] %u, bytes %u", i, m.value[i],
+          be16(f + 18 + 2 * i));
+  CHECK(m.value[LL_PFC_PRIOS] == be16(f + 34), "TOKENS link credit %u, bytes %u",
+        m.value[LL_PFC_PRIOS], be16(f + 34));
+  CHECK(m.lifetime == be16(f + 36), "TOKENS lifetime %u, bytes %u", m.lifetime, be16(f + 36));
+}
+
+void tokens_make(const std::uint8_t *d, ll_ctrl_msg &m)
+{
+  std::memset(&m, 0, sizeof(m));
+  m.kind = LL_CTRL_TOKENS;
+  std::memcpy(m.src, d, LL_ETH_ALEN);
+  // Any 16 bits: the frame has the low 8, bit 8 is the link's whatever
+  // it holds here, the others are nothing.
+  m.gate_mask = static_cast<ll_u16>(be16(d + 6));
+  for (int i = 0; i < LL_CTRL_GATES; i++)
+    m.value[i] = static_cast<ll_u16>(be16(d + 8 + 2 * i));
+  m.lifetime = static_cast<ll_u16>(be16(d + 26));
+}
+
+void tokens_canon(ll_ctrl_msg &m)
+{
+  m.gate_mask = static_cast<ll_u16>((m.gate_mask & 0xFF) | 0x100);
+  for (int i = 0; i < LL_PFC_PRIOS; i++)
+    if (!(m.gate_mask & (1u << i)))
+      m.value[i] = 0;
+}
+
+// The lifetime, and the credits (a 64-octet unit is one quantum's octets:
+// the time to send them).
+unsigned tokens_times(const ll_ctrl_msg &m, ll_u16 *out)
+{
+  unsigned n = 0;
+  out[n++] = m.lifetime;
+  for (int i = 0; i < LL_CTRL_GATES; i++)
+    if (m.gate_mask & (1u << i))
+      out[n++] = m.value[i];
+  return n;
+}
+
 const FrameType kFrameTypes[] = {
-    {"pause", LL_CTRL_PAUSE, LL_MAC_CTRL_OP_PAUSE, LL_PAUSE_FRAME_MIN_BYTES, body_ok,
-     pause_fields, pause_make, pause_canon, pause_times},
-    {"pfc", LL_CTRL_PFC, LL_MAC_CTRL_OP_PFC, LL_PFC_FRAME_MIN_BYTES, pfc_body, pfc_fields,
-     pfc_make, pfc_canon, pfc_times},
+    {"pause", LL_CTRL_PAUSE, LL_ETH_P_MAC_CONTROL, LL_MAC_CTRL_OP_PAUSE,
+     LL_PAUSE_FRAME_MIN_BYTES, body_ok, pause_fields, pause_make, pause_canon, pause_times,
+     wire_all},
+    {"pfc", LL_CTRL_PFC, LL_ETH_P_MAC_CONTROL, LL_MAC_CTRL_OP_PFC, LL_PFC_FRAME_MIN_BYTES,
+     pfc_body, pfc_fields, pfc_make, pfc_canon, pfc_times, wire_masked},
+    // The reserved octet is PFC's rule (pfc_body).
+    {"tokens", LL_CTRL_TOKENS, LL_ETH_P_LOSSLESS_CTRL, LL_CTRL_OP_TOKENS,
+     LL_CTRL_TOKENS_MIN_BYTES, pfc_body, tokens_fields, tokens_make, tokens_canon,
+     tokens_times, wire_masked},
 };
 
-const FrameType *type_by_opcode(unsigned op)
+// Is type the EtherType of some frame type?
+bool control_ethertype(unsigned type)
 {
   for (const auto &t : kFrameTypes)
-    if (t.opcode == op)
+    if (t.ethertype == type)
+      return true;
+  return false;
+}
+
+// The frame type of a frame whose first 16 octets are f (len >= 16).
+const FrameType *type_by_header(const std::uint8_t *f)
+{
+  for (const auto &t : kFrameTypes)
+    if (t.ethertype == be16(f + 12) && t.opcode == be16(f + 14))
       return &t;
   return nullptr;
 }
@@ -228,14 +314,14 @@ bool da_ok(const std::uint8_t *f, const std::uint8_t *port)
 
 // The spec's verdict on a frame of len octets whose first min(len, 64)
 // are f, received by a port with address port (or NULL): valid or not.
-// Written from pfc.h, not from pfc.c.
+// Written from ctrl.h and pfc.h, not from ctrl.c.
 bool spec_valid(const std::uint8_t *f, ll_u32 len, const std::uint8_t *port)
 {
   if (len < LL_ETH_HLEN + 2 || len > LL_MAC_CTRL_FRAME_MAX_BYTES)
     return false;
-  if (!da_ok(f, port) || be16(f + 12) != LL_ETH_P_MAC_CONTROL)
+  if (!da_ok(f, port))
     return false;
-  const FrameType *t = type_by_opcode(be16(f + 14));
+  const FrameType *t = type_by_header(f);
   return t && len >= t->min_len && t->body(f) == LL_PARSE_OK;
 }
 
@@ -249,29 +335,31 @@ bool reason_holds(ll_parse_result r, const std::uint8_t *f, ll_u32 len,
     case LL_PARSE_TRUNCATED:
       if (len < LL_ETH_HLEN + 2)
         return true;
-      t = type_by_opcode(be16(f + 14));
+      t = type_by_header(f);
       return t && len < t->min_len;
     case LL_PARSE_OVERSIZE:
       return len > LL_MAC_CTRL_FRAME_MAX_BYTES;
     case LL_PARSE_NOT_MAC_CTRL:
-      return len >= LL_ETH_HLEN && be16(f + 12) != LL_ETH_P_MAC_CONTROL;
+      return len >= LL_ETH_HLEN && !control_ethertype(be16(f + 12));
     case LL_PARSE_BAD_DA:
       return len >= LL_ETH_ALEN && !da_ok(f, port);
     case LL_PARSE_BAD_OPCODE:
-      return len >= LL_ETH_HLEN + 2 && !type_by_opcode(be16(f + 14));
+      return len >= LL_ETH_HLEN + 2 && control_ethertype(be16(f + 12)) &&
+             !type_by_header(f);
     case LL_PARSE_RESERVED_SET:
-      t = len >= LL_ETH_HLEN + 2 ? type_by_opcode(be16(f + 14)) : nullptr;
+      t = len >= LL_ETH_HLEN + 2 ? type_by_header(f) : nullptr;
       return t && len >= t->min_len && t->body(f) == LL_PARSE_RESERVED_SET;
     default:
       return false;
   }
 }
 
-// Meaning equality (kind, source, vector, quanta).
+// Meaning equality (kind, source, mask, values, lifetime).
 bool same_meaning(const ll_ctrl_msg &a, const ll_ctrl_msg &b)
 {
   return a.kind == b.kind && !std::memcmp(a.src, b.src, LL_ETH_ALEN) &&
-         a.gate_mask == b.gate_mask && !std::memcmp(a.value, b.value, sizeof(a.value));
+         a.gate_mask == b.gate_mask && !std::memcmp(a.value, b.value, sizeof(a.value)) &&
+         a.lifetime == b.lifetime;
 }
 
 // Exact references (128-bit), as tests/unit/quanta_test.cpp.
@@ -367,8 +455,8 @@ ll_parse_result parse_and_check(const std::uint8_t *bytes, std::size_t have, ll_
   }
 
   // Accepted: fields are the bytes.
-  const FrameType *t = type_by_opcode(be16(f + 14));
-  CHECK(m.kind == t->kind, "opcode %#x parsed as kind %u", t->opcode, m.kind);
+  const FrameType *t = type_by_header(f);
+  CHECK(m.kind == t->kind, "%#x/%#x parsed as kind %u", t->ethertype, t->opcode, m.kind);
   CHECK(!std::memcmp(m.src, f + LL_ETH_ALEN, LL_ETH_ALEN), "source address differs");
   t->fields(f, m);
 
@@ -387,14 +475,11 @@ ll_parse_result parse_and_check(const std::uint8_t *bytes, std::size_t have, ll_
         "the rebuilt frame is rejected");
   CHECK(same_meaning(back, want), "the rebuilt frame means something else");
   // To the group address, then byte for byte from the source address up
-  // to min_len (disabled PFC times zeroed), then zeros.
+  // to min_len (values outside a mask zeroed), then zeros.
   std::uint8_t canon_bytes[LL_MAC_CTRL_FRAME_BYTES] = {};
   std::memcpy(canon_bytes, f, t->min_len);
   std::memcpy(canon_bytes, ll_mac_ctrl_da, LL_ETH_ALEN);
-  if (t->kind == LL_CTRL_PFC)
-    for (int i = 0; i < LL_PFC_PRIOS; i++)
-      if (!(m.gate_mask & (1u << i)))
-        canon_bytes[18 + 2 * i] = canon_bytes[19 + 2 * i] = 0;
+  t->wire(m, canon_bytes);
   CHECK(!std::memcmp(out, canon_bytes, sizeof(out)), "rebuilt bytes differ from the original");
   return r;
 }
@@ -430,12 +515,36 @@ void build_and_check(const FrameType &t, const std::uint8_t *d)
   ll_u32 len = t.min_len + d[29] % (LL_MAC_CTRL_FRAME_BYTES - t.min_len + 1);
   parse_and_check(exact.data(), len, len);
 
+  // Its rejections. One octet short of its PDU: truncated.
+  ll_u32 cut = t.min_len - 1;
+  r = parse_and_check(exact.data(), cut, cut, Port::OwnDa);
+  CHECK(r == LL_PARSE_TRUNCATED, "a %s of %u octets: %s", t.name, cut, ll_parse_result_name(r));
+  // A bit of octet 16 set: the reserved octet of a type with one (PFC,
+  // TOKENS), a pause time's for PAUSE.
+  std::vector<std::uint8_t> rsvd(exact.begin(), exact.begin() + len);
+  rsvd[16] |= static_cast<std::uint8_t>(1u << (d[28] % 8));
+  r = parse_and_check(rsvd.data(), len, len);
+  CHECK(r == t.body(rsvd.data()), "a %s with octet 16 %#x: %s", t.name, rsvd[16],
+        ll_parse_result_name(r));
+  // An opcode of no kind under its EtherType.
+  std::vector<std::uint8_t> op(exact.begin(), exact.begin() + len);
+  for (unsigned o = be16(d + 30);; o = (o + 1) & 0xFFFF) {
+    op[14] = static_cast<std::uint8_t>(o >> 8);
+    op[15] = static_cast<std::uint8_t>(o);
+    if (!type_by_header(op.data()))
+      break;
+  }
+  r = parse_and_check(op.data(), len, len);
+  CHECK(r == LL_PARSE_BAD_OPCODE, "a %s with opcode %#x: %s", t.name, be16(op.data() + 14),
+        ll_parse_result_name(r));
+
   // Conversions of each time the frame conveys, at a rate from the bytes:
   // any 64-bit value, or a port rate in the qdisc's range.
   std::uint64_t raw_rate = le64(d + 16), ns = le64(d + 24) >> (d[28] % 64);
   std::uint64_t port_rate = 8000 + raw_rate % (1600000000000ull - 8000 + 1);
-  ll_u16 q[LL_PFC_PRIOS];
+  ll_u16 q[kMaxTimes];
   unsigned nq = t.times(want, q);
+  CHECK(nq <= kMaxTimes, "%u times", nq);
   for (unsigned i = 0; i < nq; i++) {
     check_times(q[i], ns, raw_rate);
     check_times(q[i], ns, port_rate);
@@ -475,8 +584,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   std::uint8_t hdr[LL_ETH_HLEN + 2];
   std::memcpy(hdr, ll_mac_ctrl_da, LL_ETH_ALEN);
   std::memcpy(hdr + LL_ETH_ALEN, size >= 12 ? data + 6 : hdr, LL_ETH_ALEN);
-  hdr[12] = LL_ETH_P_MAC_CONTROL >> 8;
-  hdr[13] = LL_ETH_P_MAC_CONTROL & 0xff;
+  hdr[12] = static_cast<std::uint8_t>(t.ethertype >> 8);
+  hdr[13] = static_cast<std::uint8_t>(t.ethertype);
   hdr[14] = static_cast<std::uint8_t>(t.opcode >> 8);
   hdr[15] = static_cast<std::uint8_t>(t.opcode);
   if (size)

@@ -5,7 +5,7 @@
 The seeds are small files in the tree; this script is how they were made
 (run it again after changing it: it rewrites every seed it knows and leaves
 other files alone). Frames are built here by hand from the layouts in
-kernel/core/pfc.h, independently of the core's builder.
+kernel/core/pfc.h and ctrl.h, independently of the core's builder.
 """
 import os
 import struct
@@ -27,6 +27,15 @@ def pause(quanta, da=GROUP, pad=60):
 def pfc(vector, times, da=GROUP, reserved=0, pad=60):
     t = list(times) + [0] * (8 - len(times))
     f = da + SRC + struct.pack(">HHBB8H", 0x8808, 0x0101, reserved, vector, *t)
+    return f + bytes(max(0, pad - len(f)))
+
+
+def tokens(mask, credits, link, lifetime, da=GROUP, reserved=0, op=0x0001, pad=60):
+    """TOKENS (ctrl.h): 0x88B6, opcode, reserved octet, priority mask,
+    credit[0..7], link credit, lifetime; credits in 64-octet units."""
+    c = list(credits) + [0] * (8 - len(credits))
+    f = da + SRC + struct.pack(">HHBB8HHH", 0x88B6, op, reserved, mask, *c,
+                               link, lifetime)
     return f + bytes(max(0, pad - len(f)))
 
 
@@ -66,6 +75,25 @@ def frame_seeds(kind):
             "unicast-da": pfc(0x08, [0, 0, 0, 100], da=PORT),
             "bad-da": pfc(0x08, [0, 0, 0, 100], da=bytes.fromhex("0180c2000002")),
             "vlan-tagged": vlan(pfc(0x08, [0, 0, 0, 100]), 3),
+        }
+    elif kind == "tokens":
+        s = {
+            "p3": tokens(0x08, [0, 0, 0, 0x0300], 0x0400, 16),
+            "all-max": tokens(0xFF, [0xFFFF] * 8, 0xFFFF, 0xFFFF),
+            "all-zero": tokens(0xFF, [], 0, 1),
+            "metering-ends": tokens(0x00, [], 0, 0),
+            "link-only": tokens(0x00, [], 7813, 100),
+            "masked-credits-set": tokens(0x81, [1, 0x1234, 0x5678, 9, 9, 9, 9, 2], 500, 20),
+            "min-38": tokens(0x08, [0, 0, 0, 100], 200, 10, pad=38),
+            "short-37": tokens(0x08, [0, 0, 0, 100], 200, 10, pad=38)[:37],
+            "with-fcs-64": tokens(0x08, [0, 0, 0, 100], 200, 10) + b"\xde\xad\xbe\xef",
+            "oversize-65": tokens(0x08, [0, 0, 0, 100], 200, 10, pad=65),
+            "reserved-set": tokens(0x08, [0, 0, 0, 100], 200, 10, reserved=1),
+            "unicast-da": tokens(0x08, [0, 0, 0, 100], 200, 10, da=PORT),
+            "bad-da": tokens(0x08, [0, 0, 0, 100], 200, 10, da=bytes.fromhex("0180c2000002")),
+            "bad-opcode": tokens(0x08, [0, 0, 0, 100], 200, 10, op=0x0002),
+            "pfc-opcode": tokens(0x08, [0, 0, 0, 100], 200, 10, op=0x0101),
+            "vlan-tagged": vlan(tokens(0x08, [0, 0, 0, 100], 200, 10), 3),
         }
     else:
         s = {
@@ -188,6 +216,7 @@ def main():
     sets = {
         "frame_pfc": frame_seeds("pfc"),
         "frame_pause": frame_seeds("pause"),
+        "frame_tokens": frame_seeds("tokens"),
         "bpf_ingress": bpf_seeds(),
         "config": config_seeds(),
         "request": request_seeds(),
