@@ -439,3 +439,185 @@ TEST(Port, RxAfterUnnoticedExpiryReportsNetChange)
 }
 
 } // namespace
+
+// ---- credit gates (pause.h): the receive side of TOKENS frames ------------
+
+namespace {
+
+constexpr ll_u64 kUnit = LL_CTRL_CREDIT_UNIT_BYTES;
+
+// A TOKENS frame for priorities in mask with credits c[] (bytes, whole
+// units), the link's credit and a lifetime in quanta.
+ll_ctrl_msg Tokens(ll_u8 mask, std::initializer_list<ll_u64> credits_bytes,
+		   ll_u64 link_bytes, ll_u16 lifetime)
+{
+	ll_ctrl_msg m;
+	std::memset(&m, 0, sizeof(m));
+	m.kind = LL_CTRL_TOKENS;
+	m.gate_mask = (ll_u16)(mask | (1u << LL_GATE_PORT));
+	ll_u32 i = 0;
+	for (ll_u64 c : credits_bytes)
+		m.value[i++] = (ll_u16)(c / kUnit);
+	m.value[LL_GATE_PORT] = (ll_u16)(link_bytes / kUnit);
+	m.lifetime = lifetime;
+	return m;
+}
+
+ll_port_credit FreshCredit()
+{
+	ll_port_credit c;
+	std::memset(&c, 0, sizeof(c));
+	return c;
+}
+
+const ll_u8 kOrder012[] = {0, 1, 2};
+
+}  // namespace
+
+TEST(TokensCodec, RoundTripAndLayout)
+{
+	ll_ctrl_msg m = Tokens(0x0E, {0, 64, 6400, 0xFFFF * kUnit}, 128000, 1000);
+	const ll_u8 src[6] = {2, 0, 0, 0, 0, 7};
+	std::memcpy(m.src, src, 6);
+	ll_u8 f[64];
+	ASSERT_EQ(ll_ctrl_build(f, sizeof(f), &m), (ll_u32)LL_MAC_CTRL_FRAME_BYTES);
+	EXPECT_EQ(f[12] << 8 | f[13], LL_ETH_P_LOSSLESS_CTRL);
+	EXPECT_EQ(f[14] << 8 | f[15], LL_CTRL_OP_TOKENS);
+	EXPECT_EQ(f[16], 0);		// reserved: the layout's version
+	EXPECT_EQ(f[17], 0x0E);		// the priority mask only
+	EXPECT_EQ(f[18] << 8 | f[19], 0);	// priority 0 is not named
+	EXPECT_EQ(f[20] << 8 | f[21], 1);
+	EXPECT_EQ(f[22] << 8 | f[23], 100);
+	EXPECT_EQ(f[24] << 8 | f[25], 0xFFFF);
+	EXPECT_EQ(f[34] << 8 | f[35], 2000);	// the link's credit
+	EXPECT_EQ(f[36] << 8 | f[37], 1000);	// lifetime
+	ll_ctrl_msg back;
+	std::memset(&back, 0xAB, sizeof(back));
+	ASSERT_EQ(ll_ctrl_parse(f, LL_CTRL_TOKENS_MIN_BYTES, nullptr, &back), LL_PARSE_OK);
+	EXPECT_EQ(back.kind, LL_CTRL_TOKENS);
+	EXPECT_EQ(back.gate_mask, 0x0E | (1u << LL_GATE_PORT));
+	EXPECT_EQ(back.value[1], 1);
+	EXPECT_EQ(back.value[2], 100);
+	EXPECT_EQ(back.value[3], 0xFFFF);
+	EXPECT_EQ(back.value[LL_GATE_PORT], 2000);
+	EXPECT_EQ(back.lifetime, 1000);
+	EXPECT_EQ(std::memcmp(back.src, src, 6), 0);
+	// Truncated, a version we do not know, an opcode of no kind.
+	EXPECT_EQ(ll_ctrl_parse(f, LL_CTRL_TOKENS_MIN_BYTES - 1, nullptr, &back),
+		  LL_PARSE_TRUNCATED);
+	f[16] = 1;
+	EXPECT_EQ(ll_ctrl_parse(f, 60, nullptr, &back), LL_PARSE_RESERVED_SET);
+	f[16] = 0;
+	f[15] = 0x02;
+	EXPECT_EQ(ll_ctrl_parse(f, 60, nullptr, &back), LL_PARSE_BAD_OPCODE);
+	// PFC and PAUSE carry no lifetime.
+	EXPECT_EQ(ll_ctrl_kind(LL_CTRL_PFC)->credit, 0);
+	EXPECT_EQ(ll_ctrl_kind(LL_CTRL_PFC)->time_off, 0);
+}
+
+TEST(TokensCodec, NoPauseGateTakesACredit)
+{
+	ll_port_pause p = FreshPort();
+	ll_ctrl_msg m = Tokens(0xFF, {0, 0, 0, 0, 0, 0, 0, 0}, 0, 100);
+	EXPECT_EQ(ll_port_pause_rx(&p, 1000, &m, kGbit), 0u);
+	EXPECT_EQ(ll_port_pause_closed_mask(&p), 0u);
+}
+
+// bifrost.md 8.4 X1 and X2 through the frame: the split in service order,
+// each share bounded by the backlog, the link credit shared.
+TEST(CreditGates, SplitInServiceOrder)
+{
+	ll_port_credit c = FreshCredit();
+	ll_u64 backlog[8] = {30 * kUnit, 200 * kUnit, 200 * kUnit};
+	ll_ctrl_msg m = Tokens(0x07, {80 * kUnit, 80 * kUnit, 80 * kUnit}, 100 * kUnit, 100);
+	EXPECT_EQ(ll_port_credit_rx(&c, 0, &m, kGbit, kOrder012, 3, backlog), 0x07u);
+	EXPECT_EQ(c.metered, 0x07u);
+	EXPECT_EQ(c.gates[0].bytes, 30 * kUnit);
+	EXPECT_EQ(c.gates[1].bytes, 70 * kUnit);
+	EXPECT_EQ(c.gates[2].bytes, 0u);
+
+	ll_u64 full[8] = {500 * kUnit, 500 * kUnit, 500 * kUnit};
+	m = Tokens(0x07, {100 * kUnit, 50 * kUnit, 100 * kUnit}, 100 * kUnit, 100);
+	EXPECT_EQ(ll_port_credit_rx(&c, 10, &m, kGbit, kOrder012, 3, full), 0u);
+	EXPECT_EQ(c.gates[0].bytes, 100 * kUnit);
+	EXPECT_EQ(c.gates[1].bytes, 0u);
+	EXPECT_EQ(c.gates[2].bytes, 0u);
+	// The order is the caller's: priority 2 served first.
+	const ll_u8 order210[] = {2, 1, 0};
+	EXPECT_EQ(ll_port_credit_rx(&c, 20, &m, kGbit, order210, 3, full), 0u);
+	EXPECT_EQ(c.gates[2].bytes, 100 * kUnit);
+	EXPECT_EQ(c.gates[0].bytes, 0u);
+	EXPECT_EQ(c.frames, 3u);
+	EXPECT_EQ(c.gates[0].granted_bytes, 130 * kUnit);
+}
+
+// X7: a credit lasts its lifetime, then nothing goes; a new frame replaces
+// the credit (no carry-over); fits/charge per packet.
+TEST(CreditGates, ExpiryAndNoCarryOver)
+{
+	ll_port_credit c = FreshCredit();
+	ll_u64 backlog[8] = {0, 0, 0, 100000};
+	const ll_u8 order3[] = {3};
+	// 100 quanta at 1 Gbit/s = 51.2 us.
+	ll_ctrl_msg m = Tokens(1u << 3, {0, 0, 0, 3000}, 3000, 100);
+	ll_port_credit_rx(&c, 1000, &m, kGbit, order3, 1, backlog);
+	EXPECT_EQ(c.gates[3].bytes, 2944u);	// 46 whole units of 3000
+	EXPECT_TRUE(ll_port_credit_fits(&c, 1u << 3, 1500, 2000));
+	ll_port_credit_charge(&c, 1u << 3, 1500);
+	EXPECT_FALSE(ll_port_credit_fits(&c, 1u << 3, 1500, 2000));
+	EXPECT_EQ(c.gates[3].blocked, 1u);
+	EXPECT_TRUE(ll_port_credit_fits(&c, 1u << 3, 1444, 2000));
+	// A gate the frame did not name, and the port gate, are not metered.
+	EXPECT_TRUE(ll_port_credit_fits(&c, (1u << 4) | (1u << LL_GATE_PORT), 9000, 2000));
+	// Past the lifetime: nothing, however small.
+	EXPECT_FALSE(ll_port_credit_fits(&c, 1u << 3, 1, 1000 + 51200));
+	EXPECT_EQ(c.gates[3].bytes, 0u);
+	// The next frame replaces the credit, the unused part is not added.
+	ll_port_credit_rx(&c, 60000, &m, kGbit, order3, 1, backlog);
+	EXPECT_EQ(c.gates[3].bytes, 2944u);
+	EXPECT_EQ(c.metered, 1u << 3);
+}
+
+// Metering ends by a lifetime-0 frame, by a pause frame (the caller's
+// ll_port_credit_end()), or by its lease when the downstream is gone.
+TEST(CreditGates, MeteringEnds)
+{
+	ll_port_credit c = FreshCredit();
+	ll_u64 backlog[8] = {10000, 10000, 10000};
+	ll_ctrl_msg m = Tokens(0x07, {6400, 6400, 6400}, 6400, 100);
+	ll_port_credit_rx(&c, 0, &m, kGbit, kOrder012, 3, backlog);
+	EXPECT_EQ(c.metered, 0x07u);
+	// The lease: LL_CREDIT_LEASE lifetimes after the last frame.
+	const ll_u64 lease = 51200ull * LL_CREDIT_LEASE;
+	EXPECT_EQ(ll_port_credit_next_deadline(&c), lease);
+	EXPECT_EQ(ll_port_credit_expire(&c, lease - 1), 0u);
+	EXPECT_EQ(ll_port_credit_expire(&c, lease), 0x07u);
+	EXPECT_EQ(c.metered, 0u);
+	EXPECT_EQ(c.lapses, 1u);
+	EXPECT_EQ(ll_port_credit_next_deadline(&c), 0u);
+	EXPECT_TRUE(ll_port_credit_fits(&c, 0x07, 9000, lease));
+	// A pause frame for priority 1 ends its metering only.
+	ll_port_credit_rx(&c, lease, &m, kGbit, kOrder012, 3, backlog);
+	EXPECT_EQ(ll_port_credit_end(&c, 1u << 1), 1u << 1);
+	EXPECT_EQ(c.metered, 0x05u);
+	// Lifetime 0: every gate it names is free at once.
+	m.lifetime = 0;
+	EXPECT_EQ(ll_port_credit_rx(&c, lease + 1, &m, kGbit, kOrder012, 3, backlog), 0u);
+	EXPECT_EQ(c.metered, 0u);
+}
+
+// X3 and X4: no link credit, or nothing queued: nothing may go.
+TEST(CreditGates, NoLinkCreditOrNoBacklog)
+{
+	ll_port_credit c = FreshCredit();
+	ll_u64 backlog[8] = {10000, 10000, 10000};
+	ll_ctrl_msg m = Tokens(0x07, {6400, 6400, 6400}, 0, 100);
+	ll_port_credit_rx(&c, 0, &m, kGbit, kOrder012, 3, backlog);
+	for (int g = 0; g < 3; g++)
+		EXPECT_FALSE(ll_port_credit_fits(&c, 1u << g, 64, 1)) << g;
+	ll_u64 empty[8] = {};
+	m = Tokens(0x07, {6400, 6400, 6400}, 6400, 100);
+	ll_port_credit_rx(&c, 10, &m, kGbit, kOrder012, 3, empty);
+	for (int g = 0; g < 3; g++)
+		EXPECT_EQ(c.gates[g].bytes, 0u) << g;
+}
