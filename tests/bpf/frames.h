@@ -72,6 +72,23 @@ inline Frame pause(std::uint16_t quanta)
   return mac_ctrl(m);
 }
 
+// A TOKENS frame (BifrostX): credits in 64-octet units for the
+// priorities of mask, the link's, a lifetime in quanta.
+inline Frame tokens(std::uint8_t mask, std::array<std::uint16_t, 8> credits,
+                    std::uint16_t link, std::uint16_t lifetime)
+{
+  ll_ctrl_msg m;
+  std::memset(&m, 0, sizeof(m));
+  std::memcpy(m.src, kSrcMac, 6);
+  m.kind = LL_CTRL_TOKENS;
+  m.gate_mask = mask;
+  for (int i = 0; i < 8; i++)
+    m.value[i] = credits[i];
+  m.value[LL_PFC_PRIOS] = link;
+  m.lifetime = lifetime;
+  return mac_ctrl(m);
+}
+
 // Inserts a VLAN tag (TPID, PCP, VID) after the source address.
 inline Frame tagged(Frame f, std::uint16_t tpid, unsigned pcp, unsigned vid)
 {

@@ -178,6 +178,34 @@ TEST_F(IngressProg, PauseIsRewrittenMarkedAndRedirected)
   EXPECT_EQ(c.dropped(), 0u);
 }
 
+// A kind of our own EtherType (TOKENS, 0x88B6) is handed on as it is:
+// only 0x8808 is hidden from other qdiscs.
+TEST_F(IngressProg, TokensAreMarkedAndRedirectedUnchanged)
+{
+  Frame f = lltest::tokens(0x38, {0, 0, 0, 100, 200, 0xffff, 0, 0}, 300, 1000);
+  RunResult r = run(f, port_a_, 5, 0);
+  EXPECT_EQ(r.verdict, TC_ACT_REDIRECT);
+  EXPECT_EQ(r.ctx.mark, LOSSLESS_CTRL_MARK);
+  EXPECT_EQ(r.ctx.priority, 5u);
+  EXPECT_EQ(r.data, f);
+  auto c = ctrl(port_a_);
+  EXPECT_EQ(c.frames[LL_CTRL_TOKENS], 1u);
+  EXPECT_EQ(c.frames[LL_CTRL_PFC], 0u);
+  EXPECT_EQ(c.dropped(), 0u);
+  expect_no_data_counted(port_a_);
+
+  // Truncated (37 octets), a version we do not know: counted and dropped.
+  Frame cut(f.begin(), f.begin() + LL_CTRL_TOKENS_MIN_BYTES - 1);
+  EXPECT_EQ(run(cut, port_a_).verdict, TC_ACT_SHOT);
+  Frame v1 = f;
+  v1[16] = 1;
+  EXPECT_EQ(run(v1, port_a_).verdict, TC_ACT_SHOT);
+  c = ctrl(port_a_);
+  EXPECT_EQ(c.parse_error[LL_PARSE_TRUNCATED], 1u);
+  EXPECT_EQ(c.parse_error[LL_PARSE_RESERVED_SET], 1u);
+  EXPECT_EQ(c.frames[LL_CTRL_TOKENS], 1u);
+}
+
 TEST_F(IngressProg, XonAndEdgeLengthsAreValid)
 {
   // XON for all priorities; a PAUSE of 0 quanta (XON).

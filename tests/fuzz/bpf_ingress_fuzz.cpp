@@ -21,12 +21,14 @@
 //
 // Checks per frame:
 //   - the verdict is TC_ACT_OK, TC_ACT_SHOT or TC_ACT_REDIRECT;
-//   - a frame whose EtherType after up to two inline VLAN tags is 0x8808
-//     is consumed: TC_ACT_REDIRECT iff ll_ctrl_parse() accepts the
-//     bytes, else TC_ACT_SHOT; the counters move by exactly one, in pfc or
-//     pause by the parsed kind, or in parse_error[the core's result];
-//   - redirected: EtherType 0x88B5, mark "LLPC", every other byte and the
-//     priority unchanged; dropped: frame, mark and priority unchanged;
+//   - a frame whose EtherType after up to two inline VLAN tags is a
+//     control frame's (0x8808, 0x88B6: ll_ctrl_ethertype()) is consumed:
+//     TC_ACT_REDIRECT iff ll_ctrl_parse() accepts the bytes, else
+//     TC_ACT_SHOT; the counters move by exactly one, in frames[the parsed
+//     kind], or in parse_error[the core's result];
+//   - redirected: mark "LLPC", EtherType 0x88B5 for 0x8808 (unchanged for
+//     a kind of our own EtherType), every other byte and the priority
+//     unchanged; dropped: frame, mark and priority unchanged;
 //   - any other frame: TC_ACT_OK, frame and mark unchanged, priority as the
 //     model classifies it (0 .. 15), and exactly that priority's counter
 //     moves by one packet and the frame's length in bytes.
@@ -191,7 +193,7 @@ Expect model(const std::uint8_t *f, std::size_t n, const ll_ingress_port_cfg &cf
     proto = be16(f + off + 4);
     off += 4;
   }
-  if (proto == LL_ETH_P_MAC_CONTROL) {
+  if (ll_ctrl_ethertype(proto)) {
     // The core on the same bytes: the first min(n, 64) octets and the
     // true length, in a block of exactly that size. The port's address is
     // the destination itself if eth_type_trans() made it PACKET_HOST
@@ -305,11 +307,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *in, std::size_t size)
     CHECK(verdict == (ok ? TC_ACT_REDIRECT : TC_ACT_SHOT),
           "control frame (%zu octets): core says %s, program says %d", n,
           ll_parse_result_name(want.res), verdict);
-    std::uint64_t dpfc = c1.frames[LL_CTRL_PFC] - c0.frames[LL_CTRL_PFC], dpause = c1.frames[LL_CTRL_PAUSE] - c0.frames[LL_CTRL_PAUSE];
-    CHECK(dpfc == (ok && want.msg.kind == LL_CTRL_PFC ? 1u : 0u) &&
-              dpause == (ok && want.msg.kind == LL_CTRL_PAUSE ? 1u : 0u),
-          "pfc +%llu, pause +%llu for %s", (unsigned long long)dpfc,
-          (unsigned long long)dpause, ll_parse_result_name(want.res));
+    for (unsigned k = 1; k < LL_CTRL_KIND_COUNT; k++) {
+      std::uint64_t d = c1.frames[k] - c0.frames[k];
+      CHECK(d == (ok && want.msg.kind == k ? 1u : 0u), "%s +%llu for %s", ll_ctrl_kind(k)->name,
+            (unsigned long long)d, ll_parse_result_name(want.res));
+    }
     for (unsigned r = 0; r < LL_PARSE_RESULT_COUNT; r++) {
       std::uint64_t d = c1.parse_error[r] - c0.parse_error[r];
       CHECK(d == (!ok && r == unsigned(want.res) ? 1u : 0u), "parse_error[%s] +%llu (core: %s)",
@@ -319,8 +321,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *in, std::size_t size)
     CHECK(ctx_out.priority == kPrioIn, "a control frame's priority became %u", ctx_out.priority);
     if (ok) {
       CHECK(ctx_out.mark == LOSSLESS_CTRL_MARK, "mark %#x", ctx_out.mark);
-      CHECK(be16(out.data() + 12) == LOSSLESS_CTRL_ETHERTYPE, "EtherType %#x",
-            be16(out.data() + 12));
+      unsigned want_type = be16(frame + 12) == LL_ETH_P_MAC_CONTROL ? LOSSLESS_CTRL_ETHERTYPE
+                                                                    : be16(frame + 12);
+      CHECK(be16(out.data() + 12) == want_type, "EtherType %#x", be16(out.data() + 12));
       CHECK(!std::memcmp(out.data(), frame, 12) && !std::memcmp(out.data() + 14, frame + 14, n - 14),
             "a redirected frame changed beyond its EtherType");
     } else {
