@@ -28,6 +28,15 @@ J = JITTER, chosen from the lateness the VM's timers show (tens of ms).
      lateness passed J says so (its zero loss was not the premise's).
   3. A link down and up restarts the mode at the next arrival: one more
      restart counted, the port's counters kept.
+  4. BifrostX (bifrost-frame tokens): the long-haul port sends a TOKENS
+     frame per slot; the upstream, strict priority 5 > 4 > 3, sends each
+     priority within its share of the link's token. Three lossless
+     priorities from the upstream (2, 1.5 and 2 Mbit/s of payload: more
+     than the link), r stalls all three for TOKENS_STALL_S: zero lossless
+     drops, every datagram delivered, the upstream metered by the frames,
+     strict priority (the high and middle priorities send at their rates,
+     the low one what is left), and once the port is quiet
+     its upstream is freed (no queue metered any more).
 The slot timer sleeps while the port is idle (its wakes are printed):
 the run's restarts are those of a loop stopped for F's window, none when
 the timers kept within J.
@@ -35,6 +44,7 @@ the timers kept within J.
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -49,7 +59,7 @@ RTT_BOUND = "150ms"		# the loop's RTT bound: 40 ms of wire + the VM's software
 SLOT = "10ms"
 JITTER = "100ms"		# the slot loop's lateness under TCG: tens of ms (printed)
 JITTER_NS = 100_000_000
-POOL = "pool sw0 buffer 2mb lossless-prios 3 alpha 1/8 sw-delay 60ms"
+POOL = "pool sw0 buffer 2mb lossless-prios 3,4,5 alpha 1/8 sw-delay 60ms"
 BIFROST = f"mode bifrost bifrost-rtt {RTT_BOUND} bifrost-slot {SLOT} bifrost-jitter {JITTER}"
 SECONDS = 6.0
 STALL_AT, STALL_S = 2.0, 1.0
@@ -218,6 +228,109 @@ def restart(c, sw, ports, senders, r_ip, before):
          "the port's counters survive the restart", f"slots {before.get('slots')} -> {ms.get('slots')}")
 
 
+TOKENS_S = 3.0
+TOKENS_STALL_AT, TOKENS_STALL_S = 1.0, 0.5
+TOKENS_RATES = {5: 2.0, 4: 1.5, 3: 2.0}		# payload Mbit/s: high, middle, low
+CREDIT_RE = re.compile(r"class lossless [0-9a-f]+:([0-9a-f]+) .*?credit (metered|off) left (\d+)b frames (\d+) "
+                       r"granted (\d+)b blocked (\d+)", re.S)
+
+
+def credit(host, dev):
+    """The upstream's credit per queue (tc -s class; iproute2 6.1 has no
+    JSON for classes): {queue: (metered, frames, granted_bytes, blocked)}."""
+    out = host.run(f"tc -s class show dev {dev}")
+    res = {}
+    for block in out.split("class lossless ")[1:]:
+        m = CREDIT_RE.match("class lossless " + block)
+        if m:
+            res[int(m.group(1), 16) - 1] = (m.group(2) == "metered", int(m.group(4)), int(m.group(5)),
+                                        int(m.group(6)))
+    return res
+
+
+def tokens(c, sw, r, r_ip, lr, senders, ports):
+    h, lk = senders[0]
+    p = ports["up"]
+    wait_for(lambda: qstats(sw, p)["backlog"] == 0, timeout=30)
+    sw.run(f"tc qdisc change dev {p} root lossless {BIFROST} bifrost-frame tokens")
+    o = qstats(sw, p)["options"]
+    c.eq(o.get("bifrost_frame"), "tokens", "the long-haul port shows bifrost-frame tokens")
+    # The upstream, and the switch's port to r: strict priority, priority
+    # 7 first (queue 7 - p).
+    strict = "queues 8 strict 8 priomap 7 6 5 4 3 2 1 0"
+    h.run(f"tc qdisc replace dev {lk['a_if']} root lossless rate {MBIT}mbit burst 1514 catchup 1514 "
+          f"limit 20000 {strict}")
+    sw.run(f"tc qdisc change dev {ports['r']} root lossless {strict}")
+    before = qstats(sw, p).get("mode_stats", {})
+    port = PORT + 2
+    recv = r.popen(f"{Paths.traffic} recv --port {port} --idle-exit 5 --duration {TOKENS_S * 4 + 60} "
+                   f"--bucket-ms 100")
+    r.wait_udp(port)
+    q = min(QUANTA_MAX, round(TOKENS_STALL_S * MBIT * 1e6 / 512) + 1)
+    plan = [{"at": TOKENS_STALL_AT, "name": "xoff", "kind": "pfc", "vector": 0x38,
+             "times": [0, 0, 0, q, q, q, 0, 0]},
+            {"at": TOKENS_STALL_AT + TOKENS_STALL_S, "name": "xon", "kind": "pfc", "vector": 0x38,
+             "times": [0] * 8}]
+    pauser = r.popen(f"{Paths.python} {Paths.pause_sender} {lr['a_if']} {lr['a_mac']} '{json.dumps(plan)}'",
+                     stdin=subprocess.PIPE)
+    if pauser.stdout.readline().strip() != "ready":
+        raise RuntimeError("pause sender failed: " + pauser.communicate()[1])
+    procs = {prio: h.popen(f"{Paths.traffic} send --dst {r_ip} --port {port} --flow {prio} --prio {prio} "
+                           f"--dscp {prio * 8} --size {PAYLOAD} --rate-mbit {rate} --duration {TOKENS_S} "
+                           f"--sndbuf {256 << 10}")
+             for prio, rate in TOKENS_RATES.items()}
+    pauser.communicate("go\n", timeout=60)
+    sends = {prio: json.loads(pr.communicate(timeout=TOKENS_S * 4 + 60)[0]) for prio, pr in procs.items()}
+    res = json.loads(recv.communicate(timeout=TOKENS_S * 4 + 120)[0])
+    wait_for(lambda: all(qstats(sw, x)["backlog"] == 0 for x in ports.values()), timeout=30)
+    st = qstats(sw, p)
+    ms = st.get("mode_stats", {})
+    cr = credit(h, lk["a_if"])
+    got = {prio: res["flows"].get(str(prio), {}).get("received", 0) for prio in TOKENS_RATES}
+    sent = {prio: s["sent"] for prio, s in sends.items()}
+    # Strict priority: how long after its sender stopped each flow's last
+    # datagram arrived (one clock: the VM's monotonic one).
+    lag_ms = {prio: (res["flows"].get(str(prio), {}).get("last_ns", 0) - sends[prio]["end_ns"]) / 1e6
+              for prio in TOKENS_RATES}
+    drops = qstats(sw, ports["r"])["pool_drops_lossless"]
+    ingress_drops = {prio: st["ingress"][prio]["drops"] for prio in TOKENS_RATES}
+    h_bytes = st["ingress"][3]["headroom_size"]
+    slots = ms.get("slots", 0) - before.get("slots", 0)
+    frames = ms.get("frames", 0) - before.get("frames", 0)
+    print(f"  tokens: sent {sent} received {got} (by priority); pool lossless drops {drops}", flush=True)
+    print(f"  tokens: slots {slots} frames {frames}; max L {ms.get('max_queue')} B of H {h_bytes} B, "
+          f"breaches {ms.get('breaches')}, largest lateness {ms.get('max_late', 0) // 1000} us", flush=True)
+    print(f"  tokens: last datagram after its sender stopped (ms): {lag_ms}", flush=True)
+    ing = h.json(f"{Paths.ingress} show {lk['a_if']} --json --pin-dir /sys/fs/bpf/ll-{h.ns}")
+    ing = ing["ports"][0]["control"]
+    print(f"  tokens: the upstream's ingress program: {ing}", flush=True)
+    print("  tokens: upstream credit per queue (metered, frames, granted B, blocked): "
+          + ", ".join(f"q{k} {v}" for k, v in sorted(cr.items())), flush=True)
+    c.eq(drops, 0, "tokens: no lossless drop in the pool")
+    c.eq(ingress_drops, {5: 0, 4: 0, 3: 0}, "tokens: no lossless drop on the long-haul port")
+    c.eq(got, sent, "tokens: every datagram of the three priorities arrived")
+    c.ok(frames > 0 and frames <= slots + 1, "tokens: a frame per slot at most, and frames sent",
+         f"{frames} frames in {slots} slots")
+    metered_frames = [cr.get(7 - prio, (False, 0, 0, 0))[1] for prio in (5, 4, 3)]
+    c.ok(ing.get("tokens", 0) > 0 and ing.get("dropped", 1) == 0,
+         "tokens: the upstream's ingress program passed the TOKENS frames on", f"{ing.get('tokens')}")
+    c.ok(all(x > 0 for x in metered_frames), "tokens: the upstream applied TOKENS frames to all three queues",
+         f"{metered_frames}")
+    c.le(ms.get("max_queue", 1 << 60), h_bytes, "tokens: the port's queue stayed within H", " B")
+    # Strict priority: the high and middle priorities sent at their rates
+    # (a fair share, 5/3 Mbit/s, would have held the high one back); the
+    # low one sent what the link left (its sender blocked on backpressure).
+    offered = {prio: rate * 1e6 * TOKENS_S / 8 / PAYLOAD for prio, rate in TOKENS_RATES.items()}
+    share = {prio: round(sent[prio] / offered[prio], 3) for prio in TOKENS_RATES}
+    print(f"  tokens: sent / offered by priority: {share}", flush=True)
+    c.ok(share[5] >= 0.97 and share[4] >= 0.97 and share[3] < 0.8,
+         "tokens: strict priority (high and middle at their rates, low with what was left)", f"{share}")
+    # Quiet: the port frees its upstream with a PFC resume, metering ends.
+    wait_for(lambda: not any(v[0] for v in credit(h, lk["a_if"]).values()), timeout=10)
+    c.ok(not any(v[0] for v in credit(h, lk["a_if"]).values()),
+         "tokens: a quiet port freed its upstream (no queue metered)")
+
+
 def main():
     c = Checks("bifrost")
     with Topology("bifrost") as t:
@@ -229,6 +342,7 @@ def main():
         bad_input(c, sw, ports)
         ms = run(c, sw, r, r_ip, lr, senders, ports)
         restart(c, sw, ports, senders, r_ip, ms)
+        tokens(c, sw, r, r_ip, lr, senders, ports)
     c.finish()
 
 
