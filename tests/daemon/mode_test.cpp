@@ -68,6 +68,22 @@ TEST(ModeConfig, BifrostPortWithEveryKey)
   EXPECT_FALSE(m.jitter_auto);
 }
 
+TEST(ModeConfig, BifrostFrameByName)
+{
+  Config c = parse_string(port_with("mode = \"bifrost\"\nbifrost_rtt = \"20ms\"\n"
+                                    "bifrost_frame = \"tokens\""),
+                          "t.toml");
+  ASSERT_TRUE(c.ports[0].mode.has_value());
+  EXPECT_EQ(c.ports[0].mode->params[5], unsigned(LOSSLESS_BIFROST_FRAME_TOKENS));
+  c = parse_string(port_with("mode = \"bifrost\"\nbifrost_rtt = \"20ms\"\nbifrost_frame = \"pfc\""),
+                   "t.toml");
+  EXPECT_EQ(c.ports[0].mode->params[5], unsigned(LOSSLESS_BIFROST_FRAME_PFC));
+  std::string e = one_error(port_with("mode = \"bifrost\"\nbifrost_rtt = \"20ms\"\n"
+                                      "bifrost_frame = \"tokenz\""));
+  EXPECT_NE(e.find("bifrost_frame \"tokenz\""), std::string::npos) << e;
+  EXPECT_NE(e.find("tokens"), std::string::npos) << e;
+}
+
 TEST(ModeConfig, JitterIsAutoByDefaultAndByName)
 {
   Config c = parse_string(port_with("mode = \"bifrost\"\nbifrost_rtt = \"20ms\""), "t.toml");
