@@ -74,6 +74,27 @@ def main():
             "stall.length: want less than stall.period"),
            (base + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\n[stall]\nperiod = 2\nlength = 1\n",
             "stall.start: required")]
+    # [[long_link.classes]], strict_priority and a stall of several priorities.
+    ll = '[long_link]\nsenders = [0]\ndelay = "5ms"\n'
+    cls = '[[long_link.classes]]\nname = "high"\nprio = 5\ncdf = "WebSearch"\nload = 0.2\n'
+    inc1 = "[incast]\nfanin = 1\nsize = 1\nperiod = 1\n"
+    bad += [(base.replace('"1mb"\n', '"1mb"\nstrict_priority = 1\n') + inc1, "network.strict_priority: want true"),
+            (base + ll + cls + "bogus = 1\n", "[long_link.classes[0]]: unknown key 'bogus'"),
+            (base + ll + '[[long_link.classes]]\nprio = 5\nsize = 1000\n', "long_link.classes[0].name: required"),
+            (base + ll + cls.replace("prio = 5", "prio = 8"), "long_link.classes[0] (high).prio: want a priority 0..7"),
+            (base + ll + cls + "dscp = 64\n", "(high).dscp: want an integer 0..63"),
+            (base + ll + cls.replace('cdf = "WebSearch"\n', ""), "(high): cdf and load go together"),
+            (base + ll + cls.replace("load = 0.2", "load = 1.5"), "(high).load: want a fraction"),
+            (base + ll + '[[long_link.classes]]\nname = "x"\nprio = 5\n', "(x): no traffic"),
+            (base + ll + cls.replace('"WebSearch"', '"Nope"'), "(high).cdf: no file 'Nope'"),
+            (base + ll + cls + "receiver = 1\n", "(high).receiver: want 0..0"),
+            (base + ll + cls + "start = 5\n", "(high).start: want seconds in [0, duration)"),
+            (base + ll + cls + cls.replace('"high"', '"mid"'), "(mid).prio: priority 5 is class high's too"),
+            (base + ll + cls + cls.replace("prio = 5", "prio = 4"), "(high).name: given twice"),
+            (base + ll.replace("[long_link]\n", "[long_link]\nclasses = 3\n"), "long_link.classes: want"),
+            (base + inc1 + "[stall]\nstart = 1\nperiod = 2\nlength = 1\nprio = [3, 3]\n",
+             "stall.prio: want a priority 0..7 or a list of distinct ones"),
+            (base + inc1 + "[stall]\nstart = 1\nperiod = 2\nlength = 1\nprio = [9]\n", "stall.prio: want")]
     for i, (text, want) in enumerate(bad):
         path = os.path.join(tmp, f"bad{i}.toml")
         with open(path, "w") as f:
@@ -101,6 +122,46 @@ def main():
           f"{bll['stall']['windows']}")
     check(all(n in bll["scheme_options"] for n in bll["schemes"]) and "mode bifrost" in bll["port_options"]["bifrost"],
           "bifrost-long-link: every column's pool options given, Bifrost on the long port")
+    check(bll["stall"]["prios"] == [3] and bll["long_link"]["classes"] == [] and
+          not bll["network"]["strict_priority"], "bifrost-long-link: a stall of network.prio, no classes, FIFO")
+
+    # Three priorities on the long link (bifrostx-three-prios): the classes
+    # with their defaults, the stall of all three, strict priority, one
+    # ll-flows process per class with its priority, DSCP and sender id.
+    b3 = rc.load_scenario("bifrostx-three-prios")
+    cl3 = b3["long_link"]["classes"]
+    check([(c["name"], c["prio"], c["dscp"]) for c in cl3] == [("high", 5, 40), ("middle", 4, 32), ("low", 3, 24)]
+          and sum(c["load"] for c in cl3) > 1 and b3["stall"]["prios"] == [3, 4, 5] and
+          b3["network"]["strict_priority"] and b3["background"] is None and b3["incast"] is None,
+          "bifrostx-three-prios: three classes (DSCP 8 x prio), loads above the link, a stall of all three",
+          f"{[(c['name'], c['prio'], c['dscp'], c['load']) for c in cl3]}")
+    check("bifrost-frame tokens" in b3["port_options"]["bifrostx"] and
+          "bifrost-frame" not in b3["port_options"]["bifrost"] and b3["schemes"][0] == "pfc-lossless" and
+          len({b3["scheme_options"][n] for n in b3["schemes"]}) == 1,
+          "bifrostx-three-prios: PFC, Bifrost and BifrostX columns with the same pool options")
+    cmds = rc.sender_cmds(b3, 0, 123, [], "10.0.0.1", ["10.0.0.1"])
+    want = [("1000", "5", "40", "0.18"), ("2000", "4", "32", "0.27"), ("3000", "3", "24", "0.65")]
+    got = [tuple(re.search(f"--{k} (\\S+)", c).group(1) for k in ("sender", "prio", "dscp", "load")) for c in cmds]
+    check(got == want and all("--dst 10.0.0.1" in c for c in cmds),
+          "sender_cmds: one ll-flows per class, its sender id, priority, DSCP and load", f"{got}")
+    check(rc.class_of_sender(b3, 2000)["name"] == "middle" and rc.class_of_sender(b3, 0) is None and
+          rc.class_of_sender(b3, 4000) is None and rc.class_of_sender(b3, 1001) is None,
+          "class_of_sender: sender ids back to classes, others none")
+    cmds = rc.sender_cmds(bll, 0, 123, ["10.0.0.1"], "10.0.0.1", ["10.0.0.1"])
+    check(len(cmds) == 1 and "--sender 0 " in cmds[0], "sender_cmds: no class, one process as before", f"{cmds}")
+    sized = copy.deepcopy(b3)
+    sized["long_link"]["classes"][0].update(cdf="", load=0, size=5000, start=0.5)
+    c0 = rc.sender_cmds(sized, 0, 123, [], "10.0.0.1", ["10.0.0.1"])[0]
+    check("--incast-size 5000 --incast-at 0.5 --incast-dst 10.0.0.1" in c0 and "--cdf" not in c0,
+          "sender_cmds: a class's long flow (size) as one burst at its start", c0)
+    cs = rc.class_stats("class lossless 1:1 parent 1: \n  mode strict quantum 1514 limit 64 gates 7\n"
+                        "  paused no pause_frames_rx 3 paused_time 1ms\n"
+                        "class lossless 1:3 parent 1: \n  mode strict quantum 1514 limit 64 gates 5\n"
+                        "  paused no pause_frames_rx 7 paused_time 2ms\n"
+                        "  credit metered left 100b frames 40 granted 90000b blocked 12\n")
+    check(cs == {0: {"pause_frames_rx": 3, "credit_frames": 0, "credit_granted": 0, "credit_blocked": 0},
+                 2: {"pause_frames_rx": 7, "credit_frames": 40, "credit_granted": 90000, "credit_blocked": 12}},
+          "class_stats: pause frames and BifrostX credit per queue from tc -s class", f"{cs}")
 
     # A made-up run: 2 senders, 1 receiver r0 on switch port if0.
     scn = rc.load_scenario("smoke")
@@ -203,6 +264,56 @@ def main():
           "long port h1: mode slots / full pauses / breaches" in ll_text and
           "slot loop ran 9 ms late, beyond bifrost-jitter 5 ms" in ll_text,
           "the table: stall, long-port and mode rows, and the lateness premise", ll_text[-400:])
+
+    # Traffic classes on a long link: flows by sender id to their class
+    # (and out of the background rows), FCT, bytes and the per-priority
+    # counters of the long port and of the upstream's queue 7 - prio.
+    scn_c = copy.deepcopy(scn_ll)
+    scn_c["network"]["strict_priority"] = True
+    scn_c["long_link"] = {"senders": [0], "delay": "5ms", "classes": [
+        dict(rc.CLASS_SCHEMA, name="high", prio=5, dscp=40, cdf="x", load=0.2),
+        dict(rc.CLASS_SCHEMA, name="low", prio=3, dscp=24, cdf="x", load=0.9)]}
+    fl = lambda n, size, at: {"flow": n, "class": "background", "size": size, "start_ns": t0 + at * MS,  # noqa: E731
+                              "dst": "10.0.0.1", "sent": size}
+    sends_c = [dict(send, sender=0, datagrams=76, flows=flows0),
+               dict(send, sender=1000, datagrams=8, flows=[fl(0, 2000, 0), fl(1, 4000, 10), fl(2, 1000, 20)]),
+               dict(send, sender=2000, datagrams=30, flows=[fl(0, 30000, 0)])]
+    rfl = [{"sender": 1000, "flow": 0, "complete": True, "fct_ns": 10 * MS, "bytes": 2000, "last_ns": t0 + 10 * MS},
+           {"sender": 1000, "flow": 1, "complete": True, "fct_ns": 30 * MS, "bytes": 4000, "last_ns": t0 + 40 * MS},
+           {"sender": 1000, "flow": 2, "complete": True, "fct_ns": 20 * MS, "bytes": 1000, "last_ns": t0 + 40 * MS},
+           {"sender": 2000, "flow": 0, "complete": False, "fct_ns": -1, "bytes": 25000, "last_ns": t0 + 2000 * MS}]
+    recv_c = dict(recv_ll, flows=rflows + rfl,
+                  senders={"0": {"datagrams": 76}, "1000": {"datagrams": 8}, "2000": {"datagrams": 25}})
+    sw_c = copy.deepcopy(sw_ll)
+    sw_c["if1"]["ingress"][5] = dict(sw_c["if1"]["ingress"][3], drops=0, xoff_frames=4, peak_bytes=60000)
+    up = {"h0": {2: {"pause_frames_rx": 9, "credit_frames": 80, "credit_granted": 10 ** 6, "credit_blocked": 5},
+                 4: {"pause_frames_rx": 9, "credit_frames": 80, "credit_granted": 10 ** 5, "credit_blocked": 50}}}
+    raw_c = dict(raw_ll, sends=sends_c, recvs=[recv_c], switch=sw_c, long_ports={"if1": "h0"}, upstream_classes=up)
+    m_c = rc.metrics(scn_c, raw_c)
+    hi, lo = m_c["classes"]["high"], m_c["classes"]["low"]
+    check((hi["flows"], hi["flows_complete"], hi["fct_p50_ms"], hi["fct_p99_ms"], hi["fct_mean_ms"]) ==
+          (3, 3, 20, 30, 20) and (lo["flows"], lo["flows_complete"], lo["fct_p50_ms"]) == (1, 0, None),
+          "classes: each class's flows by sender id, FCT percentiles and mean", f"{hi}")
+    check((hi["offered_bytes"], hi["delivered_bytes"], lo["delivered_bytes"]) == (7000, 7000, 25000) and
+          abs(lo["mbit"] - 25000 * 8 / 2.0 / 1e6) < 1e-9 and abs(hi["last_s"] - 0.04) < 1e-9,
+          "classes: bytes offered and delivered, Mbit/s from t0 to the class's last byte", f"{lo}")
+    check(hi["long_port"]["xoff"] == 4 and hi["long_port"]["peak"] == 60000 and lo["long_port"]["drops"] == 1 and
+          hi["upstream"]["credit_blocked"] == 5 and lo["upstream"]["credit_blocked"] == 50,
+          "classes: the priority's counters at the long port, the upstream's queue 7 - prio", f"{hi['upstream']}")
+    check(m_c["fct"]["background/large"]["n"] == 1 and m_c["fct"]["background/small"]["n"] == 1,
+          "classes: their flows stay out of the background rows", f"{sorted(m_c['fct'])}")
+    c_text = rc.table(scn_c, {"x": dict(m_c, raw={"switch": sw_c})})
+    c_rows = {re.split(r"\s{2,}", ln.strip())[0]: re.split(r"\s{2,}", ln.strip())[1:] for ln in c_text.splitlines()[1:]}
+    check(c_rows.get("class high (prio 5): flows complete / generated") == ["3/3"] and
+          c_rows.get("high: FCT p50 / p99 (ms)") == ["20/30 n=3"] and
+          c_rows.get("low: delivered / offered (MB)") == ["0.03/0.03"] and
+          c_rows.get("high: long port drops / XOFF / peak (KB)") == ["0/4/60"] and
+          c_rows.get("low: upstream pause frames / TOKENS frames / blocked") == ["9/80/50"],
+          "the table: per-class rows", f"{sum(1 for k in c_rows if 'high' in k or 'low' in k)} rows")
+    png_c = os.path.join(tmp, "c.png")
+    rc.plot(scn_c, {"x": m_c, "y": m_c}, png_c)
+    with open(png_c, "rb") as f:
+        check(f.read(8) == b"\x89PNG\r\n\x1a\n", "the plot with classes: a PNG", f"{os.path.getsize(png_c)} B")
 
     results = {"dt": m, "st": {"scheme": "st", "scheme_options": "scheme st", "error": "tc refused it"}}
     text = rc.table(scn, results)

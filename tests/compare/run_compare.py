@@ -23,6 +23,7 @@ import argparse
 import json
 import math
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -66,6 +67,10 @@ SCHEMA = {
         "host_catchup": AUTO,  # their shaper's catch-up (default rate x sw_delay)
         "sndbuf": 4194304,     # each sender's socket buffer (bytes)
         "payload": 1000,       # UDP payload bytes per datagram
+        # Strict priority, priority 7 first, on every sender's uplink and
+        # on the switch's ports to the receivers (STRICT_PRIO below):
+        # several priorities that share a link, BifrostX's upstream.
+        "strict_priority": False,
     },
     "background": {
         "cdf": None,           # a file in tests/compare/workloads, or a path
@@ -100,6 +105,11 @@ SCHEMA = {
         "delay": None,         # one way (netem), as "250ms"
         "cable_delay": AUTO,   # the long ports' tc cable-delay (default: delay)
         "pace": "burst 1514 catchup 1514",  # the long senders' uplink shaper
+        # Traffic classes of the long senders, one ll-flows process each
+        # ([[long_link.classes]], CLASS_SCHEMA): a priority, its DSCP and a
+        # workload; the table gets FCT, bytes and the long port's and the
+        # upstream's counters per class.
+        "classes": [],
     },
     # A receiver that pauses the switch's port to it (PFC, its priority)
     # for length s every period s from start: a drain that stalls (S2).
@@ -108,10 +118,29 @@ SCHEMA = {
         "start": None,
         "period": None,
         "length": None,
-        "prio": AUTO,          # default network.prio
+        "prio": AUTO,          # default network.prio; or a list: [3, 4, 5]
     },
     "port_options": {},        # NAME = "tc options" for the long ports
 }
+
+
+# One [[long_link.classes]] entry: a priority's traffic from every long
+# sender (sender id CLASS_SENDER_BASE x (k + 1) + i for class k on sender i).
+CLASS_SCHEMA = {
+    "name": None,              # a label for the table ("high")
+    "prio": None,              # SO_PRIORITY = PFC priority, 0..7
+    "dscp": AUTO,              # DSCP (default 8 x prio, what the switch classifies)
+    "cdf": "",                 # workload: flow sizes (a file in tests/compare/workloads) ...
+    "load": 0,                 # ... at this fraction of the line rate per sender
+    "size_scale": 1,
+    "size": 0,                 # and/or one flow of this many bytes ...
+    "start": 0.01,             # ... from t0 + start
+    "receiver": 0,             # where the class's flows go
+}
+CLASS_SENDER_BASE = 1000
+# The upstream's and the bottleneck's queues under strict_priority: queue
+# 7 - p holds priority p, queue 0 first (docs/CONFIGURATION.md, queues).
+STRICT_PRIO = "queues 8 strict 8 priomap 7 6 5 4 3 2 1 0"
 
 
 class ScenarioError(Exception):
@@ -173,11 +202,13 @@ def load_scenario(name):
     s["name"] = os.path.basename(path)[:-5]
     s["file"] = os.path.abspath(path)
     net, bg, inc = s["network"], s["background"], s["incast"]
-    if not bg and not inc:
-        raise ScenarioError(f"{path}: no traffic: give [background], [incast] or both")
+    if not bg and not inc and not (s["long_link"] and s["long_link"]["classes"]):
+        raise ScenarioError(f"{path}: no traffic: give [background], [incast] or [[long_link.classes]]")
     for k in ("senders", "receivers", "rate_mbit", "host_limit", "sndbuf", "payload"):
         if not isinstance(net[k], (int, float)) or net[k] <= 0:
             raise ScenarioError(f"{path}: network.{k}: want a positive number")
+    if not isinstance(net["strict_priority"], bool):
+        raise ScenarioError(f"{path}: network.strict_priority: want true or false")
     if not isinstance(s["duration"], (int, float)) or s["duration"] <= 0:
         raise ScenarioError(f"{path}: duration: want seconds > 0")
     if not isinstance(s["schemes"], list) or not s["schemes"] or \
@@ -229,6 +260,7 @@ def load_scenario(name):
         seconds(ll["delay"], path, "long_link.delay")
         if ll["cable_delay"] == AUTO:
             ll["cable_delay"] = ll["delay"]
+        ll["classes"] = load_classes(ll["classes"], net, s["duration"], path)
     elif s["port_options"]:
         raise ScenarioError(f"{path}: port_options without [long_link]: no port to give them to")
     if st:
@@ -241,10 +273,77 @@ def load_scenario(name):
             raise ScenarioError(f"{path}: stall.length: want less than stall.period")
         if st["prio"] == AUTO:
             st["prio"] = net["prio"]
+        prios = st["prio"] if isinstance(st["prio"], list) else [st["prio"]]
+        if not prios or not all(isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= 7 for p in prios) \
+                or len(set(prios)) != len(prios):
+            raise ScenarioError(f"{path}: stall.prio: want a priority 0..7 or a list of distinct ones, "
+                                f"got {st['prio']!r}")
+        st["prios"] = sorted(prios)
         st["windows"] = [(t, t + st["length"]) for t in
                          (st["start"] + k * st["period"] for k in range(int(s["duration"] // st["period"]) + 1))
                          if t + st["length"] <= s["duration"]]
     return s
+
+
+def load_classes(given, net, duration, path):
+    """[[long_link.classes]]: checked, defaults filled in."""
+    if not isinstance(given, list) or not all(isinstance(c, dict) for c in given):
+        raise ScenarioError(f"{path}: long_link.classes: want [[long_link.classes]] tables")
+    if len(given) > 64:
+        raise ScenarioError(f"{path}: long_link.classes: at most 64 classes")
+    out = []
+    for k, c in enumerate(given):
+        where = f"long_link.classes[{k}]"
+        try:
+            c = merge(CLASS_SCHEMA, c, where)
+        except ScenarioError as e:
+            raise ScenarioError(f"{path}: {e}") from None
+        if not isinstance(c["name"], str) or not c["name"].strip() or " " in c["name"]:
+            raise ScenarioError(f"{path}: {where}.name: want a word such as \"high\"")
+        where = f"long_link.classes[{k}] ({c['name']})"
+        if not isinstance(c["prio"], int) or isinstance(c["prio"], bool) or not 0 <= c["prio"] <= 7:
+            raise ScenarioError(f"{path}: {where}.prio: want a priority 0..7")
+        if c["dscp"] == AUTO:
+            c["dscp"] = 8 * c["prio"]
+        if not isinstance(c["dscp"], int) or isinstance(c["dscp"], bool) or not 0 <= c["dscp"] <= 63:
+            raise ScenarioError(f"{path}: {where}.dscp: want an integer 0..63")
+        if bool(c["cdf"]) != bool(c["load"]):
+            raise ScenarioError(f"{path}: {where}: cdf and load go together")
+        if c["load"] and (not isinstance(c["load"], (int, float)) or not 0 < c["load"] <= 1):
+            raise ScenarioError(f"{path}: {where}.load: want a fraction of the line rate, 0 < load <= 1")
+        if not isinstance(c["size_scale"], (int, float)) or c["size_scale"] < 1:
+            raise ScenarioError(f"{path}: {where}.size_scale: want a number >= 1")
+        if not isinstance(c["size"], int) or isinstance(c["size"], bool) or c["size"] < 0:
+            raise ScenarioError(f"{path}: {where}.size: want bytes >= 0 (0: no long flow)")
+        if not c["cdf"] and not c["size"]:
+            raise ScenarioError(f"{path}: {where}: no traffic: give cdf and load, size, or both")
+        if not isinstance(c["start"], (int, float)) or not 0 <= c["start"] < duration:
+            raise ScenarioError(f"{path}: {where}.start: want seconds in [0, duration)")
+        if not isinstance(c["receiver"], int) or not 0 <= c["receiver"] < net["receivers"]:
+            raise ScenarioError(f"{path}: {where}.receiver: want 0..{net['receivers'] - 1}")
+        if c["cdf"]:
+            c["cdf_path"] = c["cdf"] if os.sep in c["cdf"] else os.path.join(WORKLOADS, c["cdf"])
+            if not os.path.exists(c["cdf_path"]):
+                c["cdf_path"] += "_distribution.txt"
+            if not os.path.exists(c["cdf_path"]):
+                raise ScenarioError(f"{path}: {where}.cdf: no file {c['cdf']!r} in {WORKLOADS}")
+        for o in out:
+            if o["name"] == c["name"]:
+                raise ScenarioError(f"{path}: {where}.name: given twice")
+            if o["prio"] == c["prio"]:
+                raise ScenarioError(f"{path}: {where}.prio: priority {c['prio']} is class {o['name']}'s too "
+                                    f"(one class per priority: the rows are per priority)")
+        out.append(c)
+    return out
+
+
+def class_of_sender(scn, sid):
+    """The [[long_link.classes]] entry whose ll-flows sent as sid, or None."""
+    ll = scn["long_link"]
+    k = sid // CLASS_SENDER_BASE - 1
+    if not ll or k < 0 or k >= len(ll["classes"]) or sid % CLASS_SENDER_BASE not in ll["senders"]:
+        return None
+    return ll["classes"][k]
 
 
 # ---------------------------------------------------------------- topology
@@ -294,14 +393,17 @@ def build(t, scn, scheme_opts, port_opts=""):
         # the switch ports' catch-up, so that timer lateness under TCG does
         # not cost the senders their rate (docs/CONFIGURATION.md, Shaper).
         shaper = ll["pace"] if h.name in {f"h{i}" for i in long_senders} else f"catchup {net['host_catchup']}"
+        strict = f" {STRICT_PRIO}" if net["strict_priority"] else ""
         h.run(f"tc qdisc add dev {lk['a_if']} root lossless rate {net['rate_mbit']}mbit "
-              f"limit {net['host_limit']} {shaper}")
+              f"limit {net['host_limit']} {shaper}{strict}")
         h.run(f"{Paths.ingress} attach {lk['a_if']} --pin-dir /sys/fs/bpf/ll-{h.ns}")
     announce([h for h, _, _ in receivers + senders])
     ports = {}
     qd = " ".join(switch_qdisc(scn, scheme_opts))
     for h, _, lk in receivers + senders:
         extra = f" cable-delay {ll['cable_delay']} {port_opts}" if h.name in {f"h{i}" for i in long_senders} else ""
+        if net["strict_priority"] and h.name.startswith("r"):
+            extra += f" {STRICT_PRIO}"
         r = sw.run(f"tc qdisc add dev {lk['b_if']} root handle 1: {qd}{extra}", check=False)
         if r.returncode:
             raise RuntimeError(f"the switch refused the scheme's qdisc: tc qdisc add dev {lk['b_if']} "
@@ -410,17 +512,19 @@ def retry_us(net):
     return int(min(5000, max(200, drain_us / 4)))
 
 
-def sender_cmds(scn, i, t0, bg_dsts, incast_dst):
+def sender_cmds(scn, i, t0, bg_dsts, incast_dst, rx_ips=()):
     """The ll-flows commands of sender i: one, or two when its background and
     its incast flows have different priorities (one process per priority;
-    the incast one reports as sender 100 + i)."""
+    the incast one reports as sender 100 + i); a long sender adds one per
+    [[long_link.classes]] entry k (sender CLASS_SENDER_BASE x (k + 1) + i)."""
     net, bg, inc = scn["network"], scn["background"], scn["incast"]
     has_bg, has_inc = bool(bg and i < bg["n"]), bool(inc and i < inc["fanin"])
     split = has_bg and has_inc and (bg["prio"], bg["dscp"]) != (inc["prio"], inc["dscp"])
     parts = [(i, has_bg, has_inc and not split)] + ([(100 + i, False, True)] if split else [])
+    parts = [pt for pt in parts if pt[1] or pt[2]]
     cmds = []
     for sid, with_bg, with_inc in parts:
-        cls = bg if with_bg else inc if with_inc else net
+        cls = bg if with_bg else inc
         cmd = [FLOWS, "send", "--dst", ",".join(bg_dsts) if with_bg else incast_dst, "--port", str(PORT),
                "--rate-mbit", str(net["rate_mbit"]), "--duration", str(scn["duration"]), "--t0-ns", str(t0),
                "--sender", str(sid), "--seed", str(scn["seed"] * 1000 + i), "--prio", str(cls["prio"]),
@@ -435,6 +539,20 @@ def sender_cmds(scn, i, t0, bg_dsts, incast_dst):
             if inc["poisson"]:
                 cmd.append("--incast-poisson")
         cmds.append(" ".join(shlex.quote(c) for c in cmd))
+    ll = scn["long_link"]
+    for k, c in enumerate(ll["classes"] if ll and i in ll["senders"] else []):
+        dst = rx_ips[c["receiver"]]
+        cmd = [FLOWS, "send", "--dst", dst, "--port", str(PORT), "--rate-mbit", str(net["rate_mbit"]),
+               "--duration", str(scn["duration"]), "--t0-ns", str(t0),
+               "--sender", str(CLASS_SENDER_BASE * (k + 1) + i), "--seed", str(scn["seed"] * 1000 + i + 100 * (k + 1)),
+               "--prio", str(c["prio"]), "--dscp", str(c["dscp"]), "--sndbuf", str(net["sndbuf"]),
+               "--payload", str(net["payload"]), "--max-drain", str(scn["report"]["max_drain"]),
+               "--retry-us", str(retry_us(net))]
+        if c["cdf"]:
+            cmd += ["--cdf", c["cdf_path"], "--load", str(c["load"]), "--size-scale", str(c["size_scale"])]
+        if c["size"]:
+            cmd += ["--incast-size", str(c["size"]), "--incast-at", str(c["start"]), "--incast-dst", dst]
+        cmds.append(" ".join(shlex.quote(x) for x in cmd))
     return cmds
 
 
@@ -445,14 +563,14 @@ def start_stalls(scn, receivers, t0):
     st, net = scn["stall"], scn["network"]
     host, _, lk = receivers[st["receiver"]]
     quanta_s = 512 / (net["rate_mbit"] * 1e6)
-    bit = 1 << st["prio"]
+    bit = sum(1 << p for p in st["prios"])
     plan = []
     for a, b in st["windows"]:
         t = a
         while t < b:
             q = min(65535, math.ceil((b - t) / quanta_s) + 1)
             plan.append({"at": t, "name": "xoff", "kind": "pfc", "vector": bit,
-                         "times": [q if k == st["prio"] else 0 for k in range(8)]})
+                         "times": [q if k in st["prios"] else 0 for k in range(8)]})
             t += 65535 * quanta_s / 2
         plan.append({"at": b, "name": "xon", "kind": "pfc", "vector": bit, "times": [0] * 8})
     p = host.popen(f"{Paths.python} {Paths.pause_sender} {lk['a_if']} {lk['a_mac']} '{json.dumps(plan)}'",
@@ -496,7 +614,13 @@ def run_built(scn, scheme, scheme_opts, hook, started, port_opts=""):
         # t0: when the flows' window starts, late enough for every sender to
         # be running (a process start takes a good part of a second under
         # TCG); the receivers' buckets count from it too.
-        t0 = time.monotonic_ns() + int((2.0 + 0.5 * (len(senders) + len(receivers))) * 1e9)
+        # A class's ll-flows is one more process on its sender, each started
+        # in turn (1.5 s), and a stall's pause sender (scapy) is started and
+        # ready before them (3 s): three classes and a stall began up to 3.1
+        # s after a t0 without these terms, under TCG.
+        n_class = len(scn["long_link"]["classes"]) * len(scn["long_link"]["senders"]) if scn["long_link"] else 0
+        t0 = time.monotonic_ns() + int((2.0 + 0.5 * (len(senders) + len(receivers)) + 1.5 * n_class +
+                                        (3.0 if scn["stall"] else 0)) * 1e9)
         recv = [popen(r, f"{FLOWS} recv --port {PORT} --duration 100000 --bucket-ms 100 --t0-ns {t0}")
                 for r, _, _ in receivers]
         staller = start_stalls(scn, receivers, t0) if scn["stall"] else None
@@ -504,7 +628,7 @@ def run_built(scn, scheme, scheme_opts, hook, started, port_opts=""):
         incast_dst = receivers[inc["receiver"] if inc else 0][1]
         drops0 = backlog_drops()
         procs = [(h.name, popen(h, cmd)) for i, (h, _, _) in enumerate(senders)
-                 for cmd in sender_cmds(scn, i, t0, bg_dsts, incast_dst)]
+                 for cmd in sender_cmds(scn, i, t0, bg_dsts, incast_dst, [ip for _, ip, _ in receivers])]
         for (r, _, _), p in zip(receivers, recv):
             line = p.stderr.readline()  # "ll-flows: receiving on port N" once bound
             if "receiving" not in line:
@@ -555,13 +679,17 @@ def run_built(scn, scheme, scheme_opts, hook, started, port_opts=""):
         final = switch_stats(sw)
         hosts = {h.name: json.loads(h.run(f"tc -s -j qdisc show dev {lk['a_if']}"))[0]
                  for h, _, lk in senders}
+        # The long senders' queues: pause frames and BifrostX credit per
+        # queue (tc -s class; iproute2 6.1 has no JSON for classes).
+        upstream = {h.name: class_stats(h.run(f"tc -s class show dev {lk['a_if']}")) for h, _, lk in senders
+                    if scn["long_link"] and int(h.name[1:]) in scn["long_link"]["senders"]}
         cpu_drops = backlog_drops() - drops0
         if hook:
             hook(sw, ports)
     return {"scheme": scheme, "scheme_options": scheme_opts, "port_options": port_opts,
             "long_ports": {lk["b_if"]: h.name for h, _, lk in senders
                            if scn["long_link"] and int(h.name[1:]) in scn["long_link"]["senders"]},
-            "stalls_sent": stalls_sent,
+            "stalls_sent": stalls_sent, "upstream_classes": upstream,
             "qdisc": " ".join(switch_qdisc(scn, scheme_opts)),
             "t0_ns": t0, "base_rtt_ns": base_rtt_ns, "rtt_ms": rtt["rtt_ms"], "sends": sends, "recvs": recvs,
             "switch": final, "hosts": hosts, "ports": ports, "samples": sampler.samples,
@@ -573,6 +701,27 @@ def run_built(scn, scheme, scheme_opts, hook, started, port_opts=""):
 
 
 # ---------------------------------------------------------------- metrics
+
+def class_stats(text):
+    """`tc -s class show` of a lossless qdisc: {queue: counters} (queue =
+    the class's minor - 1): pause frames received and, once a TOKENS frame
+    reached it (BifrostX), its credit's frames, granted bytes and blocked
+    dequeues."""
+    out = {}
+    for block in text.split("class lossless ")[1:]:
+        h = re.match(r"[0-9a-f]+:([0-9a-f]+)", block)
+        if not h:
+            continue
+        q = {"pause_frames_rx": 0, "credit_frames": 0, "credit_granted": 0, "credit_blocked": 0}
+        m = re.search(r"pause_frames_rx (\d+)", block)
+        if m:
+            q["pause_frames_rx"] = int(m.group(1))
+        m = re.search(r"credit (?:metered|off) left \d+b frames (\d+) granted (\d+)b blocked (\d+)", block)
+        if m:
+            q["credit_frames"], q["credit_granted"], q["credit_blocked"] = (int(x) for x in m.groups())
+        out[int(h.group(1), 16) - 1] = q
+    return out
+
 
 def pct(values, p):
     """Nearest-rank percentile (None when empty)."""
@@ -630,17 +779,21 @@ def metrics(scn, raw):
             done = bool(r and r["complete"])
             fct = r["fct_ns"] if done else None
             ideal = wire_bytes(f["size"], net["payload"], header) * 8 / rate * 1e9 + raw["base_rtt_ns"]
+            tc = class_of_sender(scn, s["sender"])
             flows.append({"sender": s["sender"], "flow": f["flow"], "class": f["class"], "size": f["size"],
                           "start_ns": f["start_ns"], "dst": f["dst"], "complete": done, "fct_ns": fct,
                           "ideal_ns": round(ideal), "slowdown": fct / ideal if done else None,
-                          "bucket": "small" if f["size"] <= small_max else "large"})
+                          "bucket": "small" if f["size"] <= small_max else "large",
+                          "tclass": tc["name"] if tc else None,
+                          "received": r.get("bytes", 0) if r else 0, "last_ns": r.get("last_ns", 0) if r else 0})
     m["flows"] = len(flows)
     m["flows_complete"] = sum(1 for f in flows if f["complete"])
     m["flows_abandoned_by_sender"] = sum(1 for s in raw["sends"] if s["abandoned"])
     m["fct"] = {}
     for cls in ("incast", "background"):
         for b in ("small", "large", "all"):
-            sel = [f for f in flows if f["class"] == cls and (b == "all" or f["bucket"] == b) and f["complete"]]
+            sel = [f for f in flows if f["class"] == cls and (b == "all" or f["bucket"] == b) and f["complete"]
+                   and not f["tclass"]]
             if not sel or (b == "all" and not (f"{cls}/small" in m["fct"] and f"{cls}/large" in m["fct"])):
                 continue  # "all" only when both sizes are there
             fc = [f["fct_ns"] / 1e6 for f in sel]
@@ -770,6 +923,41 @@ def metrics(scn, raw):
         m["long_ports"][hname] = {"dev": dev, "buffer": buf, "peak": peak, "drops": sum(x["drops"] for x in iq),
                                   "pfc_tx": q.get("pfc_frames_tx", 0), "mode_stats": ms or {}}
 
+    # Per traffic class of the long senders ([[long_link.classes]]): its
+    # flows' FCT, the bytes it offered and got through, its priority's
+    # counters at the long ports (ingress) and at the upstreams (the queue
+    # that strict_priority's priomap gives it).
+    ll = scn["long_link"]
+    if ll and ll["classes"]:
+        m["classes"] = {}
+        for c in ll["classes"]:
+            sel = [f for f in flows if f["tclass"] == c["name"]]
+            done = [f for f in sel if f["complete"]]
+            fc = [f["fct_ns"] / 1e6 for f in done]
+            small = [f["fct_ns"] / 1e6 for f in done if f["bucket"] == "small"]
+            sd = [f["slowdown"] for f in done]
+            last = max((f["last_ns"] for f in sel), default=0)
+            span = (last - raw["t0_ns"]) / 1e9 if last > raw["t0_ns"] else None
+            got = sum(f["received"] for f in sel)
+            iq = [sw[dev]["ingress"][c["prio"]] for dev in raw.get("long_ports", {})]
+            queue = 7 - c["prio"] if net["strict_priority"] else None
+            up = [u[queue] for u in raw.get("upstream_classes", {}).values() if queue in u]
+            m["classes"][c["name"]] = {
+                "prio": c["prio"], "dscp": c["dscp"], "load": c["load"], "size": c["size"],
+                "flows": len(sel), "flows_complete": len(done),
+                "fct_p50_ms": pct(fc, 50), "fct_p99_ms": pct(fc, 99),
+                "fct_mean_ms": sum(fc) / len(fc) if fc else None,
+                "small_n": len(small), "small_fct_p50_ms": pct(small, 50), "small_fct_p99_ms": pct(small, 99),
+                "slowdown_p50": pct(sd, 50), "slowdown_p99": pct(sd, 99),
+                "offered_bytes": sum(f["size"] for f in sel), "delivered_bytes": got,
+                "last_s": span, "mbit": got * 8 / span / 1e6 if span else None,
+                "long_port": {"drops": sum(x["drops"] for x in iq), "xoff": sum(x["xoff_frames"] for x in iq),
+                              "paused_s": sum(x["paused_time"] for x in iq) / 1e9,
+                              "peak": max((x.get("peak_bytes", 0) for x in iq), default=0)},
+                "upstream": {k: sum(u[k] for u in up) for k in
+                             ("pause_frames_rx", "credit_frames", "credit_granted", "credit_blocked")}
+                if up else None}
+
     # The buffer over time (for the plot), in s since t0.
     m["samples"] = [[(s["t_ns"] - raw["t0_ns"]) / 1e9, s["shared"], s["headroom"]] for s in raw["samples"]]
     m["backlog_samples"] = {name: [s["backlog"].get(dev, 0) for s in raw["samples"]]
@@ -893,6 +1081,35 @@ def table(scn, results):
             lambda m, lp=lp: (f"{lp(m)['mode_stats'].get('max_lf', 0) / 1e3:.0f}/"
                               f"{lp(m)['mode_stats'].get('max_late', 0) / 1e6:.0f}")
             if lp(m) and lp(m)["mode_stats"] else "-")
+    cnames = []
+    for n in names:
+        for k in results[n].get("classes", {}):
+            if k not in cnames:
+                cnames.append(k)
+    for k in cnames:
+        def cl(m, k=k):
+            return m.get("classes", {}).get(k)
+        c0 = next(results[n]["classes"][k] for n in names if k in results[n].get("classes", {}))
+        row(f"class {k} (prio {c0['prio']}): flows complete / generated",
+            lambda m, cl=cl: f"{cl(m)['flows_complete']}/{cl(m)['flows']}" if cl(m) else "-")
+        row(f"  {k}: FCT p50 / p99 (ms)",
+            lambda m, cl=cl: (f"{fmt(cl(m)['fct_p50_ms'], '{:.0f}')}/{fmt(cl(m)['fct_p99_ms'], '{:.0f}')} "
+                              f"n={cl(m)['flows_complete']}") if cl(m) else "-")
+        row(f"  {k}: FCT mean (ms)", lambda m, cl=cl: fmt(cl(m)["fct_mean_ms"], "{:.0f}") if cl(m) else "-")
+        row(f"  {k}: small flows' FCT p50 / p99 (ms)",
+            lambda m, cl=cl: (f"{fmt(cl(m)['small_fct_p50_ms'], '{:.0f}')}/{fmt(cl(m)['small_fct_p99_ms'], '{:.0f}')} "
+                              f"n={cl(m)['small_n']}") if cl(m) else "-")
+        row(f"  {k}: delivered / offered (MB)",
+            lambda m, cl=cl: f"{cl(m)['delivered_bytes'] / 1e6:.2f}/{cl(m)['offered_bytes'] / 1e6:.2f}"
+            if cl(m) else "-")
+        row(f"  {k}: Mbit/s from t0 to its last byte (s)",
+            lambda m, cl=cl: f"{fmt(cl(m)['mbit'], '{:.2f}')} ({fmt(cl(m)['last_s'], '{:.1f}')})" if cl(m) else "-")
+        row(f"  {k}: long port drops / XOFF / peak (KB)",
+            lambda m, cl=cl: (f"{cl(m)['long_port']['drops']}/{cl(m)['long_port']['xoff']}/"
+                              f"{cl(m)['long_port']['peak'] / 1e3:.0f}") if cl(m) else "-")
+        row(f"  {k}: upstream pause frames / TOKENS frames / blocked",
+            lambda m, cl=cl: (f"{cl(m)['upstream']['pause_frames_rx']}/{cl(m)['upstream']['credit_frames']}/"
+                              f"{cl(m)['upstream']['credit_blocked']}") if cl(m) and cl(m)["upstream"] else "-")
     row("base RTT (ms, ping, idle)", lambda m: f"{m['base_rtt_ms']:.3f}")
     row("latest timer wake-up, to receivers / hosts (ms)",
         lambda m: f"{m['wake_late_max_ms']['switch']:.0f}/{m['wake_late_max_ms']['hosts']:.0f}")
@@ -960,6 +1177,13 @@ def plot(scn, results, png):
                 gp += f"{b} << EOD\n" + "".join(f"{x:.4f} {(k + 1) / len(fc):.5f}\n" for k, x in enumerate(fc))
                 gp += "EOD\n"
                 blocks[(n, cls)] = b
+        for k, c in enumerate(m.get("classes", {})):
+            fc = sorted(f["fct_ns"] / 1e6 for f in m["flow_list"] if f.get("tclass") == c and f["complete"])
+            if fc:
+                b = f"$fct_tc{k}_{i}"
+                gp += f"{b} << EOD\n" + "".join(f"{x:.4f} {(j + 1) / len(fc):.5f}\n" for j, x in enumerate(fc))
+                gp += "EOD\n"
+                blocks[(n, "tclass", c)] = b
         if m["samples"]:
             b = f"$buf_{i}"
             gp += f"{b} << EOD\n" + "".join(f"{t:.3f} {s} {h}\n" for t, s, h in m["samples"]) + "EOD\n"
@@ -977,7 +1201,24 @@ def plot(scn, results, png):
                                         for k, v in enumerate(st["link_mbit"])) + "EOD\n"
         blocks[(n, "link")] = b
     gp += f"set multiplot layout 3,1 title {gp_str(title)}\nset grid\nset key bottom right\n"
+    tclasses = []
+    for n in ok:
+        for c in results[n].get("classes", {}):
+            if c not in tclasses:
+                tclasses.append(c)
     for cls in ("background", "incast"):
+        if cls == "background" and tclasses:
+            # Traffic classes ([[long_link.classes]]): their FCT CDFs, a
+            # colour per scheme, a dash type per class.
+            series = [(n, c, blocks[(n, "tclass", c)]) for c in tclasses for n in ok if (n, "tclass", c) in blocks]
+            gp += ("set title 'FCT CDF per traffic class (colour: scheme; solid, dashed, dotted: classes in order)'\n"
+                   "set logscale x\nset xlabel 'FCT (ms)'\nset ylabel 'fraction of flows'\nset yrange [0:1]\n"
+                   "set xrange [*:*]\n")
+            gp += "plot " + ", \\\n     ".join(
+                f"{b} using 1:2 with steps lw 2 dt {tclasses.index(c) + 1} lc {color[n]} "
+                f"title {gp_str(n + ' ' + c)}" for n, c, b in series) + "\n" if series else \
+                "set label 1 'no flows' at graph 0.5,0.5 center\nplot [1:10] 2 notitle\nunset label 1\n"
+            continue
         if cls == "incast" and stalled:
             # A stall scenario's second panel: the stalled receiver's link
             # over time, where an idle spell after a stall shows.
@@ -1052,8 +1293,22 @@ def describe(scn):
         out.append(f"  long link: senders {', '.join('h' + str(i) for i in ll['senders'])} through {ll['delay']} "
                    f"one way (netem); their uplinks '{ll['pace']}', their switch ports cable-delay "
                    f"{ll['cable_delay']} and each column's port options")
+        for c in ll["classes"]:
+            what = []
+            if c["cdf"]:
+                what.append(f"{os.path.basename(c['cdf_path'])} / {c['size_scale']} at load {c['load']}")
+            if c["size"]:
+                what.append(f"one {c['size']} B flow from {c['start']} s")
+            out.append(f"  class {c['name']}: prio {c['prio']}, DSCP {c['dscp']}, from each long sender to "
+                       f"r{c['receiver']}: {' and '.join(what)}")
+        loads = sum(c["load"] for c in ll["classes"])
+        if loads:
+            out.append(f"  classes' load per long sender: {loads:.2f} of the link")
+    if net["strict_priority"]:
+        out.append(f"  strict priority on the senders' uplinks and the switch's ports to the receivers: {STRICT_PRIO}")
     if st:
-        out.append(f"  stall: r{st['receiver']} pauses the switch's port to it (prio {st['prio']}) for "
+        out.append(f"  stall: r{st['receiver']} pauses the switch's port to it "
+                   f"(prio {','.join(str(p) for p in st['prios'])}) for "
                    f"{st['length']} s every {st['period']} s from {st['start']} s ({len(st['windows'])} stalls)")
     out.append(f"  small flows: <= {scn['report']['small_max']} B")
     return "\n".join(out)
