@@ -91,6 +91,7 @@ void ll_bifrost_init(struct ll_bifrost *b, const struct ll_bifrost_config *cfg,
 			  ll_bifrost_buffer_default(cfg);
 	b->leak_period = cfg->leak_period ? cfg->leak_period : 1;
 	b->leak_countdown = b->leak_period;
+	b->probe_min_bytes = 2 * (ll_u64)cfg->mtu_bytes;
 	b->f_bytes = b->f_max_bytes;		/* Alg. 1 line 1 */
 	b->rx_prev = rx_bytes;
 	b->next_ns = now_ns + cfg->slot_ns;
@@ -110,6 +111,10 @@ void ll_bifrost_reconfigure(struct ll_bifrost *b,
 	b->last_pause_ns = old.last_pause_ns;
 	b->slot = old.slot;
 	b->guarded = old.guarded;
+	b->probe_ns = old.probe_ns;
+	b->probe_last_rx_ns = old.probe_last_rx_ns;
+	b->probe_ready = old.probe_ready;
+	b->probe_quiet = old.probe_quiet;
 	if (old.leak_countdown < b->leak_countdown)
 		b->leak_countdown = old.leak_countdown;
 	if (old.stats.min_margin_bytes < b->stats.min_margin_bytes)
@@ -140,6 +145,65 @@ static ll_u64 pause_for(const struct ll_bifrost *b, ll_u64 token)
 		return b->slot_ns + b->guard_ns;
 	/* token < B = ceil(R_s T), so its time is below T: p >= 1. */
 	return b->slot_ns - ll_div_u64(token * BITS_PER_BYTE_NS, b->rate_bps);
+}
+
+/*
+ * The loop's round trip, measured with no traffic of its own. After a
+ * window of slots that each granted two MTU or more, the upstream sent a
+ * packet in every slot (given data to send): a full pause then starts a
+ * probe (its frame leaves now). Arrivals go on for one RTT, then stop;
+ * two slots in a row without any end it (one can be a short grant's gap,
+ * and packets are whole), and the last slot that saw bytes gives an
+ * upper bound of the RTT within a slot. A late slot or a restart abandons
+ * it (time is unsure), and so does a grant in its first two slots (its
+ * bytes could follow the others without a gap); a later grant's bytes
+ * come an RTT after it, past the gap the probe waits for. A probe longer
+ * than four of F's windows is given up. A sample cut short (an upstream
+ * with nothing more to send) lowers no maximum.
+ */
+static void rtt_probe(struct ll_bifrost *b, ll_u64 now_ns, ll_u64 r,
+		      ll_u64 token, int unsure)
+{
+	struct ll_bifrost_stats *s = &b->stats;
+	ll_u64 window_slots = ll_div_u64(b->window_ns + b->slot_ns - 1,
+					 b->slot_ns);
+
+	if (b->probe_ns && (unsure || now_ns - b->probe_ns > 4 * b->window_ns ||
+			    (token && now_ns - b->probe_ns < 2 * b->slot_ns)))
+		b->probe_ns = 0;
+	if (unsure) {
+		b->probe_ready = 0;
+		return;
+	}
+	if (token && !b->probe_ns) {
+		if (token >= b->probe_min_bytes && b->probe_ready < 0xFFFFFFFFu)
+			b->probe_ready++;
+		return;
+	}
+	if (!b->probe_ns) {
+		if (r && b->probe_ready >= window_slots) {
+			b->probe_ns = now_ns;
+			b->probe_last_rx_ns = now_ns;
+			b->probe_quiet = 0;
+		}
+		b->probe_ready = 0;
+		return;
+	}
+	if (r) {
+		b->probe_last_rx_ns = now_ns;
+		b->probe_quiet = 0;
+		return;
+	}
+	if (++b->probe_quiet < 2)
+		return;
+	if (b->probe_last_rx_ns > b->probe_ns) {
+		ll_u64 rtt = b->probe_last_rx_ns - b->probe_ns;
+
+		s->rtt_samples++;
+		if (rtt > s->rtt_max_ns)
+			s->rtt_max_ns = rtt;
+	}
+	b->probe_ns = 0;
 }
 
 int ll_bifrost_slot(struct ll_bifrost *b, ll_u64 now_ns, ll_u64 queue_bytes,
@@ -227,6 +291,8 @@ int ll_bifrost_slot(struct ll_bifrost *b, ll_u64 now_ns, ll_u64 queue_bytes,
 		s->leak_bytes += r - sum;
 	}
 	b->f_bytes = min_u64(f_new, b->f_max_bytes);
+
+	rtt_probe(b, now_ns, r, token, restart || missed);
 
 	d->grant_bytes = c;
 	d->link_token_bytes = token;

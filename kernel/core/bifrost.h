@@ -99,6 +99,15 @@ struct ll_bifrost_stats {
 	ll_u64 max_lf_bytes;	/* max L + F */
 	ll_s64 min_margin_bytes; /* min H - (L + F) */
 	ll_u64 max_late_ns;
+	/*
+	 * The loop's round trip as measured: from a full pause after a
+	 * window of grants of two MTU or more (the upstream sending every
+	 * slot) to the last slot that still saw bytes arrive, while every
+	 * slot between paused fully (an upper bound within a slot;
+	 * docs/BIFROST.md).
+	 */
+	ll_u64 rtt_max_ns;
+	ll_u64 rtt_samples;
 	ll_u64 late_hist[LL_BIFROST_LATE_BUCKETS];
 };
 
@@ -124,6 +133,11 @@ struct ll_bifrost {
 	ll_u64 last_pause_ns;	/* its p (0: no frame) */
 	ll_u64 slot;		/* n: slots run since init */
 	ll_u8 guarded;		/* the last frame was a guarded full pause */
+	ll_u64 probe_ns;	/* the RTT probe's full pause, 0: none */
+	ll_u64 probe_last_rx_ns; /* its last slot that saw arrivals */
+	ll_u64 probe_min_bytes;	/* a grant that sends a packet per slot */
+	ll_u32 probe_ready;	/* slots in a row that granted that */
+	ll_u32 probe_quiet;	/* slots in a row the probe saw nothing */
 	struct ll_bifrost_stats stats;
 };
 

@@ -77,7 +77,7 @@ static const struct ll_param bifrost_params[] = {
 enum bifrost_stat {
 	BF_SLOTS, BF_FRAMES, BF_FULL_PAUSES, BF_PAUSE_NS, BF_MISSED_SLOTS,
 	BF_LATE_GRANT, BF_LEAK, BF_BREACHES, BF_MAX_QUEUE, BF_MAX_LF,
-	BF_MIN_MARGIN, BF_RESTARTS, BF_MAX_LATE, BF_WAKES,
+	BF_MIN_MARGIN, BF_RESTARTS, BF_MAX_LATE, BF_WAKES, BF_RTT,
 };
 
 static const struct ll_scheme_stat_desc bifrost_stats[] = {
@@ -106,6 +106,8 @@ static const struct ll_scheme_stat_desc bifrost_stats[] = {
 			  "the slot loop's largest lateness (J should cover it)" },
 	[BF_WAKES] = { "wakes", LL_STAT_COUNT,
 		       "idle spells ended: the timer slept, an arrival restarted the loop" },
+	[BF_RTT] = { "rtt", LL_STAT_NS,
+		     "the loop's round trip measured: a full pause to the last arrival it stopped (max, within a slot; bifrost-rtt should be above it)" },
 };
 
 LL_BUILD_ASSERT(LL_ARRAY_SIZE(bifrost_stats) <= LL_MODE_STATS, bifrost_stats);
@@ -307,8 +309,11 @@ static void bifrost_port_stats(const union ll_mode_state *st,
 	out->ctr[BF_RESTARTS] = s->restarts;
 	out->ctr[BF_MAX_LATE] = s->max_late_ns;
 	out->ctr[BF_WAKES] = s->wakes;
-	for (i = 0; i < LL_MODE_HIST && i < LL_BIFROST_LATE_BUCKETS; i++)
-		out->late_hist[i] = s->late_hist[i];
+	out->ctr[BF_RTT] = s->rtt_max_ns;
+	/* The last bucket is open: the core's longer ones fold into it. */
+	for (i = 0; i < LL_BIFROST_LATE_BUCKETS; i++)
+		out->late_hist[i < LL_MODE_HIST ? i : LL_MODE_HIST - 1] +=
+			s->late_hist[i];
 }
 
 const struct ll_mode_desc ll_mode_bifrost = {

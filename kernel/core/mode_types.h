@@ -62,17 +62,18 @@ union ll_mode_state {
 	struct ll_bifrost_port bifrost;
 };
 
-#define LL_MODE_STATE_MAX_BYTES 512
+#define LL_MODE_STATE_MAX_BYTES 576
 LL_BUILD_ASSERT(sizeof(union ll_mode_state) <= LL_MODE_STATE_MAX_BYTES,
 		mode_state_budget);
 
 /*
  * A mode's telemetry of its port: LL_MODE_STATS counters named by its
  * descriptor (units as a scheme's, scheme_types.h) and the slot loop's
- * lateness histogram (bucket 0 < 1 us, bucket i in [2^(i-1), 2^i) us).
+ * lateness histogram (bucket 0 < 1 us, bucket i in [2^(i-1), 2^i) us,
+ * the last one open).
  */
-#define LL_MODE_STATS 14
-#define LL_MODE_HIST 20
+#define LL_MODE_STATS 15
+#define LL_MODE_HIST 18
 
 struct ll_mode_port_stats {
 	ll_u32 mode;		/* enum ll_mode_id; 0: none */

@@ -293,15 +293,15 @@ struct tc_lossless_iq_stats {
  * and the plane. What each counter means is the mode's: names, units and
  * help are its descriptor's (kernel/core/mode.h).
  */
-#define LOSSLESS_MODE_STATS 14
-#define LOSSLESS_MODE_HIST 20
+#define LOSSLESS_MODE_STATS 15
+#define LOSSLESS_MODE_HIST 18
 
 struct tc_lossless_mode_stats {
 	__u32 mode;		/* LOSSLESS_MODE_*; 0: no mode */
 	__u32 pad;
 	__u64 ctr[LOSSLESS_MODE_STATS];
 	/* The slot loop's lateness, slots per bucket: bucket 0 < 1 us,
-	 * bucket i in [2^(i-1), 2^i) us, the last one open (>= 262 ms).
+	 * bucket i in [2^(i-1), 2^i) us, the last one open (>= 65.5 ms).
 	 */
 	__u32 late_hist[LOSSLESS_MODE_HIST];
 };

@@ -2922,7 +2922,7 @@ tc_lossless_xstats SampleModeXstats()
 	st.mode.ctr[12] = 40000000;	// max_late: ns
 	st.mode.late_hist[0] = 10;
 	st.mode.late_hist[5] = 3;	// [16, 32) us
-	st.mode.late_hist[19] = 1;	// >= 262 ms
+	st.mode.late_hist[LOSSLESS_MODE_HIST - 1] = 1;	// >= 65.5 ms
 	return st;
 }
 
@@ -2935,12 +2935,12 @@ TEST(TcPluginMode, XstatsTextAndJson)
 	EXPECT_EQ(r.rc, 0) << r.err;
 	EXPECT_NE(r.out.find("  mode bifrost slots 1 frames 2 full_pauses 3 pause 2.5ms missed_slots 5"
 			     " late_grant 6b leak 7b breaches 8 max_queue 9b max_lf 10b min_margin 11b"
-			     " restarts 1 max_late 40ms wakes 14\n"),
+			     " restarts 1 max_late 40ms wakes 14 rtt 15ns\n"),
 		  std::string::npos)
 		<< r.out;
 	EXPECT_EQ(r.out.find("slot lateness"), std::string::npos) << "-d only: " << r.out;
 	r = Show({"-s", "-d", "qdisc", "show", "dev", "lo"}, QdiscDump(o, &st, sizeof(st)));
-	EXPECT_NE(r.out.find("  slot lateness (us, slots): <1 10 16-32 3 >=262144 1"), std::string::npos)
+	EXPECT_NE(r.out.find("  slot lateness (us, slots): <1 10 16-32 3 >=65536 1"), std::string::npos)
 		<< r.out;
 	r = Show({"-s", "-j", "qdisc", "show", "dev", "lo"}, QdiscDump(o, &st, sizeof(st)));
 	EXPECT_NE(r.out.find("\"mode_stats\":{\"mode\":\"bifrost\",\"slots\":1,"), std::string::npos)

@@ -514,6 +514,7 @@ struct LoopResult {
 	ll_u64 max_queue;
 	ll_u64 delivered;
 	ll_u64 offered_capacity;
+	ll_u64 rtt_ns;		// the mode's measured round trip
 };
 
 LoopResult RunLoop(ll_u64 duration_ns, ll_u64 stall_from, ll_u64 stall_to,
@@ -583,9 +584,10 @@ LoopResult RunLoop(ll_u64 duration_ns, ll_u64 stall_from, ll_u64 stall_to,
 	ll_mode_port_stats st;
 	ll_mmu_get_mode_stats(m.p(), 1, &st);
 	EXPECT_EQ(st.ctr[7], 0u) << "breaches of L + F <= H";
-	printf("loop: leak %llu B, frames %llu, full pauses %llu\n",
+	r.rtt_ns = st.ctr[14];
+	printf("loop: leak %llu B, frames %llu, full pauses %llu, measured rtt %llu ns\n",
 	       (unsigned long long)st.ctr[6], (unsigned long long)st.ctr[1],
-	       (unsigned long long)st.ctr[2]);
+	       (unsigned long long)st.ctr[2], (unsigned long long)r.rtt_ns);
 	return r;
 }
 
@@ -600,6 +602,10 @@ TEST(ModeLoop, DrainStallLosesNothing)
 	// Outside the stall the egress took what it could: >= 95 %.
 	EXPECT_GE(r.delivered * 100, r.offered_capacity * 95)
 		<< r.delivered << " of " << r.offered_capacity;
+	// The stall's full pauses measured the loop: 900 us of wire (both
+	// ways), an upper bound within a slot (62.5 us) and a step.
+	EXPECT_GE(r.rtt_ns, 900000u);
+	EXPECT_LE(r.rtt_ns, 900000u + kRtt / 16 + 1000);
 }
 
 TEST(ModeLoop, PartialCongestionHalfRate)
