@@ -65,6 +65,18 @@ int mode_jitter_word(std::uint32_t mode)
   return -1;
 }
 
+int mode_rtt_word(std::uint32_t mode)
+{
+  const ll_mode_desc *d = ll_mode_lookup(mode);
+  const std::string suffix = "-rtt";
+  for (std::uint32_t i = 0; d && i < d->n_params; i++) {
+    std::string tc = d->params[i].tc ? d->params[i].tc : "";
+    if (tc.size() > suffix.size() && tc.compare(tc.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return d->params[i].word;
+  }
+  return -1;
+}
+
 int mode_stat(std::uint32_t mode, std::string_view name)
 {
   const ll_mode_desc *d = ll_mode_lookup(mode);
@@ -130,6 +142,7 @@ std::vector<lossless_plane_port_mode> ModePorts::decide(const std::vector<PortLi
     if (!port.up || !port.rate_bps)
       continue;  // a port down keeps what it has
     const ModeSetting &m = *port.mode;
+    rtt_alarm(port, m, tel, notes);
     int jw = mode_jitter_word(m.mode);
     std::uint64_t j = 0;
     if (m.jitter_auto && jw >= 0) {
@@ -182,6 +195,27 @@ std::vector<lossless_plane_port_mode> ModePorts::decide(const std::vector<PortLi
     out.push_back(e);
   }
   return out;
+}
+
+void ModePorts::rtt_alarm(const PortLink &port, const ModeSetting &m,
+                          const lossless_plane_tel *tel, std::string &notes)
+{
+  int rw = mode_rtt_word(m.mode), mr = mode_stat(m.mode, "max_rtt");
+  if (!tel || rw < 0 || mr < 0 || !m.params[rw])
+    return;
+  for (std::uint32_t i = 0; i < tel->nr_ports && i < LOSSLESS_PLANE_PORTS; i++) {
+    if (tel->ports[i].ifindex != port.ifindex || tel->mode[i].mode != m.mode)
+      continue;
+    std::uint64_t measured = tel->mode[i].ctr[mr], bound = m.params[rw];
+    std::uint64_t &said = rtt_said_[port.ifindex];
+    if (measured > bound && measured > said) {
+      add_note(notes, "ALARM port " + port.dev + ": the loop's measured round trip " +
+                          ms_text(measured) + " is above bifrost_rtt " + ms_text(bound) +
+                          ": the buffer was sized for less (raise bifrost_rtt)");
+      said = measured;
+    }
+    return;
+  }
 }
 
 void ModePorts::pushed(const std::vector<lossless_plane_port_mode> &entries)

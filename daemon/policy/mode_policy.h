@@ -58,6 +58,8 @@ std::vector<std::string> mode_keys();
 const ll_param *mode_row(std::uint32_t mode, std::string_view key);
 // Word of mode's jitter row (the one "auto" applies to), or -1.
 int mode_jitter_word(std::uint32_t mode);
+// The word of mode's round-trip bound (its "-rtt" row), or -1.
+int mode_rtt_word(std::uint32_t mode);
 // Index of mode's counter named name (its descriptor's stats), or -1.
 int mode_stat(std::uint32_t mode, std::string_view name);
 
@@ -80,7 +82,9 @@ class ModePorts {
   // The entries to push for ports (their configured modes, "auto" J as
   // raised from telemetry; mode 0 for a port this object set before
   // whose mode is no longer configured), in ports' order; notes gets a
-  // line per J raised and per port refused.
+  // line per J raised, per port refused, and an alarm each time a port's
+  // measured round trip (its mode's max_rtt) grows past the configured
+  // bound (its "-rtt" row).
   std::vector<lossless_plane_port_mode> decide(const std::vector<PortLink> &ports,
                                                const lossless_plane_tel *tel,
                                                std::string &notes);
@@ -91,9 +95,12 @@ class ModePorts {
   std::uint64_t jitter_ns(std::uint32_t ifindex) const;
 
  private:
+  void rtt_alarm(const PortLink &port, const ModeSetting &m, const lossless_plane_tel *tel,
+                 std::string &notes);
   std::map<std::uint32_t, std::uint64_t> jitter_ns_;  // "auto" J per ifindex
   std::set<std::uint32_t> owned_;                     // ports we set a mode on
   std::map<std::uint32_t, std::string> refused_;      // said once per reason
+  std::map<std::uint32_t, std::uint64_t> rtt_said_;   // measured RTT alarmed at
 };
 
 }  // namespace lossless::policy

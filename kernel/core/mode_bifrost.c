@@ -106,7 +106,7 @@ static const struct ll_scheme_stat_desc bifrost_stats[] = {
 			  "the slot loop's largest lateness (J should cover it)" },
 	[BF_WAKES] = { "wakes", LL_STAT_COUNT,
 		       "idle spells ended: the timer slept, an arrival restarted the loop" },
-	[BF_RTT] = { "rtt", LL_STAT_NS,
+	[BF_RTT] = { "max_rtt", LL_STAT_NS,
 		     "the loop's round trip measured: a full pause to the last arrival it stopped (max, within a slot; bifrost-rtt should be above it)" },
 };
 

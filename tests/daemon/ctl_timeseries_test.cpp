@@ -442,7 +442,7 @@ TEST_F(CtlTimeSeries, StatusShowsEachPortsMode)
   EXPECT_NE(out.find("\n  lo mode bifrost: slots 500 frames 40 full_pauses 0 pause 250.000ms "),
             std::string::npos)
       << out;
-  EXPECT_NE(out.find(" max_late 1.500ms wakes 0 rtt 0.000ms\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(" max_late 1.500ms wakes 0 max_rtt 0.000ms\n"), std::string::npos) << out;
   EXPECT_EQ(out.find("if4242 mode"), std::string::npos) << out;
   ASSERT_EQ(run({"--plane", path_, "status", "--json"}, &out, &err), 0) << err;
   auto j = nlohmann::json::parse(out);

@@ -234,6 +234,35 @@ TEST(ModePolicy, AutoJitterIsRaisedOnlyAndWithHysteresis)
   EXPECT_EQ(e[0].params[2], 24 * kMs);
 }
 
+// The datapath's measured round trip (max_rtt) above bifrost_rtt raises
+// an alarm, once per new maximum; within the bound, or another port's, none.
+TEST(ModePolicy, MeasuredRttAboveTheBoundAlarms)
+{
+  pol::ModePorts mp;
+  std::string notes;
+  std::vector<pol::PortLink> ports = {bifrost_link(5, true)};
+  auto tel = [](std::uint32_t ifindex, std::uint64_t rtt_ns) {
+    auto t = tel_with_max_late(ifindex, 0);
+    t->mode[0].ctr[pol::mode_stat(LL_MODE_BIFROST, "max_rtt")] = rtt_ns;
+    return t;
+  };
+  ASSERT_EQ(pol::mode_rtt_word(LL_MODE_BIFROST), 0);
+  mp.decide(ports, tel(5, 300 * kMs).get(), notes);
+  EXPECT_TRUE(notes.empty()) << notes;
+  mp.decide(ports, tel(9, 900 * kMs).get(), notes);
+  EXPECT_TRUE(notes.empty()) << notes;
+  mp.decide(ports, tel(5, 350 * kMs).get(), notes);
+  EXPECT_NE(notes.find("ALARM port swp5: the loop's measured round trip 350.000 ms is above "
+                       "bifrost_rtt 320.000 ms"),
+            std::string::npos)
+      << notes;
+  notes.clear();
+  mp.decide(ports, tel(5, 350 * kMs).get(), notes);
+  EXPECT_TRUE(notes.empty()) << "said once: " << notes;
+  mp.decide(ports, tel(5, 400 * kMs).get(), notes);
+  EXPECT_NE(notes.find("400.000 ms"), std::string::npos) << notes;
+}
+
 TEST(ModePolicy, OwnershipClearsOnlyWhatTheDaemonSet)
 {
   pol::ModePorts mp;

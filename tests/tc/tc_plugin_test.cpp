@@ -2935,7 +2935,7 @@ TEST(TcPluginMode, XstatsTextAndJson)
 	EXPECT_EQ(r.rc, 0) << r.err;
 	EXPECT_NE(r.out.find("  mode bifrost slots 1 frames 2 full_pauses 3 pause 2.5ms missed_slots 5"
 			     " late_grant 6b leak 7b breaches 8 max_queue 9b max_lf 10b min_margin 11b"
-			     " restarts 1 max_late 40ms wakes 14 rtt 15ns\n"),
+			     " restarts 1 max_late 40ms wakes 14 max_rtt 15ns\n"),
 		  std::string::npos)
 		<< r.out;
 	EXPECT_EQ(r.out.find("slot lateness"), std::string::npos) << "-d only: " << r.out;
