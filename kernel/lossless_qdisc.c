@@ -1054,7 +1054,7 @@ static int ll_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 
 			if (metered)
 				st.credit_metered |= BIT(g);
-			if (metered && now < cg->until_ns)
+			if (metered && now < cg->until_ns && cg->bytes > 0)
 				st.credit_bytes += cg->bytes;
 			st.credit_frames += cg->frames;
 			st.credit_granted_bytes += cg->granted_bytes;

@@ -112,6 +112,17 @@ static const struct ll_scheme_stat_desc bifrost_stats[] = {
 
 LL_BUILD_ASSERT(LL_ARRAY_SIZE(bifrost_stats) <= LL_MODE_STATS, bifrost_stats);
 
+/*
+ * With tokens each priority's gate may send one packet past its credit
+ * (pause.h): the port's buffer holds one MTU per priority beyond the
+ * loop's H.
+ */
+static ll_u64 tokens_extra(const union ll_mode_params *mp, ll_u32 mtu_bytes)
+{
+	return mp->bifrost.frame == LOSSLESS_BIFROST_FRAME_TOKENS ?
+	       (ll_u64)LL_PFC_PRIOS * mtu_bytes : 0;
+}
+
 static void bifrost_config(const union ll_mode_params *mp, ll_u64 rate_bps,
 			   ll_u32 mtu_bytes, struct ll_bifrost_config *c)
 {
@@ -121,7 +132,11 @@ static void bifrost_config(const union ll_mode_params *mp, ll_u64 rate_bps,
 	c->rtt_ns = p->rtt_ns;
 	c->slot_ns = ll_bifrost_mode_slot_ns(mp);
 	c->jitter_ns = p->jitter_ns ? p->jitter_ns : c->slot_ns;
+	/* The loop's H: bifrost-buffer less the gates' overdraft. */
 	c->buffer_bytes = p->buffer_bytes;
+	if (p->buffer_bytes)
+		c->buffer_bytes = p->buffer_bytes > tokens_extra(mp, mtu_bytes) ?
+				  p->buffer_bytes - tokens_extra(mp, mtu_bytes) : 1;
 	c->leak_period = p->leak_period ? (ll_u32)p->leak_period : 1;
 	c->mtu_bytes = mtu_bytes;
 }
@@ -147,7 +162,8 @@ static ll_u64 bifrost_buffer(const union ll_mode_params *mp, ll_u64 rate_bps,
 	struct ll_bifrost_config c;
 
 	bifrost_config(mp, rate_bps, mtu_bytes, &c);
-	return c.buffer_bytes ? c.buffer_bytes : ll_bifrost_buffer_default(&c);
+	return mp->bifrost.buffer_bytes ? mp->bifrost.buffer_bytes :
+	       ll_bifrost_buffer_default(&c) + tokens_extra(mp, mtu_bytes);
 }
 
 static void bifrost_start(union ll_mode_state *st,

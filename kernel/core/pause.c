@@ -156,7 +156,11 @@ ll_u32 ll_port_credit_rx(struct ll_port_credit *c, ll_u64 now_ns,
 	for (g = 0; g < LL_CREDIT_GATES; g++) {
 		if (!(named & (1u << g)))
 			continue;
-		c->gates[g].bytes = 0;
+		/* A surplus lapses; a debt stays (a gate not metered has
+		 * none).
+		 */
+		if (c->gates[g].bytes > 0 || !(c->metered & (1u << g)))
+			c->gates[g].bytes = 0;
 		c->gates[g].until_ns = now_ns + life_ns;
 		c->gates[g].lease_ns = now_ns + life_ns * LL_CREDIT_LEASE;
 		c->gates[g].frames++;
@@ -165,7 +169,8 @@ ll_u32 ll_port_credit_rx(struct ll_port_credit *c, ll_u64 now_ns,
 		g = order[i];
 		if (g >= LL_CREDIT_GATES || !(named & (1u << g)))
 			continue;
-		c->gates[g].bytes = share[i];
+		/* The new credit pays the last one's debt first. */
+		c->gates[g].bytes += (ll_s64)share[i];
 		c->gates[g].granted_bytes += share[i];
 	}
 	c->frames++;
@@ -224,13 +229,14 @@ int ll_port_credit_fits(struct ll_port_credit *c, ll_u32 mask, ll_u32 len,
 
 		if (!(mask & (1u << g)))
 			continue;
-		if (now_ns >= cg->until_ns)
+		if (now_ns >= cg->until_ns && cg->bytes > 0)
 			cg->bytes = 0;
-		if (cg->bytes < len) {
+		if (cg->bytes <= 0) {
 			cg->blocked++;
 			return 0;
 		}
 	}
+	(void)len;
 	return 1;
 }
 
@@ -241,6 +247,5 @@ void ll_port_credit_charge(struct ll_port_credit *c, ll_u32 mask, ll_u32 len)
 	mask &= c->metered;
 	for (g = 0; g < LL_CREDIT_GATES; g++)
 		if (mask & (1u << g))
-			c->gates[g].bytes -= c->gates[g].bytes < len ?
-					     c->gates[g].bytes : len;
+			c->gates[g].bytes -= len;
 }

@@ -80,9 +80,12 @@ ll_u64 ll_port_pause_next_deadline(const struct ll_port_pause *p);
 /*
  * Credit gates: the receive side of a credit kind (ctrl.h; BifrostX's
  * tokens, docs/BIFROST.md). Its frame meters the priorities' gates it
- * names: from then on their queues send at most the gate's credit, until
- * the credit's lifetime ends, then nothing (a credit never carries over:
- * each frame replaces it). The frame's value for the port gate is the
+ * names: from then on their queues send within the gate's credit, until
+ * the credit's lifetime ends, then nothing. A packet goes while any
+ * credit is left, and what it takes beyond is a debt the next credit
+ * pays first: a gate sends at most its credits plus one packet, and no
+ * slot loses the part of its credit smaller than a packet. A surplus
+ * never carries over: each frame replaces it (spec X2). The frame's value for the port gate is the
  * link's credit, split among the named gates in the caller's service
  * order (strict priority), each share bounded by the gate's own credit
  * and its backlog (ll_credit_split(): bifrost.md's Alg. 3). Metering of
@@ -96,7 +99,7 @@ ll_u64 ll_port_pause_next_deadline(const struct ll_port_pause *p);
 #define LL_CREDIT_LEASE 16
 
 struct ll_credit_gate {
-	ll_u64 bytes;		/* credit left */
+	ll_s64 bytes;		/* credit left; below 0: a debt */
 	ll_u64 until_ns;	/* the credit's end */
 	ll_u64 lease_ns;	/* metering ends here unless renewed */
 	ll_u64 frames;		/* credit frames that named it */
@@ -140,13 +143,14 @@ ll_u32 ll_port_credit_expire(struct ll_port_credit *c, ll_u64 now_ns);
 ll_u64 ll_port_credit_next_deadline(const struct ll_port_credit *c);
 
 /*
- * Whether len bytes fit the credit of every metered gate in mask at
- * now_ns (an expired credit is 0). A refusal is counted (blocked).
+ * Whether a packet may go on every metered gate in mask at now_ns: each
+ * has credit left (an expired credit is none). A refusal is counted
+ * (blocked). len is the packet's: it may be more than the credit left.
  */
 int ll_port_credit_fits(struct ll_port_credit *c, ll_u32 mask, ll_u32 len,
 			ll_u64 now_ns);
 
-/* Charge len bytes to every metered gate in mask (they fit). */
+/* Charge len bytes to every metered gate in mask (the rest a debt). */
 void ll_port_credit_charge(struct ll_port_credit *c, ll_u32 mask, ll_u32 len);
 
 #endif /* LL_PAUSE_H */

@@ -532,28 +532,29 @@ TEST(CreditGates, SplitInServiceOrder)
 	ll_ctrl_msg m = Tokens(0x07, {80 * kUnit, 80 * kUnit, 80 * kUnit}, 100 * kUnit, 100);
 	EXPECT_EQ(ll_port_credit_rx(&c, 0, &m, kGbit, kOrder012, 3, backlog), 0x07u);
 	EXPECT_EQ(c.metered, 0x07u);
-	EXPECT_EQ(c.gates[0].bytes, 30 * kUnit);
-	EXPECT_EQ(c.gates[1].bytes, 70 * kUnit);
-	EXPECT_EQ(c.gates[2].bytes, 0u);
+	EXPECT_EQ(c.gates[0].bytes, (ll_s64)(30 * kUnit));
+	EXPECT_EQ(c.gates[1].bytes, (ll_s64)(70 * kUnit));
+	EXPECT_EQ(c.gates[2].bytes, 0);
 
 	ll_u64 full[8] = {500 * kUnit, 500 * kUnit, 500 * kUnit};
 	m = Tokens(0x07, {100 * kUnit, 50 * kUnit, 100 * kUnit}, 100 * kUnit, 100);
 	EXPECT_EQ(ll_port_credit_rx(&c, 10, &m, kGbit, kOrder012, 3, full), 0u);
-	EXPECT_EQ(c.gates[0].bytes, 100 * kUnit);
-	EXPECT_EQ(c.gates[1].bytes, 0u);
-	EXPECT_EQ(c.gates[2].bytes, 0u);
+	EXPECT_EQ(c.gates[0].bytes, (ll_s64)(100 * kUnit));
+	EXPECT_EQ(c.gates[1].bytes, 0);
+	EXPECT_EQ(c.gates[2].bytes, 0);
 	// The order is the caller's: priority 2 served first.
 	const ll_u8 order210[] = {2, 1, 0};
 	EXPECT_EQ(ll_port_credit_rx(&c, 20, &m, kGbit, order210, 3, full), 0u);
-	EXPECT_EQ(c.gates[2].bytes, 100 * kUnit);
-	EXPECT_EQ(c.gates[0].bytes, 0u);
+	EXPECT_EQ(c.gates[2].bytes, (ll_s64)(100 * kUnit));
+	EXPECT_EQ(c.gates[0].bytes, 0);
 	EXPECT_EQ(c.frames, 3u);
 	EXPECT_EQ(c.gates[0].granted_bytes, 130 * kUnit);
 }
 
 // X7: a credit lasts its lifetime, then nothing goes; a new frame replaces
-// the credit (no carry-over); fits/charge per packet.
-TEST(CreditGates, ExpiryAndNoCarryOver)
+// a surplus (no carry-over) but pays a debt first: a packet goes while any
+// credit is left, and what it takes beyond is owed.
+TEST(CreditGates, ExpiryDebtAndNoCarryOver)
 {
 	ll_port_credit c = FreshCredit();
 	ll_u64 backlog[8] = {0, 0, 0, 100000};
@@ -561,20 +562,27 @@ TEST(CreditGates, ExpiryAndNoCarryOver)
 	// 100 quanta at 1 Gbit/s = 51.2 us.
 	ll_ctrl_msg m = Tokens(1u << 3, {0, 0, 0, 3000}, 3000, 100);
 	ll_port_credit_rx(&c, 1000, &m, kGbit, order3, 1, backlog);
-	EXPECT_EQ(c.gates[3].bytes, 2944u);	// 46 whole units of 3000
+	EXPECT_EQ(c.gates[3].bytes, 2944);	// 46 whole units of 3000
 	EXPECT_TRUE(ll_port_credit_fits(&c, 1u << 3, 1500, 2000));
 	ll_port_credit_charge(&c, 1u << 3, 1500);
-	EXPECT_FALSE(ll_port_credit_fits(&c, 1u << 3, 1500, 2000));
+	// 1444 left: the next 1500 B packet still goes, 56 B owed.
+	EXPECT_TRUE(ll_port_credit_fits(&c, 1u << 3, 1500, 2000));
+	ll_port_credit_charge(&c, 1u << 3, 1500);
+	EXPECT_EQ(c.gates[3].bytes, -56);
+	EXPECT_FALSE(ll_port_credit_fits(&c, 1u << 3, 64, 2000));
 	EXPECT_EQ(c.gates[3].blocked, 1u);
-	EXPECT_TRUE(ll_port_credit_fits(&c, 1u << 3, 1444, 2000));
 	// A gate the frame did not name, and the port gate, are not metered.
 	EXPECT_TRUE(ll_port_credit_fits(&c, (1u << 4) | (1u << LL_GATE_PORT), 9000, 2000));
+	// The next frame pays the debt first.
+	ll_port_credit_rx(&c, 3000, &m, kGbit, order3, 1, backlog);
+	EXPECT_EQ(c.gates[3].bytes, 2944 - 56);
 	// Past the lifetime: nothing, however small.
-	EXPECT_FALSE(ll_port_credit_fits(&c, 1u << 3, 1, 1000 + 51200));
-	EXPECT_EQ(c.gates[3].bytes, 0u);
-	// The next frame replaces the credit, the unused part is not added.
+	EXPECT_FALSE(ll_port_credit_fits(&c, 1u << 3, 1, 3000 + 51200));
+	EXPECT_EQ(c.gates[3].bytes, 0);
+	// A surplus is not added to the next credit.
 	ll_port_credit_rx(&c, 60000, &m, kGbit, order3, 1, backlog);
-	EXPECT_EQ(c.gates[3].bytes, 2944u);
+	ll_port_credit_rx(&c, 61000, &m, kGbit, order3, 1, backlog);
+	EXPECT_EQ(c.gates[3].bytes, 2944);
 	EXPECT_EQ(c.metered, 1u << 3);
 }
 
@@ -619,5 +627,5 @@ TEST(CreditGates, NoLinkCreditOrNoBacklog)
 	m = Tokens(0x07, {6400, 6400, 6400}, 6400, 100);
 	ll_port_credit_rx(&c, 10, &m, kGbit, kOrder012, 3, empty);
 	for (int g = 0; g < 3; g++)
-		EXPECT_EQ(c.gates[g].bytes, 0u) << g;
+		EXPECT_EQ(c.gates[g].bytes, 0) << g;
 }
