@@ -55,6 +55,9 @@ from topology import Paths, Topology, announce, wait_for  # noqa: E402
 
 MBIT = 5
 DELAY = "20ms"			# one way, the long link's wire
+WIRE_MS = 20
+SLOT_MS = 10
+RTT_BOUND_MS = 150
 RTT_BOUND = "150ms"		# the loop's RTT bound: 40 ms of wire + the VM's software
 SLOT = "10ms"
 JITTER = "100ms"		# the slot loop's lateness under TCG: tens of ms (printed)
@@ -300,12 +303,23 @@ def tokens(c, sw, r, r_ip, lr, senders, ports):
     print(f"  tokens: sent {sent} received {got} (by priority); pool lossless drops {drops}", flush=True)
     print(f"  tokens: slots {slots} frames {frames}; max L {ms.get('max_queue')} B of H {h_bytes} B, "
           f"breaches {ms.get('breaches')}, largest lateness {ms.get('max_late', 0) // 1000} us", flush=True)
+    rtt_ms = ms.get("max_rtt", 0) / 1e6
+    print(f"  tokens: the loop's round trip measured by the stall's full pauses: {rtt_ms:.1f} ms "
+          f"(wire {2 * WIRE_MS} ms both ways, bifrost-rtt {RTT_BOUND})", flush=True)
     print(f"  tokens: last datagram after its sender stopped (ms): {lag_ms}", flush=True)
     ing = h.json(f"{Paths.ingress} show {lk['a_if']} --json --pin-dir /sys/fs/bpf/ll-{h.ns}")
     ing = ing["ports"][0]["control"]
     print(f"  tokens: the upstream's ingress program: {ing}", flush=True)
     print("  tokens: upstream credit per queue (metered, frames, granted B, blocked): "
           + ", ".join(f"q{k} {v}" for k, v in sorted(cr.items())), flush=True)
+    # The probe's bound is a slot's wide: at least the wire less a slot,
+    # and within bifrost-rtt (else losslessd would raise its alarm).
+    if rtt_ms:
+        c.ok(2 * WIRE_MS - SLOT_MS <= rtt_ms <= RTT_BOUND_MS,
+             "tokens: the measured round trip is the wire's (within a slot) and within bifrost-rtt",
+             f"{rtt_ms:.1f} ms")
+    else:
+        print("  tokens: no RTT sample in this run (no full pause after a window of grants)", flush=True)
     c.eq(drops, 0, "tokens: no lossless drop in the pool")
     c.eq(ingress_drops, {5: 0, 4: 0, 3: 0}, "tokens: no lossless drop on the long-haul port")
     c.eq(got, sent, "tokens: every datagram of the three priorities arrived")
