@@ -413,14 +413,13 @@ static void ll_wake_record(struct ll_sched *q, u64 now)
 		q->wake_late_max_ns = late;
 }
 
-/* Whether cl's head fits its metered gates' credit; leases end here. */
+/* Whether cl may send on its metered gates; leases end here. */
 static bool ll_credit_fits(struct ll_sched *q, struct ll_queue *cl, u64 now)
 {
 	if (ll_port_credit_expire(&q->credit, now) &&
 	    !(cl->gate_mask & q->credit.metered))
 		return true;
-	return ll_port_credit_fits(&q->credit, cl->gate_mask,
-				   qdisc_pkt_len(cl->skbs.head), now);
+	return ll_port_credit_fits(&q->credit, cl->gate_mask, now);
 }
 
 static struct sk_buff *ll_dequeue(struct Qdisc *sch)

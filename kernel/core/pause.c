@@ -218,8 +218,7 @@ ll_u64 ll_port_credit_next_deadline(const struct ll_port_credit *c)
 	return next;
 }
 
-int ll_port_credit_fits(struct ll_port_credit *c, ll_u32 mask, ll_u32 len,
-			ll_u64 now_ns)
+int ll_port_credit_fits(struct ll_port_credit *c, ll_u32 mask, ll_u64 now_ns)
 {
 	ll_u32 g;
 
@@ -236,7 +235,6 @@ int ll_port_credit_fits(struct ll_port_credit *c, ll_u32 mask, ll_u32 len,
 			return 0;
 		}
 	}
-	(void)len;
 	return 1;
 }
 

@@ -145,10 +145,9 @@ ll_u64 ll_port_credit_next_deadline(const struct ll_port_credit *c);
 /*
  * Whether a packet may go on every metered gate in mask at now_ns: each
  * has credit left (an expired credit is none). A refusal is counted
- * (blocked). len is the packet's: it may be more than the credit left.
+ * (blocked). The packet may take more than is left (a debt).
  */
-int ll_port_credit_fits(struct ll_port_credit *c, ll_u32 mask, ll_u32 len,
-			ll_u64 now_ns);
+int ll_port_credit_fits(struct ll_port_credit *c, ll_u32 mask, ll_u64 now_ns);
 
 /* Charge len bytes to every metered gate in mask (the rest a debt). */
 void ll_port_credit_charge(struct ll_port_credit *c, ll_u32 mask, ll_u32 len);

@@ -763,7 +763,7 @@ XResult RunTokensLoop(ll_u64 duration_ns, ll_u64 stall_from, ll_u64 stall_to)
 			ll_u32 closed = ll_port_pause_closed_mask(&pause);
 			for (ll_u32 c = 0; c < 3; c++) {
 				ll_u32 g = 1u << prio_of[c];
-				if ((closed & g) || !ll_port_credit_fits(&credit, g, pkt, now))
+				if ((closed & g) || !ll_port_credit_fits(&credit, g, now))
 					continue;
 				ll_port_credit_charge(&credit, g, pkt);
 				if (now >= stall_from && now < stall_to)

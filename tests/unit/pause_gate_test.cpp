@@ -563,21 +563,21 @@ TEST(CreditGates, ExpiryDebtAndNoCarryOver)
 	ll_ctrl_msg m = Tokens(1u << 3, {0, 0, 0, 3000}, 3000, 100);
 	ll_port_credit_rx(&c, 1000, &m, kGbit, order3, 1, backlog);
 	EXPECT_EQ(c.gates[3].bytes, 2944);	// 46 whole units of 3000
-	EXPECT_TRUE(ll_port_credit_fits(&c, 1u << 3, 1500, 2000));
+	EXPECT_TRUE(ll_port_credit_fits(&c, 1u << 3, 2000));
 	ll_port_credit_charge(&c, 1u << 3, 1500);
 	// 1444 left: the next 1500 B packet still goes, 56 B owed.
-	EXPECT_TRUE(ll_port_credit_fits(&c, 1u << 3, 1500, 2000));
+	EXPECT_TRUE(ll_port_credit_fits(&c, 1u << 3, 2000));
 	ll_port_credit_charge(&c, 1u << 3, 1500);
 	EXPECT_EQ(c.gates[3].bytes, -56);
-	EXPECT_FALSE(ll_port_credit_fits(&c, 1u << 3, 64, 2000));
+	EXPECT_FALSE(ll_port_credit_fits(&c, 1u << 3, 2000));
 	EXPECT_EQ(c.gates[3].blocked, 1u);
 	// A gate the frame did not name, and the port gate, are not metered.
-	EXPECT_TRUE(ll_port_credit_fits(&c, (1u << 4) | (1u << LL_GATE_PORT), 9000, 2000));
+	EXPECT_TRUE(ll_port_credit_fits(&c, (1u << 4) | (1u << LL_GATE_PORT), 2000));
 	// The next frame pays the debt first.
 	ll_port_credit_rx(&c, 3000, &m, kGbit, order3, 1, backlog);
 	EXPECT_EQ(c.gates[3].bytes, 2944 - 56);
 	// Past the lifetime: nothing, however small.
-	EXPECT_FALSE(ll_port_credit_fits(&c, 1u << 3, 1, 3000 + 51200));
+	EXPECT_FALSE(ll_port_credit_fits(&c, 1u << 3, 3000 + 51200));
 	EXPECT_EQ(c.gates[3].bytes, 0);
 	// A surplus is not added to the next credit.
 	ll_port_credit_rx(&c, 60000, &m, kGbit, order3, 1, backlog);
@@ -603,7 +603,7 @@ TEST(CreditGates, MeteringEnds)
 	EXPECT_EQ(c.metered, 0u);
 	EXPECT_EQ(c.lapses, 1u);
 	EXPECT_EQ(ll_port_credit_next_deadline(&c), 0u);
-	EXPECT_TRUE(ll_port_credit_fits(&c, 0x07, 9000, lease));
+	EXPECT_TRUE(ll_port_credit_fits(&c, 0x07, lease));
 	// A pause frame for priority 1 ends its metering only.
 	ll_port_credit_rx(&c, lease, &m, kGbit, kOrder012, 3, backlog);
 	EXPECT_EQ(ll_port_credit_end(&c, 1u << 1), 1u << 1);
@@ -622,7 +622,7 @@ TEST(CreditGates, NoLinkCreditOrNoBacklog)
 	ll_ctrl_msg m = Tokens(0x07, {6400, 6400, 6400}, 0, 100);
 	ll_port_credit_rx(&c, 0, &m, kGbit, kOrder012, 3, backlog);
 	for (int g = 0; g < 3; g++)
-		EXPECT_FALSE(ll_port_credit_fits(&c, 1u << g, 64, 1)) << g;
+		EXPECT_FALSE(ll_port_credit_fits(&c, 1u << g, 1)) << g;
 	ll_u64 empty[8] = {};
 	m = Tokens(0x07, {6400, 6400, 6400}, 6400, 100);
 	ll_port_credit_rx(&c, 10, &m, kGbit, kOrder012, 3, empty);
