@@ -53,29 +53,25 @@ const ll_param *mode_row(std::uint32_t mode, std::string_view key)
   return nullptr;
 }
 
-int mode_jitter_word(std::uint32_t mode)
+namespace {
+
+// Word of mode's row whose tc keyword ends in suffix, or -1.
+int mode_word_by_suffix(std::uint32_t mode, std::string_view suffix)
 {
   const ll_mode_desc *d = ll_mode_lookup(mode);
-  const std::string suffix = "-jitter";
   for (std::uint32_t i = 0; d && i < d->n_params; i++) {
-    std::string tc = d->params[i].tc ? d->params[i].tc : "";
-    if (tc.size() > suffix.size() && tc.compare(tc.size() - suffix.size(), suffix.size(), suffix) == 0)
+    std::string_view tc = d->params[i].tc ? d->params[i].tc : "";
+    if (tc.size() > suffix.size() && tc.substr(tc.size() - suffix.size()) == suffix)
       return d->params[i].word;
   }
   return -1;
 }
 
-int mode_rtt_word(std::uint32_t mode)
-{
-  const ll_mode_desc *d = ll_mode_lookup(mode);
-  const std::string suffix = "-rtt";
-  for (std::uint32_t i = 0; d && i < d->n_params; i++) {
-    std::string tc = d->params[i].tc ? d->params[i].tc : "";
-    if (tc.size() > suffix.size() && tc.compare(tc.size() - suffix.size(), suffix.size(), suffix) == 0)
-      return d->params[i].word;
-  }
-  return -1;
-}
+}  // namespace
+
+int mode_jitter_word(std::uint32_t mode) { return mode_word_by_suffix(mode, "-jitter"); }
+
+int mode_rtt_word(std::uint32_t mode) { return mode_word_by_suffix(mode, "-rtt"); }
 
 int mode_stat(std::uint32_t mode, std::string_view name)
 {

@@ -194,7 +194,7 @@ def scapy_cases():
 def tshark_check_scapy(chk, tshark, pcap, cases):
     """Wireshark agrees with scapy on the valid scapy frames."""
     import check_tshark as ct
-    rows = ct.tshark_fields(tshark, pcap)
+    rows = fc.tshark_fields(tshark, pcap, ct.FIELDS)
     chk.eq("tshark frame count", len(rows), len(cases))
     for c, row in zip(cases, rows):
         t = c["tshark"]
@@ -204,7 +204,7 @@ def tshark_check_scapy(chk, tshark, pcap, cases):
         chk.eq(f"{where} expert", row["_ws.expert.message"], "")
         if t[0] == "pfc":
             chk.eq(f"{where} opcode", row["macc.opcode"], "0x0101")
-            chk.eq(f"{where} enbv", ct.hexint(row["macc.cbfc.enbv"]), t[1])
+            chk.eq(f"{where} enbv", fc.hexint(row["macc.cbfc.enbv"]), t[1])
             chk.eq(f"{where} times",
                    [row[f"macc.cbfc.pause_time.c{i}"] for i in range(8)],
                    [str(x) for x in t[2]])

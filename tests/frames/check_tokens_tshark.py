@@ -57,38 +57,8 @@ NEG_EXPERT = {
 }
 
 
-def tshark_cmd(tshark, lua, pcap):
-    return [tshark, "-n", "-X", f"lua_script:{lua}", "-r", pcap]
-
-
-def tshark_fields(tshark, lua, pcap):
-    cmd = tshark_cmd(tshark, lua, pcap) + [
-        "-T", "fields", "-E", "separator=\t", "-E", "occurrence=a",
-        "-E", "aggregator=|"]
-    for f in FIELDS:
-        cmd += ["-e", f]
-    rows = []
-    for line in fc.run(cmd).splitlines():
-        vals = line.split("\t")
-        if len(vals) != len(FIELDS):
-            raise SystemExit(f"tshark row has {len(vals)} fields: {line!r}")
-        rows.append(dict(zip(FIELDS, vals)))
-    return rows
-
-
-def tshark_matching(tshark, lua, pcap, display_filter):
-    """1-based frame numbers matching a display filter."""
-    out = fc.run(tshark_cmd(tshark, lua, pcap) + [
-        "-Y", display_filter, "-T", "fields", "-e", "frame.number"])
-    return sorted(int(x) for x in out.split())
-
-
-def hexint(text):
-    """A tshark hex field as an int; None when the field is absent."""
-    try:
-        return int(text, 16)
-    except ValueError:
-        return None
+def lua_args(lua):
+    return ["-X", f"lua_script:{lua}"]
 
 
 def wire_bytes(want):
@@ -107,14 +77,14 @@ def check_valid(chk, where, row, want):
            "eth:ethertype:lossless")
     chk.eq(f"{where} eth.dst", row["eth.dst"], want["dst"])
     chk.eq(f"{where} eth.src", row["eth.src"], want["src"])
-    chk.eq(f"{where} eth.type", hexint(row["eth.type"]), ETHERTYPE)
-    chk.eq(f"{where} lossless.opcode", hexint(row["lossless.opcode"]),
+    chk.eq(f"{where} eth.type", fc.hexint(row["eth.type"]), ETHERTYPE)
+    chk.eq(f"{where} lossless.opcode", fc.hexint(row["lossless.opcode"]),
            want["opcode"])
     chk.eq(f"{where} opcode is TOKENS", want["opcode"], OP_TOKENS)
     chk.eq(f"{where} lossless.tokens.reserved",
-           hexint(row["lossless.tokens.reserved"]), 0)
+           fc.hexint(row["lossless.tokens.reserved"]), 0)
     chk.eq(f"{where} lossless.tokens.mask",
-           hexint(row["lossless.tokens.mask"]), want["mask"])
+           fc.hexint(row["lossless.tokens.mask"]), want["mask"])
     for i in range(8):
         bit = (want["mask"] >> i) & 1
         chk.eq(f"{where} lossless.tokens.mask.p{i}",
@@ -171,7 +141,7 @@ def main():
              any(w["valid"] and w["dst"] == w["port_addr"] for w in intent))
     chk.eq("negative controls", sorted(w["name"] for w in intent
                                        if not w["valid"]), sorted(NEG_EXPERT))
-    rows = tshark_fields(tshark, args.lua, pcap)
+    rows = fc.tshark_fields(tshark, pcap, FIELDS, lua_args(args.lua))
     chk.eq("frame count", len(rows), len(intent))
 
     for want, row in zip(intent, rows):
@@ -189,29 +159,29 @@ def main():
 
     # The negative controls, and only they, raise expert info; each one
     # for its own reason.
+    def match(display_filter):
+        return fc.tshark_matching(tshark, pcap, display_filter, lua_args(args.lua))
+
     number = {w["name"]: w["index"] + 1 for w in intent}
     negatives = sorted(w["index"] + 1 for w in intent if not w["valid"])
     chk.eq("frames with expert info",
-           tshark_matching(tshark, args.lua, pcap, "_ws.expert || _ws.malformed"),
+           match("_ws.expert || _ws.malformed"),
            negatives)
     for name, field in sorted(NEG_EXPERT.items()):
         chk.eq(f"frames with {field}",
-               tshark_matching(tshark, args.lua, pcap, field), [number[name]])
+               match(field), [number[name]])
     # Display filters on the fields select what the intent says.
     valid = [w for w in intent if w["valid"]]
     for i in range(8):
         chk.eq(f"frames crediting priority {i}",
-               tshark_matching(tshark, args.lua, pcap,
-                               f"lossless.tokens.mask.p{i} == 1"
+               match(f"lossless.tokens.mask.p{i} == 1"
                                " && !_ws.expert"),
                sorted(w["index"] + 1 for w in valid if (w["mask"] >> i) & 1))
     chk.eq("frames ending metering (lifetime 0)",
-           tshark_matching(tshark, args.lua, pcap,
-                           "lossless.tokens.lifetime == 0 && !_ws.expert"),
+           match("lossless.tokens.lifetime == 0 && !_ws.expert"),
            sorted(w["index"] + 1 for w in valid if w["lifetime"] == 0))
     chk.eq("frames with a link credit of 4 MiB - 64 octets",
-           tshark_matching(tshark, args.lua, pcap,
-                           "lossless.tokens.link_credit.bytes == 4194240"),
+           match("lossless.tokens.link_credit.bytes == 4194240"),
            sorted(w["index"] + 1 for w in intent
                   if w["link_credit"] == 0xFFFF))
 

@@ -29,47 +29,18 @@ FIELDS = (["frame.len", "frame.protocols", "eth.dst", "eth.src", "eth.type",
           + ["_ws.malformed", "_ws.expert.message"])
 
 
-def tshark_fields(tshark, pcap):
-    cmd = [tshark, "-n", "-r", pcap, "-T", "fields", "-E", "separator=\t",
-           "-E", "occurrence=a", "-E", "aggregator=|"]
-    for f in FIELDS:
-        cmd += ["-e", f]
-    rows = []
-    for line in fc.run(cmd).splitlines():
-        vals = line.split("\t")
-        if len(vals) != len(FIELDS):
-            raise SystemExit(f"tshark row has {len(vals)} fields: {line!r}")
-        rows.append(dict(zip(FIELDS, vals)))
-    return rows
-
-
-def tshark_matching(tshark, pcap, display_filter):
-    """1-based frame numbers matching a display filter."""
-    out = fc.run([tshark, "-n", "-r", pcap, "-Y", display_filter, "-T",
-                  "fields", "-e", "frame.number"])
-    return sorted(int(x) for x in out.split())
-
-
-def hexint(text):
-    """A tshark hex field as an int; None when the field is absent."""
-    try:
-        return int(text, 16)
-    except ValueError:
-        return None
-
-
 def check_valid(chk, where, row, want):
     chk.eq(f"{where} frame.len", row["frame.len"], str(want["length"]))
     chk.eq(f"{where} protocols", row["frame.protocols"], "eth:ethertype:macc")
     chk.eq(f"{where} eth.dst", row["eth.dst"], fc.MAC_CTRL_DA)
     chk.eq(f"{where} eth.src", row["eth.src"], want["src"])
-    chk.eq(f"{where} eth.type", hexint(row["eth.type"]), 0x8808)
-    chk.eq(f"{where} macc.opcode", hexint(row["macc.opcode"]), want["opcode"])
+    chk.eq(f"{where} eth.type", fc.hexint(row["eth.type"]), 0x8808)
+    chk.eq(f"{where} macc.opcode", fc.hexint(row["macc.opcode"]), want["opcode"])
     chk.eq(f"{where} _ws.malformed", row["_ws.malformed"], "")
     chk.eq(f"{where} expert info", row["_ws.expert.message"], "")
     if want["kind"] == "pfc":
         chk.eq(f"{where} opcode is PFC", want["opcode"], 0x0101)
-        chk.eq(f"{where} macc.cbfc.enbv", hexint(row["macc.cbfc.enbv"]),
+        chk.eq(f"{where} macc.cbfc.enbv", fc.hexint(row["macc.cbfc.enbv"]),
                want["enable_vector"])
         for i in range(8):
             bit = (want["enable_vector"] >> i) & 1
@@ -100,7 +71,7 @@ def main():
 
     pcap, intent = fc.generate(args.gen, args.workdir)
     chk = fc.Checker("tshark decodes ll_mac_ctrl_build frames")
-    rows = tshark_fields(tshark, pcap)
+    rows = fc.tshark_fields(tshark, pcap, FIELDS)
     chk.eq("frame count", len(rows), len(intent))
 
     for want, row in zip(intent, rows):
@@ -116,17 +87,17 @@ def main():
     number = {w["name"]: w["index"] + 1 for w in intent}
     negatives = sorted(w["index"] + 1 for w in intent if not w["valid"])
     chk.eq("frames with expert info",
-           tshark_matching(tshark, pcap, "_ws.expert || _ws.malformed"),
+           fc.tshark_matching(tshark, pcap, "_ws.expert || _ws.malformed"),
            negatives)
     chk.eq("frames with a bad DA",
-           tshark_matching(tshark, pcap, "macc.dst_address_invalid"),
+           fc.tshark_matching(tshark, pcap, "macc.dst_address_invalid"),
            [number["neg_bad_da"]])
     chk.eq("frames with reserved ENBV bits",
-           tshark_matching(tshark, pcap, "macc.cbfc.enbv.not_zero"),
+           fc.tshark_matching(tshark, pcap, "macc.cbfc.enbv.not_zero"),
            [number["neg_reserved_set"]])
-    chk.eq("PFC frames", tshark_matching(tshark, pcap, "macc.opcode == 0x0101"),
+    chk.eq("PFC frames", fc.tshark_matching(tshark, pcap, "macc.opcode == 0x0101"),
            sorted(w["index"] + 1 for w in intent if w["kind"] == "pfc"))
-    chk.eq("PAUSE frames", tshark_matching(tshark, pcap, "macc.opcode == 0x0001"),
+    chk.eq("PAUSE frames", fc.tshark_matching(tshark, pcap, "macc.opcode == 0x0001"),
            sorted(w["index"] + 1 for w in intent if w["kind"] == "pause"))
 
     # Our parser on the same file.

@@ -88,3 +88,35 @@ def compare_parse(chk, where, got, want):
         chk.eq(f"{where} {key}", got.get(key), val)
     if want["result"] != "ok":
         chk.true(where, "kind" not in got, "rejected frame printed fields")
+
+
+def tshark_fields(tshark, pcap, fields, extra=()):
+    """Rows of tshark's -T fields output for fields (every occurrence,
+    joined by |), one dict per frame; extra: arguments such as a Lua
+    dissector's -X lua_script:PATH."""
+    cmd = [tshark, "-n", *extra, "-r", pcap, "-T", "fields", "-E", "separator=\t",
+           "-E", "occurrence=a", "-E", "aggregator=|"]
+    for f in fields:
+        cmd += ["-e", f]
+    rows = []
+    for line in run(cmd).splitlines():
+        vals = line.split("\t")
+        if len(vals) != len(fields):
+            raise SystemExit(f"tshark row has {len(vals)} fields: {line!r}")
+        rows.append(dict(zip(fields, vals)))
+    return rows
+
+
+def tshark_matching(tshark, pcap, display_filter, extra=()):
+    """1-based frame numbers matching a display filter."""
+    out = run([tshark, "-n", *extra, "-r", pcap, "-Y", display_filter, "-T", "fields",
+               "-e", "frame.number"])
+    return sorted(int(x) for x in out.split())
+
+
+def hexint(text):
+    """A tshark hex field as an int; None when the field is absent."""
+    try:
+        return int(text, 16)
+    except ValueError:
+        return None
