@@ -135,10 +135,18 @@ def main():
           b3["network"]["strict_priority"] and b3["background"] is None and b3["incast"] is None,
           "bifrostx-three-prios: three classes (DSCP 8 x prio), loads above the link, a stall of all three",
           f"{[(c['name'], c['prio'], c['dscp'], c['load']) for c in cl3]}")
+    same = [n for n in b3["schemes"] if n != "pfc-same-buffer"]
     check("bifrost-frame tokens" in b3["port_options"]["bifrostx"] and
           "bifrost-frame" not in b3["port_options"]["bifrost"] and b3["schemes"][0] == "pfc-lossless" and
-          len({b3["scheme_options"][n] for n in b3["schemes"]}) == 1,
+          len({b3["scheme_options"][n] for n in same}) == 1,
           "bifrostx-three-prios: PFC, Bifrost and BifrostX columns with the same pool options")
+    # PFC with the same buffer: H / 3 per priority, threshold + reserve +
+    # headroom (the scenario's comment), 926,518 B for the three.
+    psb = b3["port_options"].get("pfc-same-buffer", "")
+    thr = int(b3["scheme_options"].get("pfc-same-buffer", "0").split()[-1])
+    hr = int(psb.split()[-1]) if psb.startswith("headroom ") else 0
+    check(abs(3 * (thr + 1518 + hr) - 926518) <= 3, "bifrostx-three-prios: pfc-same-buffer's three priorities hold one H",
+          f"3 x ({thr} + 1518 + {hr}) = {3 * (thr + 1518 + hr)}")
     cmds = rc.sender_cmds(b3, 0, 123, [], "10.0.0.1", ["10.0.0.1"])
     want = [("1000", "5", "40", "0.18"), ("2000", "4", "32", "0.27"), ("3000", "3", "24", "0.65")]
     got = [tuple(re.search(f"--{k} (\\S+)", c).group(1) for k in ("sender", "prio", "dscp", "load")) for c in cmds]
