@@ -181,6 +181,7 @@ ll_u32 ll_port_credit_rx(struct ll_port_credit *c, ll_u64 now_ns,
 	}
 	began = named & ~c->metered;
 	c->metered |= named;
+	c->lease_min_ns = ll_port_credit_next_deadline(c);
 	return began;
 }
 
@@ -196,6 +197,9 @@ ll_u32 ll_port_credit_expire(struct ll_port_credit *c, ll_u64 now_ns)
 {
 	ll_u32 ended = 0, g;
 
+	/* Per packet on a metered port: one compare until a lease ends. */
+	if (!c->metered || now_ns < c->lease_min_ns)
+		return 0;
 	for (g = 0; g < LL_CREDIT_GATES; g++)
 		if ((c->metered & (1u << g)) && now_ns >= c->gates[g].lease_ns)
 			ended |= 1u << g;
@@ -203,6 +207,7 @@ ll_u32 ll_port_credit_expire(struct ll_port_credit *c, ll_u64 now_ns)
 		c->metered &= ~ended;
 		c->lapses++;
 	}
+	c->lease_min_ns = ll_port_credit_next_deadline(c);
 	return ended;
 }
 
@@ -223,7 +228,7 @@ int ll_port_credit_fits(struct ll_port_credit *c, ll_u32 mask, ll_u64 now_ns)
 	ll_u32 g;
 
 	mask &= c->metered;
-	for (g = 0; g < LL_CREDIT_GATES; g++) {
+	for (g = 0; g < LL_CREDIT_GATES && mask >> g; g++) {
 		struct ll_credit_gate *cg = &c->gates[g];
 
 		if (!(mask & (1u << g)))
@@ -243,7 +248,7 @@ void ll_port_credit_charge(struct ll_port_credit *c, ll_u32 mask, ll_u32 len)
 	ll_u32 g;
 
 	mask &= c->metered;
-	for (g = 0; g < LL_CREDIT_GATES; g++)
+	for (g = 0; g < LL_CREDIT_GATES && mask >> g; g++)
 		if (mask & (1u << g))
 			c->gates[g].bytes -= len;
 }

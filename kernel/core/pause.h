@@ -110,6 +110,7 @@ struct ll_credit_gate {
 struct ll_port_credit {
 	ll_u32 metered;		/* bit g: gate g is metered */
 	ll_u32 pad0;
+	ll_u64 lease_min_ns;	/* the earliest lease of a metered gate */
 	ll_u64 frames;		/* credit frames applied */
 	ll_u64 lapses;		/* metering ended by a lease */
 	struct ll_credit_gate gates[LL_CREDIT_GATES];

@@ -273,6 +273,47 @@ void BM_BifrostSlot(benchmark::State &state)
 }
 BENCHMARK(BM_BifrostSlot);
 
+// BifrostX's upstream, per packet (pause.h's credit gates): what the
+// qdisc adds to a dequeue of a metered queue, the check that its priority
+// has credit (with the leases' expiry) and the charge, against the one
+// AND an unmetered queue pays (range 0). A frame refills the credit every
+// 64 packets (a TOKENS frame per slot), so the packets find credit.
+void BM_CreditGatePerPacket(benchmark::State &state)
+{
+	const bool metered = state.range(0);
+	ll_port_credit c;
+	std::memset(&c, 0, sizeof(c));
+	ll_ctrl_msg m;
+	std::memset(&m, 0, sizeof(m));
+	m.kind = LL_CTRL_TOKENS;
+	m.gate_mask = (1u << 3) | (1u << LL_GATE_PORT);
+	m.value[3] = 0xFFFF;
+	m.value[LL_GATE_PORT] = 0xFFFF;
+	m.lifetime = 0xFFFF;
+	const ll_u8 order[] = {3};
+	ll_u64 backlog[8] = {0, 0, 0, 1ull << 40};
+	const ll_u32 queue_gates = (1u << 3) | (1u << LL_GATE_PORT);
+	ll_u64 now = 1000, sent = 0, n = 0;
+	if (metered)
+		ll_port_credit_rx(&c, now, &m, kRate, order, 1, backlog);
+	for (auto _ : state) {
+		if ((++n & 63) == 0 && metered)
+			ll_port_credit_rx(&c, now, &m, kRate, order, 1, backlog);
+		now += 120;	// 1,500 B at 100 Gbit/s
+		benchmark::DoNotOptimize(now);
+		if (queue_gates & c.metered) {
+			ll_port_credit_expire(&c, now);
+			if (!ll_port_credit_fits(&c, queue_gates, now))
+				continue;
+			ll_port_credit_charge(&c, queue_gates, 1500);
+		}
+		sent++;
+		benchmark::DoNotOptimize(sent);
+	}
+	state.counters["sent"] = (double)sent;
+}
+BENCHMARK(BM_CreditGatePerPacket)->Arg(0)->Arg(1);
+
 // Bifrost's control overhead (claim C4's form, bifrost.md 7.6): the share
 // of the link its frames take, 84 B on the wire each (64 + preamble and
 // gap), in a slot-level model of S4 (the egress drains half the link, an
