@@ -6,16 +6,6 @@
 
 #define BITS_PER_BYTE_NS (8ULL * LL_NSEC_PER_SEC)
 
-static ll_u64 min_u64(ll_u64 a, ll_u64 b)
-{
-	return a < b ? a : b;
-}
-
-static ll_u64 max_u64(ll_u64 a, ll_u64 b)
-{
-	return a > b ? a : b;
-}
-
 ll_u64 ll_bifrost_buffer_min(const struct ll_bifrost_config *cfg)
 {
 	struct ll_bifrost_config c = *cfg;
@@ -213,7 +203,7 @@ int ll_bifrost_slot(struct ll_bifrost *b, ll_u64 now_ns, ll_u64 queue_bytes,
 	ll_u64 late = now_ns > b->next_ns ? now_ns - b->next_ns : 0;
 	ll_u64 missed = ll_div_u64(late, b->slot_ns);
 	ll_u64 interval = now_ns - b->last_ns;
-	ll_u64 covered = max_u64(b->slot_ns, b->last_pause_ns);
+	ll_u64 covered = ll_max_u64(b->slot_ns, b->last_pause_ns);
 	ll_u64 r = rx_bytes - b->rx_prev;	/* a 64-bit counter: wraps */
 	ll_u64 h = b->buffer_bytes, extra = 0, f = b->f_bytes, lf, room, c;
 	ll_u64 token, p, sum, f_new;
@@ -273,7 +263,7 @@ int ll_bifrost_slot(struct ll_bifrost *b, ll_u64 now_ns, ll_u64 queue_bytes,
 	 */
 	room = h > lf ? h - lf : 0;
 	room = room > b->jitter_bytes ? room - b->jitter_bytes : 0;
-	c = min_u64(b->slot_bytes, room);
+	c = ll_min_u64(b->slot_bytes, room);
 	token = c;
 	if (--b->leak_countdown == 0) {				/* R2 */
 		ll_u64 over = lf > h ? lf - h : 0;
@@ -290,7 +280,7 @@ int ll_bifrost_slot(struct ll_bifrost *b, ll_u64 now_ns, ll_u64 queue_bytes,
 		f_new = 0;
 		s->leak_bytes += r - sum;
 	}
-	b->f_bytes = min_u64(f_new, b->f_max_bytes);
+	b->f_bytes = ll_min_u64(f_new, b->f_max_bytes);
 
 	rtt_probe(b, now_ns, r, token, restart || missed);
 

@@ -42,6 +42,16 @@ typedef int64_t ll_s64;
 #endif
 
 #define LL_NSEC_PER_SEC 1000000000ULL
+
+static inline ll_u64 ll_min_u64(ll_u64 a, ll_u64 b)
+{
+	return a < b ? a : b;
+}
+
+static inline ll_u64 ll_max_u64(ll_u64 a, ll_u64 b)
+{
+	return a > b ? a : b;
+}
 #define LL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A compile-time check at file scope, in C (kernel, BPF) and C++. */

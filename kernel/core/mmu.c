@@ -13,11 +13,6 @@ _Static_assert(LL_MMU_MAX_PORTS <= 256 && LL_MMU_MAX_QUEUES <= 256,
 
 /* ------------------------------------------------------------- helpers */
 
-static ll_u64 min_u64(ll_u64 a, ll_u64 b)
-{
-	return a < b ? a : b;
-}
-
 static void raise_peak(ll_u64 *peak, ll_u64 v)
 {
 	if (v > *peak)
@@ -808,8 +803,8 @@ static void uncharge_ingress(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
 		else
 			r = bytes;
 	} else {
-		h = min_u64(bytes, iq->headroom_used);
-		s = min_u64(bytes - h, iq->shared_used);
+		h = ll_min_u64(bytes, iq->headroom_used);
+		s = ll_min_u64(bytes - h, iq->shared_used);
 		r = bytes - h - s;
 	}
 	bad |= sub_clamp(&iq->headroom_used, h);
@@ -1094,7 +1089,7 @@ ll_u64 ll_mmu_ctrl_next_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 	if (xo->want != xo->told)
 		return 0;
 	if (xo->told)
-		return min_u64(next, xo->refresh_at_ns);
+		return ll_min_u64(next, xo->refresh_at_ns);
 	return next;
 }
 
@@ -1104,7 +1099,7 @@ ll_u64 ll_mmu_next_deadline(const struct ll_mmu_pool *pool)
 	ll_u32 port;
 
 	for (port = 0; port < pool->cfg.max_ports; port++)
-		next = min_u64(next, ll_mmu_ctrl_next_deadline(pool, port));
+		next = ll_min_u64(next, ll_mmu_ctrl_next_deadline(pool, port));
 	return next;
 }
 

@@ -104,18 +104,13 @@ ll_u64 ll_port_pause_next_deadline(const struct ll_port_pause *p)
 	return next;
 }
 
-static ll_u64 min_u64(ll_u64 a, ll_u64 b)
-{
-	return a < b ? a : b;
-}
-
 ll_u64 ll_credit_split(ll_u64 link_credit, const ll_u64 *credit,
 		       const ll_u64 *backlog, ll_u32 n, ll_u64 *out)
 {
 	ll_u32 i;
 
 	for (i = 0; i < n; i++) {
-		out[i] = min_u64(min_u64(backlog[i], credit[i]), link_credit);
+		out[i] = ll_min_u64(ll_min_u64(backlog[i], credit[i]), link_credit);
 		link_credit -= out[i];
 	}
 	return link_credit;
