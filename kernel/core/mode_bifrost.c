@@ -247,8 +247,6 @@ static int bifrost_tokens(struct ll_bifrost_port *bp,
 		if (bp->released)
 			return 0;
 		bp->released = 1;
-		bp->loop.stats.frames++;
-		bp->loop.stats.resumes++;
 		msg->kind = LL_CTRL_PFC;
 		msg->gate_mask = lossless_mask;
 		return 1;
@@ -264,7 +262,6 @@ static int bifrost_tokens(struct ll_bifrost_port *bp,
 	msg->value[LL_PFC_PRIOS] = token_units(d->link_token_bytes);
 	msg->lifetime = (ll_u16)ll_ns_to_quanta(b->slot_ns + b->jitter_ns,
 						b->rate_bps);
-	bp->token_frames++;
 	return 1;
 }
 
@@ -273,27 +270,24 @@ static int bifrost_slot(union ll_mode_state *st, const union ll_mode_params *mp,
 			const ll_u64 *prio_bytes, ll_u64 rx_bytes,
 			ll_u8 lossless_mask, struct ll_ctrl_msg *msg)
 {
+	struct ll_bifrost_port *bp = &st->bifrost;
 	struct ll_bifrost_decision d;
-	int quiet = !queue_bytes && rx_bytes == st->bifrost.loop.rx_prev;
+	int quiet = !queue_bytes && rx_bytes == bp->loop.rx_prev;
 	ll_u32 i;
 
+	ll_bifrost_slot(&bp->loop, now_ns, queue_bytes, rx_bytes, &d);
 	if (mp->bifrost.frame == LOSSLESS_BIFROST_FRAME_TOKENS) {
-		/* The loop's PFC frame is not sent: its counters neither. */
-		if (ll_bifrost_slot(&st->bifrost.loop, now_ns, queue_bytes,
-				    rx_bytes, &d)) {
-			st->bifrost.loop.stats.frames--;
-			if (!d.quanta)
-				st->bifrost.loop.stats.resumes--;
-		}
-		return bifrost_tokens(&st->bifrost, &d, quiet, prio_bytes,
-				      lossless_mask, msg);
+		if (!bifrost_tokens(bp, &d, quiet, prio_bytes, lossless_mask,
+				    msg))
+			return 0;
+		bp->frames++;
+		return 1;
 	}
 	/* A PFC loop frees the upstream with a resume or a lapsed pause. */
-	ll_bifrost_slot(&st->bifrost.loop, now_ns, queue_bytes, rx_bytes, &d);
-	st->bifrost.released = !st->bifrost.loop.last_pause_ns &&
-			       !st->bifrost.loop.guarded;
+	bp->released = !bp->loop.last_pause_ns && !bp->loop.guarded;
 	if (!d.send)
 		return 0;
+	bp->frames++;
 	msg->kind = LL_CTRL_PFC;
 	msg->gate_mask = lossless_mask;
 	for (i = 0; i < LL_PFC_PRIOS; i++)
@@ -311,7 +305,7 @@ static void bifrost_port_stats(const union ll_mode_state *st,
 
 	(void)queue_bytes;
 	out->ctr[BF_SLOTS] = s->slots;
-	out->ctr[BF_FRAMES] = s->frames + st->bifrost.token_frames;
+	out->ctr[BF_FRAMES] = st->bifrost.frames;
 	out->ctr[BF_FULL_PAUSES] = s->full_pauses;
 	out->ctr[BF_PAUSE_NS] = s->pause_ns_total;
 	out->ctr[BF_MISSED_SLOTS] = s->missed_slots;

@@ -48,13 +48,14 @@ LL_BUILD_ASSERT(sizeof(struct ll_bifrost_params) <=
 /*
  * A Bifrost port: its loop (bifrost.h) and, sending TOKENS frames
  * (BifrostX), its priorities' queues at the last slot (Alg. 2's Delta
- * L_i), the token frames sent and whether its last frame freed the
+ * L_i), the frames it sent (of either kind: the loop's own counter
+ * counts the PFC frames it decides) and whether its last frame freed the
  * upstream.
  */
 struct ll_bifrost_port {
 	struct ll_bifrost loop;
 	ll_u64 prio_prev[LL_BIFROST_PRIOS];
-	ll_u64 token_frames;
+	ll_u64 frames;		/* sent: pauses, resumes, tokens */
 	ll_u8 released;
 };
 
