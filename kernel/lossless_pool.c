@@ -480,6 +480,8 @@ void ll_kpool_mode_stats(struct ll_kpool *kp, u32 port,
 		return;
 	out->mode = ms.mode;
 	memcpy(out->ctr, ms.ctr, sizeof(out->ctr));
+	BUILD_BUG_ON(sizeof(out->prio) != sizeof(ms.prio));
+	memcpy(out->prio, ms.prio, sizeof(out->prio));
 	for (i = 0; i < LOSSLESS_MODE_HIST; i++)
 		out->late_hist[i] = min_t(u64, ms.late_hist[i], U32_MAX);
 }

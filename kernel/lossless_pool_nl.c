@@ -88,6 +88,7 @@ static int ll_mode_nl_init(void)
 	BUILD_BUG_ON((int)__LOSSLESS_MODE_COUNT != (int)LL_MODE_COUNT);
 	BUILD_BUG_ON((int)LOSSLESS_MODE_STATS != (int)LL_MODE_STATS);
 	BUILD_BUG_ON((int)LOSSLESS_MODE_HIST != (int)LL_MODE_HIST);
+	BUILD_BUG_ON((int)LOSSLESS_MODE_PRIO_STATS != (int)LL_MODE_PRIO_STATS);
 	for (id = 0; id < LL_MODE_COUNT; id++) {
 		d = ll_mode_lookup(id);
 		if (!d || !d->n_params)

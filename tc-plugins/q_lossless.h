@@ -97,6 +97,10 @@ int ll_tc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt);
 /* q_lossless_xstats.c */
 void ll_tc_print_stat_value(const char *key, const char *text_key, __u8 unit,
 			    __u64 v);
+struct ll_scheme_stat_desc;
+void ll_tc_print_prio_values(const struct tc_lossless_xstats *st,
+			     const struct ll_scheme_stat_desc *desc,
+			     const __u64 *vals);
 int ll_tc_print_xstats(struct qdisc_util *qu, FILE *f, struct rtattr *xstats);
 
 #pragma GCC visibility pop

@@ -190,8 +190,9 @@ void ll_tc_print_mode(struct rtattr *attr)
 
 /*
  * The port's mode telemetry, when the kernel sent it: "mode NAME" and its
- * counters by the descriptor's names; the slot lateness histogram with
- * -d (text) and always in JSON ("late_hist", slots per bucket).
+ * counters by the descriptor's names, its per-priority values (a kernel
+ * that appends them); the slot lateness histogram with -d (text) and
+ * always in JSON ("late_hist", slots per bucket).
  */
 void ll_tc_print_mode_xstats(const struct tc_lossless_xstats *st,
 			     unsigned int len)
@@ -200,7 +201,8 @@ void ll_tc_print_mode_xstats(const struct tc_lossless_xstats *st,
 	const struct ll_mode_desc *d;
 	unsigned int i;
 
-	if (len < offsetof(struct tc_lossless_xstats, mode) + sizeof(st->mode))
+	if (len < offsetof(struct tc_lossless_xstats, mode) +
+		  offsetof(struct tc_lossless_mode_stats, prio))
 		return;
 	d = ll_mode_lookup(ms->mode);
 	if (!ms->mode || !d)
@@ -213,6 +215,13 @@ void ll_tc_print_mode_xstats(const struct tc_lossless_xstats *st,
 			ll_tc_print_stat_value(d->stats[i].name,
 					       d->stats[i].name,
 					       d->stats[i].unit, ms->ctr[i]);
+	if (len >= offsetof(struct tc_lossless_xstats, mode) +
+		   offsetof(struct tc_lossless_mode_stats, prio) +
+		   sizeof(ms->prio))
+		for (i = 0; i < d->n_prio_stats && i < LOSSLESS_MODE_PRIO_STATS;
+		     i++)
+			ll_tc_print_prio_values(st, &d->prio_stats[i],
+						ms->prio[i]);
 	if (show_details || is_json_context()) {
 		print_nl();
 		print_string(PRINT_FP, NULL, "  slot lateness (us, slots):", NULL);

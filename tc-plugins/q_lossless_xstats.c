@@ -373,6 +373,35 @@ void ll_tc_print_stat_value(const char *key, const char *text_key, __u8 unit,
 }
 
 /*
+ * One per-priority value of a scheme or mode (desc names it): text "NAME
+ * prioP V ..." on a line of its own over the lossless priorities (all
+ * with -d); JSON an array of eight named NAME.
+ */
+void ll_tc_print_prio_values(const struct tc_lossless_xstats *st,
+			     const struct ll_scheme_stat_desc *desc,
+			     const __u64 *vals)
+{
+	unsigned int p;
+
+	print_nl();
+	print_string(PRINT_FP, NULL, "  %s", desc->name);
+	open_json_array(PRINT_JSON, desc->name);
+	for (p = 0; p < LOSSLESS_PFC_PRIOS; p++) {
+		char key[16];
+
+		if (is_json_context()) {
+			print_u64(PRINT_JSON, NULL, NULL, vals[p]);
+			continue;
+		}
+		if (!show_details && !st->iq[p].lossless)
+			continue;
+		snprintf(key, sizeof(key), "prio%u", p);
+		ll_tc_print_stat_value(NULL, key, desc->unit, vals[p]);
+	}
+	close_json_array(PRINT_JSON, NULL);
+}
+
+/*
  * The pool's scheme on this port (DSH, SPFC), when the kernel sent it,
  * printed from the names of the scheme's descriptor (no code per scheme).
  * Text: "scheme NAME" and its masks as priority lists, its counters, and
@@ -385,6 +414,7 @@ static void ll_print_scheme_xstats(const struct tc_lossless_xstats *st,
 {
 	const struct tc_lossless_scheme_stats *ss = &st->sch;
 	const struct ll_scheme_desc *d;
+	__u64 vals[LOSSLESS_PFC_PRIOS];
 	unsigned int i, p;
 
 	if (len < offsetof(struct tc_lossless_xstats, sch) + sizeof(st->sch))
@@ -415,23 +445,9 @@ static void ll_print_scheme_xstats(const struct tc_lossless_xstats *st,
 			ll_tc_print_stat_value(d->stats[i].name, d->stats[i].name,
 					      d->stats[i].unit, ss->ctr[i]);
 	/* The first per-priority value (the plane has the second too). */
-	print_nl();
-	print_string(PRINT_FP, NULL, "  %s", d->prio_stats[0].name);
-	open_json_array(PRINT_JSON, d->prio_stats[0].name);
-	for (p = 0; p < LOSSLESS_PFC_PRIOS; p++) {
-		char key[16];
-
-		if (is_json_context()) {
-			print_u64(PRINT_JSON, NULL, NULL, ss->prio[p]);
-			continue;
-		}
-		if (!show_details && !st->iq[p].lossless)
-			continue;
-		snprintf(key, sizeof(key), "prio%u", p);
-		ll_tc_print_stat_value(NULL, key, d->prio_stats[0].unit,
-				      ss->prio[p]);
-	}
-	close_json_array(PRINT_JSON, NULL);
+	for (p = 0; p < LOSSLESS_PFC_PRIOS; p++)
+		vals[p] = ss->prio[p];
+	ll_tc_print_prio_values(st, &d->prio_stats[0], vals);
 	close_json_object();
 }
 

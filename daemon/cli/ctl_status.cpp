@@ -201,6 +201,9 @@ json mode_port_json(const tc_lossless_mode_stats &ms)
   for (unsigned i = 0; i < d->n_stats && i < LOSSLESS_MODE_STATS; i++)
     if (d->stats[i].name)
       o[d->stats[i].name] = ms.ctr[i];
+  for (unsigned v = 0; v < d->n_prio_stats && v < LOSSLESS_MODE_PRIO_STATS; v++)
+    if (d->prio_stats[v].name)
+      o[d->prio_stats[v].name] = json(std::vector<std::uint64_t>(ms.prio[v], ms.prio[v] + 8));
   json hist = json::array();
   for (unsigned b = 0; b < LOSSLESS_MODE_HIST; b++)
     hist.push_back(ms.late_hist[b]);
@@ -221,6 +224,15 @@ void print_mode_table(const lossless_plane_tel &t)
       if (d->stats[c].name)
         std::printf(" %s %s", d->stats[c].name, stat_str(d->stats[c].unit, ms.ctr[c]).c_str());
     std::printf("\n");
+    for (unsigned q = 0; d->n_prio_stats && q < LOSSLESS_PFC_PRIOS; q++) {
+      if (!(t.lossless_mask & (1u << q)))
+        continue;
+      std::printf("    prio %u:", q);
+      for (unsigned v = 0; v < d->n_prio_stats && v < LOSSLESS_MODE_PRIO_STATS; v++)
+        std::printf(" %s %s", d->prio_stats[v].name,
+                    stat_str(d->prio_stats[v].unit, ms.prio[v][q]).c_str());
+      std::printf("\n");
+    }
   }
 }
 

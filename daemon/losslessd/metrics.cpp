@@ -22,6 +22,10 @@ namespace metrics {
 
 namespace {
 
+// A priority's label value; the gates' 9th (LOSSLESS_GATES) is the port's.
+constexpr const char *kPrioLabel[LOSSLESS_GATES] = {"0", "1", "2", "3", "4",
+                                                    "5", "6", "7", "all"};
+
 // Every metric family, in the order they are printed. docs/DAEMON.md
 // ("Prometheus metrics") has the same list.
 enum Fam {
@@ -348,8 +352,6 @@ class Writer {
 void add_scheme_port(Writer &w, const lossless_plane_tel &t, std::uint32_t slot,
                      std::string_view pv, std::string_view dv)
 {
-  static const char *const kPrioLabel[LOSSLESS_PFC_PRIOS] = {"0", "1", "2", "3",
-                                                             "4", "5", "6", "7"};
   const lossless_plane_scheme_port &sp = t.sch[slot];
   const ll_scheme_desc *desc = ll_scheme_selectable(sp.s.scheme);
   if (!desc || !desc->port_stats)
@@ -418,6 +420,19 @@ void add_mode_port(Writer &w, const lossless_plane_tel &t, std::uint32_t slot,
                 extreme ? "gauge" : "counter",
                 d.help, {{"pool", pv}, {"dev", dv}, {"mode", mv}},
                 d.unit == LL_STAT_NS ? seconds(ms.ctr[i]) : u64(ms.ctr[i]));
+  }
+  // Per lossless priority: lossless_port_mode_prio_<name>, label prio.
+  for (unsigned v = 0; v < desc->n_prio_stats && v < LOSSLESS_MODE_PRIO_STATS; v++) {
+    const ll_scheme_stat_desc &d = desc->prio_stats[v];
+    if (!d.name)
+      continue;
+    const char *unit = d.unit == LL_STAT_BYTES ? "_bytes" : d.unit == LL_STAT_NS ? "_seconds" : "";
+    for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++)
+      if (t.lossless_mask & (1u << q))
+        w.add_named(std::string("lossless_port_mode_prio_") + d.name + unit + "_total",
+                    "counter", d.help,
+                    {{"pool", pv}, {"dev", dv}, {"mode", mv}, {"prio", kPrioLabel[q]}},
+                    d.unit == LL_STAT_NS ? seconds(ms.prio[v][q]) : u64(ms.prio[v][q]));
   }
   static const char kHelp[] = "Lateness of the port mode's slots (the slot loop's timer).";
   const std::string hist = "lossless_port_mode_lateness_seconds";
@@ -532,10 +547,8 @@ std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
       w.add(kPortEcnMarks, {{"pool", pv}, {"dev", dv}}, u64(p.ecn_marks));
       w.add(kPortEgressBytes, {{"pool", pv}, {"dev", dv}}, u64(p.egress_bytes));
       w.add(kPortHeadroom, {{"pool", pv}, {"dev", dv}}, u64(p.headroom_bytes));
-      static const char *const kGate[LOSSLESS_GATES] = {"0", "1", "2", "3", "4",
-                                                        "5", "6", "7", "all"};
       for (unsigned g = 0; g < LOSSLESS_GATES; g++)
-        w.add(kPortPausedByPeer, {{"pool", pv}, {"dev", dv}, {"prio", kGate[g]}},
+        w.add(kPortPausedByPeer, {{"pool", pv}, {"dev", dv}, {"prio", kPrioLabel[g]}},
               (p.paused_mask >> g) & 1 ? "1" : "0");
       w.add(kPortShaperCatchup, {{"pool", pv}, {"dev", dv}}, u64(p.catchup_bytes));
       w.add(kPortShaperLost, {{"pool", pv}, {"dev", dv}}, seconds(p.shaper_lost_ns));
@@ -555,7 +568,7 @@ std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
 
       for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++) {
         const tc_lossless_iq_stats &s = p.iq[q];
-        const std::string_view qv = kGate[q];
+        const std::string_view qv = kPrioLabel[q];
         w.add(kIqBytes, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.bytes));
         w.add(kIqDrops, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.drops));
         if (!s.lossless && !(t.lossless_mask & (1u << q)))
@@ -584,7 +597,7 @@ std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
                        s.storm_ns || s.xoff_alarms || s.xoff_ns;
         if (!counted && !(p.wd_action && lossless))
           continue;
-        const std::string_view qv = kGate[q];
+        const std::string_view qv = kPrioLabel[q];
         w.add(kWdStorm, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, s.storm ? "1" : "0");
         w.add(kWdStorms, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.storms));
         w.add(kWdRestores, {{"pool", pv}, {"dev", dv}, {"prio", qv}}, u64(s.restores));

@@ -328,7 +328,7 @@ struct ll_mmu_port {
  * A port's budget: the pool is one allocation (kvzalloc) of up to 64 of
  * these.
  */
-#define LL_MMU_PORT_MAX_BYTES 3712
+#define LL_MMU_PORT_MAX_BYTES 3840
 LL_BUILD_ASSERT(sizeof(struct ll_mmu_port) <= LL_MMU_PORT_MAX_BYTES,
 		port_budget);
 

@@ -54,9 +54,14 @@ struct ll_mode_desc {
 	ll_u32 n_params;
 	ll_u16 nl_nest;		/* TCA_LOSSLESS_MODE_<NAME> */
 	ll_u16 nl_pad;
-	/* Its telemetry: stats[i] names ll_mode_port_stats.ctr[i]. */
+	/*
+	 * Its telemetry: stats[i] names ll_mode_port_stats.ctr[i],
+	 * prio_stats[v] its per-priority values prio[v][0..7].
+	 */
 	const struct ll_scheme_stat_desc *stats;
 	ll_u32 n_stats;
+	const struct ll_scheme_stat_desc *prio_stats;
+	ll_u32 n_prio_stats;
 	/* Why mp is refused on a port of rate_bps, for the user, or NULL. */
 	const char *(*check)(const union ll_mode_params *mp, ll_u64 rate_bps,
 			     ll_u32 mtu_bytes);
@@ -100,7 +105,7 @@ struct ll_mode_desc {
 		    ll_u64 now_ns, ll_u64 queue_bytes, const ll_u64 *prio_bytes,
 		    ll_u64 rx_bytes, ll_u8 lossless_mask,
 		    struct ll_ctrl_msg *msg);
-	/* Its telemetry into out (ctr, late_hist; mode is set by the caller). */
+	/* Its telemetry into out (ctr, late_hist, prio; mode is the caller's). */
 	void (*port_stats)(const union ll_mode_state *st, ll_u64 queue_bytes,
 			   struct ll_mode_port_stats *out);
 };

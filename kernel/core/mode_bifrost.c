@@ -112,6 +112,19 @@ static const struct ll_scheme_stat_desc bifrost_stats[] = {
 
 LL_BUILD_ASSERT(LL_ARRAY_SIZE(bifrost_stats) <= LL_MODE_STATS, bifrost_stats);
 
+/* BifrostX's per-priority tokens (Alg. 2's c_i), as its frames sent them. */
+enum { BF_PRIO_TOKENS, BF_PRIO_CUT };
+
+static const struct ll_scheme_stat_desc bifrost_prio_stats[] = {
+	[BF_PRIO_TOKENS] = { "tokens", LL_STAT_BYTES,
+			     "the priority's tokens sent (c_i, summed; 0 with PFC frames)" },
+	[BF_PRIO_CUT] = { "cut_slots", LL_STAT_COUNT,
+			  "slots whose token was below a full slot: the priority's queue grew" },
+};
+
+LL_BUILD_ASSERT(LL_ARRAY_SIZE(bifrost_prio_stats) <= LL_MODE_PRIO_STATS,
+		bifrost_prio_stats);
+
 /*
  * With tokens each priority's gate may send one packet past its credit
  * (pause.h): the port's buffer holds one MTU per priority beyond the
@@ -256,9 +269,15 @@ static int bifrost_tokens(struct ll_bifrost_port *bp,
 			   LL_BIFROST_PRIOS, token);
 	msg->kind = LL_CTRL_TOKENS;
 	msg->gate_mask = (ll_u16)(lossless_mask | (1u << LL_PFC_PRIOS));
-	for (i = 0; i < LL_BIFROST_PRIOS; i++)
-		if (lossless_mask & (1u << i))
-			msg->value[i] = token_units(token[i]);
+	for (i = 0; i < LL_BIFROST_PRIOS; i++) {
+		if (!(lossless_mask & (1u << i)))
+			continue;
+		msg->value[i] = token_units(token[i]);
+		bp->prio_tokens_bytes[i] += (ll_u64)msg->value[i] *
+					    LL_CTRL_CREDIT_UNIT_BYTES;
+		if (token[i] < b->slot_bytes)
+			bp->prio_cut_slots[i]++;
+	}
 	msg->value[LL_PFC_PRIOS] = token_units(d->link_token_bytes);
 	msg->lifetime = (ll_u16)ll_ns_to_quanta(b->slot_ns + b->jitter_ns,
 						b->rate_bps);
@@ -320,6 +339,10 @@ static void bifrost_port_stats(const union ll_mode_state *st,
 	out->ctr[BF_MAX_LATE] = s->max_late_ns;
 	out->ctr[BF_WAKES] = s->wakes;
 	out->ctr[BF_RTT] = s->rtt_max_ns;
+	for (i = 0; i < LL_BIFROST_PRIOS; i++) {
+		out->prio[BF_PRIO_TOKENS][i] = st->bifrost.prio_tokens_bytes[i];
+		out->prio[BF_PRIO_CUT][i] = st->bifrost.prio_cut_slots[i];
+	}
 	/* The last bucket is open: the core's longer ones fold into it. */
 	for (i = 0; i < LL_BIFROST_LATE_BUCKETS; i++)
 		out->late_hist[i < LL_MODE_HIST ? i : LL_MODE_HIST - 1] +=
@@ -336,6 +359,8 @@ const struct ll_mode_desc ll_mode_bifrost = {
 	.nl_pad = TCA_LOSSLESS_BIFROST_PAD,
 	.stats = bifrost_stats,
 	.n_stats = LL_ARRAY_SIZE(bifrost_stats),
+	.prio_stats = bifrost_prio_stats,
+	.n_prio_stats = LL_ARRAY_SIZE(bifrost_prio_stats),
 	.check = bifrost_check,
 	.buffer = bifrost_buffer,
 	.start = bifrost_start,

@@ -56,6 +56,9 @@ struct ll_bifrost_port {
 	struct ll_bifrost loop;
 	ll_u64 prio_prev[LL_BIFROST_PRIOS];
 	ll_u64 frames;		/* sent: pauses, resumes, tokens */
+	/* Per priority: its tokens sent (bytes, summed), slots that cut it. */
+	ll_u64 prio_tokens_bytes[LL_BIFROST_PRIOS];
+	ll_u32 prio_cut_slots[LL_BIFROST_PRIOS];
 	ll_u8 released;
 };
 
@@ -63,23 +66,25 @@ union ll_mode_state {
 	struct ll_bifrost_port bifrost;
 };
 
-#define LL_MODE_STATE_MAX_BYTES 576
+#define LL_MODE_STATE_MAX_BYTES 672
 LL_BUILD_ASSERT(sizeof(union ll_mode_state) <= LL_MODE_STATE_MAX_BYTES,
 		mode_state_budget);
 
 /*
- * A mode's telemetry of its port: LL_MODE_STATS counters named by its
- * descriptor (units as a scheme's, scheme_types.h) and the slot loop's
- * lateness histogram (bucket 0 < 1 us, bucket i in [2^(i-1), 2^i) us,
- * the last one open).
+ * A mode's telemetry of its port: LL_MODE_STATS counters and
+ * LL_MODE_PRIO_STATS values per priority, named by its descriptor (units
+ * as a scheme's, scheme_types.h), and the slot loop's lateness histogram
+ * (bucket 0 < 1 us, bucket i in [2^(i-1), 2^i) us, the last one open).
  */
 #define LL_MODE_STATS 15
 #define LL_MODE_HIST 18
+#define LL_MODE_PRIO_STATS 2
 
 struct ll_mode_port_stats {
 	ll_u32 mode;		/* enum ll_mode_id; 0: none */
 	ll_u64 ctr[LL_MODE_STATS];
 	ll_u64 late_hist[LL_MODE_HIST];
+	ll_u64 prio[LL_MODE_PRIO_STATS][LL_BIFROST_PRIOS];
 };
 
 #endif /* LL_MODE_TYPES_H */

@@ -295,6 +295,7 @@ struct tc_lossless_iq_stats {
  */
 #define LOSSLESS_MODE_STATS 15
 #define LOSSLESS_MODE_HIST 18
+#define LOSSLESS_MODE_PRIO_STATS 2
 
 struct tc_lossless_mode_stats {
 	__u32 mode;		/* LOSSLESS_MODE_*; 0: no mode */
@@ -304,6 +305,8 @@ struct tc_lossless_mode_stats {
 	 * bucket i in [2^(i-1), 2^i) us, the last one open (>= 65.5 ms).
 	 */
 	__u32 late_hist[LOSSLESS_MODE_HIST];
+	/* Appended: its values per priority (prio_stats in the descriptor). */
+	__u64 prio[LOSSLESS_MODE_PRIO_STATS][LOSSLESS_PFC_PRIOS];
 };
 
 struct tc_lossless_xstats {
@@ -405,7 +408,7 @@ struct tc_lossless_class_xstats {
 #define LOSSLESS_PLANE_TEL 1
 #define LOSSLESS_PLANE_ENTRIES 2
 #define LOSSLESS_PLANE_MAGIC 0x4c4c504eU	/* "LLPN" */
-#define LOSSLESS_PLANE_VERSION 8
+#define LOSSLESS_PLANE_VERSION 9
 #define LOSSLESS_PLANE_PORTS 64
 #define LOSSLESS_PLANE_INTERVAL_MIN_US 100U
 #define LOSSLESS_PLANE_INTERVAL_MAX_US 1000000U
@@ -661,7 +664,10 @@ struct lossless_plane_tel {
 	__u32 channel_pad;
 	__u64 channel_applied;	/* blocks applied */
 	__u64 channel_refused;	/* blocks refused */
-	/* Version 8: each port slot's mode, as in tc's xstats (mode 0: none). */
+	/*
+	 * Version 8: each port slot's mode, as in tc's xstats (mode 0: none);
+	 * version 9: with its per-priority values.
+	 */
 	struct tc_lossless_mode_stats mode[LOSSLESS_PLANE_PORTS];
 };
 

@@ -434,6 +434,8 @@ TEST_F(CtlTimeSeries, StatusShowsEachPortsMode)
   m.ctr[8] = 30000;       // max_queue
   m.ctr[12] = 1500000;    // max_late: 1.5 ms
   m.late_hist[2] = 6;
+  m.prio[0][3] = 128000;  // tokens of priority 3
+  m.prio[1][3] = 7;       // cut_slots
   t->seq = 2;
   kernel_write_tel(plane_->fd(), *t);
 
@@ -442,7 +444,11 @@ TEST_F(CtlTimeSeries, StatusShowsEachPortsMode)
   EXPECT_NE(out.find("\n  lo mode bifrost: slots 500 frames 40 full_pauses 0 pause 250.000ms "),
             std::string::npos)
       << out;
-  EXPECT_NE(out.find(" max_late 1.500ms wakes 0 max_rtt 0.000ms\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(" max_late 1.500ms wakes 0 max_rtt 0.000ms\n    prio 3: tokens "),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("    prio 3: tokens 125.0K"), std::string::npos) << out;  // 128000 B
+  EXPECT_NE(out.find(" cut_slots 7\n"), std::string::npos) << out;
   EXPECT_EQ(out.find("if4242 mode"), std::string::npos) << out;
   ASSERT_EQ(run({"--plane", path_, "status", "--json"}, &out, &err), 0) << err;
   auto j = nlohmann::json::parse(out);
@@ -454,6 +460,9 @@ TEST_F(CtlTimeSeries, StatusShowsEachPortsMode)
   EXPECT_EQ(p["mode_stats"]["max_late"], 1500000);
   ASSERT_EQ(p["mode_stats"]["late_hist"].size(), unsigned(LOSSLESS_MODE_HIST));
   EXPECT_EQ(p["mode_stats"]["late_hist"][2], 6);
+  ASSERT_EQ(p["mode_stats"]["tokens"].size(), 8u);
+  EXPECT_EQ(p["mode_stats"]["tokens"][3], 128000);
+  EXPECT_EQ(p["mode_stats"]["cut_slots"][3], 7);
   EXPECT_FALSE(j["pools"][0]["ports"][1].contains("mode_stats"));
 }
 

@@ -63,6 +63,8 @@ std::unique_ptr<lossless_plane_tel> sample_tel()
   t->mode[0].late_hist[0] = 7;      // < 1 us
   t->mode[0].late_hist[3] = 2;      // 4 .. 8 us
   t->mode[0].late_hist[LOSSLESS_MODE_HIST - 1] = 1;  // the open one
+  t->mode[0].prio[0][3] = 64000;    // tokens of priority 3
+  t->mode[0].prio[1][3] = 5;        // cut_slots
   auto &a = t->ports[0];
   a.ifindex = 5;
   a.paused_mask = (1u << 3) | (1u << 8);
@@ -704,10 +706,18 @@ TEST_F(Render, ModeCountersFromTheModesTables)
         "le=\"0.000008\"} 9\n",
         "lossless_port_mode_lateness_seconds_bucket{pool=\"sw0\",dev=\"swp1\",mode=\"bifrost\","
         "le=\"+Inf\"} 10\n",
-        "lossless_port_mode_lateness_seconds_count{pool=\"sw0\",dev=\"swp1\",mode=\"bifrost\"} 10\n"})
+        "lossless_port_mode_lateness_seconds_count{pool=\"sw0\",dev=\"swp1\",mode=\"bifrost\"} 10\n",
+        // Per lossless priority, from the mode's prio_stats.
+        "# TYPE lossless_port_mode_prio_tokens_bytes_total counter\n"
+        "lossless_port_mode_prio_tokens_bytes_total{pool=\"sw0\",dev=\"swp1\",mode=\"bifrost\","
+        "prio=\"3\"} 64000\n",
+        "# TYPE lossless_port_mode_prio_cut_slots_total counter\n"
+        "lossless_port_mode_prio_cut_slots_total{pool=\"sw0\",dev=\"swp1\",mode=\"bifrost\","
+        "prio=\"3\"} 5\n"})
     EXPECT_NE(text_.find(line), std::string::npos) << line << text_;
   EXPECT_EQ(text_.find("mode=\"bifrost\"} 0\n"), std::string::npos);
   EXPECT_EQ(text_.find("dev=\"if9\",mode="), std::string::npos) << "a port without a mode has none";
+  EXPECT_EQ(text_.find("mode=\"bifrost\",prio=\"4\""), std::string::npos) << "lossless priorities only";
 }
 
 TEST(Scheme, TelemetryFamiliesFromTheSchemeTables)

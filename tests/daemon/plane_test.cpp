@@ -277,7 +277,7 @@ TEST(PlaneEncode, PortModesSetTheirBitAndSlots)
   params.modes.push_back(m);
   lossless_plane_ctl c = lp::encode(params);
   EXPECT_EQ(c.magic, LOSSLESS_PLANE_MAGIC);
-  EXPECT_EQ(c.version, 8u);
+  EXPECT_EQ(c.version, 9u);  // 9: the modes' per-priority values
   EXPECT_EQ(c.set, LOSSLESS_PLANE_SET_MODE);
   EXPECT_EQ(c.mode[0].ifindex, 9u);
   EXPECT_EQ(c.mode[0].mode, unsigned(LOSSLESS_MODE_BIFROST));
@@ -332,6 +332,7 @@ TEST_F(PlaneTest, ReadsEachPortsModeTelemetry)
   t->mode[1].ctr[0] = 1234;
   t->mode[1].ctr[LOSSLESS_MODE_STATS - 1] = 77;
   t->mode[1].late_hist[LOSSLESS_MODE_HIST - 1] = 8;
+  t->mode[1].prio[LOSSLESS_MODE_PRIO_STATS - 1][7] = 4321;
   t->mode[2].ctr[0] = 999;  // beyond nr_ports: not copied
   kernel_write_tel(p.fd(), *t);
   auto out = std::make_unique<lossless_plane_tel>();
@@ -341,6 +342,7 @@ TEST_F(PlaneTest, ReadsEachPortsModeTelemetry)
   EXPECT_EQ(out->mode[1].ctr[0], 1234u);
   EXPECT_EQ(out->mode[1].ctr[LOSSLESS_MODE_STATS - 1], 77u);
   EXPECT_EQ(out->mode[1].late_hist[LOSSLESS_MODE_HIST - 1], 8u);
+  EXPECT_EQ(out->mode[1].prio[LOSSLESS_MODE_PRIO_STATS - 1][7], 4321u);
   EXPECT_EQ(out->mode[2].ctr[0], 0u);
   EXPECT_EQ(out->events_total, 3u);
   EXPECT_EQ(out->channel_refused, 5u);

@@ -2923,6 +2923,10 @@ tc_lossless_xstats SampleModeXstats()
 	st.mode.late_hist[0] = 10;
 	st.mode.late_hist[5] = 3;	// [16, 32) us
 	st.mode.late_hist[LOSSLESS_MODE_HIST - 1] = 1;	// >= 65.5 ms
+	for (unsigned p = 0; p < LOSSLESS_PFC_PRIOS; p++) {
+		st.mode.prio[0][p] = 1000 * (p + 1);	// tokens: bytes
+		st.mode.prio[1][p] = p;			// cut_slots
+	}
 	return st;
 }
 
@@ -2939,6 +2943,9 @@ TEST(TcPluginMode, XstatsTextAndJson)
 		  std::string::npos)
 		<< r.out;
 	EXPECT_EQ(r.out.find("slot lateness"), std::string::npos) << "-d only: " << r.out;
+	// Per priority, the lossless ones (all eight with -d, in JSON).
+	EXPECT_NE(r.out.find("\n  tokens prio3 4000b prio4 5000b\n  cut_slots prio3 3 prio4 4\n"), std::string::npos)
+		<< r.out;
 	r = Show({"-s", "-d", "qdisc", "show", "dev", "lo"}, QdiscDump(o, &st, sizeof(st)));
 	EXPECT_NE(r.out.find("  slot lateness (us, slots): <1 10 16-32 3 >=65536 1"), std::string::npos)
 		<< r.out;
@@ -2946,6 +2953,14 @@ TEST(TcPluginMode, XstatsTextAndJson)
 	EXPECT_NE(r.out.find("\"mode_stats\":{\"mode\":\"bifrost\",\"slots\":1,"), std::string::npos)
 		<< r.out;
 	EXPECT_NE(r.out.find("\"late_hist\":[10,0,0,0,0,3,0"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("\"tokens\":[1000,2000,3000,4000,5000,6000,7000,8000],"
+			     "\"cut_slots\":[0,1,2,3,4,5,6,7]"), std::string::npos) << r.out;
+	// A kernel from before the per-priority values: the rest, without them.
+	Result old = Show({"-s", "qdisc", "show", "dev", "lo"},
+			  QdiscDump(o, &st, offsetof(tc_lossless_xstats, mode) +
+					    offsetof(tc_lossless_mode_stats, prio)));
+	EXPECT_NE(old.out.find("mode bifrost slots 1"), std::string::npos) << old.out;
+	EXPECT_EQ(old.out.find("tokens"), std::string::npos) << old.out;
 	// A kernel that sent no mode part, or a port without a mode: nothing.
 	Result none = Show({"-s", "qdisc", "show", "dev", "lo"},
 			   QdiscDump(o, &st, offsetof(tc_lossless_xstats, mode)));

@@ -141,7 +141,7 @@ TEST(DshScheme, SelectableAndFitsItsUnions)
 	static_assert(sizeof(ll_dsh_iq_state) <= sizeof(ll_scheme_iq_state), "");
 	static_assert(sizeof(ll_dsh_pool_state) <= sizeof(ll_scheme_pool_state), "");
 	static_assert(sizeof(ll_dsh_params) <= sizeof(ll_scheme_params), "");
-	EXPECT_LE(sizeof(ll_mmu_port), 3712u);
+	EXPECT_LE(sizeof(ll_mmu_port), 3840u);
 }
 
 // #3: parameters out of range, unknown flags, words past DSH's refused.

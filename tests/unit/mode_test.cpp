@@ -693,6 +693,19 @@ TEST(ModeTokens, FramePerSlotThenReleaseAndSleep)
 	ll_mode_port_stats st;
 	ll_mmu_get_mode_stats(m.p(), 1, &st);
 	EXPECT_GE(st.ctr[1], 3u);	// frames: tokens and the resume
+	// Per priority (the descriptor's prio_stats): the tokens the frames
+	// carried, in bytes, and the one slot that cut priority 3.
+	const ll_mode_desc *d = ll_mode_lookup(LL_MODE_BIFROST);
+	ASSERT_EQ(d->n_prio_stats, 2u);
+	EXPECT_STREQ(d->prio_stats[0].name, "tokens");
+	EXPECT_STREQ(d->prio_stats[1].name, "cut_slots");
+	const ll_u64 full = (b + 1) / LL_CTRL_CREDIT_UNIT_BYTES * LL_CTRL_CREDIT_UNIT_BYTES;
+	const ll_u64 cut = (b + 1 - 6000) / LL_CTRL_CREDIT_UNIT_BYTES * LL_CTRL_CREDIT_UNIT_BYTES;
+	EXPECT_EQ(st.prio[0][3], cut + full);
+	EXPECT_EQ(st.prio[0][4], 2 * full);
+	EXPECT_EQ(st.prio[1][3], 1u);
+	EXPECT_EQ(st.prio[1][4], 0u);
+	EXPECT_EQ(st.prio[0][0], 0u) << "not lossless: no token";
 	// An arrival wakes it, and tokens meter the upstream again.
 	ll_mmu_charge ch;
 	ASSERT_EQ(ll_mmu_admit(m.p(), 1, 4, 0, 0, 1500, now, &ch), LL_MMU_ADMIT_HEADROOM);

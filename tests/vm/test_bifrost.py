@@ -51,6 +51,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import Checks, first_line  # noqa: E402
 from incast import BACKLOG_SYSCTL, PAYLOAD, qstats  # noqa: E402
+from nltc import qdisc_dump  # noqa: E402
 from topology import Paths, Topology, announce, wait_for  # noqa: E402
 
 MBIT = 5
@@ -331,6 +332,20 @@ def tokens(c, sw, r, r_ip, lr, senders, ports):
     c.ok(all(x > 0 for x in metered_frames), "tokens: the upstream applied TOKENS frames to all three queues",
          f"{metered_frames}")
     c.le(ms.get("max_queue", 1 << 60), h_bytes, "tokens: the port's queue stayed within H", " B")
+    # Per priority (the mode's prio_stats): each frame carries a token of
+    # at most B = R_s T per lossless priority, and the stall grew the
+    # switch's queues, which cuts them.
+    b_bytes = MBIT * 1000000 // 8 * SLOT_MS // 1000
+    tok = {prio: ms["tokens"][prio] - before.get("tokens", [0] * 8)[prio] for prio in TOKENS_RATES}
+    cut = {prio: ms["cut_slots"][prio] - before.get("cut_slots", [0] * 8)[prio] for prio in TOKENS_RATES}
+    print(f"  tokens: per priority, tokens sent (B) {tok}, slots that cut them {cut}; B {b_bytes}", flush=True)
+    c.ok(all(0 < tok[prio] <= frames * b_bytes for prio in TOKENS_RATES),
+         "tokens: every priority's tokens were sent, at most B a frame", f"{tok} in {frames} frames")
+    c.ok(sum(cut.values()) > 0, "tokens: the stall cut the priorities' tokens", f"{cut}")
+    # The per-priority values still reach a fresh socket's first dump skb.
+    d = qdisc_dump(sw.link_info(p)["ifindex"], ns=sw.ns)
+    c.ok(d is not None and d["app"] is not None, "tokens: a fresh socket's dump carries the port's xstats",
+         f"{d and len(d['app'] or b'')} B of xstats in a {d and d['message_bytes']} B message")
     # Strict priority: the high and middle priorities sent at their rates
     # (a fair share, 5/3 Mbit/s, would have held the high one back); the
     # low one sent what the link left (its sender blocked on backpressure).
