@@ -437,6 +437,8 @@ Config parse_document(const toml::table &doc, std::string_view name)
         }
       }
     }
+    // The mode: an "auto" round trip starts from the pool's sw_delay.
+    ps.port_mode_check(*port_tables[i], ctx, p, pool_given ? cfg.find_pool(p.pool) : nullptr);
     cfg.ports.push_back(std::move(p));
   }
 

@@ -321,6 +321,8 @@ struct Parser {
   void port_section(const toml::table &t, std::size_t index, Port &p, bool &dev_given,
                     std::string &raw_dev, bool &pool_given, std::uint32_t &pool_line);
   void port_mode(const toml::table &t, const std::string &ctx, Port &p);
+  void port_mode_check(const toml::table &t, const std::string &ctx, const Port &p,
+                       const Pool *pool);
   std::optional<Ecn> ecn(const std::string &ctx, const toml::node &n);
   std::optional<WatchdogKeys> watchdog_keys(const std::string &ctx, const toml::node &n,
                                             const char *form);

@@ -182,8 +182,8 @@ void Parser::port_section(const toml::table &t, std::size_t index, Port &p, bool
 
 // `mode = "NAME"` and the mode's keys: its descriptor's rows, TOML key =
 // tc keyword with '_' for '-' (mode_policy.h). The jitter takes "auto"
-// (the default). With the rate given, the core's ll_mode_check() judges
-// the parameters now, at the key its message names.
+// (the default), the round trip "auto" too (port_mode_check() judges it
+// with the pool).
 void Parser::port_mode(const toml::table &t, const std::string &ctx, Port &p)
 {
   namespace pol = lossless::policy;
@@ -207,12 +207,10 @@ void Parser::port_mode(const toml::table &t, const std::string &ctx, Port &p)
       }
     }
   }
-  std::vector<std::pair<std::string, const toml::node *>> given;
   for (const std::string &key : pol::mode_keys()) {
     const toml::node *n = t.get(key);
     if (!n)
       continue;
-    given.emplace_back(key, n);
     const ll_param *orig = m ? pol::mode_row(m->mode, key) : nullptr;
     if (!orig) {
       if (!mn || m)
@@ -223,44 +221,86 @@ void Parser::port_mode(const toml::table &t, const std::string &ctx, Port &p)
     }
     ll_param row = *orig;
     row.key = key.c_str();  // the messages name the TOML key
+    bool takes_auto = false;
     if (orig->word == pol::mode_jitter_word(m->mode)) {
       auto s = n->as_string();
       if (s && s->get() == "auto")
         continue;
       m->jitter_auto = false;
+      takes_auto = true;
     }
+    if (orig->word == pol::mode_rtt_word(m->mode)) {
+      auto s = n->as_string();
+      if (s && s->get() == "auto") {
+        m->rtt_auto = true;
+        continue;
+      }
+      takes_auto = true;
+    }
+    std::size_t errs = errors.size();
     if (auto x = param(ctx, row, *n))
       m->params[orig->word] = *x;
+    else if (takes_auto && (n->is_string() || n->is_integer()) && errors.size() == errs + 1)
+      errors.back().message += ", or \"auto\"";  // the range is not all the key takes
   }
   if (!m)
     return;
   const ll_mode_desc *d = ll_mode_lookup(m->mode);
-  if (d && d->n_params && !m->params[0]) {
+  // Missing only when not given at all (a bad value is said at its line).
+  if (d && d->n_params && !t.get(pol::mode_key(d->params[0])))
     missing(ctx, line_of(t.source()), pol::mode_key(d->params[0]),
             " (mode " + quote(ll_mode_name(m->mode)) + " needs it: " + d->params[0].help + ")");
-    p.mode = m;
-    return;
-  }
-  if (p.rate_bps) {
-    // The device's MTU is known at run time only: 1500 until then.
-    std::uint32_t frame = p.mtu_bytes.value_or(1500) + 14 + 4;
-    std::string why = pol::mode_check(*m, *p.rate_bps, frame,
-                                      pol::auto_jitter_ns(pol::mode_slot_ns(*m), 0));
-    if (!why.empty()) {
-      // At the key the core's message begins with, else at mode.
-      const toml::node *at = mn;
-      std::string key = "mode";
-      for (std::uint32_t i = 0; d && i < d->n_params; i++) {
-        std::string tc = d->params[i].tc;
-        if (why.compare(0, tc.size(), tc) == 0)
-          for (const auto &[k, n] : given)
-            if (k == pol::mode_key(d->params[i]))
-              at = n, key = k;
-      }
-      bad(ctx, key, *at, why);
-    }
-  }
   p.mode = m;
+}
+
+// The port's mode against its pool (nullptr: none found, said already).
+// An "auto" round trip needs a start, 2 x (cable delay + the pool's
+// sw_delay). With the rate given, the core's ll_mode_check() judges the
+// parameters now (an "auto" D at its start), at the key its message names.
+void Parser::port_mode_check(const toml::table &t, const std::string &ctx, const Port &p,
+                             const Pool *pool)
+{
+  namespace pol = lossless::policy;
+  if (!p.mode || !p.mode->mode)
+    return;
+  const pol::ModeSetting &m = *p.mode;
+  const ll_mode_desc *d = ll_mode_lookup(m.mode);
+  int rw = pol::mode_rtt_word(m.mode);
+  std::uint64_t rtt = 0;
+  if (m.rtt_auto && rw >= 0) {
+    if (!pool)
+      return;
+    rtt = pol::auto_rtt_start_ns(p.cable_delay_ns, pool->sw_delay_ns);
+    if (!rtt) {
+      for (std::uint32_t i = 0; d && i < d->n_params; i++)
+        if (d->params[i].word == rw) {
+          std::string key = pol::mode_key(d->params[i]);
+          bad(ctx, key, *t.get(key), pol::kAutoRttNoStart);
+        }
+      return;
+    }
+  } else if (d && d->n_params && !m.params[0]) {
+    return;  // missing, said
+  }
+  if (!p.rate_bps)
+    return;
+  // The device's MTU is known at run time only: 1500 until then.
+  std::uint32_t frame = p.mtu_bytes.value_or(1500) + 14 + 4;
+  std::string why = pol::mode_check(m, *p.rate_bps, frame,
+                                    pol::auto_jitter_ns(pol::mode_slot_ns(m, rtt), 0), rtt);
+  if (why.empty())
+    return;
+  // At the key the core's message begins with, else at mode.
+  const toml::node *at = t.get("mode");
+  std::string key = "mode";
+  for (std::uint32_t i = 0; d && i < d->n_params; i++) {
+    std::string tc = d->params[i].tc;
+    std::string k = pol::mode_key(d->params[i]);
+    if (why.compare(0, tc.size(), tc) == 0)
+      if (const toml::node *n = t.get(k))
+        at = n, key = k;
+  }
+  bad(ctx, key, *at, why);
 }
 
 }  // namespace lossless::config

@@ -177,8 +177,11 @@ std::optional<plane::Params> PfcPolicy::decide(const Inputs &in)
       last_.reset();
     }
   }
-  // The ports' modes, every tick: an "auto" jitter follows the telemetry.
-  std::vector<lossless_plane_port_mode> modes = modes_.decide(in.ports, in.telemetry, notes_);
+  // The ports' modes, every tick: an "auto" jitter or round trip follows
+  // the telemetry; an "auto" round trip starts from the configured
+  // sw_delay (as set at run time), the least the pool's headroom covers.
+  std::vector<lossless_plane_port_mode> modes =
+      modes_.decide(in.ports, in.telemetry, cfg_.sw_delay_ns, notes_);
   bool modes_changed =
       last_ && (modes.size() != last_->modes.size() ||
                 (!modes.empty() && std::memcmp(modes.data(), last_->modes.data(),

@@ -21,6 +21,9 @@ using namespace lossless::config;
 namespace pol = lossless::policy;
 
 constexpr std::uint64_t kMs = 1000000;
+// The pool's sw_delay the policy passes (its row's default), for an
+// "auto" bifrost_rtt's start.
+constexpr std::uint64_t kSwDelay = 1 * kMs;
 
 std::string port_with(const std::string &extra)
 {
@@ -95,6 +98,71 @@ TEST(ModeConfig, JitterIsAutoByDefaultAndByName)
   EXPECT_TRUE(c.ports[0].mode->jitter_auto);
 }
 
+// bifrost_rtt = "auto": no value, a start from the pool (2 x (cable
+// delay + sw_delay)) that must not be 0, and the core's check at it.
+TEST(ModeConfig, RttAutoParses)
+{
+  Config c = parse_string(port_with("mode = \"bifrost\"\nbifrost_rtt = \"auto\""), "t.toml");
+  ASSERT_TRUE(c.ports[0].mode.has_value());
+  EXPECT_TRUE(c.ports[0].mode->rtt_auto);
+  EXPECT_TRUE(c.ports[0].mode->jitter_auto);
+  EXPECT_EQ(c.ports[0].mode->params[0], 0u) << "the daemon's D, not a configured one";
+  c = parse_string(port_with("mode = \"bifrost\"\nbifrost_rtt = \"20ms\""), "t.toml");
+  EXPECT_FALSE(c.ports[0].mode->rtt_auto);
+  EXPECT_EQ(c.ports[0].mode->params[0], 20 * kMs);
+}
+
+std::string pool_sw_delay_port(const std::string &sw_delay, const std::string &extra)
+{
+  return "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\nsw_delay = \"" + sw_delay +
+         "\"\n\n[[port]]\ndev = \"swp1\"\npool = \"sw0\"\nmode = \"bifrost\"\n"
+         "bifrost_rtt = \"auto\"\n" +
+         extra + "\n";
+}
+
+TEST(ModeConfig, RttAutoRefusals)
+{
+  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost_rtt = \"fast\"")),
+            "t.toml:9: port \"swp1\": bifrost_rtt \"fast\": must be a time 1ns .. 2s with a unit "
+            "ns, us, ms or s (5us, 1ms), or \"auto\"");
+  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost_rtt = \"-1ms\"")),
+            "t.toml:9: port \"swp1\": bifrost_rtt \"-1ms\": must be a time 1ns .. 2s with a unit "
+            "ns, us, ms or s (5us, 1ms), or \"auto\"");
+  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost_rtt = \"Auto\"")),
+            "t.toml:9: port \"swp1\": bifrost_rtt \"Auto\": must be a time 1ns .. 2s with a unit "
+            "ns, us, ms or s (5us, 1ms), or \"auto\"");
+  // Only that error: a bad value is not also a missing key.
+  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost_rtt = 20")),
+            "t.toml:9: port \"swp1\": bifrost_rtt 20: must be a time 1ns .. 2s with a unit ns, "
+            "us, ms or s (5us, 1ms), or \"auto\"");
+  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost_rtt = true")),
+            "t.toml:9: port \"swp1\": bifrost_rtt true: must be a time (a string such as "
+            "\"1ms\"), not a boolean");
+  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost_rtt = \"20ms\"\n"
+                                "bifrost_jitter = \"fast\"")),
+            "t.toml:10: port \"swp1\": bifrost_jitter \"fast\": must be a time 1ns .. 1s with a "
+            "unit ns, us, ms or s (5us, 1ms), or \"auto\"");
+  // Neither a cable delay nor a software delay: nothing to start from.
+  EXPECT_EQ(one_error(pool_sw_delay_port("0ms", "")),
+            "t.toml:10: port \"swp1\": bifrost_rtt \"auto\": bifrost_rtt = \"auto\" needs the "
+            "port's cable_delay or the pool's sw_delay to start from");
+  EXPECT_EQ(one_error(pool_sw_delay_port("0ms", "cable_delay = \"0us\"")),
+            "t.toml:10: port \"swp1\": bifrost_rtt \"auto\": bifrost_rtt = \"auto\" needs the "
+            "port's cable_delay or the pool's sw_delay to start from");
+  // Either one will do.
+  EXPECT_EQ(one_error(pool_sw_delay_port("0ms", "cable_delay = \"1us\"")), "parsed");
+  EXPECT_EQ(one_error(pool_sw_delay_port("1us", "")), "parsed");
+  // With the rate, the core checks the start: D0 = 2 x (10 ms + 1 ms) =
+  // 22 ms takes a slot below 11 ms only; 2 x (20 ms + 1 ms) = 42 ms, 15 ms.
+  EXPECT_EQ(one_error(pool_sw_delay_port("1ms", "rate = \"1gbit\"\ncable_delay = \"10ms\"\n"
+                                                "bifrost_slot = \"15ms\"")),
+            "t.toml:13: port \"swp1\": bifrost_slot \"15ms\": bifrost-slot must be above 0 and "
+            "below the one-way delay (bifrost-rtt / 2)");
+  EXPECT_EQ(one_error(pool_sw_delay_port("1ms", "rate = \"1gbit\"\ncable_delay = \"20ms\"\n"
+                                                "bifrost_slot = \"15ms\"")),
+            "parsed");
+}
+
 TEST(ModeConfig, APortWithoutModeHasNone)
 {
   Config c = parse_string(port_with(""), "t.toml");
@@ -154,7 +222,7 @@ TEST(ModePolicy, ParamsForALink)
 {
   pol::ModePorts mp;
   std::string notes;
-  auto e = mp.decide({bifrost_link(5, true)}, nullptr, notes);
+  auto e = mp.decide({bifrost_link(5, true)}, nullptr, kSwDelay, notes);
   ASSERT_EQ(e.size(), 1u);
   EXPECT_EQ(e[0].ifindex, 5u);
   EXPECT_EQ(e[0].mode, unsigned(LOSSLESS_MODE_BIFROST));
@@ -163,21 +231,21 @@ TEST(ModePolicy, ParamsForALink)
   EXPECT_EQ(e[0].params[2], 20 * kMs) << "auto J starts at one slot (RTT / 16)";
   EXPECT_TRUE(notes.empty());
 
-  e = mp.decide({bifrost_link(5, false)}, nullptr, notes);
+  e = mp.decide({bifrost_link(5, false)}, nullptr, kSwDelay, notes);
   EXPECT_EQ(e[0].params[2], 3 * kMs) << "a configured J is pushed as given";
 
   // A port down keeps what it has; a port refused by the core is left
   // out and said once.
   auto down = bifrost_link(6, true);
   down.up = false;
-  EXPECT_TRUE(mp.decide({down}, nullptr, notes).empty());
+  EXPECT_TRUE(mp.decide({down}, nullptr, kSwDelay, notes).empty());
   auto small = bifrost_link(7, false);
   small.mode->params[3] = 1000;  // H
-  EXPECT_TRUE(mp.decide({small}, nullptr, notes).empty());
+  EXPECT_TRUE(mp.decide({small}, nullptr, kSwDelay, notes).empty());
   EXPECT_NE(notes.find("port swp7: mode not set: bifrost-buffer is below"), std::string::npos)
       << notes;
   notes.clear();
-  mp.decide({small}, nullptr, notes);
+  mp.decide({small}, nullptr, kSwDelay, notes);
   EXPECT_TRUE(notes.empty()) << "said once";
 }
 
@@ -207,14 +275,14 @@ TEST(ModePolicy, AutoJitterIsRaisedOnlyAndWithHysteresis)
   pol::ModePorts mp;
   std::string notes;
   std::vector<pol::PortLink> ports = {bifrost_link(5, true)};
-  mp.decide(ports, nullptr, notes);
+  mp.decide(ports, nullptr, kSwDelay, notes);
   EXPECT_EQ(mp.jitter_ns(5), 20 * kMs);
   // Lateness within T / 1.5: no change.
-  auto e = mp.decide(ports, tel_with_max_late(5, 10 * kMs).get(), notes);
+  auto e = mp.decide(ports, tel_with_max_late(5, 10 * kMs).get(), kSwDelay, notes);
   EXPECT_EQ(e[0].params[2], 20 * kMs);
   EXPECT_TRUE(notes.empty());
   // 16 ms late: J = 24 ms, logged.
-  e = mp.decide(ports, tel_with_max_late(5, 16 * kMs).get(), notes);
+  e = mp.decide(ports, tel_with_max_late(5, 16 * kMs).get(), kSwDelay, notes);
   EXPECT_EQ(e[0].params[2], 24 * kMs);
   EXPECT_NE(notes.find("port swp5: bifrost jitter raised from 20.000 ms to 24.000 ms"),
             std::string::npos)
@@ -222,16 +290,41 @@ TEST(ModePolicy, AutoJitterIsRaisedOnlyAndWithHysteresis)
   notes.clear();
   // A little more lateness (16.5 ms: 24.75 -> 25 ms)... raises by the
   // rounding; but within J / 1.5 nothing moves.
-  e = mp.decide(ports, tel_with_max_late(5, 16 * kMs).get(), notes);
+  e = mp.decide(ports, tel_with_max_late(5, 16 * kMs).get(), kSwDelay, notes);
   EXPECT_EQ(e[0].params[2], 24 * kMs);
   EXPECT_TRUE(notes.empty());
   // Never lowered: a restart's smaller max_late keeps J.
-  e = mp.decide(ports, tel_with_max_late(5, 1 * kMs).get(), notes);
+  e = mp.decide(ports, tel_with_max_late(5, 1 * kMs).get(), kSwDelay, notes);
   EXPECT_EQ(e[0].params[2], 24 * kMs);
   EXPECT_TRUE(notes.empty());
   // Another port's telemetry does not count.
-  e = mp.decide(ports, tel_with_max_late(9, 100 * kMs).get(), notes);
+  e = mp.decide(ports, tel_with_max_late(9, 100 * kMs).get(), kSwDelay, notes);
   EXPECT_EQ(e[0].params[2], 24 * kMs);
+}
+
+// A J raise the mode refuses keeps J and is said once, though the port
+// itself runs (its mode is accepted with the old J every tick).
+TEST(ModePolicy, AutoJitterRefusalSaidOnce)
+{
+  pol::ModePorts mp;
+  std::string notes;
+  auto p = bifrost_link(5, true);
+  // H = 600000 bytes at 10 Mbit/s: 480 ms = 320 + 2 x 20 + 2 J, J <= 60 ms.
+  p.mode->params[3] = 600000;
+  std::vector<pol::PortLink> ports = {p};
+  auto e = mp.decide(ports, tel_with_max_late(5, 50 * kMs).get(), kSwDelay, notes);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].params[2], 20 * kMs);
+  EXPECT_EQ(notes, "port swp5: bifrost jitter stays 20.000 ms: the measured lateness 50.000 ms "
+                   "asks for 75.000 ms, which the mode refuses: bifrost-buffer is below rate x "
+                   "(rtt + 2 x slot + 2 x jitter), the least Bifrost is lossless with");
+  notes.clear();
+  e = mp.decide(ports, tel_with_max_late(5, 50 * kMs).get(), kSwDelay, notes);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_TRUE(notes.empty()) << notes;
+  // 35 ms: 52.5 -> 53 ms fits.
+  e = mp.decide(ports, tel_with_max_late(5, 35 * kMs).get(), kSwDelay, notes);
+  EXPECT_EQ(e[0].params[2], 53 * kMs);
 }
 
 // The datapath's measured round trip (max_rtt) above bifrost_rtt raises
@@ -247,82 +340,225 @@ TEST(ModePolicy, MeasuredRttAboveTheBoundAlarms)
     return t;
   };
   ASSERT_EQ(pol::mode_rtt_word(LL_MODE_BIFROST), 0);
-  mp.decide(ports, tel(5, 300 * kMs).get(), notes);
+  mp.decide(ports, tel(5, 300 * kMs).get(), kSwDelay, notes);
   EXPECT_TRUE(notes.empty()) << notes;
-  mp.decide(ports, tel(9, 900 * kMs).get(), notes);
+  mp.decide(ports, tel(9, 900 * kMs).get(), kSwDelay, notes);
   EXPECT_TRUE(notes.empty()) << notes;
-  mp.decide(ports, tel(5, 350 * kMs).get(), notes);
+  mp.decide(ports, tel(5, 350 * kMs).get(), kSwDelay, notes);
   EXPECT_NE(notes.find("ALARM port swp5: the loop's measured round trip 350.000 ms is above "
                        "bifrost_rtt 320.000 ms"),
             std::string::npos)
       << notes;
   notes.clear();
-  mp.decide(ports, tel(5, 350 * kMs).get(), notes);
+  mp.decide(ports, tel(5, 350 * kMs).get(), kSwDelay, notes);
   EXPECT_TRUE(notes.empty()) << "said once: " << notes;
-  mp.decide(ports, tel(5, 400 * kMs).get(), notes);
+  mp.decide(ports, tel(5, 400 * kMs).get(), kSwDelay, notes);
   EXPECT_NE(notes.find("400.000 ms"), std::string::npos) << notes;
 }
 
-TEST(ModePolicy, OwnershipClearsOnlyWhatTheDaemonSet)
+TEST(ModePolicy, AutoRttRule)
+{
+  EXPECT_EQ(pol::auto_rtt_start_ns(10 * kMs, 1 * kMs), 22 * kMs);
+  EXPECT_EQ(pol::auto_rtt_start_ns(10200000, 100000), 21 * kMs) << "20.6 ms rounded up";
+  EXPECT_EQ(pol::auto_rtt_start_ns(0, 250000), 1 * kMs);
+  EXPECT_EQ(pol::auto_rtt_start_ns(0, 0), 0u);
+  EXPECT_EQ(pol::auto_rtt_ns(1375000, 30 * kMs), 32 * kMs) << "31.375 ms rounded up";
+  EXPECT_EQ(pol::auto_rtt_ns(2 * kMs, 30 * kMs), 32 * kMs) << "exactly 32 ms";
+  EXPECT_EQ(pol::auto_rtt_ns(2 * kMs, 30 * kMs + 1), 33 * kMs);
+  EXPECT_EQ(pol::auto_rtt_ns(2 * kMs, 0), 0u) << "no measurement, no D";
+}
+
+// A 10 Mbit/s port with a 10 ms cable and bifrost_rtt = "auto" (and
+// "auto" J): with the pool's 1 ms sw_delay, D0 = 22 ms, T = D / 16.
+pol::PortLink auto_rtt_link(std::uint32_t ifindex)
+{
+  pol::PortLink l = bifrost_link(ifindex, true);
+  l.cable_delay_ns = 10 * kMs;
+  l.mode->params[0] = 0;
+  l.mode->rtt_auto = true;
+  return l;
+}
+
+std::unique_ptr<lossless_plane_tel> tel_with_max_rtt(std::uint32_t ifindex, std::uint64_t ns)
+{
+  auto t = tel_with_max_late(ifindex, 0);
+  t->mode[0].ctr[pol::mode_stat(LL_MODE_BIFROST, "max_rtt")] = ns;
+  return t;
+}
+
+TEST(ModePolicy, AutoRttStartsFromTheHeadroomsRoundTrip)
 {
   pol::ModePorts mp;
   std::string notes;
-  auto configured = bifrost_link(5, true);
-  pol::PortLink plain = configured;
-  plain.mode.reset();
-  // A port the configuration gives no mode: nothing (tc's mode stays).
-  EXPECT_TRUE(mp.decide({plain}, nullptr, notes).empty());
-  // Set by the daemon, then the key goes away: mode 0 once.
-  auto e = mp.decide({configured}, nullptr, notes);
-  mp.pushed(e);
-  e = mp.decide({plain}, nullptr, notes);
+  auto e = mp.decide({auto_rtt_link(5)}, nullptr, kSwDelay, notes);
   ASSERT_EQ(e.size(), 1u);
-  EXPECT_EQ(e[0].ifindex, 5u);
-  EXPECT_EQ(e[0].mode, 0u);
-  mp.pushed(e);
-  EXPECT_TRUE(mp.decide({plain}, nullptr, notes).empty());
-  // mode = "none" is the daemon's word: mode 0 whoever set the mode.
-  pol::PortLink none = plain;
-  none.mode = pol::ModeSetting{};
-  e = mp.decide({none}, nullptr, notes);
-  ASSERT_EQ(e.size(), 1u);
-  EXPECT_EQ(e[0].mode, 0u);
+  EXPECT_EQ(e[0].params[0], 22 * kMs) << "2 x (10 ms + 1 ms)";
+  EXPECT_EQ(e[0].params[1], 0u) << "the slot stays the datapath's default";
+  EXPECT_EQ(e[0].params[2], 1375000u) << "auto J: one slot of 22 ms";
+  EXPECT_EQ(mp.rtt_ns(5), 22 * kMs);
+  EXPECT_EQ(mp.jitter_ns(5), 1375000u);
+  EXPECT_EQ(mp.rtt_ns(6), 0u);
+  EXPECT_TRUE(notes.empty()) << notes;
+  // The pool's sw_delay as given: 2 x (10 ms + 4.6 ms) = 29.2 -> 30 ms.
+  pol::ModePorts other;
+  e = other.decide({auto_rtt_link(5)}, nullptr, 4600000, notes);
+  EXPECT_EQ(e[0].params[0], 30 * kMs);
+  // A configured D is not the daemon's.
+  e = other.decide({bifrost_link(6, true)}, nullptr, kSwDelay, notes);
+  EXPECT_EQ(e[0].params[0], 320 * kMs);
+  EXPECT_EQ(other.rtt_ns(6), 0u);
+  // Nothing to start from: the port is refused, said once.
+  auto bare = auto_rtt_link(7);
+  bare.cable_delay_ns = 0;
+  EXPECT_TRUE(mp.decide({bare}, nullptr, 0, notes).empty());
+  EXPECT_EQ(notes, "port swp7: mode not set: bifrost_rtt = \"auto\" needs the port's "
+                   "cable_delay or the pool's sw_delay to start from");
+  notes.clear();
+  EXPECT_TRUE(mp.decide({bare}, nullptr, 0, notes).empty());
+  EXPECT_TRUE(notes.empty()) << notes;
+  EXPECT_EQ(mp.rtt_ns(7), 0u);
 }
 
-TEST(ModeConfig, ModeNoneTakesNoModeKeys)
+TEST(ModePolicy, AutoRttIsRaisedFromTheMeasuredRoundTrip)
 {
-  Config c = parse_string(port_with("mode = \"none\""), "t.toml");
-  ASSERT_TRUE(c.ports[0].mode.has_value());
-  EXPECT_EQ(c.ports[0].mode->mode, 0u);
-  EXPECT_FALSE(c.ports[0].mode->jitter_auto);
-  EXPECT_EQ(one_error(port_with("mode = \"none\"\nbifrost_rtt = \"20ms\"")),
-            "t.toml:9: port \"swp1\": bifrost_rtt is a key of another mode than \"none\"");
+  pol::ModePorts mp;
+  std::string notes;
+  std::vector<pol::PortLink> ports = {auto_rtt_link(5)};
+  mp.decide(ports, nullptr, kSwDelay, notes);
+  ASSERT_EQ(mp.rtt_ns(5), 22 * kMs);
+  // 20 ms + T (1.375 ms) = 21.375 -> 22 ms: not above D.
+  auto e = mp.decide(ports, tel_with_max_rtt(5, 20 * kMs).get(), kSwDelay, notes);
+  EXPECT_EQ(e[0].params[0], 22 * kMs);
+  EXPECT_TRUE(notes.empty()) << notes;
+  // 30 ms + 1.375 ms -> 32 ms; auto J follows the slot (32 / 16 = 2 ms).
+  // No alarm: the raise is the daemon's own.
+  e = mp.decide(ports, tel_with_max_rtt(5, 30 * kMs).get(), kSwDelay, notes);
+  EXPECT_EQ(e[0].params[0], 32 * kMs);
+  EXPECT_EQ(e[0].params[2], 2 * kMs);
+  EXPECT_EQ(mp.rtt_ns(5), 32 * kMs);
+  EXPECT_EQ(mp.jitter_ns(5), 2 * kMs);
+  EXPECT_EQ(notes, "port swp5: bifrost rtt raised from 22.000 ms to 32.000 ms (the loop's "
+                   "measured round trip 30.000 ms plus a slot); bifrost jitter follows the "
+                   "slot from 1.375 ms to 2.000 ms; the running loop takes it from its next "
+                   "slot");
+  notes.clear();
+  // 31.9 ms + 2 ms -> 34 ms.
+  e = mp.decide(ports, tel_with_max_rtt(5, 31900000).get(), kSwDelay, notes);
+  EXPECT_EQ(e[0].params[0], 34 * kMs);
+  EXPECT_EQ(e[0].params[2], 2125000u);
+  EXPECT_EQ(notes.find("ALARM"), std::string::npos) << notes;
+  notes.clear();
+  // The same measurement again: once acted on. (With the new slot,
+  // 31.9 + 2.125 ms would ask for 35 ms: D would creep.)
+  e = mp.decide(ports, tel_with_max_rtt(5, 31900000).get(), kSwDelay, notes);
+  EXPECT_EQ(e[0].params[0], 34 * kMs);
+  EXPECT_TRUE(notes.empty()) << notes;
+  // A new maximum takes the slot of the D in force: 32.6 + 2.125 ms ->
+  // 35 ms (with the start's slot, 33.975 -> 34 ms, no raise).
+  e = mp.decide(ports, tel_with_max_rtt(5, 32600000).get(), kSwDelay, notes);
+  EXPECT_EQ(e[0].params[0], 35 * kMs);
+  EXPECT_EQ(e[0].params[2], 2187500u);
+  EXPECT_NE(notes.find("raised from 34.000 ms to 35.000 ms (the loop's measured round trip "
+                       "32.600 ms plus a slot)"),
+            std::string::npos)
+      << notes;
+  notes.clear();
+  // Never lowered: a smaller measurement (a mode set anew) keeps D.
+  e = mp.decide(ports, tel_with_max_rtt(5, 5 * kMs).get(), kSwDelay, notes);
+  EXPECT_EQ(e[0].params[0], 35 * kMs);
+  // Another port's telemetry does not count.
+  e = mp.decide(ports, tel_with_max_rtt(9, 100 * kMs).get(), kSwDelay, notes);
+  EXPECT_EQ(e[0].params[0], 35 * kMs);
+  EXPECT_TRUE(notes.empty()) << notes;
+  // A configured J does not follow the slot.
+  pol::ModePorts fixed;
+  auto fj = auto_rtt_link(6);
+  fj.mode->jitter_auto = false;
+  fj.mode->params[2] = 3 * kMs;
+  e = fixed.decide({fj}, tel_with_max_rtt(6, 30 * kMs).get(), kSwDelay, notes);
+  EXPECT_EQ(e[0].params[0], 32 * kMs);
+  EXPECT_EQ(e[0].params[2], 3 * kMs);
+  EXPECT_EQ(fixed.jitter_ns(6), 0u);
 }
 
-TEST(ModePolicy, PfcPolicyPushesModesOnlyWhenTheyChange)
+// A raise the core refuses keeps D, says why once, and alarms: the
+// measured round trip is above the D in force.
+TEST(ModePolicy, AutoRttRaiseRefusedKeepsD)
+{
+  pol::ModePorts mp;
+  std::string notes;
+  auto p = auto_rtt_link(7);
+  // H = 100000 bytes at 10 Mbit/s holds rtt + 2 T + 2 J = 1.25 D up to
+  // 80 ms: D up to 64 ms with T = J = D / 16. D0 = 2 x (10 + 10 ms).
+  p.mode->params[3] = 100000;
+  std::vector<pol::PortLink> ports = {p};
+  auto e = mp.decide(ports, nullptr, 10 * kMs, notes);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].params[0], 40 * kMs);
+  // 50 + 2.5 ms -> 53 ms: 66.25 ms of H, taken.
+  e = mp.decide(ports, tel_with_max_rtt(7, 50 * kMs).get(), 10 * kMs, notes);
+  EXPECT_EQ(e[0].params[0], 53 * kMs);
+  notes.clear();
+  // 70 + 3.3125 ms -> 74 ms: 92.5 ms of H, refused.
+  e = mp.decide(ports, tel_with_max_rtt(7, 70 * kMs).get(), 10 * kMs, notes);
+  ASSERT_EQ(e.size(), 1u) << "the port keeps running with the old D";
+  EXPECT_EQ(e[0].params[0], 53 * kMs);
+  EXPECT_EQ(e[0].params[2], 3312500u);
+  EXPECT_EQ(mp.rtt_ns(7), 53 * kMs);
+  EXPECT_EQ(notes,
+            "port swp7: bifrost rtt stays 53.000 ms: the loop's measured round trip 70.000 ms "
+            "plus a slot asks for 74.000 ms, which the mode refuses: bifrost-buffer is below "
+            "rate x (rtt + 2 x slot + 2 x jitter), the least Bifrost is lossless with\n"
+            "ALARM port swp7: the loop's measured round trip 70.000 ms is above the auto "
+            "bifrost_rtt 53.000 ms, which the mode refused to raise: the buffer was sized for "
+            "less");
+  notes.clear();
+  // Said once; a new maximum alarms again, the same refusal is not said.
+  e = mp.decide(ports, tel_with_max_rtt(7, 70 * kMs).get(), 10 * kMs, notes);
+  EXPECT_TRUE(notes.empty()) << notes;
+  e = mp.decide(ports, tel_with_max_rtt(7, 72 * kMs).get(), 10 * kMs, notes);
+  EXPECT_EQ(e[0].params[0], 53 * kMs);
+  EXPECT_EQ(notes.find("stays"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("ALARM port swp7: the loop's measured round trip 72.000 ms"),
+            std::string::npos)
+      << notes;
+  // D is also refused past 2 s, the mode's bound: 1999 + 1.375 ms -> 2001 ms.
+  pol::ModePorts far;
+  notes.clear();
+  e = far.decide({auto_rtt_link(8)}, tel_with_max_rtt(8, 1999 * kMs).get(), kSwDelay, notes);
+  EXPECT_EQ(e[0].params[0], 22 * kMs);
+  EXPECT_NE(notes.find("port swp8: bifrost rtt stays 22.000 ms: the loop's measured round trip "
+                       "1999.000 ms plus a slot asks for 2001.000 ms, which the mode refuses: "
+                       "bifrost-rtt must be above 0 and at most 2 s"),
+            std::string::npos)
+      << notes;
+}
+
+// PfcPolicy gives the modes its pool's sw_delay (as set at run time) for
+// an "auto" D's start, and pushes each raise.
+TEST(ModePolicy, PfcPolicyStartsAutoRttFromItsSwDelay)
 {
   pol::PoolSettings s;
   s.name = "sw0";
+  s.sw_delay_ns = 5 * kMs;
   pol::PfcPolicy p(s);
   pol::Inputs in;
   in.pool = &s;
-  in.ports = {bifrost_link(5, true)};
+  in.ports = {auto_rtt_link(5)};
   auto d = p.decide(in);
   ASSERT_TRUE(d.has_value());
   ASSERT_EQ(d->modes.size(), 1u);
-  EXPECT_EQ(lossless::plane::encode(*d).set & LOSSLESS_PLANE_SET_MODE,
-            unsigned(LOSSLESS_PLANE_SET_MODE));
+  EXPECT_EQ(d->modes[0].params[0], 30 * kMs) << "2 x (10 ms + 5 ms)";
+  EXPECT_EQ(p.modes().rtt_ns(5), 30 * kMs);
   p.pushed(*d);
-  auto quiet = tel_with_max_late(5, 2 * kMs);
-  in.telemetry = quiet.get();
-  EXPECT_FALSE(p.decide(in).has_value()) << "the same modes: nothing to push";
-  auto late = tel_with_max_late(5, 30 * kMs);
-  in.telemetry = late.get();
+  auto t = tel_with_max_rtt(5, 40 * kMs);
+  in.telemetry = t.get();
   d = p.decide(in);
   ASSERT_TRUE(d.has_value());
-  EXPECT_EQ(d->modes[0].params[2], 45 * kMs);
-  EXPECT_NE(p.take_notes().find("raised"), std::string::npos);
-  EXPECT_TRUE(p.take_notes().empty());
+  EXPECT_EQ(d->modes[0].params[0], 42 * kMs) << "40 ms + 30 / 16 ms, rounded up";
+  std::string notes = p.take_notes();
+  EXPECT_NE(notes.find("raised from 30.000 ms to 42.000 ms"), std::string::npos) << notes;
+  EXPECT_EQ(notes.find("ALARM"), std::string::npos) << notes;
 }
 
 // A mode id changes only while its port holds no lossless bytes: a push
