@@ -5,13 +5,16 @@
 //
 //   ll-flows send --dst ADDR[,ADDR...] --port N --rate-mbit R --duration S
 //                 [--cdf FILE --load L [--size-scale K]] [--incast-size B ...]
-//   ll-flows recv --port N [--duration S] [--idle-exit S] [--t0-ns T]
+//                 [--roce]
+//   ll-flows recv --port N [--duration S] [--idle-exit S] [--t0-ns T] [--roce]
 //   ll-flows cdf  --cdf FILE [--size-scale K] [--count N]
 //
 // A flow is a message of SIZE bytes cut into datagrams of at most --payload
 // bytes, each starting with a 56-byte header (flow id, class, size, offset,
 // the flow's start time). The network is lossless, so nothing is ever
-// retransmitted. Times are CLOCK_MONOTONIC nanoseconds, which all network
+// retransmitted. With --roce every datagram is a RoCEv2 packet instead
+// (UDP port 4791, an InfiniBand BTH before the header, an ICRC after the
+// data, ECT(0)), as the hosts' PCN and DCQCN key their flows on it. Times are CLOCK_MONOTONIC nanoseconds, which all network
 // namespaces of a machine share, so a receiver subtracts a sender's start
 // time from its own receive time.
 
@@ -74,6 +77,90 @@ struct Header {
 };
 static_assert(sizeof(Header) == 56, "the header is 56 bytes on the wire");
 constexpr uint64_t kHeaderBytes = sizeof(Header);
+
+// RoCEv2 (IBTA Annex A17): UDP destination port 4791, then the 12-byte
+// Base Transport Header, network byte order, then the payload padded to 4
+// bytes, then a 4-byte ICRC. One reliable-connected queue pair per flow,
+// numbered from the flow id on both ends (roce_qp(): QPs 0 and 1 are
+// InfiniBand's management QPs, so flow f is QP f + 2): BTH's destination
+// QP is that number, its PSN the datagram's index in the flow, its opcode RC SEND
+// First/Middle/Last/Only. The ICRC is not computed (0): nothing checks it
+// between two Linux hosts, and tshark does not verify it by default.
+constexpr int kRocePort = 4791;
+constexpr uint64_t kBthBytes = 12, kIcrcBytes = 4;
+enum RoceOpcode : uint8_t {
+  kRcSendFirst = 0x00,
+  kRcSendMiddle = 0x01,
+  kRcSendLast = 0x02,
+  kRcSendOnly = 0x04,
+};
+constexpr int kEctZero = 2;  // the IP ECN field's ECT(0)
+
+uint32_t roce_qp(uint32_t flow)
+{
+  return 2 + flow % ((1u << 24) - 2);
+}
+
+// How a datagram is framed: the plain header, or RoCEv2 around it.
+struct Framing {
+  bool roce = false;
+
+  // Bytes around a datagram's data, for a datagram of len data bytes.
+  uint64_t overhead(uint64_t len) const
+  {
+    return kHeaderBytes + (roce ? kBthBytes + pad(len) + kIcrcBytes : 0);
+  }
+  // The smallest overhead: what a datagram of --payload bytes leaves for
+  // data (the pad is taken from it where needed).
+  uint64_t fixed() const { return kHeaderBytes + (roce ? kBthBytes + kIcrcBytes : 0); }
+  // Data bytes per datagram of payload bytes: a multiple of 4 with RoCE,
+  // so that only a flow's last datagram is padded (within the payload).
+  uint64_t data(uint64_t payload) const
+  {
+    return roce ? (payload - fixed()) & ~uint64_t(3) : payload - fixed();
+  }
+  // The smallest --payload: one data byte (four with RoCE).
+  uint64_t min_payload() const { return fixed() + (roce ? 4 : 1); }
+  // Pad to 4 bytes after the header (56 bytes, a multiple of 4) and data.
+  static uint64_t pad(uint64_t len) { return (4 - len % 4) % 4; }
+};
+
+// The BTH of a flow's datagram: opcode by its place in the flow, the pad
+// count, P_Key 0xffff (the default partition), QP and PSN.
+void put_bth(uint8_t *b, uint32_t qp, uint64_t offset, uint64_t len, uint64_t size,
+             uint64_t data_per_datagram)
+{
+  bool first = offset == 0, last = offset + len >= size;
+  uint8_t op = first && last ? kRcSendOnly : first ? kRcSendFirst : last ? kRcSendLast
+                                                                         : kRcSendMiddle;
+  uint32_t psn = uint32_t(offset / data_per_datagram) & 0xffffff;
+  b[0] = op;
+  b[1] = uint8_t(Framing::pad(len) << 4);  // SE 0, M 0, pad count, TVer 0
+  b[2] = 0xff;
+  b[3] = 0xff;
+  b[4] = 0;
+  b[5] = uint8_t(qp >> 16);
+  b[6] = uint8_t(qp >> 8);
+  b[7] = uint8_t(qp);
+  b[8] = 0;  // AckReq 0: nothing is acknowledged on a lossless network
+  b[9] = uint8_t(psn >> 16);
+  b[10] = uint8_t(psn >> 8);
+  b[11] = uint8_t(psn);
+}
+
+// A received RoCEv2 payload's BTH: its pad count if it is one of ours (an
+// RC SEND opcode, TVer 0), else -1.
+int parse_bth(const uint8_t *b, size_t n)
+{
+  if (n < kBthBytes + kHeaderBytes + kIcrcBytes)
+    return -1;
+  uint8_t op = b[0];
+  if (op != kRcSendFirst && op != kRcSendMiddle && op != kRcSendLast && op != kRcSendOnly)
+    return -1;
+  if (b[1] & 0x0f)
+    return -1;  // a transport header version we do not speak
+  return (b[1] >> 4) & 3;
+}
 
 using ll_tools::mono_ns;
 
@@ -141,6 +228,12 @@ const char *kUsage =
     "  --max-drain S      stop S seconds after t0 + duration even if flows are\n"
     "                     unfinished (default 120); they are reported as such\n"
     "  --dry-run          print the flows that would be sent, send nothing\n"
+    "  --roce             RoCEv2 packets: UDP port 4791 (the --port default), an\n"
+    "                     InfiniBand BTH (RC SEND First/Middle/Last/Only; destination\n"
+    "                     QP = the flow id + 2, PSN = the datagram's index in the flow)\n"
+    "                     before the header, a 4-byte ICRC (0) after the data, data\n"
+    "                     padded to 4 bytes, ECN ECT(0): 72 bytes of headers a\n"
+    "                     datagram, tshark decodes them as RoCE\n"
     "recv: one UDP socket; counts the bytes of every flow and records when its\n"
     "last byte arrived (kernel receive time, SO_TIMESTAMPNS). Stops at\n"
     "--duration, --idle-exit, or on SIGINT/SIGTERM, then prints its report.\n"
@@ -150,9 +243,11 @@ const char *kUsage =
     "  --t0-ns T          start of the utilisation buckets (default: now)\n"
     "  --bucket-ms B      wire bytes of all flows per B ms, by kernel receive\n"
     "                     time (default 100; 0 = off)\n"
+    "  --roce             take RoCEv2 datagrams (as send --roce; --port default\n"
+    "                     4791) and count each flow's CE-marked ones (\"ce\")\n"
     "cdf: reads a CDF and prints its mean (file, scaled, on the wire) and the\n"
     "statistics of --count N samples (default 100000) drawn as send draws them.\n"
-    "  --cdf FILE, --size-scale K, --payload B, --seed N as for send\n"
+    "  --cdf FILE, --size-scale K, --payload B, --seed N, --roce as for send\n"
     "\n"
     "Each mode prints one JSON object on stdout (docs/COMPARE.md has the fields).\n"
     "Times are CLOCK_MONOTONIC ns. FCT = completion - start, where start is the\n"
@@ -162,7 +257,7 @@ const char *kUsage =
 // Options that take no value, and the options each mode accepts.
 bool is_flag(std::string_view k)
 {
-  return k == "--incast-poisson" || k == "--dry-run";
+  return k == "--incast-poisson" || k == "--dry-run" || k == "--roce";
 }
 
 const std::set<std::string> kSendOpts = {
@@ -170,9 +265,11 @@ const std::set<std::string> kSendOpts = {
     "sender",      "seed",         "cdf",           "load",         "size-scale",
     "incast-size", "incast-flows", "incast-period", "incast-start", "incast-poisson",
     "incast-seed", "incast-at",    "incast-dst",    "payload",      "prio",
-    "dscp",        "sndbuf",       "retry-us",      "max-drain",    "dry-run"};
-const std::set<std::string> kRecvOpts = {"port", "duration", "idle-exit", "t0-ns", "bucket-ms"};
-const std::set<std::string> kCdfOpts = {"cdf", "size-scale", "count", "seed", "payload"};
+    "dscp",        "sndbuf",       "retry-us",      "max-drain",    "dry-run",
+    "roce"};
+const std::set<std::string> kRecvOpts = {"port",  "duration",  "idle-exit",
+                                         "t0-ns", "bucket-ms", "roce"};
+const std::set<std::string> kCdfOpts = {"cdf", "size-scale", "count", "seed", "payload", "roce"};
 
 struct Args {
   std::map<std::string, std::string> kv;
@@ -265,8 +362,8 @@ std::vector<std::string> split(const std::string &s, char sep)
 // segment whose CDF first reaches u, linearly interpolated.
 class SizeCdf {
  public:
-  SizeCdf(const std::string &path, double scale, uint64_t payload)
-      : scale_(scale), data_(payload - kHeaderBytes)
+  SizeCdf(const std::string &path, double scale, uint64_t payload, Framing fr)
+      : scale_(scale), data_(fr.data(payload)), fr_(fr)
   {
     std::ifstream in(path);
     if (!in)
@@ -343,8 +440,9 @@ class SizeCdf {
   }
   uint64_t wire_bytes(uint64_t size) const
   {
-    uint64_t n = (size + data_ - 1) / data_;
-    return size + n * (kHeaderBytes + kWireOverhead);
+    uint64_t full = size / data_, rest = size % data_;
+    return size + full * (fr_.overhead(data_) + kWireOverhead) +
+           (rest ? fr_.overhead(rest) + kWireOverhead : 0);
   }
   bool percent() const { return percent_; }
   size_t points() const { return pts_.size(); }
@@ -353,6 +451,7 @@ class SizeCdf {
   std::vector<std::pair<double, double>> pts_;
   double scale_;
   uint64_t data_;
+  Framing fr_;
   bool percent_ = true;
 };
 
@@ -375,9 +474,10 @@ int do_cdf(const Args &a)
   if (!path)
     die("cdf needs --cdf FILE");
   double scale = a.ranged("size-scale", 1, 1, 1e9, false, "want a number >= 1");
-  uint64_t payload = a.integer("payload", 1000, kHeaderBytes + 1, kMaxPayload);
+  Framing fr{a.has("roce")};
+  uint64_t payload = a.integer("payload", 1000, fr.min_payload(), kMaxPayload);
   uint64_t count = a.integer("count", 100000, 1, 100000000);
-  SizeCdf cdf(*path, scale, payload);
+  SizeCdf cdf(*path, scale, payload, fr);
   Rng rng(a.integer("seed", 1, 0, UINT64_MAX));
   std::vector<uint64_t> v(count);
   double sum = 0;
@@ -445,8 +545,9 @@ int do_send(const Args &a)
   auto dst_opt = a.get("dst");
   if (!dst_opt)
     die("send needs --dst ADDR[,ADDR...]");
-  int port = int(a.integer("port", 0, 1, 65535));
-  if (!a.has("port"))
+  Framing fr{a.has("roce")};
+  int port = int(a.integer("port", kRocePort, 1, 65535));
+  if (!a.has("port") && !fr.roce)
     die("send needs --port N");
   if (!a.has("rate-mbit"))
     die("send needs --rate-mbit R (the sender's line rate)");
@@ -454,8 +555,8 @@ int do_send(const Args &a)
   if (!a.has("duration"))
     die("send needs --duration S");
   double duration = a.ranged("duration", 0, 0, 1e6, true, "want seconds > 0");
-  uint64_t payload = a.integer("payload", 1000, kHeaderBytes + 1, kMaxPayload);
-  uint64_t data = payload - kHeaderBytes;
+  uint64_t payload = a.integer("payload", 1000, fr.min_payload(), kMaxPayload);
+  uint64_t data = fr.data(payload);
   uint16_t sender = uint16_t(a.integer("sender", 0, 0, 65535));
   uint64_t seed = a.integer("seed", 1, 0, UINT64_MAX);
   int prio = int(a.integer("prio", 0, 0, 15));
@@ -480,7 +581,7 @@ int do_send(const Args &a)
   if (a.has("load")) {
     load = a.ranged("load", 0, 0, 1, true, "want a load 0 < L <= 1 (a fraction of the line rate)");
     double scale = a.ranged("size-scale", 1, 1, 1e9, false, "want a number >= 1");
-    cdf.emplace(*a.get("cdf"), scale, payload);
+    cdf.emplace(*a.get("cdf"), scale, payload, fr);
     std::tie(mean_size, mean_wire) = cdf->means();
     per_s = load * rate_mbit * 1e6 / 8 / mean_wire;
   } else if (a.has("size-scale")) {
@@ -552,7 +653,7 @@ int do_send(const Args &a)
   bool abandoned = false;
   if (!dry) {
     ll_tools::UdpSocket s;
-    if (auto err = s.set_sender(dscp << 2, sndbuf, prio); !err.empty())
+    if (auto err = s.set_sender(dscp << 2 | (fr.roce ? kEctZero : 0), sndbuf, prio); !err.empty())
       die(err);
     // Without IP_RECVERR a datagram the qdisc refuses is dropped silently
     // (UDP reports success); with it, send fails with ENOBUFS and the
@@ -568,7 +669,7 @@ int do_send(const Args &a)
     if (late_ns > 100000000ULL)
       std::fprintf(stderr, "ll-flows: started %.3f s after t0: the first flows start late\n",
                    double(late_ns) / 1e9);
-    std::vector<uint8_t> buf(payload, 0x5a);
+    std::vector<uint8_t> buf(payload + 4, 0x5a);
     std::deque<size_t> active;  // round robin: the front sends next
     size_t next = 0;
     uint64_t hard_end = end + uint64_t(max_drain * 1e9);
@@ -590,8 +691,15 @@ int do_send(const Args &a)
       Dest &d = dsts[f.dst];
       uint64_t len = std::min(data, f.size - f.sent);
       Header h{kMagic, sender, f.cls, 0, f.id, 0, d.seq, f.size, f.sent, f.start_ns, mono_ns()};
-      std::memcpy(buf.data(), &h, sizeof(h));
-      ssize_t n = ::sendto(s.fd(), buf.data(), kHeaderBytes + len, 0,
+      uint64_t at = 0;
+      if (fr.roce) {
+        put_bth(buf.data(), roce_qp(f.id), f.sent, len, f.size, data);
+        at = kBthBytes;
+      }
+      std::memcpy(buf.data() + at, &h, sizeof(h));
+      if (fr.roce)  // pad and ICRC: zeros
+        std::memset(buf.data() + at + kHeaderBytes + len, 0, Framing::pad(len) + kIcrcBytes);
+      ssize_t n = ::sendto(s.fd(), buf.data(), fr.overhead(len) + len, 0,
                            reinterpret_cast<const sockaddr *>(&d.sa), sizeof(d.sa));
       if (n < 0) {
         if (errno == ENOBUFS || errno == EAGAIN) {
@@ -621,12 +729,12 @@ int do_send(const Args &a)
   std::printf(
       "{\"mode\":\"%s\",\"sender\":%u,\"seed\":%llu,\"t0_ns\":%llu,\"end_ns\":%llu,"
       "\"stop_ns\":%llu,\"duration\":%g,\"rate_mbit\":%g,\"load\":%g,\"payload\":%llu,"
-      "\"header_bytes\":%llu,\"wire_overhead\":%llu,\"mean_size\":%.1f,\"mean_wire\":%.1f,"
+      "\"header_bytes\":%llu,\"roce\":%s,\"wire_overhead\":%llu,\"mean_size\":%.1f,\"mean_wire\":%.1f,"
       "\"arrivals_per_s\":%.4f,\"incast_bursts\":%zu,\"datagrams\":%llu,\"bytes\":%llu,"
       "\"enobufs\":%llu,\"send_errors\":%llu,\"abandoned\":%s,\"late_ns\":%llu,\"per_dst\":{",
       dry ? "dry-run" : "send", sender, (unsigned long long)seed, (unsigned long long)t0,
       (unsigned long long)end, (unsigned long long)stop, duration, rate_mbit, load,
-      (unsigned long long)payload, (unsigned long long)kHeaderBytes,
+      (unsigned long long)payload, (unsigned long long)fr.fixed(), fr.roce ? "true" : "false",
       (unsigned long long)kWireOverhead, mean_size, mean_wire, per_s, bursts.size(),
       (unsigned long long)sent, (unsigned long long)bytes, (unsigned long long)enobufs,
       (unsigned long long)errors, abandoned ? "true" : "false", (unsigned long long)late_ns);
@@ -650,6 +758,7 @@ struct RxFlow {
   uint8_t cls = 0;
   uint64_t size = 0, start_ns = 0, bytes = 0, datagrams = 0;
   uint64_t first_ns = 0, last_ns = 0, done_ns = 0;
+  uint64_t ce = 0;  // datagrams that arrived CE-marked (--roce)
 };
 
 struct RxSender {
@@ -659,9 +768,10 @@ struct RxSender {
 
 int do_recv(const Args &a)
 {
-  if (!a.has("port"))
+  Framing fr{a.has("roce")};
+  if (!a.has("port") && !fr.roce)
     die("recv needs --port N");
-  int port = int(a.integer("port", 0, 1, 65535));
+  int port = int(a.integer("port", kRocePort, 1, 65535));
   uint64_t duration_ns = uint64_t(a.ranged("duration", 600, 0, 1e6, true, "want seconds > 0") *
                                   1e9);
   uint64_t idle_ns = uint64_t(a.ranged("idle-exit", 0, 0, 1e6, false, "want seconds >= 0") * 1e9);
@@ -683,7 +793,7 @@ int do_recv(const Args &a)
   };
 
   ll_tools::UdpReceiver rx;
-  if (auto err = rx.open(port, true, false); !err.empty())
+  if (auto err = rx.open(port, true, fr.roce); !err.empty())
     die(err);
   std::fprintf(stderr, "ll-flows: receiving on port %d\n", port);
 
@@ -715,12 +825,28 @@ int do_recv(const Args &a)
     last_any = at;
     uint64_t rx_ns = d.rx_ns;  // the kernel's receive time if it gave one
     Header h{};
-    if (size_t(n) < sizeof(h)) {
-      foreign++;
+    uint64_t hdr_at = 0, len = 0;
+    if (fr.roce) {
+      int pad = parse_bth(buf.data(), size_t(n));
+      if (pad < 0 || uint64_t(n) < fr.fixed() + uint64_t(pad)) {
+        foreign++;
+        continue;
+      }
+      hdr_at = kBthBytes;
+      len = uint64_t(n) - fr.fixed() - uint64_t(pad);
+    } else {
+      if (size_t(n) < sizeof(h)) {
+        foreign++;
+        continue;
+      }
+      len = uint64_t(n) - kHeaderBytes;
+    }
+    std::memcpy(&h, buf.data() + hdr_at, sizeof(h));
+    if (fr.roce && (uint32_t(buf[5]) << 16 | uint32_t(buf[6]) << 8 | buf[7]) !=
+                       roce_qp(h.flow)) {
+      foreign++;  // BTH's QP is the flow's: another sender's packet
       continue;
     }
-    std::memcpy(&h, buf.data(), sizeof(h));
-    uint64_t len = uint64_t(n) - kHeaderBytes;
     if (h.magic != kMagic || h.seq > (1ULL << 32) || h.offset + len > h.size || h.cls > kIncast) {
       foreign++;
       continue;
@@ -747,6 +873,8 @@ int do_recv(const Args &a)
     }
     f.datagrams++;
     f.bytes += len;
+    if (d.tos >= 0 && (d.tos & 3) == 3)
+      f.ce++;
     f.last_ns = std::max(f.last_ns, rx_ns);
     if (!f.done_ns && f.bytes >= f.size)
       f.done_ns = f.last_ns;
@@ -762,11 +890,12 @@ int do_recv(const Args &a)
   for (auto &[id, snd] : senders)
     missing += snd.max_seq + 1 - snd.datagrams;
   std::printf(
-      "{\"mode\":\"recv\",\"port\":%d,\"header_bytes\":%llu,\"wire_overhead\":%llu,"
+      "{\"mode\":\"recv\",\"port\":%d,\"roce\":%s,\"header_bytes\":%llu,\"wire_overhead\":%llu,"
       "\"socket_drops\":%u,\"foreign\":%llu,\"missing\":%llu,\"min_one_way_ns\":%llu,"
       "\"start_ns\":%llu,\"stop_ns\":%llu,\"bucket_start_ns\":%llu,\"bucket_ns\":%llu,"
       "\"bucket_wire_bytes\":[",
-      port, (unsigned long long)kHeaderBytes, (unsigned long long)kWireOverhead, rx.socket_drops(),
+      port, fr.roce ? "true" : "false", (unsigned long long)fr.fixed(),
+      (unsigned long long)kWireOverhead, rx.socket_drops(),
       (unsigned long long)foreign, (unsigned long long)missing,
       (unsigned long long)(min_one_way == UINT64_MAX ? 0 : min_one_way), (unsigned long long)start,
       (unsigned long long)mono_ns(), (unsigned long long)t0, (unsigned long long)bucket_ns);
@@ -788,11 +917,11 @@ int do_recv(const Args &a)
     std::printf(
         "%s{\"sender\":%u,\"flow\":%u,\"class\":\"%s\",\"size\":%llu,\"start_ns\":%llu,"
         "\"bytes\":%llu,\"datagrams\":%llu,\"first_ns\":%llu,\"last_ns\":%llu,"
-        "\"complete\":%s,\"fct_ns\":%lld}",
+        "\"ce\":%llu,\"complete\":%s,\"fct_ns\":%lld}",
         first ? "" : ",", key.first, key.second, class_name(f.cls), (unsigned long long)f.size,
         (unsigned long long)f.start_ns, (unsigned long long)f.bytes,
         (unsigned long long)f.datagrams, (unsigned long long)f.first_ns,
-        (unsigned long long)f.last_ns, f.done_ns ? "true" : "false",
+        (unsigned long long)f.last_ns, (unsigned long long)f.ce, f.done_ns ? "true" : "false",
         f.done_ns ? (long long)(f.done_ns - f.start_ns) : -1LL);
     first = false;
   }
