@@ -921,6 +921,112 @@ TEST(PcnFluid, FM1OneLoopConvergenceAndDrain)
 	EXPECT_EQ(Q[386], 0.0);
 }
 
+// The synchronised fluid model of pcn.md 5.1 (eqs. 3-7) driven by the
+// core's RP: N flows into one port of capacity C, a CNP to each every T,
+// marked iff the queue after the step is above 0, RecRate the flow's
+// share of C then (its own rate when unmarked), rounded to Mbps as the
+// NP sends it. The steady state is read over the last `tail` steps, in
+// units of C (rates) and C T (queue).
+struct Fluid {
+	int cycle = 0;		// steps between increases, if all equal
+	double q_max = 0;	// max Q / (C T)
+	double r_min = 1e9, r_max = 0, rec_min = 1e9, rec_max = 0;	// / C
+};
+
+Fluid RunFluid(int n, ll_u64 c_kbps, ll_u64 line_kbps, int steps, int tail)
+{
+	ll_pcn_params p = Params(line_kbps);
+	const double C = c_kbps * 1000.0, CT = C * 50e-6 / 8;
+	std::vector<ll_pcn_rp> rp(n);
+	for (auto &r : rp)
+		ll_pcn_rp_init(&r, &p, kT0);
+	double Q = 0;
+	Fluid f;
+	int last_inc = -1, gap = -1;
+	bool regular = true;
+	for (int k = 0; k < steps; k++) {
+		double sum = 0;
+		for (auto &r : rp)
+			sum += r.rate_kbps * 1000.0;
+		Q = std::max(0.0, Q + (sum - C) * 50e-6 / 8);
+		bool mark = Q > 0;
+		bool in_tail = k >= steps - tail;
+		if (in_tail)
+			f.q_max = std::max(f.q_max, Q / CT);
+		for (auto &r : rp) {
+			double send = r.rate_kbps * 1000.0;
+			double rec = mark ? send / sum * C : send;
+			if (in_tail) {
+				f.r_min = std::min(f.r_min, send / C);
+				f.r_max = std::max(f.r_max, send / C);
+				f.rec_min = std::min(f.rec_min, rec / C);
+				f.rec_max = std::max(f.rec_max, rec / C);
+			}
+			ll_pcn_rp_cnp(&r, &p, mark, (ll_u32)std::lround(rec / 1e6),
+				      kT0);
+		}
+		if (in_tail && !mark) {
+			if (last_inc >= 0) {
+				if (gap >= 0 && k - last_inc != gap)
+					regular = false;
+				gap = k - last_inc;
+			}
+			last_inc = k;
+		}
+	}
+	f.cycle = regular ? gap : -1;
+	return f;
+}
+
+// C = 400 Gbit/s so that RecRate's 1 Mbps is 1e-5 of a flow's share:
+// FM-7 says the normalised trajectories are those at 10 G.
+constexpr ll_u64 k400G = 400000000;
+
+// pcn.md 9.4 FM-2 and 5.2 P3 (corrected bands): N = 4, L = C, steady
+// state: a cycle of 4 periods, Qmax = (N - 2 + w_min) w_min C T (980.38 B
+// at 10 G), sending rate in [(1 - w_min), 1 + (N - 2 + w_min) w_min] C /
+// N, receiving rate in [(1 - w_min) C / N, C / N].
+TEST(PcnFluid, FM2SteadyStateCycleAndBands)
+{
+	Fluid f = RunFluid(4, k400G, k400G, 3000, 400);
+	const double wm = 1.0 / 128;
+	std::printf("FM-2: cycle %d, Qmax %.6f C T (exact %.6f), send [%.6f, %.6f] C, "
+		    "receive [%.6f, %.6f] C\n", f.cycle, f.q_max, 2.0078125 * wm,
+		    f.r_min, f.r_max, f.rec_min, f.rec_max);
+	EXPECT_EQ(f.cycle, 4);
+	EXPECT_NEAR(f.q_max * 62500, 980.38, 0.5);	// bytes at 10 G
+	EXPECT_NEAR(f.r_min, (1 - wm) / 4, 2e-6);	// 2.48047 G at 10 G
+	EXPECT_NEAR(f.r_max, (1 + 2.0078125 * wm) / 4, 2e-6);	// 2.53922 G
+	EXPECT_NEAR(f.rec_min, (1 - wm) / 4, 2e-6);
+	EXPECT_NEAR(f.rec_max, 0.25, 2e-6);
+}
+
+// pcn.md 9.4 FM-3, FM-5 and FM-6: N = 2 and 8 (cycles 2 and 8, Qmax 3.81
+// and 2933.50 B at 10 G), N = 1 with L = C (no queue, the rate stays at
+// C), N = 4 with L = 4C (cycle 16, Qmax 6839.75 B at 10 G).
+TEST(PcnFluid, FM3FM5FM6OtherFlowCountsAndLineRates)
+{
+	const double wm = 1.0 / 128;
+	Fluid two = RunFluid(2, k400G, k400G, 3000, 400);
+	EXPECT_EQ(two.cycle, 2);
+	EXPECT_NEAR(two.q_max * 62500, 3.81, 0.05);
+	Fluid eight = RunFluid(8, k400G, k400G, 6000, 400);
+	EXPECT_EQ(eight.cycle, 8);
+	EXPECT_NEAR(eight.q_max * 62500, 2933.50, 0.5);
+	Fluid one = RunFluid(1, k400G, k400G, 1000, 1000);
+	EXPECT_EQ(one.q_max, 0.0);
+	EXPECT_EQ(one.r_min, 1.0);
+	EXPECT_EQ(one.r_max, 1.0);
+	// L = 4C: 1.6 Tbit/s senders into 400 G. Q(1) = 3 C T drains at
+	// w_min C T a step: about 1920 steps first.
+	Fluid fast = RunFluid(4, k400G, 4 * k400G, 6000, 800);
+	EXPECT_EQ(fast.cycle, 16);
+	EXPECT_NEAR(fast.q_max * 62500, 6839.75, 0.5);
+	EXPECT_NEAR(fast.q_max, (16 - 2 + wm) * wm, 1e-5);
+	std::printf("FM-3/6: N=2 Qmax %.4f B, N=8 %.4f B, L=4C %.4f B (at 10 G)\n",
+		    two.q_max * 62500, eight.q_max * 62500, fast.q_max * 62500);
+}
+
 // ------------------------------------------------------- parameters ---
 
 // pcn.md 9.3 RP-13 and the brief: each refusal names its parameter.
