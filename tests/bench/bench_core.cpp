@@ -10,6 +10,8 @@
 #include "core.h"	// tests/unit/core.h: the core with C linkage
 extern "C" {
 #include "bifrost.h"
+#include "dcqcn.h"
+#include "pcn.h"
 }
 
 namespace {
@@ -358,5 +360,112 @@ void BM_BifrostControlOverhead(benchmark::State &state)
 	state.SetLabel(vm ? "10 Mbit/s, T 20 ms (the VM)" : "100 Gbit/s, T 10 us (C4)");
 }
 BENCHMARK(BM_BifrostControlOverhead)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// The hosts' congestion control per event (issue 27: "the RP's cost per
+// CNP in ns"), at 100 Gbit/s with the defaults. PCN's RP per CNP: one
+// decrease in every 8 CNPs (a flow that climbs back between congestion
+// episodes), the rest increases, each with its idle check. DCQCN's RP per
+// CNP: the cut with alpha's update and the timers' restart, then what the
+// pacer's side costs between CNPs (its rate timer and byte counter) is
+// measured apart. PCN's NP per data packet: the window's accounting, a
+// CNP decision every 32 packets. PCN's CP per dequeued packet: NP-ECN's
+// decision with the PN exemption.
+void BM_PcnRpPerCnp(benchmark::State &state)
+{
+	ll_pcn_params p;
+	ll_pcn_params_default(&p, kRate / 1000);
+	ll_pcn_rp rp;
+	ll_u64 now = 1000, n = 0;
+	ll_pcn_rp_init(&rp, &p, now);
+	for (auto _ : state) {
+		now += p.period_ns;
+		const bool dec = (++n & 7) == 0;
+		ll_pcn_rp_cnp(&rp, &p, dec, (ll_u32)(kRate / 2000000), now);
+		benchmark::DoNotOptimize(rp.rate_kbps);
+	}
+	state.counters["decreases"] = (double)rp.decreases;
+	state.counters["rate_gbps"] = (double)rp.rate_kbps / 1e6;
+}
+BENCHMARK(BM_PcnRpPerCnp);
+
+void BM_DcqcnRpPerCnp(benchmark::State &state)
+{
+	ll_dcqcn_params p;
+	ll_dcqcn_params_default(&p, kRate / 1000);
+	ll_dcqcn_rp rp;
+	ll_dcqcn_rp_init(&rp, &p);
+	ll_u64 now = 1000;
+	for (auto _ : state) {
+		now += p.cnp_interval_ns;
+		ll_dcqcn_rp_cnp(&rp, &p, now);
+		benchmark::DoNotOptimize(rp.rc_kbps);
+		// Let the rate recover so that the cuts do not pin it at the floor.
+		if (rp.rc_kbps < p.line_rate_kbps / 4)
+			ll_dcqcn_rp_init(&rp, &p);
+	}
+	state.counters["rate_gbps"] = (double)rp.rc_kbps / 1e6;
+}
+BENCHMARK(BM_DcqcnRpPerCnp);
+
+// DCQCN's RP between CNPs, per sent packet: the byte counter, and the two
+// timers polled as a pacer would at each packet (1,500 B at 100 Gbit/s).
+void BM_DcqcnRpPerPacket(benchmark::State &state)
+{
+	ll_dcqcn_params p;
+	ll_dcqcn_params_default(&p, kRate / 1000);
+	ll_dcqcn_rp rp;
+	ll_dcqcn_rp_init(&rp, &p);
+	ll_u64 now = 1000, n = 0, incs = 0;
+	ll_dcqcn_rp_cnp(&rp, &p, now);
+	for (auto _ : state) {
+		now += 120;
+		incs += ll_dcqcn_rp_sent(&rp, &p, 1500);
+		if (now >= ll_dcqcn_rp_next_ns(&rp)) {
+			incs += (ll_u64)ll_dcqcn_rp_rate_timer(&rp, &p, now);
+			ll_dcqcn_rp_alpha_timer(&rp, &p, now);
+		}
+		if ((++n & 0xFFFF) == 0)	// a CNP now and then
+			ll_dcqcn_rp_cnp(&rp, &p, now);
+		benchmark::DoNotOptimize(rp.rc_kbps);
+	}
+	state.counters["increases"] = (double)incs;
+}
+BENCHMARK(BM_DcqcnRpPerPacket);
+
+void BM_PcnNpPerPacket(benchmark::State &state)
+{
+	ll_pcn_params p;
+	ll_pcn_params_default(&p, kRate / 1000);
+	ll_pcn_np_flow f;
+	std::memset(&f, 0, sizeof(f));
+	ll_pcn_np_pkt pkt = {1000, 1500, 1, LL_ECN_ECT0};
+	ll_pcn_cnp cnp;
+	ll_u64 cnps = 0, n = 0;
+	for (auto _ : state) {
+		pkt.now_ns += p.period_ns / 32;	// a window closes every 32 packets
+		pkt.ecn = (++n & 1) ? LL_ECN_CE : LL_ECN_ECT0;
+		cnps += (ll_u64)ll_pcn_np_packet(&f, &p, &pkt, &cnp);
+		benchmark::DoNotOptimize(cnp);
+	}
+	state.counters["cnps"] = (double)cnps;
+}
+BENCHMARK(BM_PcnNpPerPacket);
+
+void BM_PcnCpPerPacket(benchmark::State &state)
+{
+	ll_pcn_cp cp;
+	ll_pcn_cp_init(&cp);
+	ll_u64 n = 0, marks = 0;
+	for (auto _ : state) {
+		if ((++n & 1023) == 0) {	// a PAUSE and RESUME now and then
+			ll_pcn_cp_pause(&cp);
+			ll_pcn_cp_resume(&cp, 16);
+		}
+		marks += ll_pcn_cp_dequeue(&cp, 1, (n & 3) * 1500, LL_ECN_ECT0) == LL_PCN_CP_MARK;
+		benchmark::DoNotOptimize(marks);
+	}
+	state.counters["marks"] = (double)marks;
+}
+BENCHMARK(BM_PcnCpPerPacket);
 
 } // namespace
