@@ -41,6 +41,11 @@
 //     above 0xFFFF saturate), and ns_to_quanta(quanta_to_ns(q)) is q, or
 //     q + 1 when the time was rounded up.
 // A failed check prints what and aborts (libFuzzer reports a crash).
+//
+// An entry with a codec of its own (its `run`; so far `cnp`, the RoCEv2
+// CNP of PCN and DCQCN, kernel/core/cnp.c, which is a UDP payload and no
+// MAC control frame) is not looked up by the checks above: its run
+// function takes the input and checks it its own way (see cnp_run).
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -49,6 +54,7 @@
 #include <vector>
 
 extern "C" {
+#include "cnp.h"
 #include "ctrl.h"
 }
 
@@ -109,6 +115,10 @@ struct FrameType {
   // The octets of a frame of this type that m's build leaves 0 whatever
   // the original had (values outside a mask): zeroes them in f.
   void (*wire)(const ll_ctrl_msg &m, std::uint8_t *f);
+  // A codec of its own (not ll_ctrl_parse's): runs the whole input; the
+  // fields above are unused (kind LL_CTRL_NONE) and the lookups of the
+  // MAC control checks skip the entry.
+  void (*run)(const std::uint8_t *data, std::size_t size);
 };
 
 constexpr unsigned kMaxTimes = LL_CTRL_GATES + 1;
@@ -252,23 +262,229 @@ unsigned tokens_times(const ll_ctrl_msg &m, ll_u16 *out)
   return n;
 }
 
+
+// ---- The CNP (kernel/core/cnp.h; pcn.md 3.3): a UDP payload of 32
+// octets, BTH + 16 octets + ICRC. Checks:
+//   - the result equals the one cnp.h's layout gives (cnp_spec below,
+//     written from the header, not from cnp.c), for the raw bytes, for
+//     the bytes under a CNP's BTH, and under a BTH and version 1 with the
+//     reserved octets cleared (so that most of those are accepted);
+//   - the parser reads only min(len, 32) octets (an exact heap buffer)
+//     and a length above 32 is oversize whatever the bytes after 32;
+//   - an accepted CNP's fields are its bytes; rebuilt, it is the same 28
+//     octets and an ICRC of 0, and parses to the same fields;
+//   - a CNP built from arbitrary fields: refused exactly when cnp.h says
+//     (version, DestQP above 24 bits, rate_valid against RecRate), else
+//     parsed back to the fields (booleans as 0/1; version 0: zeros),
+//     refused at every shorter length, and as a whole IPv4 frame with a
+//     header checksum that sums to 0xFFFF and ECN 11 or 00.
+ll_u32 cnp_be(const std::uint8_t *p, int n)
+{
+  ll_u32 v = 0;
+  for (int i = 0; i < n; i++)
+    v = (v << 8) | p[i];
+  return v;
+}
+
+ll_cnp_result cnp_spec(const std::uint8_t *p, std::size_t len)
+{
+  if (len < 1)
+    return LL_CNP_TRUNCATED;
+  if (p[0] != 0x81)
+    return LL_CNP_NOT_CNP;
+  if (len < 32)
+    return LL_CNP_TRUNCATED;
+  if (len > 32)
+    return LL_CNP_OVERSIZE;
+  // SE M PadCnt TVer 0; P_Key 0xFFFF; FECN 0 BECN 1 reserved 0; A 0,
+  // reserved 0; PSN 0.
+  if (p[1] || cnp_be(p + 2, 2) != 0xFFFF || p[4] != 0x40 || p[8] || cnp_be(p + 9, 3))
+    return LL_CNP_BAD_BTH;
+  if (p[17] == 0) {
+    for (int i = 12; i < 28; i++)
+      if (p[i])
+        return LL_CNP_RESERVED_SET;
+    return LL_CNP_OK;
+  }
+  if (p[17] != 1)
+    return LL_CNP_BAD_VERSION;
+  if ((p[16] & 0xFC) || p[25] || p[26] || p[27])
+    return LL_CNP_RESERVED_SET;
+  bool valid = p[16] & 2;
+  if (valid != (cnp_be(p + 12, 4) != 0))
+    return LL_CNP_BAD_RATE;
+  return LL_CNP_OK;
+}
+
+void cnp_fields(const std::uint8_t *p, const ll_cnp &c)
+{
+  CHECK(c.dest_qp == cnp_be(p + 5, 3), "dest_qp %#x", c.dest_qp);
+  CHECK(c.rec_rate_mbps == cnp_be(p + 12, 4), "rec_rate %u", c.rec_rate_mbps);
+  CHECK(c.congested == (p[16] & 1) && c.rate_valid == ((p[16] >> 1) & 1), "flags %u %u",
+        c.congested, c.rate_valid);
+  CHECK(c.version == p[17], "version %u", c.version);
+  CHECK(c.seq == cnp_be(p + 18, 2) && c.sport == cnp_be(p + 20, 2) &&
+            c.dport == cnp_be(p + 22, 2) && c.proto == p[24],
+        "seq %u sport %u dport %u proto %u", c.seq, c.sport, c.dport, c.proto);
+  CHECK(c.ip_ecn == LL_CNP_ECN_UNSEEN, "ip_ecn %u", c.ip_ecn);
+}
+
+bool cnp_same(const ll_cnp &a, const ll_cnp &b)
+{
+  return a.rec_rate_mbps == b.rec_rate_mbps && a.dest_qp == b.dest_qp && a.seq == b.seq &&
+         a.sport == b.sport && a.dport == b.dport && a.proto == b.proto &&
+         a.congested == b.congested && a.rate_valid == b.rate_valid && a.version == b.version;
+}
+
+// Parse len octets (the first min(len, 32) of bytes in an exact heap
+// buffer, the rest claimed) and check; returns the result.
+ll_cnp_result cnp_check(const std::uint8_t *bytes, std::size_t len)
+{
+  std::size_t n = len < LL_CNP_BYTES ? len : LL_CNP_BYTES;
+  std::vector<std::uint8_t> buf(bytes, bytes + n);
+  ll_cnp c;
+  std::memset(&c, 0xa5, sizeof(c));
+  ll_cnp_result r = ll_cnp_parse(n ? buf.data() : nullptr, static_cast<ll_u32>(len), &c);
+  CHECK(r >= LL_CNP_OK && r < LL_CNP_RESULT_COUNT, "result %d", (int)r);
+  CHECK(std::strcmp(ll_cnp_result_name(r), "invalid-result") != 0, "result %d unnamed", (int)r);
+  ll_cnp_result want = cnp_spec(bytes, len);
+  CHECK(r == want, "len %zu: parser says %s, cnp.h says %s", len, ll_cnp_result_name(r),
+        ll_cnp_result_name(want));
+  if (r != LL_CNP_OK)
+    return r;
+  cnp_fields(bytes, c);
+  std::uint8_t out[LL_CNP_BYTES];
+  std::memset(out, 0xEE, sizeof(out));
+  CHECK(ll_cnp_build(out, sizeof(out), &c) == LL_CNP_BYTES, "rebuild refused");
+  CHECK(!std::memcmp(out, bytes, 28), "rebuilt octets differ");
+  CHECK(!cnp_be(out + 28, 4), "ICRC not 0");
+  ll_cnp back;
+  CHECK(ll_cnp_parse(out, LL_CNP_BYTES, &back) == LL_CNP_OK && cnp_same(back, c),
+        "the rebuilt CNP parses to something else");
+  return r;
+}
+
+void cnp_build_check(const std::uint8_t *d)
+{
+  ll_cnp c;
+  std::memset(&c, 0, sizeof(c));
+  c.rec_rate_mbps = cnp_be(d, 4);
+  if (d[4] & 0x20)  // the extremes
+    c.rec_rate_mbps = d[4] & 1 ? 0xFFFFFFFFu : 1u;
+  if (d[4] & 0x40)
+    c.rec_rate_mbps = 0;
+  c.dest_qp = cnp_be(d + 5, 4) >> (d[9] % 9);
+  c.seq = static_cast<ll_u16>(cnp_be(d + 10, 2));
+  c.sport = static_cast<ll_u16>(cnp_be(d + 12, 2));
+  c.dport = static_cast<ll_u16>(cnp_be(d + 14, 2));
+  c.proto = d[16];
+  c.congested = d[17] % 3 ? d[17] : 0;
+  c.rate_valid = d[18] % 3 ? d[18] : 0;
+  c.version = d[19] < 200 ? 1 : d[19] < 240 ? 0 : d[19];
+  c.ip_ecn = d[20];
+  bool ok = (c.version == 0 || c.version == 1) && c.dest_qp <= 0xFFFFFF &&
+            (c.version == 0 || !c.rate_valid == !c.rec_rate_mbps);
+
+  std::vector<std::uint8_t> small(LL_CNP_BYTES - 1 - d[21] % 8);
+  CHECK(ll_cnp_build(small.data(), static_cast<ll_u32>(small.size()), &c) == 0,
+        "built into %zu octets", small.size());
+  std::vector<std::uint8_t> out(LL_CNP_BYTES);
+  ll_u32 n = ll_cnp_build(out.data(), LL_CNP_BYTES, &c);
+  CHECK(n == (ok ? LL_CNP_BYTES : 0u), "build gave %u, cnp.h says %s", n,
+        ok ? "encodable" : "refused");
+  if (!ok)
+    return;
+  ll_cnp want = c;
+  want.congested = !!c.congested;
+  want.rate_valid = !!c.rate_valid;
+  if (c.version == 0) {
+    want.rec_rate_mbps = want.seq = want.sport = want.dport = 0;
+    want.proto = want.congested = want.rate_valid = 0;
+  }
+  CHECK(cnp_check(out.data(), LL_CNP_BYTES) == LL_CNP_OK, "a built CNP is refused");
+  ll_cnp back;
+  ll_cnp_parse(out.data(), LL_CNP_BYTES, &back);
+  CHECK(cnp_same(back, want), "a built CNP parses to something else");
+  for (std::size_t len = 0; len < LL_CNP_BYTES; len++)
+    CHECK(cnp_check(out.data(), len) == LL_CNP_TRUNCATED, "cut to %zu", len);
+
+  // The whole IPv4 frame.
+  ll_cnp_ipv4_addr a;
+  std::memcpy(&a, d + 8, sizeof(a) < 24 ? sizeof(a) : 24);
+  a.dscp = d[22] % 80;
+  std::vector<std::uint8_t> f(LL_CNP_IPV4_FRAME_BYTES);
+  n = ll_cnp_frame_build(f.data(), static_cast<ll_u32>(f.size()), &a, &c);
+  CHECK(n == (a.dscp < 64 ? LL_CNP_IPV4_FRAME_BYTES : 0u), "frame build %u (dscp %u)", n,
+        a.dscp);
+  if (!n)
+    return;
+  ll_u32 sum = 0;
+  for (int i = 14; i < 34; i += 2)
+    sum += cnp_be(&f[i], 2);
+  while (sum >> 16)
+    sum = (sum & 0xFFFF) + (sum >> 16);
+  CHECK(sum == 0xFFFF, "IPv4 checksum sums to %#x", sum);
+  CHECK(f[15] == ((a.dscp << 2) | (c.congested ? 3 : 0)), "TOS %#x", f[15]);
+  CHECK(cnp_be(&f[36], 2) == 4791 && cnp_be(&f[38], 2) == 40 && cnp_be(&f[16], 2) == 60,
+        "UDP/IP lengths");
+  CHECK(!std::memcmp(&f[42], out.data(), LL_CNP_BYTES), "frame payload differs");
+}
+
+void cnp_run(const std::uint8_t *data, std::size_t size)
+{
+  // 1. raw, at its length; and a claimed length above 32.
+  cnp_check(data, size);
+  if (size >= 1) {
+    std::size_t claimed = LL_CNP_BYTES + 1 + data[0] % 1500;
+    std::vector<std::uint8_t> first(LL_CNP_BYTES, 0);
+    std::memcpy(first.data(), data, size < first.size() ? size : first.size());
+    cnp_check(first.data(), claimed);
+  }
+  // 2. under a CNP's BTH (DestQP from the bytes), at its length.
+  std::vector<std::uint8_t> typed(data, data + size);
+  typed.reserve(1);  // data() is not NULL for an empty input
+  static const std::uint8_t bth[LL_CNP_BTH_BYTES] = {0x81, 0, 0xFF, 0xFF, 0x40};
+  for (std::size_t i = 0; i < size && i < sizeof(bth); i++)
+    if (i < 5 || i >= 8)
+      typed[i] = bth[i];
+  cnp_check(typed.data(), size);
+  // 3. and version 1 with the reserved octets cleared, at 32 octets.
+  std::vector<std::uint8_t> v1(LL_CNP_BYTES, 0);
+  if (size)
+    std::memcpy(v1.data(), typed.data(), size < v1.size() ? size : v1.size());
+  std::memcpy(v1.data(), bth, 5);
+  std::memset(v1.data() + 8, 0, 4);
+  v1[16] &= 3;
+  v1[17] = 1;
+  v1[25] = v1[26] = v1[27] = 0;
+  cnp_check(v1.data(), LL_CNP_BYTES);
+  // 4. fields from the bytes, built.
+  std::uint8_t d[32] = {};
+  std::memcpy(d, data, size < sizeof(d) ? size : sizeof(d));
+  cnp_build_check(d);
+}
+
 const FrameType kFrameTypes[] = {
     {"pause", LL_CTRL_PAUSE, LL_ETH_P_MAC_CONTROL, LL_MAC_CTRL_OP_PAUSE,
      LL_PAUSE_FRAME_MIN_BYTES, body_ok, pause_fields, pause_make, pause_canon, pause_times,
-     wire_all},
+     wire_all, nullptr},
     {"pfc", LL_CTRL_PFC, LL_ETH_P_MAC_CONTROL, LL_MAC_CTRL_OP_PFC, LL_PFC_FRAME_MIN_BYTES,
-     pfc_body, pfc_fields, pfc_make, pfc_canon, pfc_times, wire_masked},
+     pfc_body, pfc_fields, pfc_make, pfc_canon, pfc_times, wire_masked,
+     nullptr},
     // The reserved octet is PFC's rule (pfc_body).
     {"tokens", LL_CTRL_TOKENS, LL_ETH_P_LOSSLESS_CTRL, LL_CTRL_OP_TOKENS,
      LL_CTRL_TOKENS_MIN_BYTES, pfc_body, tokens_fields, tokens_make, tokens_canon,
-     tokens_times, wire_masked},
+     tokens_times, wire_masked, nullptr},
+    // The CNP (cnp.h): a UDP payload, a codec of its own.
+    {"cnp", LL_CTRL_NONE, 0, 0, LL_CNP_BYTES, nullptr, nullptr, nullptr, nullptr, nullptr,
+     nullptr, cnp_run},
 };
 
 // Is type the EtherType of some frame type?
 bool control_ethertype(unsigned type)
 {
   for (const auto &t : kFrameTypes)
-    if (t.ethertype == type)
+    if (!t.run && t.ethertype == type)
       return true;
   return false;
 }
@@ -277,7 +493,7 @@ bool control_ethertype(unsigned type)
 const FrameType *type_by_header(const std::uint8_t *f)
 {
   for (const auto &t : kFrameTypes)
-    if (t.ethertype == be16(f + 12) && t.opcode == be16(f + 14))
+    if (!t.run && t.ethertype == be16(f + 12) && t.opcode == be16(f + 14))
       return &t;
   return nullptr;
 }
@@ -285,7 +501,7 @@ const FrameType *type_by_header(const std::uint8_t *f)
 const FrameType *type_by_kind(unsigned kind)
 {
   for (const auto &t : kFrameTypes)
-    if (t.kind == kind)
+    if (!t.run && t.kind == kind)
       return &t;
   return nullptr;
 }
@@ -562,6 +778,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     return 0;
   if (!size)
     data = kEmpty;  // libFuzzer may pass NULL; memcpy must not get it
+  if (t.run) {
+    t.run(data, size);
+    return 0;
+  }
 
   // 1. raw bytes, true length; no port address, the frame's own DA, or
   //    another.

@@ -39,6 +39,45 @@ def tokens(mask, credits, link, lifetime, da=GROUP, reserved=0, op=0x0001, pad=6
     return f + bytes(max(0, pad - len(f)))
 
 
+def cnp(rate=100000, flags=0x03, version=1, seq=1, sport=49152, dport=4791,
+        proto=17, qp=0x000102, opcode=0x81, bth1=0, pkey=0xFFFF, becn=0x40,
+        psn=0, zeros=b"\0\0\0", icrc=0, pad=32):
+    """A CNP's UDP payload (cnp.h, pcn.md 3.3): BTH, PCN's 16 octets,
+    ICRC."""
+    bth = struct.pack(">BBHB", opcode, bth1, pkey, becn) + qp.to_bytes(3, "big") \
+        + struct.pack(">I", psn)
+    body = struct.pack(">IBBHHHB", rate, flags, version, seq, sport, dport, proto) + zeros
+    p = bth + body + struct.pack(">I", icrc)
+    return p[:pad] if pad < len(p) else p + bytes(pad - len(p))
+
+
+def cnp_seeds():
+    s = {
+        "pcn-congested": cnp(),
+        "pcn-increase": cnp(flags=0x02, rate=40000, seq=0xFFFF),
+        "rate-1": cnp(rate=1, seq=0),
+        "rate-max": cnp(rate=0xFFFFFFFF, proto=6, qp=0xFFFFFF),
+        "dcqcn": cnp(rate=0, flags=0x01),
+        "plain-roce": cnp(rate=0, flags=0, version=0, seq=0, sport=0, dport=0, proto=0),
+        "icrc-set": cnp(icrc=0xDEADBEEF),
+        "short-31": cnp(pad=31),
+        "oversize-33": cnp(pad=33),
+        "rc-send-only": cnp(opcode=0x04),
+        "fecn": cnp(becn=0xC0),
+        "no-becn": cnp(becn=0),
+        "pkey": cnp(pkey=0x7FFF),
+        "tver": cnp(bth1=1),
+        "psn": cnp(psn=5),
+        "version-2": cnp(version=2),
+        "flags-reserved": cnp(flags=0x07),
+        "zeros-set": cnp(zeros=b"\0\1\0"),
+        "rate-0-valid": cnp(rate=0, flags=0x02),
+        "rate-not-valid": cnp(flags=0x01),
+        "plain-nonzero": cnp(rate=0, flags=0, version=0),
+    }
+    return {k + ".bin": v for k, v in s.items()}
+
+
 def vlan(frame, pcp, tpid=0x8100, vid=10):
     return frame[:12] + struct.pack(">HH", tpid, (pcp << 13) | vid) + frame[12:]
 
@@ -221,6 +260,7 @@ def main():
         "frame_pfc": frame_seeds("pfc"),
         "frame_pause": frame_seeds("pause"),
         "frame_tokens": frame_seeds("tokens"),
+        "frame_cnp": cnp_seeds(),
         "bpf_ingress": bpf_seeds(),
         "config": config_seeds(),
         "request": request_seeds(),
