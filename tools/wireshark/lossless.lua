@@ -19,8 +19,25 @@
 --   tshark -X lua_script:tools/wireshark/lossless.lua -r capture.pcap
 --   or: cp tools/wireshark/lossless.lua ~/.local/lib/wireshark/plugins/
 --
+-- A second protocol, lossless_cnp, is a post-dissector for the CNPs of
+-- PCN and DCQCN (kernel/core/cnp.h, pcn.md 3.3): RoCEv2 CNPs (UDP port
+-- 4791, BTH opcode 0x81) that Wireshark's InfiniBand dissector shows as a
+-- BTH with 20 octets of unknown data. It adds the BTH's BECN bit and the
+-- 16 PCN octets as fields (lossless.cnp.*):
+--
+--   12 RecRate u32 Mbps   16 flags: bit 0 congested, bit 1 rate_valid
+--   17 version (1; 0: a plain RoCEv2 CNP, all 16 octets 0)
+--   18 sequence number   20 the data flow's L4 source port
+--   22 its destination port   24 its L4 protocol   25 three octets 0
+--   28 ICRC (written 0, not checked)
+--
+-- (offsets in the UDP payload), and expert info for what the core's
+-- ll_cnp_parse() refuses, and for an IP ECN that is not the one 3.3 says
+-- a CNP carries (11 if congested, 00 if not: bleached or remarked).
+--
 -- tools/wireshark/README.md lists the fields; tests/frames/
--- check_tokens_tshark.py checks this file against the core's builder.
+-- check_tokens_tshark.py and check_cnp_tshark.py check this file against
+-- the core's builders.
 
 local ETHERTYPE = 0x88B6
 local OP_TOKENS = 0x0001
@@ -200,3 +217,156 @@ function proto.dissector(tvb, pinfo, tree)
 end
 
 DissectorTable.get("ethertype"):add(ETHERTYPE, proto)
+
+-- ------------------------------------------------------------------ CNP
+
+local CNP_PORT = 4791           -- RoCEv2
+local CNP_OPCODE = 0x81
+local CNP_BYTES = 32            -- LL_CNP_BYTES: BTH 12, PCN 16, ICRC 4
+
+local cnp = Proto("lossless_cnp", "Lossless CNP (PCN/DCQCN fields of a RoCEv2 CNP)")
+
+local cnp_flags = {
+    congested = ProtoField.bool("lossless.cnp.congested", "Congested", 8,
+        { "decrease", "increase" }, 0x01),
+    rate_valid = ProtoField.bool("lossless.cnp.rate_valid", "Rate valid", 8,
+        { "RecRate is a receive rate", "no rate (DCQCN)" }, 0x02),
+}
+local cf = {
+    opcode = ProtoField.uint8("lossless.cnp.opcode", "BTH opcode", base.HEX,
+        { [CNP_OPCODE] = "CNP" }),
+    becn = ProtoField.bool("lossless.cnp.becn", "BTH BECN", 8, nil, 0x40),
+    fecn = ProtoField.bool("lossless.cnp.fecn", "BTH FECN", 8, nil, 0x80),
+    dest_qp = ProtoField.uint24("lossless.cnp.dest_qp", "DestQP (flow tag)", base.HEX),
+    rec_rate = ProtoField.uint32("lossless.cnp.rec_rate_mbps", "RecRate (Mbps)", base.DEC),
+    flags = ProtoField.uint8("lossless.cnp.flags", "Flags", base.HEX),
+    congested = cnp_flags.congested,
+    rate_valid = cnp_flags.rate_valid,
+    version = ProtoField.uint8("lossless.cnp.version", "Version", base.DEC,
+        { [0] = "plain RoCEv2 CNP", [1] = "PCN" }),
+    seq = ProtoField.uint16("lossless.cnp.seq", "Sequence number", base.DEC),
+    sport = ProtoField.uint16("lossless.cnp.sport", "Data flow's source port", base.DEC),
+    dport = ProtoField.uint16("lossless.cnp.dport", "Data flow's destination port", base.DEC),
+    l4proto = ProtoField.uint8("lossless.cnp.proto", "Data flow's L4 protocol", base.DEC),
+    reserved = ProtoField.bytes("lossless.cnp.reserved", "Reserved (0)"),
+    icrc = ProtoField.uint32("lossless.cnp.icrc", "ICRC (not checked)", base.HEX),
+    ip_ecn = ProtoField.uint8("lossless.cnp.ip_ecn", "IP ECN of the CNP", base.DEC,
+        { [0] = "Not-ECT", [1] = "ECT(1)", [2] = "ECT(0)", [3] = "CE" }),
+}
+cnp.fields = { cf.opcode, cf.becn, cf.fecn, cf.dest_qp, cf.rec_rate, cf.flags,
+               cf.congested, cf.rate_valid, cf.version, cf.seq, cf.sport,
+               cf.dport, cf.l4proto, cf.reserved, cf.icrc, cf.ip_ecn }
+
+local cef = {
+    short = ProtoExpert.new("lossless.cnp.too_short",
+        "CNP shorter than 32 octets: receivers reject it",
+        expert.group.MALFORMED, expert.severity.ERROR),
+    long = ProtoExpert.new("lossless.cnp.too_long",
+        "CNP longer than 32 octets: receivers reject it",
+        expert.group.PROTOCOL, expert.severity.WARN),
+    bth = ProtoExpert.new("lossless.cnp.bth_invalid",
+        "BTH not a CNP's (SE M PadCnt TVer 0, P_Key 0xFFFF, BECN only, A 0, PSN 0): receivers reject it",
+        expert.group.PROTOCOL, expert.severity.WARN),
+    version = ProtoExpert.new("lossless.cnp.version_unknown",
+        "Unknown CNP layout version: receivers reject it",
+        expert.group.PROTOCOL, expert.severity.WARN),
+    reserved = ProtoExpert.new("lossless.cnp.reserved_not_zero",
+        "Reserved bits not zero: receivers reject the CNP",
+        expert.group.PROTOCOL, expert.severity.WARN),
+    rate = ProtoExpert.new("lossless.cnp.rate_invalid",
+        "RecRate 0 with rate_valid, or a rate without it: receivers reject the CNP",
+        expert.group.PROTOCOL, expert.severity.WARN),
+    ecn = ProtoExpert.new("lossless.cnp.ecn_mismatch",
+        "IP ECN is not the congested flag's (11 or 00): bleached or remarked; the flag wins",
+        expert.group.PROTOCOL, expert.severity.WARN),
+}
+cnp.experts = { cef.short, cef.long, cef.bth, cef.version, cef.reserved, cef.rate, cef.ecn }
+
+local udp_dport = Field.new("udp.dstport")
+local udp_len = Field.new("udp.length")
+local ip_ecn = Field.new("ip.dsfield.ecn")
+
+-- The last (innermost) occurrence of a field, or nil.
+local function last(field)
+    local all = { field() }
+    return all[#all]
+end
+
+function cnp.dissector(tvb, pinfo, tree)
+    local d = last(udp_dport)
+    if not d or d.value ~= CNP_PORT then
+        return
+    end
+    local off = d.offset + 6            -- the UDP payload
+    local avail = tvb:len() - off
+    local ulen = last(udp_len)
+    local len = avail
+    if ulen and ulen.value >= 8 and ulen.value - 8 < avail then
+        len = ulen.value - 8            -- without Ethernet padding
+    end
+    if len < 1 or tvb(off, 1):uint() ~= CNP_OPCODE then
+        return
+    end
+    local p = tvb(off, len)
+    local root = tree:add(cnp, p)
+    root:add(cf.opcode, p(0, 1))
+    if len < CNP_BYTES then
+        root:add_proto_expert_info(cef.short)
+        return
+    end
+    if len > CNP_BYTES then
+        root:add_proto_expert_info(cef.long)
+    end
+    local bth_ok = p(1, 1):uint() == 0 and p(2, 2):uint() == 0xFFFF and
+        p(4, 1):uint() == 0x40 and p(8, 1):uint() == 0 and p(9, 3):uint() == 0
+    root:add(cf.fecn, p(4, 1))
+    root:add(cf.becn, p(4, 1))
+    root:add(cf.dest_qp, p(5, 3))
+    if not bth_ok then
+        root:add_proto_expert_info(cef.bth)
+    end
+    local rate = p(12, 4):uint()
+    local flags = p(16, 1):uint()
+    local version = p(17, 1):uint()
+    root:add(cf.rec_rate, p(12, 4))
+    local fl = root:add(cf.flags, p(16, 1))
+    fl:add(cf.congested, p(16, 1))
+    fl:add(cf.rate_valid, p(16, 1))
+    local vi = root:add(cf.version, p(17, 1))
+    root:add(cf.seq, p(18, 2))
+    root:add(cf.sport, p(20, 2))
+    root:add(cf.dport, p(22, 2))
+    root:add(cf.l4proto, p(24, 1))
+    root:add(cf.reserved, p(25, 3))
+    root:add(cf.icrc, p(28, 4))
+    local congested = bit.band(flags, 1)
+    local valid = bit.band(flags, 2) ~= 0
+    if version == 0 then
+        if p(12, 16):bytes():tohex() ~= string.rep("00", 16) then
+            root:add_proto_expert_info(cef.reserved)
+        end
+    elseif version ~= 1 then
+        vi:add_proto_expert_info(cef.version)
+    elseif bit.band(flags, 0xFC) ~= 0 or p(25, 3):uint() ~= 0 then
+        root:add_proto_expert_info(cef.reserved)
+    elseif valid ~= (rate ~= 0) then
+        root:add_proto_expert_info(cef.rate)
+    end
+    local e = last(ip_ecn)
+    if e then
+        local ei = root:add(cf.ip_ecn, e.range, e.value)
+        ei:set_generated()
+        -- A plain CNP (a NIC's) has no flag to agree with.
+        if version == 1 and e.value ~= (congested == 1 and 3 or 0) then
+            ei:add_proto_expert_info(cef.ecn)
+        end
+    end
+    local summary = version == 0 and "CNP (plain RoCEv2)" or
+        string.format("CNP%s seq=%d %s%s", congested == 1 and " congested" or "",
+            p(18, 2):uint(), valid and ("rate=" .. rate .. " Mbps ") or "",
+            string.format("flow %d->%d/%d", p(20, 2):uint(), p(22, 2):uint(),
+                p(24, 1):uint()))
+    pinfo.cols.info:append(" " .. summary)
+end
+
+register_postdissector(cnp)
