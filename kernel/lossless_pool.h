@@ -95,6 +95,14 @@ struct ll_kport {
 	const struct ll_kport_ops *ops;
 };
 
+/* The pool marks CE by PCN's NP-ECN at dequeue (TCA_LOSSLESS_ECN_MODE). */
+static inline bool ll_kport_np_ecn(const struct ll_kport *port)
+{
+	return port->pool &&
+	       READ_ONCE(port->pool->mmu->cfg.ecn_mode) ==
+	       LOSSLESS_ECN_MODE_NP_ECN;
+}
+
 /* The MMU charge travels with the packet in the qdisc cb. */
 static inline struct ll_mmu_charge *ll_skb_charge(struct sk_buff *skb)
 {

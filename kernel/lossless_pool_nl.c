@@ -281,6 +281,10 @@ static int ll_pool_options(struct nlattr **tb, struct ll_mmu_config *cfg,
 		cfg->ecn.enabled = cfg->ecn.kmax_bytes || cfg->ecn.pmax;
 		*given = true;
 	}
+	if (tb[TCA_LOSSLESS_ECN_MODE]) {
+		cfg->ecn_mode = nla_get_u8(tb[TCA_LOSSLESS_ECN_MODE]);
+		*given = true;
+	}
 	if (*given) {
 		enum ll_mmu_err e = ll_mmu_config_check(cfg);
 
@@ -296,7 +300,11 @@ static int ll_pool_options(struct nlattr **tb, struct ll_mmu_config *cfg,
 				NL_SET_ERR_MSG_MOD(extack, "xon-offset larger than the buffer");
 				break;
 			case LL_MMU_ERR_ECN:
-				NL_SET_ERR_MSG_MOD(extack, "ecn needs kmin < kmax and pmax <= 1");
+				if (cfg->ecn_mode && cfg->ecn.enabled)
+					NL_SET_ERR_MSG_MOD(extack,
+							   "ecn-mode np-ecn marks without RED: give ecn off with it");
+				else
+					NL_SET_ERR_MSG_MOD(extack, "ecn needs kmin < kmax and pmax <= 1");
 				break;
 			case LL_MMU_ERR_SCHEME_PARAMS:
 				/* The core's reason, naming tc's keyword: a
@@ -401,6 +409,7 @@ static const char * const ll_needs_pool_msg[TCA_LOSSLESS_MAX + 1] = {
 	[TCA_LOSSLESS_ECN_KMIN_BYTES] = LL_NEEDS_POOL("ecn"),
 	[TCA_LOSSLESS_ECN_KMAX_BYTES] = LL_NEEDS_POOL("ecn"),
 	[TCA_LOSSLESS_ECN_PMAX] = LL_NEEDS_POOL("ecn"),
+	[TCA_LOSSLESS_ECN_MODE] = LL_NEEDS_POOL("ecn-mode"),
 	[TCA_LOSSLESS_PLANE_FD] = LL_NEEDS_POOL("plane"),
 	[TCA_LOSSLESS_SCHEME] = LL_NEEDS_POOL("scheme"),
 	[TCA_LOSSLESS_MODE] = LL_NEEDS_POOL("mode"),
@@ -659,6 +668,9 @@ int ll_kport_dump(struct ll_kport *port, struct sk_buff *skb)
 	    (nla_put_u32(skb, TCA_LOSSLESS_ECN_KMIN_BYTES, cfg.ecn.kmin_bytes) ||
 	     nla_put_u32(skb, TCA_LOSSLESS_ECN_KMAX_BYTES, cfg.ecn.kmax_bytes) ||
 	     nla_put_u32(skb, TCA_LOSSLESS_ECN_PMAX, cfg.ecn.pmax)))
+		return -EMSGSIZE;
+	/* Absent: red, as from a kernel without the option. */
+	if (cfg.ecn_mode && nla_put_u8(skb, TCA_LOSSLESS_ECN_MODE, cfg.ecn_mode))
 		return -EMSGSIZE;
 	return 0;
 }

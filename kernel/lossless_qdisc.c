@@ -36,6 +36,8 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
+#include <net/dsfield.h>
+#include <net/inet_ecn.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
@@ -109,6 +111,7 @@ static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
 					.reject_message = "backlog need is read-only" },
 	[TCA_LOSSLESS_GATES] = { .type = NLA_BINARY,
 				 .len = LOSSLESS_MAX_QUEUES * sizeof(u32) },
+	[TCA_LOSSLESS_ECN_MODE] = NLA_POLICY_MAX(NLA_U8, LOSSLESS_ECN_MODE_NP_ECN),
 };
 
 /* Default catch-up of the shaper: sw-delay at the line rate. sw-delay is
@@ -169,11 +172,63 @@ u64 ll_now_ns(void)
 	return ktime_get_ns();
 }
 
+/* NP-ECN's PN (pcn.md 2.1): a queue whose gates closed is paused; one
+ * whose gates all opened again (a RESUME, or the pause's end) exempts
+ * the packets it holds now from marking.
+ */
+static void ll_np_ecn_gates(struct ll_sched *q, u32 was_closed)
+{
+	u32 i;
+
+	for (i = 0; i < q->nqueues; i++) {
+		struct ll_queue *cl = &q->queues[i];
+		bool was = cl->gate_mask & was_closed;
+		bool is = cl->gate_mask & q->closed_mask;
+
+		if (is && !was)
+			ll_pcn_cp_pause(&cl->pcn);
+		else if (was && !is)
+			ll_pcn_cp_resume(&cl->pcn, cl->skbs.qlen);
+	}
+}
+
 /* Recompute the gate cache after the gates changed. */
 void ll_gates_refresh(struct ll_sched *q)
 {
+	u32 was_closed = q->closed_mask;
+
 	q->closed_mask = ll_port_pause_closed_mask(&q->pause);
 	q->next_open_ns = ll_port_pause_next_deadline(&q->pause);
+	if (unlikely(was_closed != q->closed_mask) &&
+	    ll_kport_np_ecn(&q->port))
+		ll_np_ecn_gates(q, was_closed);
+}
+
+/* NP-ECN at dequeue (pcn.md 2.1, A1): skb left cl, whose backlog no
+ * longer counts it.
+ */
+static void ll_np_ecn_dequeue(struct ll_sched *q, struct ll_queue *cl,
+			      struct sk_buff *skb)
+{
+	int ds = skb_get_dsfield(skb);
+	u8 ecn = ds < 0 ? LL_ECN_NOT_ECT : ds & INET_ECN_MASK;
+	bool lossless = ll_kport_lossless(&q->port, skb->priority);
+
+	switch (ll_pcn_cp_dequeue(&cl->pcn, lossless, cl->qstats.backlog,
+				  ecn)) {
+	case LL_PCN_CP_MARK:
+		if (INET_ECN_set_ce(skb))
+			cl->np_ecn_marked++;
+		break;
+	case LL_PCN_CP_EXEMPT_PN:
+		cl->np_ecn_exempt++;
+		break;
+	case LL_PCN_CP_NOT_ECT:
+		cl->np_ecn_not_ect++;
+		break;
+	default:
+		break;
+	}
 }
 
 /* Closed gates at now. With no pause in force (the common case) this is
@@ -491,6 +546,8 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 			ll_port_credit_charge(&q->credit, cl->gate_mask,
 					      qdisc_pkt_len(skb));
 		cl->qstats.backlog -= qdisc_pkt_len(skb);
+		if (ll_kport_np_ecn(&q->port))
+			ll_np_ecn_dequeue(q, cl, skb);
 		_bstats_update(&cl->bstats, qdisc_pkt_len(skb), 1);
 		if (!ll_queue_is_strict(q, cl - q->queues)) {
 			cl->deficit_bytes -= qdisc_pkt_len(skb);
@@ -547,6 +604,7 @@ void ll_purge_queue(struct Qdisc *sch, struct ll_queue *cl, bool rtnl)
 	}
 	ll_skb_head_init(&cl->skbs);
 	cl->qstats.backlog = 0;
+	ll_pcn_cp_drop(&cl->pcn, 0);
 	sch->q.qlen -= pkts;
 	sch->qstats.backlog -= bytes;
 	qdisc_tree_reduce_backlog(sch, pkts, bytes);
@@ -608,6 +666,7 @@ static void ll_reset(struct Qdisc *sch)
 		INIT_LIST_HEAD(&cl->alist);
 		cl->qstats.backlog = 0;
 		cl->deficit_bytes = 0;
+		ll_pcn_cp_reset(&cl->pcn);
 	}
 	INIT_LIST_HEAD(&q->active);
 	rtnl_kfree_skbs(q->ctrl.head, q->ctrl.tail);
@@ -1061,6 +1120,9 @@ static int ll_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 			st.credit_blocked += cg->blocked;
 		}
 	}
+	st.np_ecn_marked = cl->np_ecn_marked;
+	st.np_ecn_exempt = cl->np_ecn_exempt;
+	st.np_ecn_not_ect = cl->np_ecn_not_ect;
 	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
 	    gnet_stats_copy_queue(d, NULL, &cl->qstats, cl->skbs.qlen) < 0)
 		return -1;

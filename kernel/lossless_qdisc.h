@@ -12,6 +12,7 @@
 #include <net/sch_generic.h>
 
 #include "core/pause.h"
+#include "core/pcn.h"
 #include "core/shaper.h"
 #include "core/watchdog.h"
 #include "lossless_pool_nl.h"
@@ -26,6 +27,11 @@ struct ll_queue {
 	u32 gate_cfg;			/* TCA_LOSSLESS_GATES' entry; 0: derived */
 	struct gnet_stats_basic_sync bstats;
 	struct gnet_stats_queue qstats;
+	/* NP-ECN (ecn-mode np-ecn): its PN state and what it decided. */
+	struct ll_pcn_cp pcn;
+	u64 np_ecn_marked;
+	u64 np_ecn_exempt;
+	u64 np_ecn_not_ect;
 };
 
 struct ll_sched {

@@ -465,6 +465,16 @@ static void ll_print_class_xstats(const struct tc_lossless_class_xstats *st)
 	print_u64(PRINT_ANY, "pause_frames_rx", " pause_frames_rx %llu",
 		  st->pause_frames_rx);
 	ll_print_time("paused_time", " paused_time %s", st->paused_ns);
+	/* NP-ECN's decisions (ecn-mode np-ecn): shown once it made any. */
+	if (st->np_ecn_marked || st->np_ecn_exempt || st->np_ecn_not_ect) {
+		print_nl();
+		print_u64(PRINT_ANY, "np_ecn_marked", "  np-ecn marked %llu",
+			  st->np_ecn_marked);
+		print_u64(PRINT_ANY, "np_ecn_exempt", " exempt %llu",
+			  st->np_ecn_exempt);
+		print_u64(PRINT_ANY, "np_ecn_not_ect", " not-ect %llu",
+			  st->np_ecn_not_ect);
+	}
 	/* A downstream's TOKENS frames (BifrostX): shown once it sent any. */
 	if (!st->credit_frames)
 		return;

@@ -26,6 +26,9 @@ _Static_assert(LL_UNITS_PRIOS_MAX + 1 == LOSSLESS_PFC_PRIOS,
  * in kernel/lossless_pool.c, LL_DEFAULT_SW_DELAY_NS in lossless_pool.h):
  * kernel headers that userspace cannot include, hence the numbers.
  */
+/* ecn-mode's names: the value 0, then bit 0 (LL_PARAM_FLAGS). */
+static const char *const ll_ecn_modes[] = { "red", "np-ecn", NULL };
+
 const struct ll_param ll_params[LL_P_COUNT] = {
 	[LL_P_POOL] = {
 		.tc = "pool", .arg = "NAME", .key = "name",
@@ -119,6 +122,14 @@ const struct ll_param ll_params[LL_P_COUNT] = {
 		.help = "RED marking (CE) on the egress queues between KMIN and KMAX bytes, up to PMAX",
 		.unit = LL_PARAM_ECN, .scheme = -1,
 		.nl_attr = TCA_LOSSLESS_ECN_KMIN_BYTES, .word = -1,
+	},
+	[LL_P_ECN_MODE] = {
+		.tc = "ecn-mode", .arg = "red|np-ecn",
+		.help = "how the ports mark CE: red (the ecn thresholds, at enqueue) or np-ecn (PCN's NP-ECN at dequeue: a lossless priority's ECT packet with more behind it, unless it sat through a PAUSE; needs ecn off)",
+		.unit = LL_PARAM_FLAGS, .flags = LL_PARAM_SHOW_NONZERO,
+		.scheme = -1, .min = 0, .max = 1, .def = LOSSLESS_ECN_MODE_RED,
+		.nl_attr = TCA_LOSSLESS_ECN_MODE, .nl_len = 1, .word = -1,
+		.names = ll_ecn_modes,
 	},
 	[LL_P_PLANE] = {
 		.tc = "plane", .arg = "{ auto | PATH }",

@@ -55,6 +55,7 @@ enum ll_param_id {
 	LL_P_SW_DELAY,
 	LL_P_HEADROOM,
 	LL_P_ECN,
+	LL_P_ECN_MODE,
 	LL_P_PLANE,
 	LL_P_INTERVAL,
 	LL_P_SCHEME,

@@ -4,6 +4,7 @@
 #include "headroom.h"
 #include "scheme.h"
 #include "mode.h"
+#include "lossless.h"	/* the uapi: LOSSLESS_ECN_MODE_* */
 
 _Static_assert(sizeof(struct ll_mmu_charge) == LL_MMU_CHARGE_BYTES,
 	       "the charge record must fit 16 bytes of skb->cb");
@@ -180,6 +181,10 @@ enum ll_mmu_err ll_mmu_config_check(const struct ll_mmu_config *cfg)
 	    (cfg->ecn.kmin_bytes >= cfg->ecn.kmax_bytes ||
 	     cfg->ecn.kmax_bytes > LL_MMU_MAX_TOTAL_BYTES ||
 	     cfg->ecn.pmax > LL_ECN_PMAX_ONE))
+		return LL_MMU_ERR_ECN;
+	/* NP-ECN marks by the queue's own state: not beside RED. */
+	if (cfg->ecn_mode > LOSSLESS_ECN_MODE_NP_ECN ||
+	    (cfg->ecn_mode == LOSSLESS_ECN_MODE_NP_ECN && cfg->ecn.enabled))
 		return LL_MMU_ERR_ECN;
 	if (cfg->release_order > LL_MMU_RELEASE_TAGGED)
 		return LL_MMU_ERR_RELEASE_ORDER;

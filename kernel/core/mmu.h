@@ -159,6 +159,7 @@ struct ll_mmu_config {
 	ll_u16 xoff_quanta;		/* pause time sent; 0 = 0xFFFF */
 	struct ll_ecn_red ecn;		/* default for ll_mmu_ecn_mark() */
 	ll_u8 scheme;			/* enum ll_scheme_id; 0 = DT */
+	ll_u8 ecn_mode;			/* LOSSLESS_ECN_MODE_*: RED, NP-ECN */
 	union ll_scheme_params scheme_params;	/* the scheme's; 0 = defaults */
 };
 

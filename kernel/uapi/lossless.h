@@ -62,10 +62,21 @@ enum {
 					 * Replaces the whole map; empty: all 0.
 					 */
 	TCA_LOSSLESS_MODE,		/* nested TCA_LOSSLESS_MODE_*: this port's */
+	TCA_LOSSLESS_ECN_MODE,		/* u8: LOSSLESS_ECN_MODE_* (pool-wide) */
 	__TCA_LOSSLESS_MAX
 };
 
 #define TCA_LOSSLESS_MAX (__TCA_LOSSLESS_MAX - 1)
+
+/*
+ * How the pool's ports mark CE (TCA_LOSSLESS_ECN_MODE): RED on the egress
+ * queue's bytes at enqueue (the ecn thresholds; none while they are off),
+ * or PCN's NP-ECN at dequeue (docs/PCN.md): an ECT packet of a lossless
+ * priority is marked when its queue is not empty behind it, unless it sat
+ * in the queue through a PAUSE of that queue.
+ */
+#define LOSSLESS_ECN_MODE_RED		0
+#define LOSSLESS_ECN_MODE_NP_ECN	1
 
 /* Gate ids (TCA_LOSSLESS_GATES): 0 .. 7 the PFC priorities, 8 the port
  * (802.3x PAUSE), 9 .. 23 free for schemes and frame kinds of our own.
@@ -384,6 +395,10 @@ struct tc_lossless_class_xstats {
 	__u64 credit_frames;	/* TOKENS frames that named its gates */
 	__u64 credit_granted_bytes; /* shares of the link credit, summed */
 	__u64 credit_blocked;	/* dequeues refused for want of credit */
+	/* NP-ECN (appended; ecn-mode np-ecn): what its dequeues decided. */
+	__u64 np_ecn_marked;	/* set CE */
+	__u64 np_ecn_exempt;	/* not marked: sat through a PAUSE (PN) */
+	__u64 np_ecn_not_ect;	/* would be marked, but Not-ECT */
 };
 
 /*

@@ -1318,8 +1318,9 @@ TEST(TcPlugin, HelpIsASynopsisPointingToTheManPage)
 		     "[ egress-alpha ALPHA ] [ lossless-prios PRIOS ]",
 		     "[ reserved SIZE ] [ xon-offset SIZE ] [ cable-delay TIME ]",
 		     "[ sw-delay TIME ] [ headroom SIZE ]",
-		     "[ ecn { KMIN KMAX PMAX | off } ]",
-		     "[ scheme { dt | st [ st-threshold SIZE ]\n",
+		     "[ ecn { KMIN KMAX PMAX | off } ] [ ecn-mode red|np-ecn ]",
+		     "[ scheme { dt | st\n",
+		     "[ st-threshold SIZE ]\n",
 		     "| dsh [ dsh-window TIME ] [ dsh-ewma-shift N ]\n",
 		     "[ dsh-gain N ] [ dsh-variant VARIANT ]\n",
 		     "| spfc [ spfc-window TIME ] [ spfc-irc-th SIZE ]\n",
@@ -1729,6 +1730,23 @@ TEST(TcPluginPrint, ClassXstatsCredit)
 	st.credit_metered = 0;
 	r = Show({"-s", "class", "show", "dev", "lo"}, ClassDump(1, &st, sizeof(st)));
 	EXPECT_NE(r.out.find("  credit off left 3000b"), std::string::npos) << r.out;
+}
+
+// A queue of an ecn-mode np-ecn pool shows what NP-ECN decided, once it
+// decided anything.
+TEST(TcPluginPrint, ClassXstatsNpEcn)
+{
+	tc_lossless_class_xstats st = SampleClassXstats();
+	Result r = Show({"-s", "class", "show", "dev", "lo"}, ClassDump(1, &st, sizeof(st)));
+	EXPECT_EQ(r.out.find("np-ecn"), std::string::npos) << r.out;
+	st.np_ecn_marked = 900;
+	st.np_ecn_exempt = 12;
+	st.np_ecn_not_ect = 3;
+	r = Show({"-s", "class", "show", "dev", "lo"}, ClassDump(1, &st, sizeof(st)));
+	EXPECT_NE(r.out.find("  paused yes pause_frames_rx 11 paused_time 42us\n"
+			     "  np-ecn marked 900 exempt 12 not-ect 3\n"),
+		  std::string::npos)
+		<< r.out;
 }
 
 TEST(TcPluginPrint, ClassXstatsFromOlderKernel)

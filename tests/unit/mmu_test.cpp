@@ -6,6 +6,7 @@
 // Unless a test says otherwise: 1000-byte packets, lossless priority 3,
 // ports at 100 Gbit/s with 10,000 bytes of headroom, no reserve.
 #include "mmu_fixture.h"
+#include "lossless.h"	// the uapi: LOSSLESS_ECN_MODE_*
 
 #include <deque>
 #include <random>
@@ -74,6 +75,13 @@ TEST(MmuConfig, EveryErrorHasItsCode)
 		{"ecn pmax > 1",
 		 [](ll_mmu_config &c) { c.ecn = ll_ecn_red{1000, 2000, 65537, 1}; },
 		 LL_MMU_ERR_ECN},
+		{"ecn-mode np-ecn beside RED",
+		 [](ll_mmu_config &c) {
+			 c.ecn = ll_ecn_red{1000, 2000, 100, 1};
+			 c.ecn_mode = LOSSLESS_ECN_MODE_NP_ECN;
+		 },
+		 LL_MMU_ERR_ECN},
+		{"ecn-mode 2", [](ll_mmu_config &c) { c.ecn_mode = 2; }, LL_MMU_ERR_ECN},
 		{"release order 2", [](ll_mmu_config &c) { c.release_order = 2; },
 		 LL_MMU_ERR_RELEASE_ORDER},
 	};
@@ -90,6 +98,10 @@ TEST(MmuConfig, EveryErrorHasItsCode)
 	// A disabled ECN config is not checked.
 	ll_mmu_config c = good;
 	c.ecn = ll_ecn_red{5000, 10, 99999, 0};
+	EXPECT_EQ(ll_mmu_config_check(&c), LL_MMU_OK);
+	// NP-ECN alone (RED off) is a valid pool.
+	c = good;
+	c.ecn_mode = LOSSLESS_ECN_MODE_NP_ECN;
 	EXPECT_EQ(ll_mmu_config_check(&c), LL_MMU_OK);
 }
 

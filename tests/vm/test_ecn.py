@@ -16,10 +16,21 @@ packet arrived with (IP_RECVTOS).
        - the Not-ECT flow gets no CE and loses nothing (a lossless
          priority is paused, never dropped, ECN or not);
        - zero loss on every flow, no MMU drop.
+  3. `ecn-mode np-ecn` (PCN's NP-ECN at dequeue, docs/PCN.md): refused
+     beside RED with a message, nothing changed; then with `ecn off` the
+     same traffic while the receiver PAUSEs the switch's port to it for
+     one second in the middle:
+       - the ECT flows arrive CE-marked, and the CE packets the receiver
+         counts equal, exactly, the np-ecn marks of the port's queues;
+       - the RESUME exempts the packets queued then (PN): exempt > 0;
+       - the Not-ECT flow's would-be marks are counted (not-ect), it gets
+         no CE; RED marks nothing; zero loss.
 """
 
 import json
 import os
+import re
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -75,6 +86,69 @@ def common_checks(c, tag, sw, sw_ports, sends, res, before):
     return st, marks
 
 
+NP_ECN_RE = re.compile(r"np-ecn marked (\d+) exempt (\d+) not-ect (\d+)")
+
+
+def np_ecn_counters(sw, port):
+    """The port's queues' NP-ECN counters summed: (marked, exempt,
+    not_ect), from tc -s class (iproute2 6.1 has no JSON for classes; a
+    queue that decided nothing shows no line)."""
+    rows = [tuple(int(x) for x in m.groups()) for m in NP_ECN_RE.finditer(sw.run(f"tc -s class show dev {port}"))]
+    return tuple(sum(r[k] for r in rows) for k in range(3))
+
+
+def np_ecn(c, sw, r, r_ip, bottleneck, senders, sw_ports):
+    other = sw_ports[-1]
+    before_opts = qstats(sw, other)["options"]
+    out = sw.run(f"tc qdisc change dev {bottleneck} root handle 1: lossless ecn-mode np-ecn", check=False)
+    c.ok(out.returncode != 0 and "give ecn off with it" in out.stderr,
+         "np-ecn: refused beside RED, with a message", out.stderr.strip()[:120])
+    c.eq(qstats(sw, other)["options"], before_opts, "np-ecn: a refusal changed nothing")
+    sw.run(f"tc qdisc change dev {bottleneck} root handle 1: lossless ecn off ecn-mode np-ecn")
+    opts = qstats(sw, other)["options"]
+    c.ok(opts.get("ecn_mode") == "np-ecn" and "ecn_kmin" not in opts, "np-ecn: on in the whole pool",
+         f"{other}: ecn_mode {opts.get('ecn_mode')}")
+    # The receiver PAUSEs the switch's port to it (priority 3) for 1 s.
+    r_if = next(x["ifname"] for x in r.json("ip -j link show") if x["ifname"] != "lo")
+    r_mac = r.link_info(r_if)["address"]
+    q = min(65535, round(1.0 * MBIT * 1e6 / 512) + 1)
+    plan = [{"at": SECONDS / 3, "name": "xoff", "kind": "pfc", "vector": 1 << 3,
+             "times": [0, 0, 0, q, 0, 0, 0, 0]},
+            {"at": SECONDS / 3 + 1, "name": "xon", "kind": "pfc", "vector": 1 << 3, "times": [0] * 8}]
+    before = counters(sw, sw_ports)
+    before_np = np_ecn_counters(sw, bottleneck)
+    pauser = r.popen(f"{Paths.python} {Paths.pause_sender} {r_if} {r_mac} '{json.dumps(plan)}'",
+                     stdin=subprocess.PIPE)
+    if pauser.stdout.readline().strip() != "ready":
+        raise RuntimeError("pause sender failed: " + pauser.communicate()[1])
+    recv = r.popen(f"{Paths.traffic} recv --port {PORT} --idle-exit 5 --duration {SECONDS * 10 + 60}")
+    r.wait_udp(PORT)
+    procs = [h.popen(f"{Paths.traffic} send --dst {r_ip} --port {PORT} --flow {i} --prio 3 --dscp 24 "
+                     f"--size {PAYLOAD} --duration {SECONDS} --sndbuf {SNDBUF}"
+                     + (" --ecn" if i in ECT_FLOWS else ""))
+             for i, (h, _) in enumerate(senders)]
+    pauser.communicate("go\n", timeout=60)
+    sends = [json.loads(p.communicate(timeout=SECONDS * 10 + 60)[0]) for p in procs]
+    res = json.loads(recv.communicate(timeout=SECONDS * 10 + 120)[0])
+    st, marks = common_checks(c, "np-ecn", sw, sw_ports, sends, res, before)
+    after_np = np_ecn_counters(sw, bottleneck)
+    marked, exempt, not_ect = (a - b for a, b in zip(after_np, before_np))
+    ce = {i: flow(res, i)["ce"] for i in range(3)}
+    print(f"  np-ecn at {bottleneck}: marked {marked}, exempt (PN) {exempt}, not-ect {not_ect}; "
+          f"received CE per flow {ce}, of {[flow(res, i)['received'] for i in range(3)]}", flush=True)
+    c.eq(sum(ce.values()), marked, "np-ecn: CE packets received == the port's np-ecn marks")
+    for i in ECT_FLOWS:
+        f = flow(res, i)
+        c.ok(0 < f["ce"] <= f["received"], f"np-ecn: ECT flow h{i} got CE marks", f"{f['ce']} of {f['received']}")
+        c.eq(f["ect0"] + f["ce"], f["received"], f"np-ecn: ECT flow h{i}: every packet ECT(0) or CE")
+    c.ok(exempt > 0, "np-ecn: the RESUME exempted the packets queued then (PN)", f"{exempt}")
+    f2 = flow(res, NOT_ECT_FLOW)
+    c.eq((f2["ce"], f2["not_ect"]), (0, f2["received"]), "np-ecn: the Not-ECT flow got no CE")
+    c.ok(0 < not_ect <= f2["received"], "np-ecn: the Not-ECT flow's would-be marks counted",
+         f"{not_ect} of {f2['received']}")
+    c.eq(sum(marks.values()), 0, "np-ecn: RED marked nothing (ecn_marks)")
+
+
 def main():
     c = Checks("ecn")
     with Topology("ecn") as t:
@@ -128,6 +202,9 @@ def main():
         c.eq(sum(marks.values()), marks[bottleneck], "on: only the congested port marked")
         f2 = flow(res, NOT_ECT_FLOW)
         c.eq((f2["ce"], f2["not_ect"]), (0, f2["received"]), "on: the Not-ECT flow got no CE")
+
+        print("ecn-mode np-ecn (tc qdisc change on the bottleneck port, pool-wide):")
+        np_ecn(c, sw, r, r_ip, bottleneck, senders, sw_ports)
     c.finish()
 
 
