@@ -124,7 +124,7 @@ const struct ll_param ll_params[LL_P_COUNT] = {
 		.nl_attr = TCA_LOSSLESS_ECN_KMIN_BYTES, .word = -1,
 	},
 	[LL_P_ECN_MODE] = {
-		.tc = "ecn-mode", .arg = "red|np-ecn",
+		.tc = "ecn-mode", .arg = "red|np-ecn", .key = "ecn_mode",
 		.help = "how the ports mark CE: red (the ecn thresholds, at enqueue) or np-ecn (PCN's NP-ECN at dequeue: a lossless priority's ECT packet with more behind it, unless it sat through a PAUSE; needs ecn off)",
 		.unit = LL_PARAM_FLAGS, .flags = LL_PARAM_SHOW_NONZERO,
 		.scheme = -1, .min = 0, .max = 1, .def = LOSSLESS_ECN_MODE_RED,

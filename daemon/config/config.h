@@ -129,6 +129,7 @@ struct Pool {
   std::optional<std::uint32_t> xon_offset_bytes;
   std::uint64_t sw_delay_ns = param_default(LL_P_SW_DELAY);
   std::optional<Ecn> ecn;  // nullopt: off
+  std::uint8_t ecn_mode = LOSSLESS_ECN_MODE_RED;  // or _NP_ECN (needs ecn off)
   // [pool.watchdog], its keys over the defaults; nullopt: no such table.
   std::optional<Watchdog> watchdog;
 };

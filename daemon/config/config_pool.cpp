@@ -210,6 +210,13 @@ void Parser::pool_section(const toml::table &t, std::size_t index, Pool &p, bool
     p.sw_delay_ns = *v;
   if (const toml::node *n = t.get(ll_params[LL_P_ECN].key))
     p.ecn = ecn(ctx, *n);
+  if (auto v = param(ctx, t, LL_P_ECN_MODE)) {
+    const char *key = ll_params[LL_P_ECN_MODE].key;
+    if (*v == LOSSLESS_ECN_MODE_NP_ECN && p.ecn)
+      bad(ctx, key, *t.get(key), "np-ecn marks without RED: leave out the ecn table");
+    else
+      p.ecn_mode = static_cast<std::uint8_t>(*v);
+  }
   scheme_tables(t, ctx, *policy_reg, buffer_ok, p);
 }
 

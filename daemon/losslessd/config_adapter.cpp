@@ -77,6 +77,7 @@ Config load_config(const std::string &path)
       pc.ecn_kmax_bytes = p.ecn->kmax_bytes;
       pc.ecn_pmax = p.ecn->pmax;
     }
+    pc.ecn_mode = p.ecn_mode;
     out.pools.push_back(pc);
   }
   for (const auto &p : c.ports) {

@@ -255,6 +255,7 @@ void Daemon::ensure_port(Port &p, bool first_run)
     spec.ecn_kmin_bytes = pool.cfg.ecn_kmin_bytes;
     spec.ecn_kmax_bytes = pool.cfg.ecn_kmax_bytes;
     spec.ecn_pmax = pool.cfg.ecn_pmax;
+    spec.ecn_mode = pool.cfg.ecn_mode;
     spec.watchdog = p.cfg.watchdog;
     rtnl_.add_lossless(p.ifindex, spec);
     p.state = "installed";

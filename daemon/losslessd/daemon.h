@@ -52,6 +52,7 @@ struct PoolConfig {
   std::string policy = "pfc-dt";
   std::uint64_t buffer_bytes = 4 << 20;
   std::optional<std::uint32_t> ecn_kmin_bytes, ecn_kmax_bytes, ecn_pmax;
+  std::uint8_t ecn_mode = LOSSLESS_ECN_MODE_RED;
 };
 
 struct Config {

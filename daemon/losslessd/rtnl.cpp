@@ -199,7 +199,13 @@ void put_options(nl_msg *m, const LosslessSpec &s)
     nla_put_u32(m, TCA_LOSSLESS_ECN_KMIN_BYTES, *s.ecn_kmin_bytes);
     nla_put_u32(m, TCA_LOSSLESS_ECN_KMAX_BYTES, *s.ecn_kmax_bytes);
     nla_put_u32(m, TCA_LOSSLESS_ECN_PMAX, *s.ecn_pmax);
+  } else if (s.ecn_mode == LOSSLESS_ECN_MODE_NP_ECN) {
+    // NP-ECN needs RED off: thresholds that tc left on would refuse it.
+    nla_put_u32(m, TCA_LOSSLESS_ECN_KMIN_BYTES, 0);
+    nla_put_u32(m, TCA_LOSSLESS_ECN_KMAX_BYTES, 0);
+    nla_put_u32(m, TCA_LOSSLESS_ECN_PMAX, 0);
   }
+  put_param(m, LL_P_ECN_MODE, s.ecn_mode);
   if (s.plane_fd)
     nla_put_u32(m, TCA_LOSSLESS_PLANE_FD, static_cast<std::uint32_t>(*s.plane_fd));
   if (s.watchdog) {

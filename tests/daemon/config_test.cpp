@@ -267,6 +267,29 @@ TEST(Config, EcnAsASubTable)
   EXPECT_EQ(c.pools[0].ecn->pmax, 32768u);
 }
 
+// ecn_mode: red by default, np-ecn without an ecn table; beside one, or a
+// name it does not know, refused naming the value.
+TEST(Config, EcnMode)
+{
+  EXPECT_EQ(parse_string(in_pool(""), "t.toml").pools[0].ecn_mode, LOSSLESS_ECN_MODE_RED);
+  Config c = parse_string(in_pool("ecn_mode = \"np-ecn\""), "t.toml");
+  EXPECT_EQ(c.pools[0].ecn_mode, LOSSLESS_ECN_MODE_NP_ECN);
+  EXPECT_FALSE(c.pools[0].ecn);
+  try {
+    parse_string(in_pool("ecn_mode = \"np-ecn\"\necn = { kmin = 1, kmax = 2, pmax = 0.2 }"), "t.toml");
+    ADD_FAILURE() << "np-ecn beside an ecn table was taken";
+  } catch (const std::exception &e) {
+    EXPECT_NE(std::string(e.what()).find("np-ecn marks without RED"), std::string::npos) << e.what();
+  }
+  try {
+    parse_string(in_pool("ecn_mode = \"codel\""), "t.toml");
+    ADD_FAILURE() << "an unknown ecn_mode was taken";
+  } catch (const std::exception &e) {
+    EXPECT_NE(std::string(e.what()).find("ecn_mode"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("codel"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Config, PoolWithoutPortIsAWarning)
 {
   Config c = parse_string(in_pool("") + "\n[[pool]]\nname = \"idle\"\npolicy = \"pfc-dt\"\n",
