@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "pcap_writer.h"
+
 extern "C" {
 #include "cnp.h"
 }
@@ -137,18 +139,6 @@ std::vector<Case> Cases()
 	return v;
 }
 
-void PutLe16(FILE *f, ll_u16 v)
-{
-	std::fputc(v & 0xFF, f);
-	std::fputc(v >> 8, f);
-}
-
-void PutLe32(FILE *f, ll_u32 v)
-{
-	for (int i = 0; i < 4; i++)
-		std::fputc((v >> (8 * i)) & 0xFF, f);
-}
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -159,31 +149,11 @@ int main(int argc, char **argv)
 	}
 	std::vector<Case> cases = Cases();
 
-	FILE *pcap = std::fopen(argv[1], "wb");
-	if (!pcap) {
-		std::perror(argv[1]);
+	std::vector<const std::vector<ll_u8> *> frames;
+	for (const Case &k : cases)
+		frames.push_back(&k.bytes);
+	if (!ll_frames::write_pcap(argv[1], frames))
 		return 1;
-	}
-	// Classic pcap, little endian, microseconds, LINKTYPE_ETHERNET.
-	PutLe32(pcap, 0xA1B2C3D4);
-	PutLe16(pcap, 2);
-	PutLe16(pcap, 4);
-	PutLe32(pcap, 0);
-	PutLe32(pcap, 0);
-	PutLe32(pcap, 65535);
-	PutLe32(pcap, 1);
-	for (size_t n = 0; n < cases.size(); n++) {
-		const Case &k = cases[n];
-		PutLe32(pcap, 1700000000u + (ll_u32)n);
-		PutLe32(pcap, 0);
-		PutLe32(pcap, (ll_u32)k.bytes.size());
-		PutLe32(pcap, (ll_u32)k.bytes.size());
-		std::fwrite(k.bytes.data(), 1, k.bytes.size(), pcap);
-	}
-	if (std::fclose(pcap)) {
-		std::perror(argv[1]);
-		return 1;
-	}
 
 	FILE *js = std::fopen(argv[2], "w");
 	if (!js) {
