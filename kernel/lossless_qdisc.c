@@ -199,8 +199,8 @@ void ll_gates_refresh(struct ll_sched *q)
 
 	q->closed_mask = ll_port_pause_closed_mask(&q->pause);
 	q->next_open_ns = ll_port_pause_next_deadline(&q->pause);
-	if (unlikely(was_closed != q->closed_mask) &&
-	    ll_kport_np_ecn(&q->port))
+	/* In every mode: np-ecn switched on during a pause still knows it. */
+	if (unlikely(was_closed != q->closed_mask))
 		ll_np_ecn_gates(q, was_closed);
 }
 
