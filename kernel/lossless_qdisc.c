@@ -142,6 +142,17 @@ static bool ll_queue_is_strict(const struct ll_sched *q, u32 i)
  * the PFC priorities the priomap sends to it and the port gate. PFC
  * priority p is skb->priority p (0..7).
  */
+/* The packet a queue would send next, or NULL: a child may hold packets
+ * none of which is due yet (sch_fq's earliest departure times); its own
+ * watchdog schedules the root again when one is.
+ */
+static struct sk_buff *ll_queue_peek(struct ll_queue *cl)
+{
+	if (cl->child)
+		return cl->child->ops->peek(cl->child);
+	return cl->skbs.head;
+}
+
 static u32 ll_gate_mask_of(const struct ll_sched *q, u32 i)
 {
 	u32 mask = BIT(LL_GATE_PORT);
@@ -188,7 +199,7 @@ static void ll_np_ecn_gates(struct ll_sched *q, u32 was_closed)
 		if (is && !was)
 			ll_pcn_cp_pause(&cl->pcn);
 		else if (was && !is)
-			ll_pcn_cp_resume(&cl->pcn, cl->skbs.qlen);
+			ll_pcn_cp_resume(&cl->pcn, ll_queue_qlen(cl));
 	}
 }
 
@@ -360,6 +371,31 @@ static bool ll_limit_exempt(const struct ll_sched *q, const struct sk_buff *skb)
 	return ll_kport_lossless(&q->port, skb->priority);
 }
 
+/* Into cl's child qdisc (host ports: no pool, no MMU charge). */
+static int ll_enqueue_child(struct Qdisc *sch, struct ll_queue *cl,
+			    struct sk_buff *skb, struct sk_buff **to_free)
+{
+	struct ll_sched *q = qdisc_priv(sch);
+	unsigned int len = qdisc_pkt_len(skb);
+	int err;
+
+	err = qdisc_enqueue(skb, cl->child, to_free);
+	if (unlikely(err != NET_XMIT_SUCCESS)) {
+		if (net_xmit_drop_count(err)) {
+			cl->qstats.drops++;
+			qdisc_qstats_drop(sch);
+		}
+		return err;
+	}
+	if (!ll_queue_is_strict(q, cl - q->queues) && list_empty(&cl->alist)) {
+		list_add_tail(&cl->alist, &q->active);
+		cl->deficit_bytes = cl->quantum_bytes;
+	}
+	sch->qstats.backlog += len;
+	sch->q.qlen++;
+	return NET_XMIT_SUCCESS;
+}
+
 static int ll_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		      struct sk_buff **to_free)
 {
@@ -397,6 +433,8 @@ static int ll_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		cl->qstats.drops++;
 		return qdisc_drop(skb, sch, to_free);
 	}
+	if (cl->child)
+		return ll_enqueue_child(sch, cl, skb, to_free);
 	if (cl->skbs.qlen >= q->limit_pkts && !ll_limit_exempt(q, skb)) {
 		cl->qstats.drops++;
 		return qdisc_drop(skb, sch, to_free);
@@ -419,32 +457,46 @@ enqueued:
 	return NET_XMIT_SUCCESS;
 }
 
-/* Pick the next data queue to serve, or NULL. Strict queues first in index
- * order, then DWRR among the active ones; closed gates are skipped without
- * touching their deficit.
+/* Pick the next data queue to serve and its next packet (*next), or NULL.
+ * Strict queues first in index order, then DWRR among the active ones;
+ * closed gates are skipped without touching their deficit, and so are
+ * children holding no packet that is due (*held is set then).
  */
-static struct ll_queue *ll_pick(struct ll_sched *q, u32 closed)
+static struct ll_queue *ll_pick(struct ll_sched *q, u32 closed,
+				struct sk_buff **next, bool *held)
 {
+	u64 waiting = 0;	/* children whose packets are not due */
 	struct ll_queue *cl;
 	u32 i;
 
 	for (i = 0; i < q->nstrict; i++) {
 		cl = &q->queues[i];
-		if (cl->skbs.qlen && !(cl->gate_mask & closed))
+		if (!ll_queue_qlen(cl) || (cl->gate_mask & closed))
+			continue;
+		*next = ll_queue_peek(cl);
+		if (*next)
 			return cl;
+		*held = true;
 	}
 	for (;;) {
 		struct ll_queue *first = NULL;
 
 		list_for_each_entry(cl, &q->active, alist) {
-			if (!(cl->gate_mask & closed)) {
+			if (!(cl->gate_mask & closed) &&
+			    !(waiting & BIT_ULL(cl - q->queues))) {
 				first = cl;
 				break;
 			}
 		}
 		if (!first)
 			return NULL;
-		if (qdisc_pkt_len(first->skbs.head) <= first->deficit_bytes)
+		*next = ll_queue_peek(first);
+		if (!*next) {
+			waiting |= BIT_ULL(first - q->queues);
+			*held = true;
+			continue;
+		}
+		if (qdisc_pkt_len(*next) <= first->deficit_bytes)
 			return first;
 		first->deficit_bytes += first->quantum_bytes;
 		list_move_tail(&first->alist, &q->active);
@@ -480,10 +532,10 @@ static bool ll_credit_fits(struct ll_sched *q, struct ll_queue *cl, u64 now)
 static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 {
 	struct ll_sched *q = qdisc_priv(sch);
-	struct qdisc_skb_head *head = NULL;
+	struct sk_buff *skb, *frames, *next = NULL;
 	struct ll_queue *cl = NULL;
 	u64 now, wait, wake = LL_MMU_NEVER;
-	struct sk_buff *skb, *frames;
+	bool held = false;
 	u32 closed;
 
 	/* Nothing queued and no PFC frame possibly due: the common empty
@@ -504,21 +556,24 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 	closed = ll_gates_closed(q, now);
 
 	if (q->ctrl.qlen) {
-		head = &q->ctrl;
+		next = q->ctrl.head;
 	} else {
-		cl = ll_pick(q, closed);
+		cl = ll_pick(q, closed, &next, &held);
 		/* A metered queue sends within its credit only (pause.h). */
 		while (unlikely(cl && (cl->gate_mask & q->credit.metered)) &&
 		       !ll_credit_fits(q, cl, now)) {
 			closed |= cl->gate_mask & q->credit.metered;
-			cl = ll_pick(q, closed);
+			cl = ll_pick(q, closed, &next, &held);
 		}
 		if (!cl) {
-			/* Backlog exists but every backlogged queue is paused:
-			 * sleep until the first gate opens by itself (an XON
-			 * arrives through enqueue, which runs dequeue again).
+			/* Backlog exists but every backlogged queue is paused
+			 * (or a child's packets are not due: its watchdog
+			 * wakes us): sleep until the first gate opens by
+			 * itself (an XON arrives through enqueue, which runs
+			 * dequeue again).
 			 */
-			q->pause_blocked++;
+			if (!held)
+				q->pause_blocked++;
 			if (q->next_open_ns)
 				wake = min(wake, q->next_open_ns);
 			/* Metering without a downstream ends at its lease;
@@ -530,29 +585,34 @@ static struct sk_buff *ll_dequeue(struct Qdisc *sch)
 			ll_shaper_idle(&q->shaper, now);
 			goto idle;
 		}
-		head = &cl->skbs;
 	}
 
-	wait = ll_shaper_take(&q->shaper, qdisc_pkt_len(head->head), now);
+	wait = ll_shaper_take(&q->shaper, qdisc_pkt_len(next), now);
 	if (wait) {
 		q->throttled++;
 		wake = min(wake, wait);
 		goto idle;
 	}
 
-	skb = __qdisc_dequeue_head(head);
+	if (!cl)
+		skb = __qdisc_dequeue_head(&q->ctrl);
+	else if (cl->child)
+		skb = qdisc_dequeue_peeked(cl->child);
+	else
+		skb = __qdisc_dequeue_head(&cl->skbs);
 	if (cl) {
 		if (unlikely(cl->gate_mask & q->credit.metered))
 			ll_port_credit_charge(&q->credit, cl->gate_mask,
 					      qdisc_pkt_len(skb));
-		cl->qstats.backlog -= qdisc_pkt_len(skb);
+		if (!cl->child)		/* a child keeps its own backlog */
+			cl->qstats.backlog -= qdisc_pkt_len(skb);
 		if (ll_kport_np_ecn(&q->port))
 			ll_np_ecn_dequeue(q, cl, skb);
 		_bstats_update(&cl->bstats, qdisc_pkt_len(skb), 1);
 		if (!ll_queue_is_strict(q, cl - q->queues)) {
 			cl->deficit_bytes -= qdisc_pkt_len(skb);
-			if (!cl->skbs.qlen)
-				list_del(&cl->alist);
+			if (!ll_queue_qlen(cl))
+				list_del_init(&cl->alist);
 		}
 		ll_kport_release(&q->port, skb, now);
 	}
@@ -587,13 +647,22 @@ idle:
  */
 void ll_purge_queue(struct Qdisc *sch, struct ll_queue *cl, bool rtnl)
 {
-	unsigned int pkts = cl->skbs.qlen, bytes = cl->qstats.backlog;
+	unsigned int pkts = ll_queue_qlen(cl), bytes = cl->qstats.backlog;
 	struct ll_sched *q = qdisc_priv(sch);
 
 	if (!pkts)
 		return;
 	if (!list_empty(&cl->alist))
 		list_del_init(&cl->alist);
+	if (cl->child) {
+		/* Reset it; the tree's counters (ours too) follow, drops
+		 * counted.
+		 */
+		if (!rtnl)
+			cl->qstats.drops += pkts;
+		qdisc_purge_queue(cl->child);
+		goto purged;
+	}
 	ll_kport_release_list(&q->port, cl->skbs.head);
 	if (rtnl) {
 		rtnl_kfree_skbs(cl->skbs.head, cl->skbs.tail);
@@ -604,10 +673,11 @@ void ll_purge_queue(struct Qdisc *sch, struct ll_queue *cl, bool rtnl)
 	}
 	ll_skb_head_init(&cl->skbs);
 	cl->qstats.backlog = 0;
-	ll_pcn_cp_drop(&cl->pcn, 0);
 	sch->q.qlen -= pkts;
 	sch->qstats.backlog -= bytes;
 	qdisc_tree_reduce_backlog(sch, pkts, bytes);
+purged:
+	ll_pcn_cp_drop(&cl->pcn, 0);
 	if (!sch->q.qlen)
 		ll_shaper_idle(&q->shaper, ll_now_ns());
 }
@@ -663,6 +733,8 @@ static void ll_reset(struct Qdisc *sch)
 		ll_kport_release_list(&q->port, cl->skbs.head);
 		rtnl_kfree_skbs(cl->skbs.head, cl->skbs.tail);
 		ll_skb_head_init(&cl->skbs);
+		if (cl->child)
+			qdisc_reset(cl->child);
 		INIT_LIST_HEAD(&cl->alist);
 		cl->qstats.backlog = 0;
 		cl->deficit_bytes = 0;
@@ -850,6 +922,16 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 			return err;
 	}
 
+	for (i = nqueues; i < q->nqueues; i++) {
+		if (q->queues[i].child) {
+			LL_ERR(extack,
+			       "a queue to remove has a child qdisc: delete it first",
+			       "queue %u (class %x:%x) has a child qdisc: delete it first",
+			       i, TC_H_MAJ(sch->handle) >> 16, i + 1);
+			return -EBUSY;
+		}
+	}
+
 	/* nqueues is 0 until init's ll_change() has succeeded. */
 	err = ll_kport_change(&q->port, tb, rate, catchup, !q->nqueues, extack);
 	if (err)
@@ -880,7 +962,7 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 			WRITE_ONCE(cl->gate_cfg, 0);
 		cl->gate_mask = ll_gate_mask_of(q, i);
 		INIT_LIST_HEAD(&cl->alist);
-		if (!ll_queue_is_strict(q, i) && cl->skbs.qlen) {
+		if (!ll_queue_is_strict(q, i) && ll_queue_qlen(cl)) {
 			list_add_tail(&cl->alist, &q->active);
 			cl->deficit_bytes = cl->quantum_bytes;
 		}
@@ -933,6 +1015,7 @@ static int ll_init(struct Qdisc *sch, struct nlattr *opt,
 static void ll_destroy(struct Qdisc *sch)
 {
 	struct ll_sched *q = qdisc_priv(sch);
+	u32 i;
 
 	/* The timer re-arms only while enabled: turn it off, then wait. */
 	WRITE_ONCE(q->wd.cfg.action, LL_WD_OFF);
@@ -943,6 +1026,8 @@ static void ll_destroy(struct Qdisc *sch)
 	local_bh_disable();	/* ll_reset() takes the pool lock without _bh */
 	ll_reset(sch);
 	local_bh_enable();
+	for (i = 0; i < LOSSLESS_MAX_QUEUES; i++)
+		qdisc_put(q->queues[i].child);
 	ll_kport_leave(&q->port);
 }
 
@@ -1070,17 +1155,54 @@ static unsigned long ll_class_find(struct Qdisc *sch, u32 classid)
 	return minor && minor <= q->nqueues ? minor : 0;
 }
 
+/* NULL: the queue is its internal FIFO. */
 static struct Qdisc *ll_class_leaf(struct Qdisc *sch, unsigned long arg)
 {
-	return NULL;	/* queues are internal FIFOs, not child qdiscs */
+	return ll_class(sch, arg)->child;
+}
+
+/* A child qdisc replaces the queue's FIFO (new NULL: back to the FIFO).
+ * Host ports only: a pool charges and releases each packet at the FIFO,
+ * and a child could hold or drop them where the MMU does not see it.
+ */
+static int ll_class_graft(struct Qdisc *sch, unsigned long arg,
+			  struct Qdisc *new, struct Qdisc **old,
+			  struct netlink_ext_ack *extack)
+{
+	struct ll_sched *q = qdisc_priv(sch);
+	struct ll_queue *cl = ll_class(sch, arg);
+
+	if (new && q->port.pool) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "a queue of a pool's port keeps its FIFO: child qdiscs are for ports without a pool");
+		return -EOPNOTSUPP;
+	}
+	sch_tree_lock(sch);
+	/* What the FIFO or the old child holds is dropped, as a graft does. */
+	ll_purge_queue(sch, cl, true);
+	*old = cl->child;
+	cl->child = new;
+	sch_tree_unlock(sch);
+	return 0;
+}
+
+/* The child went empty by itself (its own drops, a purge). */
+static void ll_class_qlen_notify(struct Qdisc *sch, unsigned long arg)
+{
+	struct ll_queue *cl = ll_class(sch, arg);
+
+	if (!list_empty(&cl->alist))
+		list_del_init(&cl->alist);
 }
 
 static int ll_class_dump(struct Qdisc *sch, unsigned long arg,
 			 struct sk_buff *skb, struct tcmsg *tcm)
 {
+	struct ll_queue *cl = ll_class(sch, arg);
+
 	tcm->tcm_parent = TC_H_ROOT;
 	tcm->tcm_handle = TC_H_MAKE(sch->handle, arg);
-	tcm->tcm_info = 0;
+	tcm->tcm_info = cl->child ? cl->child->handle : 0;
 	return 0;
 }
 
@@ -1097,6 +1219,7 @@ static int ll_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 		.quantum_bytes = cl->quantum_bytes,
 		.limit_pkts = q->limit_pkts,
 	};
+	struct gnet_stats_queue qs;
 	u64 now = ll_now_ns();
 
 	ll_port_pause_expire(&q->pause, now);
@@ -1123,8 +1246,11 @@ static int ll_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	st.np_ecn_marked = cl->np_ecn_marked;
 	st.np_ecn_exempt = cl->np_ecn_exempt;
 	st.np_ecn_not_ect = cl->np_ecn_not_ect;
+	qs = cl->qstats;
+	if (cl->child)
+		qs.backlog = cl->child->qstats.backlog;
 	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
-	    gnet_stats_copy_queue(d, NULL, &cl->qstats, cl->skbs.qlen) < 0)
+	    gnet_stats_copy_queue(d, NULL, &qs, ll_queue_qlen(cl)) < 0)
 		return -1;
 	return ll_put_xstats(d, &st, sizeof(st));
 }
@@ -1150,7 +1276,9 @@ static void ll_class_walk(struct Qdisc *sch, struct qdisc_walker *arg)
 }
 
 static const struct Qdisc_class_ops ll_class_ops = {
+	.graft		= ll_class_graft,
 	.leaf		= ll_class_leaf,
+	.qlen_notify	= ll_class_qlen_notify,
 	.find		= ll_class_find,
 	.walk		= ll_class_walk,
 	.dump		= ll_class_dump,

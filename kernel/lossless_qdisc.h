@@ -19,7 +19,14 @@
 #include "uapi/lossless.h"
 
 struct ll_queue {
-	struct qdisc_skb_head skbs;
+	struct qdisc_skb_head skbs;	/* the FIFO, unless child is set */
+	/*
+	 * A child qdisc grafted on the class (`tc qdisc add ... parent
+	 * MAJOR:N fq`), host ports only: it holds the packets instead of the
+	 * FIFO, e.g. sch_fq pacing each flow by its departure time, while the
+	 * gates still decide when the queue may send.
+	 */
+	struct Qdisc *child;
 	struct list_head alist;		/* on ll_sched.active while DWRR+backlog */
 	u32 quantum_bytes;
 	u32 deficit_bytes;
@@ -78,6 +85,12 @@ struct ll_sched {
 
 	struct ll_queue queues[LOSSLESS_MAX_QUEUES];
 };
+
+/* Packets a queue holds: its FIFO's or its child qdisc's. */
+static inline unsigned int ll_queue_qlen(const struct ll_queue *cl)
+{
+	return cl->child ? cl->child->q.qlen : cl->skbs.qlen;
+}
 
 /* lossless_qdisc.c */
 u64 ll_now_ns(void);

@@ -76,7 +76,7 @@ static void ll_wd_tick(struct Qdisc *sch, u64 now)
 		if (v.paused_mask & BIT(p))
 			v.closed_since_ns[p] = q->pause.gates[p].closed_since_ns;
 	for (i = 0; i < q->nqueues; i++)
-		if (q->queues[i].skbs.qlen)
+		if (ll_queue_qlen(&q->queues[i]))
 			v.backlog_mask |= q->queues[i].gate_mask & prios;
 	if (q->port.pool && q->wd.cfg.xoff_alarm_ns)
 		v.told_xoff_mask = ll_kport_told_xoff(&q->port, now);
@@ -101,8 +101,8 @@ static void ll_wd_tick(struct Qdisc *sch, u64 now)
 		struct ll_queue *cl = &q->queues[i];
 		u32 hit = cl->gate_mask & ch.stormed & q->wd_drop_mask;
 
-		if (hit && cl->skbs.qlen) {
-			q->wd.prio[__ffs(hit)].dropped += cl->skbs.qlen;
+		if (hit && ll_queue_qlen(cl)) {
+			q->wd.prio[__ffs(hit)].dropped += ll_queue_qlen(cl);
 			ll_purge_queue(sch, cl, false);
 		}
 	}

@@ -67,7 +67,7 @@ def ensure_modules():
     """For scripts run in the VM without tests/vm/run-all.sh (the benches):
     the guest modules the topologies need, and the freshly built
     sch_lossless.ko unless it is loaded already."""
-    sh("modprobe -a veth bridge sch_ingress cls_bpf sch_tbf sch_netem cls_matchall act_mirred")
+    sh("modprobe -a veth bridge sch_ingress cls_bpf sch_tbf sch_netem cls_matchall act_mirred sch_fq")
     with open("/proc/modules") as f:
         if not any(line.startswith("sch_lossless ") for line in f):
             sh(f"insmod {Paths.module}")

@@ -35,7 +35,7 @@ if [ "$(uname -r)" = "$(cat /proc/sys/kernel/osrelease 2>/dev/null)" ] && [ ! -e
 	echo "run-all.sh: this kernel has no module support; run me through vm-images/run-vm" >&2
 	exit 2
 fi
-for m in veth bridge sch_ingress cls_bpf sch_tbf sch_netem cls_matchall act_mirred; do modprobe "$m" || { echo "run-all.sh: modprobe $m failed" >&2; exit 2; }; done
+for m in veth bridge sch_ingress cls_bpf sch_tbf sch_netem cls_matchall act_mirred sch_fq; do modprobe "$m" || { echo "run-all.sh: modprobe $m failed" >&2; exit 2; }; done
 insmod "$top/kernel/sch_lossless.ko" || { echo "run-all.sh: insmod sch_lossless.ko failed" >&2; exit 2; }
 
 if [ $# -gt 0 ]; then names=("$@"); else mapfile -t names < <("$here/budget.sh" list); fi
