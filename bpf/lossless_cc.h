@@ -48,7 +48,6 @@
 #define LOSSLESS_CC_H
 
 #include <linux/types.h>
-#include <linux/bpf.h>	/* struct bpf_spin_lock */
 
 #ifdef __cplusplus
 extern "C" {	/* the core is C */
@@ -69,6 +68,8 @@ extern "C" {	/* the core is C */
 #define LL_CC_MAP_NP "ll_cc_np"
 #define LL_CC_MAP_RP "ll_cc_rp"
 #define LL_CC_MAP_STATS "ll_cc_stats"
+/* Private to the programs (not pinned): struct ll_cc_cnp_pending per CPU. */
+#define LL_CC_MAP_SCRATCH "ll_cc_scratch"
 
 enum ll_cc_algo {
 	LL_CC_OFF = 0,		/* pass everything, keep no state */
@@ -103,9 +104,19 @@ struct ll_cc_flow_key {
 	__be16 dport;
 };
 
+/*
+ * Flow entries are guarded by `busy`, a try-lock word the programs claim
+ * with an atomic compare-and-swap (0 -> 1) and release (-> 0). Not a
+ * struct bpf_spin_lock: the kernel refuses one in an LRU_HASH value
+ * (EOPNOTSUPP at map creation, every version), and the verifier forbids
+ * calls (the core's functions) while one is held. Userspace writes 0 and
+ * reads without BPF_F_LOCK (a value may be mid-update: fields are read
+ * one by one, each consistent by itself).
+ */
+
 /* A flow at the receiver (NP). */
 struct ll_cc_np {
-	struct bpf_spin_lock lock;	/* guards everything below */
+	__u32 busy;			/* guards everything below */
 	__u16 cnp_seq;			/* the next CNP's sequence number */
 	__u16 reserved;
 	struct ll_pcn_np_flow pcn;
@@ -122,7 +133,7 @@ struct ll_cc_np {
 
 /* A flow at the sender (RP). */
 struct ll_cc_rp {
-	struct bpf_spin_lock lock;	/* guards everything below */
+	__u32 busy;			/* guards everything below */
 	__u8 algo;			/* the algorithm its state is of */
 	__u8 seq_valid;			/* last_seq holds a CNP's */
 	__u16 last_seq;			/* PCN: the last CNP's sequence */
@@ -158,6 +169,18 @@ struct ll_cc_stats {
 	__u64 flow_alloc_failed;	/* a new flow's map update failed */
 	__u64 not_ipv4;			/* RoCEv2 over IPv6: passed, no CC */
 	__u64 truncated;		/* UDP 4791 too short for a BTH */
+};
+
+/*
+ * The CNP that ll_cc_ingress decided on, for the clone it hands to the
+ * egress of the same port (bpf_clone_redirect() transmits the clone before
+ * it returns, on the same CPU: a per-CPU slot is enough). key is the data
+ * flow's; ll_cc_egress builds the CNP only for a clone of that flow.
+ */
+struct ll_cc_cnp_pending {
+	struct ll_cc_flow_key key;
+	struct ll_cnp cnp;		/* 20 octets */
+	__u32 valid;			/* 1 from ingress until egress takes it */
 };
 
 #endif /* LOSSLESS_CC_H */
