@@ -5,9 +5,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include <bpf/libbpf.h>
 
-#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -139,34 +137,6 @@ EXAMPLES
 SEE ALSO
     tc(8), tc-bpf(8), bpftool(8), ip-netns(8)
 )";
-
-// libbpf's print callbacks (libbpf_set_print() takes no context).
-int libbpf_print_warnings(enum libbpf_print_level level, const char *fmt,
-                          va_list ap)
-{
-  if (level == LIBBPF_DEBUG)
-    return 0;
-  char msg[1024];
-  va_list copy;
-  va_copy(copy, ap);
-  std::vsnprintf(msg, sizeof(msg), fmt, copy);
-  va_end(copy);
-  // libbpf prints the kernel's extack for every failed tc request, also for
-  // the ones the library expects and handles: clsact already there
-  // (EEXIST is fine), or no filter of ours (reported in plain words).
-  for (const char *benign :
-       {"Exclusivity flag on", "Cannot find specified filter chain",
-        "Filter with specified priority/protocol not found",
-        "Specified filter handle not found", "Parent Qdisc doesn't exists"})
-    if (std::strstr(msg, benign))
-      return 0;
-  return std::fputs(msg, stderr);
-}
-
-int libbpf_print_all(enum libbpf_print_level, const char *fmt, va_list ap)
-{
-  return std::vfprintf(stderr, fmt, ap);
-}
 
 struct UsageError {
   std::string msg;
@@ -542,14 +512,14 @@ int run(const Args &a)
 
 int main(int argc, char **argv)
 {
-  libbpf_set_print(libbpf_print_warnings);
+  li::set_libbpf_print(false);
   try {
     bool exit_now;
     Args a = parse_args(argc, argv, exit_now);
     if (exit_now)
       return kExitOk;
     if (a.verbose)
-      libbpf_set_print(libbpf_print_all);
+      li::set_libbpf_print(true);
     return run(a);
   } catch (const UsageError &e) {
     std::fprintf(stderr,

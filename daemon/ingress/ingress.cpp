@@ -14,6 +14,8 @@
 #include <bpf/libbpf.h>
 
 #include <algorithm>
+#include <cstdarg>
+#include <cstdio>
 #include <cstring>
 #include <set>
 
@@ -46,40 +48,12 @@ std::string hint_for(int err)
 
 [[noreturn]] void fail(int err, const std::string &what)
 {
-  if (err < 0)
-    err = -err;
-  throw Error(err, what + ": " + errno_text(err), hint_for(err));
-}
-
-// "eth0", or "ifindex 7" for a device this namespace does not know.
-std::string port_label(std::uint32_t ifindex)
-{
-  std::string name = ifname_of(ifindex);
-  return name.empty() ? "ifindex " + std::to_string(ifindex) : name;
-}
-
-Fd dup_fd(int fd)
-{
-  int d = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-  if (d < 0)
-    fail(errno, "dup of a map fd");
-  return Fd(d);
+  throw_errno(err, what);
 }
 
 std::string pin_path(const std::string &dir, const char *name)
 {
   return dir + "/" + name;
-}
-
-// false if path does not exist; throws if it cannot be checked (EACCES...).
-bool exists(const std::string &path)
-{
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0)
-    return true;
-  if (errno == ENOENT || errno == ENOTDIR)
-    return false;
-  fail(errno, "cannot access " + path);
 }
 
 bpf_tc_hook ingress_hook(std::uint32_t ifindex)
@@ -100,17 +74,6 @@ bpf_tc_opts our_filter()
   opts.handle = kTcHandle;
   opts.priority = kTcPriority;
   return opts;
-}
-
-void mkdir_p(const std::string &dir)
-{
-  for (std::size_t pos = 1; pos <= dir.size(); pos++) {
-    if (pos != dir.size() && dir[pos] != '/')
-      continue;
-    std::string sub = dir.substr(0, pos);
-    if (::mkdir(sub.c_str(), 0700) && errno != EEXIST)
-      fail(errno, "cannot create " + sub);
-  }
 }
 
 // Per-CPU values: the kernel copies one round_up(size, 8) slot per possible
@@ -148,13 +111,65 @@ void collect_keys(int fd, std::set<std::uint32_t> &out)
     fail(errno, "iterating a map");
 }
 
-// The layout a pinned map must have to be reused by this program version.
-void check_compatible(int fd, bpf_map *map, const std::string &path)
+}  // namespace
+
+// ---------------------------------------------------------------- shared
+
+[[noreturn]] void throw_errno(int err, const std::string &what)
 {
+  if (err < 0)
+    err = -err;
+  throw Error(err, what + ": " + errno_text(err), hint_for(err));
+}
+
+std::string port_label(std::uint32_t ifindex)
+{
+  std::string name = ifname_of(ifindex);
+  return name.empty() ? "ifindex " + std::to_string(ifindex) : name;
+}
+
+Fd dup_fd(int fd)
+{
+  int d = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  if (d < 0)
+    fail(errno, "dup of a map fd");
+  return Fd(d);
+}
+
+bool path_exists(const std::string &path)
+{
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0)
+    return true;
+  if (errno == ENOENT || errno == ENOTDIR)
+    return false;
+  fail(errno, "cannot access " + path);
+}
+
+void mkdir_p(const std::string &dir)
+{
+  for (std::size_t pos = 1; pos <= dir.size(); pos++) {
+    if (pos != dir.size() && dir[pos] != '/')
+      continue;
+    std::string sub = dir.substr(0, pos);
+    if (::mkdir(sub.c_str(), 0700) && errno != EEXIST)
+      fail(errno, "cannot create " + sub);
+  }
+}
+
+bool reuse_pinned_map(bpf_map *map, const std::string &path)
+{
+  Fd fd(bpf_obj_get(path.c_str()));
+  if (!fd) {
+    if (errno == ENOENT)
+      return false;
+    fail(errno, "cannot open pinned map " + path);
+  }
+  // The layout a pinned map must have to be reused by this program version.
   bpf_map_info info;
   std::uint32_t len = sizeof(info);
   std::memset(&info, 0, sizeof(info));
-  if (bpf_obj_get_info_by_fd(fd, &info, &len))
+  if (bpf_obj_get_info_by_fd(fd.get(), &info, &len))
     fail(errno, "cannot inspect pinned map " + path);
   if (info.type != bpf_map__type(map) ||
       info.key_size != bpf_map__key_size(map) ||
@@ -166,9 +181,48 @@ void check_compatible(int fd, bpf_map *map, const std::string &path)
                     "(left by another version?)",
                 "detach every port, then remove the stale pins: rm " + path +
                     " (its config or counters are lost)");
+  int err = bpf_map__reuse_fd(map, fd.get());  // dups the fd
+  if (err)
+    fail(err, "cannot reuse pinned map " + path);
+  return true;
+}
+
+namespace {
+
+// libbpf's print callbacks (libbpf_set_print() takes no context).
+int libbpf_print_warnings(enum libbpf_print_level level, const char *fmt,
+                          va_list ap)
+{
+  if (level == LIBBPF_DEBUG)
+    return 0;
+  char msg[1024];
+  va_list copy;
+  va_copy(copy, ap);
+  std::vsnprintf(msg, sizeof(msg), fmt, copy);
+  va_end(copy);
+  // libbpf prints the kernel's extack for every failed tc request, also for
+  // the ones the libraries expect and handle: clsact already there
+  // (EEXIST is fine), or no filter of ours (reported in plain words).
+  for (const char *benign :
+       {"Exclusivity flag on", "Cannot find specified filter chain",
+        "Filter with specified priority/protocol not found",
+        "Specified filter handle not found", "Parent Qdisc doesn't exists"})
+    if (std::strstr(msg, benign))
+      return 0;
+  return std::fputs(msg, stderr);
+}
+
+int libbpf_print_all(enum libbpf_print_level, const char *fmt, va_list ap)
+{
+  return std::vfprintf(stderr, fmt, ap);
 }
 
 }  // namespace
+
+void set_libbpf_print(bool verbose)
+{
+  libbpf_set_print(verbose ? libbpf_print_all : libbpf_print_warnings);
+}
 
 Error::Error(int err, const std::string &what, std::string hint)
     : std::runtime_error(what), code_(err), hint_(std::move(hint))
@@ -272,7 +326,7 @@ bool Maps::pinned(const std::string &pin_dir)
   for (const char *name :
        {LL_INGRESS_MAP_PORT_CFG, LL_INGRESS_MAP_DSCP, LL_INGRESS_MAP_PRIO_STATS,
         LL_INGRESS_MAP_CTRL_STATS})
-    if (!exists(pin_path(pin_dir, name)))
+    if (!path_exists(pin_path(pin_dir, name)))
       return false;
   return true;
 }
@@ -451,20 +505,9 @@ Program Program::load(const Options &opts)
   if (!opts.pin_dir.empty()) {
     check_bpffs(opts.pin_dir);
     mkdir_p(opts.pin_dir);
-    for (int i = 0; i < 4; i++) {
-      std::string path = pin_path(opts.pin_dir, bpf_map__name(shared[i]));
-      Fd fd(bpf_obj_get(path.c_str()));
-      if (!fd) {
-        if (errno == ENOENT)
-          continue;
-        fail(errno, "cannot open pinned map " + path);
-      }
-      check_compatible(fd.get(), shared[i], path);
-      int err = bpf_map__reuse_fd(shared[i], fd.get());  // dups the fd
-      if (err)
-        fail(err, "cannot reuse pinned map " + path);
-      reused[i] = true;
-    }
+    for (int i = 0; i < 4; i++)
+      reused[i] = reuse_pinned_map(
+          shared[i], pin_path(opts.pin_dir, bpf_map__name(shared[i])));
   }
 
   if (!opts.load_program)

@@ -26,6 +26,8 @@
 
 #include "lossless_ingress.h"  // bpf/: map layouts (pulls pfc.h, lossless.h)
 
+struct bpf_map;  // libbpf
+
 namespace lossless::ingress {
 
 inline constexpr const char *kDefaultPinDir = "/sys/fs/bpf/lossless";
@@ -191,5 +193,29 @@ std::string ifname_of(std::uint32_t ifindex);
 // Throws Error with a mount hint unless path (or its nearest existing
 // parent) is on a bpf file system.
 void check_bpffs(const std::string &path);
+
+// ---- Building blocks shared with the other TC loaders (daemon/cc).
+
+// Throws Error(err, what + ": " + strerror(err)) with the hint users need
+// for it (root for EPERM/EACCES, `ip link` for ENODEV). err may be
+// negative (libbpf's -errno).
+[[noreturn]] void throw_errno(int err, const std::string &what);
+// "eth0", or "ifindex 7" for a device this namespace does not know.
+std::string port_label(std::uint32_t ifindex);
+// A close-on-exec duplicate of fd (another owner's map fd).
+Fd dup_fd(int fd);
+// false if path does not exist; throws if it cannot be checked (EACCES...).
+bool path_exists(const std::string &path);
+// mkdir -p with mode 0700 for the missing parts.
+void mkdir_p(const std::string &dir);
+// Makes map (of an opened, not yet loaded bpf_object) reuse the map pinned
+// at path: false if nothing is pinned there; throws Error with a hint if the
+// pinned map's type, key or value size or max_entries differ from map's.
+bool reuse_pinned_map(::bpf_map *map, const std::string &path);
+// libbpf's messages on stderr for a CLI: everything (verifier logs) if
+// verbose, else warnings, without the kernel's extack for the tc requests
+// these libraries expect to fail and handle (clsact already there, no
+// filter of ours yet).
+void set_libbpf_print(bool verbose);
 
 }  // namespace lossless::ingress
