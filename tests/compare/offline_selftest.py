@@ -339,6 +339,24 @@ def main():
     with open(png, "rb") as f:
         check(f.read(8) == b"\x89PNG\r\n\x1a\n", "the plot: a PNG", f"{os.path.getsize(png)} B")
 
+    # Columns with the hosts' congestion control (SCHEME+CC).
+    pv = rc.load_scenario("pcn-victim")
+    opts = rc.scheme_options(pv, ["dt", "dt+pcn", "dt+dcqcn", "spfc+pcn"], {})
+    check(opts["dt"] == "scheme dt" and opts["dt+pcn"] == "scheme dt ecn off ecn-mode np-ecn" and
+          opts["dt+dcqcn"].startswith("scheme dt ecn ") and
+          opts["spfc+pcn"] == "scheme spfc spfc-window 100ms spfc-k 3 ecn off ecn-mode np-ecn",
+          "scheme_options: SCHEME+CC is the scheme's options and the CC's switch marking", f"{opts}")
+    c0 = rc.sender_cmds(pv, 0, 123, ["10.0.0.2"], "10.0.0.1", ["10.0.0.1", "10.0.0.2"])
+    check(all("--port 4791" in c and c.endswith("--roce") for c in c0) and rc.data_classes(pv) == [4],
+          "network.roce: RoCEv2 on UDP 4791 from every sender; fq goes on class 1:4", f"{c0}")
+    for cols, want in ((["dt+tcp"], "'tcp' unknown"),
+                       (["dt+pcn"], "acts on RoCEv2 only")):
+        try:
+            rc.check_columns(rc.load_scenario("spfc-victim") if want.startswith("acts") else pv, cols)
+            check(False, f"column {cols[0]} refused", "accepted")
+        except rc.ScenarioError as e:
+            check(want in str(e), f"column {cols[0]} refused: \"{want}\"", str(e))
+
     script = os.path.join(HERE, "run_compare.py")
     for args, want in ((["--scenario", "nope"], "no scenario 'nope'"),
                        (["--scheme-options", "x"], "want NAME=OPTIONS"),

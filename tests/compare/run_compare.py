@@ -38,11 +38,13 @@ sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from incast import BACKLOG_SYSCTL, size_backlog  # noqa: E402
 from topology import Paths, Topology, announce, ensure_modules, ping, wait_for  # noqa: E402
 
-FLOWS = os.path.join(Paths.build, "tests", "tools", "ll-flows")
+FLOWS = Paths.flows
 SCENARIOS = os.path.join(HERE, "scenarios")
 WORKLOADS = os.path.join(HERE, "workloads")
 WIRE_OVERHEAD = 42  # UDP + IPv4 + Ethernet, as ll-flows counts
 PORT = 5000
+ROCE_PORT = 4791    # RoCEv2's UDP port: the only one the hosts' CC acts on
+HOST_CC = ("pcn", "dcqcn")
 
 # Every key a scenario file may hold, with its default (None: required;
 # AUTO: computed from other keys).
@@ -71,6 +73,22 @@ SCHEMA = {
         # on the switch's ports to the receivers (STRICT_PRIO below):
         # several priorities that share a link, BifrostX's upstream.
         "strict_priority": False,
+        # RoCEv2 datagrams (ll-flows --roce: UDP 4791, BTH, ECT(0)), what
+        # the hosts' congestion control acts on; required by a column with
+        # host CC ("dt+pcn"), so that its baseline sends the same packets.
+        "roce": False,
+    },
+    # The hosts' congestion control of a column "SCHEME+CC" (CC pcn or
+    # dcqcn, lossless-cc(8), docs/PCN.md): the lossless-cc set options of
+    # each, and the switch's marking it needs (added to the pool options).
+    "host_cc": {
+        "pcn": "--period 10ms",
+        "pcn_marking": "ecn off ecn-mode np-ecn",
+        "dcqcn": ("--cnp-interval 10ms --rate-timer 10ms --alpha-timer 10ms "
+                  "--byte-counter 1mb --rai 500kbit --rhai 2mbit"),
+        "dcqcn_marking": "ecn 5kb 50kb 0.2",
+        "cnp_prio": 6,         # skb->priority of the CNPs the receivers send
+        "cnp_dscp": 48,        # and their DSCP
     },
     "background": {
         "cdf": None,           # a file in tests/compare/workloads, or a path
@@ -207,8 +225,9 @@ def load_scenario(name):
     for k in ("senders", "receivers", "rate_mbit", "host_limit", "sndbuf", "payload"):
         if not isinstance(net[k], (int, float)) or net[k] <= 0:
             raise ScenarioError(f"{path}: network.{k}: want a positive number")
-    if not isinstance(net["strict_priority"], bool):
-        raise ScenarioError(f"{path}: network.strict_priority: want true or false")
+    for k in ("strict_priority", "roce"):
+        if not isinstance(net[k], bool):
+            raise ScenarioError(f"{path}: network.{k}: want true or false")
     if not isinstance(s["duration"], (int, float)) or s["duration"] <= 0:
         raise ScenarioError(f"{path}: duration: want seconds > 0")
     if not isinstance(s["schemes"], list) or not s["schemes"] or \
@@ -358,6 +377,64 @@ def popen(host, cmd):
     return p
 
 
+def split_column(name):
+    """A column "SCHEME" or "SCHEME+CC": (scheme, cc or None)."""
+    scheme, _, cc = name.partition("+")
+    if cc and cc not in HOST_CC:
+        raise ScenarioError(f"column {name!r}: host congestion control {cc!r} unknown "
+                            f"(known: {', '.join(HOST_CC)})")
+    return scheme, cc or None
+
+
+def check_columns(scn, names):
+    """Every column parses; one with host CC needs network.roce."""
+    for n in names:
+        _, cc = split_column(n)
+        if cc and not scn["network"]["roce"]:
+            raise ScenarioError(f"column {n!r}: host congestion control acts on RoCEv2 only: "
+                                f"set network.roce = true in {scn['file']}")
+
+
+def port(scn):
+    return ROCE_PORT if scn["network"]["roce"] else PORT
+
+
+def cc_args(host, args):
+    return f"{Paths.cc} --pin-dir /sys/fs/bpf/llcc-{host.ns} {args}"
+
+
+def data_classes(scn):
+    """The sender uplinks' classes (MAJOR 1:) that carry data: where the
+    pacing fq goes."""
+    net, prios = scn["network"], {scn["network"]["prio"]}
+    for sec in (scn["background"], scn["incast"]):
+        if sec:
+            prios.add(sec["prio"])
+    for c in scn["long_link"]["classes"] if scn["long_link"] else []:
+        prios.add(c["prio"])
+    # queue p holds priority p, or 7 - p under strict_priority; class = queue + 1
+    return sorted({(7 - p if net["strict_priority"] else p) + 1 for p in prios})
+
+
+def start_host_cc(scn, cc, receivers, senders):
+    """lossless-cc on every host: the NP at the receivers, the RP and its
+    pacing (fq under each data class of the uplink) at the senders."""
+    net, hc = scn["network"], scn["host_cc"]
+    for h, _, lk in senders:
+        for cl in data_classes(scn):
+            h.run(f"tc qdisc add dev {lk['a_if']} parent 1:{cl} fq flow_limit {net['host_limit']} "
+                  f"limit {net['host_limit'] * 64}")
+    for h, _, lk in receivers + senders:
+        h.run(cc_args(h, f"attach {lk['a_if']}"))
+        h.run(cc_args(h, f"set --algo {cc} --line-rate {net['rate_mbit']}mbit --cnp-prio {hc['cnp_prio']} "
+                         f"--cnp-dscp {hc['cnp_dscp']} {hc[cc]}"))
+
+
+def host_cc_stats(hosts):
+    """lossless-cc show --json of every host, by name."""
+    return {h.name: json.loads(h.run(cc_args(h, "show --json --flows 16"))) for h in hosts}
+
+
 def switch_qdisc(scn, scheme_opts):
     net = scn["network"]
     return (f"lossless rate {net['rate_mbit']}mbit pool sw0 buffer {net['buffer']} "
@@ -394,7 +471,7 @@ def build(t, scn, scheme_opts, port_opts=""):
         # not cost the senders their rate (docs/CONFIGURATION.md, Shaper).
         shaper = ll["pace"] if h.name in {f"h{i}" for i in long_senders} else f"catchup {net['host_catchup']}"
         strict = f" {STRICT_PRIO}" if net["strict_priority"] else ""
-        h.run(f"tc qdisc add dev {lk['a_if']} root lossless rate {net['rate_mbit']}mbit "
+        h.run(f"tc qdisc add dev {lk['a_if']} root handle 1: lossless rate {net['rate_mbit']}mbit "
               f"limit {net['host_limit']} {shaper}{strict}")
         h.run(f"{Paths.ingress} attach {lk['a_if']} --pin-dir /sys/fs/bpf/ll-{h.ns}")
     announce([h for h, _, _ in receivers + senders])
@@ -525,7 +602,7 @@ def sender_cmds(scn, i, t0, bg_dsts, incast_dst, rx_ips=()):
     cmds = []
     for sid, with_bg, with_inc in parts:
         cls = bg if with_bg else inc
-        cmd = [FLOWS, "send", "--dst", ",".join(bg_dsts) if with_bg else incast_dst, "--port", str(PORT),
+        cmd = [FLOWS, "send", "--dst", ",".join(bg_dsts) if with_bg else incast_dst, "--port", str(port(scn)),
                "--rate-mbit", str(net["rate_mbit"]), "--duration", str(scn["duration"]), "--t0-ns", str(t0),
                "--sender", str(sid), "--seed", str(scn["seed"] * 1000 + i), "--prio", str(cls["prio"]),
                "--dscp", str(cls["dscp"]), "--sndbuf", str(net["sndbuf"]), "--payload", str(net["payload"]),
@@ -538,11 +615,13 @@ def sender_cmds(scn, i, t0, bg_dsts, incast_dst, rx_ips=()):
                     "--incast-seed", str(scn["seed"]), "--incast-dst", incast_dst]
             if inc["poisson"]:
                 cmd.append("--incast-poisson")
+        if net["roce"]:
+            cmd.append("--roce")
         cmds.append(" ".join(shlex.quote(c) for c in cmd))
     ll = scn["long_link"]
     for k, c in enumerate(ll["classes"] if ll and i in ll["senders"] else []):
         dst = rx_ips[c["receiver"]]
-        cmd = [FLOWS, "send", "--dst", dst, "--port", str(PORT), "--rate-mbit", str(net["rate_mbit"]),
+        cmd = [FLOWS, "send", "--dst", dst, "--port", str(port(scn)), "--rate-mbit", str(net["rate_mbit"]),
                "--duration", str(scn["duration"]), "--t0-ns", str(t0),
                "--sender", str(CLASS_SENDER_BASE * (k + 1) + i), "--seed", str(scn["seed"] * 1000 + i + 100 * (k + 1)),
                "--prio", str(c["prio"]), "--dscp", str(c["dscp"]), "--sndbuf", str(net["sndbuf"]),
@@ -552,6 +631,8 @@ def sender_cmds(scn, i, t0, bg_dsts, incast_dst, rx_ips=()):
             cmd += ["--cdf", c["cdf_path"], "--load", str(c["load"]), "--size-scale", str(c["size_scale"])]
         if c["size"]:
             cmd += ["--incast-size", str(c["size"]), "--incast-at", str(c["start"]), "--incast-dst", dst]
+        if net["roce"]:
+            cmd.append("--roce")
         cmds.append(" ".join(shlex.quote(x) for x in cmd))
     return cmds
 
@@ -603,6 +684,9 @@ def run_built(scn, scheme, scheme_opts, hook, started, port_opts=""):
     bg, inc = scn["background"], scn["incast"]
     with Topology("cmp") as t:
         sw, receivers, senders, ports = build(t, scn, scheme_opts, port_opts)
+        cc = split_column(scheme)[1]
+        if cc:
+            start_host_cc(scn, cc, receivers, senders)
         # A veth delivers into the CPU's input backlog, which drops beyond
         # net.core.netdev_max_backlog before any qdisc sees the frame: raise
         # it to what the pool says its ports may burst (docs/MMU.md).
@@ -621,7 +705,8 @@ def run_built(scn, scheme, scheme_opts, hook, started, port_opts=""):
         n_class = len(scn["long_link"]["classes"]) * len(scn["long_link"]["senders"]) if scn["long_link"] else 0
         t0 = time.monotonic_ns() + int((2.0 + 0.5 * (len(senders) + len(receivers)) + 1.5 * n_class +
                                         (3.0 if scn["stall"] else 0)) * 1e9)
-        recv = [popen(r, f"{FLOWS} recv --port {PORT} --duration 100000 --bucket-ms 100 --t0-ns {t0}")
+        roce = " --roce" if scn["network"]["roce"] else ""
+        recv = [popen(r, f"{FLOWS} recv --port {port(scn)}{roce} --duration 100000 --bucket-ms 100 --t0-ns {t0}")
                 for r, _, _ in receivers]
         staller = start_stalls(scn, receivers, t0) if scn["stall"] else None
         bg_dsts = [receivers[j][1] for j in bg["receivers"]] if bg else []
@@ -684,12 +769,13 @@ def run_built(scn, scheme, scheme_opts, hook, started, port_opts=""):
         upstream = {h.name: class_stats(h.run(f"tc -s class show dev {lk['a_if']}")) for h, _, lk in senders
                     if scn["long_link"] and int(h.name[1:]) in scn["long_link"]["senders"]}
         cpu_drops = backlog_drops() - drops0
+        cc_stats = host_cc_stats([h for h, _, _ in receivers + senders]) if cc else {}
         if hook:
             hook(sw, ports)
     return {"scheme": scheme, "scheme_options": scheme_opts, "port_options": port_opts,
             "long_ports": {lk["b_if"]: h.name for h, _, lk in senders
                            if scn["long_link"] and int(h.name[1:]) in scn["long_link"]["senders"]},
-            "stalls_sent": stalls_sent, "upstream_classes": upstream,
+            "stalls_sent": stalls_sent, "upstream_classes": upstream, "host_cc": cc, "cc": cc_stats,
             "qdisc": " ".join(switch_qdisc(scn, scheme_opts)),
             "t0_ns": t0, "base_rtt_ns": base_rtt_ns, "rtt_ms": rtt["rtt_ms"], "sends": sends, "recvs": recvs,
             "switch": final, "hosts": hosts, "ports": ports, "samples": sampler.samples,
@@ -1315,14 +1401,20 @@ def describe(scn):
 
 
 def scheme_options(scn, names, overrides):
+    """The pool options of each column: given (--scheme-options, the
+    scenario's [scheme_options]) or "scheme SCHEME", plus the switch marking
+    its host CC needs."""
     opts = {}
     for n in names:
+        scheme, cc = split_column(n)
         if n in overrides:
             opts[n] = overrides[n]
         elif n in scn["scheme_options"]:
             opts[n] = scn["scheme_options"][n]
         else:
-            opts[n] = f"scheme {n}"
+            opts[n] = scn["scheme_options"].get(scheme, f"scheme {scheme}")
+            if cc:
+                opts[n] += " " + scn["host_cc"][f"{cc}_marking"]
     return opts
 
 
@@ -1339,6 +1431,7 @@ def parse_overrides(items):
 def run(scenario, schemes, out_dir, overrides=None, hook=None, quiet=False):
     """Runs every scheme; writes the JSON and PNG; returns (results, table)."""
     scn = load_scenario(scenario)
+    check_columns(scn, schemes)
     opts = scheme_options(scn, schemes, overrides or {})
     print(describe(scn), flush=True)
     results = {}
@@ -1394,6 +1487,7 @@ def main():
             schemes = scn["schemes"]
         if len(set(schemes)) != len(schemes):
             raise ScenarioError(f"--schemes: a scheme given twice: {' '.join(schemes)}")
+        check_columns(scn, schemes)
     except ScenarioError as e:
         print(f"run_compare: {e}", file=sys.stderr)
         return 2

@@ -12,7 +12,6 @@ receiver got; flow_groups() does the same for several groups of flows
 """
 
 import json
-import os
 import signal
 import subprocess
 import time
@@ -20,7 +19,7 @@ import time
 from incast import size_backlog
 from topology import Paths, announce
 
-FLOWS = os.path.join(Paths.build, "tests", "tools", "ll-flows")
+FLOWS = Paths.flows
 PORT = 5000
 
 

@@ -56,6 +56,8 @@ class Paths:
     tc_lib = os.path.join(build, "tc-plugins")
     traffic = os.path.join(build, "tests", "tools", "ll-traffic")
     ingress = os.path.join(build, "daemon", "lossless-ingress")
+    cc = os.path.join(build, "daemon", "lossless-cc")
+    flows = os.path.join(build, "tests", "tools", "ll-flows")
     losslessd = os.path.join(build, "daemon", "losslessd")
     ctl = os.path.join(build, "daemon", "losslessctl")
     python = "/usr/bin/python3"  # Debian's, which has scapy
