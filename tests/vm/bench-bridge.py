@@ -97,6 +97,23 @@ for name in os.environ.get("LL_BENCH_MODES", "").split():
     KINDS[f"mode {name}"] = f"{POOL} dt"
     TARGETS[f"mode {name}"] = 0.85
     INGRESS_MODE[f"mode {name}"] = f"mode {name} {MODE_ARGS[name]}"
+# LL_BENCH_NP_ECN=1: the pool with PCN's NP-ECN marking at dequeue (ecn-mode
+# np-ecn) as one more path, next to "lossless+pool" (the same pool without
+# it): the switch's cost of NP-ECN, in one run. Every kind's packets are
+# then ECN-capable (ll-traffic send --ecn), so that with LL_BENCH_DSCP=24
+# each packet takes NP-ECN's whole path (lossless, ECT; uncongested, so
+# unmarked: the queue is empty behind it).
+# A pool keeps the ecn-mode its last member gave it: the other pool kinds
+# say red (RED, off: no marking, the default) so that a path that ran
+# np-ecn in one round does not keep it in the next.
+NP_ECN = os.environ.get("LL_BENCH_NP_ECN", "0") == "1"
+if NP_ECN:
+    for k, v in KINDS.items():
+        if " pool " in v:
+            KINDS[k] = v + " ecn-mode red"
+    KINDS["pool np-ecn"] = f"{POOL} dt ecn off ecn-mode np-ecn"
+    TARGETS["pool np-ecn"] = 0.85
+ECN_FLAG = " --ecn" if NP_ECN else ""
 # LL_BENCH_AA=1 (default): pfifo_fast on one more path, an A/A control.
 # Its ratio should be 1: how far its rounds and median stray is the
 # bench's own noise in this run, the yardstick for every other ratio.
@@ -213,7 +230,7 @@ def run_round(paths, port):
     start_ns = time.monotonic_ns() + int((1.0 + 0.3 * len(paths)) * 1e9)
     for kind, (h1, _, ip2, _) in paths.items():
         sends[kind] = h1.popen(f"taskset -c {SENDER_CPU} {Paths.traffic} send --dst {ip2} "
-                               f"--port {port} --size {SIZE} --dscp {DSCP} --duration {SECONDS} "
+                               f"--port {port} --size {SIZE} --dscp {DSCP}{ECN_FLAG} --duration {SECONDS} "
                                f"--start-ns {start_ns}")
     buckets, lost, wakes = {}, {}, {}
     for kind in paths:
@@ -254,7 +271,7 @@ def run_turns(paths, port):
     start_ns = time.monotonic_ns() + int((1.0 + 0.3 * n) * 1e9)
     for slot, (kind, (h1, _, ip2, _)) in enumerate(paths.items()):
         sends[kind] = h1.popen(f"taskset -c {SENDER_CPU} {Paths.traffic} send --dst {ip2} "
-                               f"--port {port} --size {SIZE} --dscp {DSCP} --duration {SECONDS * n} "
+                               f"--port {port} --size {SIZE} --dscp {DSCP}{ECN_FLAG} --duration {SECONDS * n} "
                                f"--start-ns {start_ns} --slot-ns {SLOT_MS * 1000000} "
                                f"--slots {n} --slot {slot}")
     for kind in paths:
