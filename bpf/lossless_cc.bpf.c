@@ -430,11 +430,14 @@ static __noinline int rp_cnp(struct __sk_buff *skb,
 	 * that it can refuse a short or long one) and at most the 32 octets
 	 * it may look at; roce_parse() checked for 12.
 	 */
-	__builtin_memcpy(payload, p->bth, LL_CNP_BTH_BYTES);
 	len = bpf_ntohs(p->udp.len) - LL_CNP_UDP_HLEN;
-	if (len >= LL_CNP_BYTES &&
-	    bpf_skb_load_bytes(skb, BTH_OFF, payload, LL_CNP_BYTES))
-		len = LL_CNP_BTH_BYTES;	/* the frame is shorter than UDP says */
+	if (len < LL_CNP_BYTES ||
+	    bpf_skb_load_bytes(skb, BTH_OFF, payload, LL_CNP_BYTES)) {
+		/* A failed load zeroed the buffer: the BTH is what we have. */
+		__builtin_memcpy(payload, p->bth, LL_CNP_BTH_BYTES);
+		if (len > LL_CNP_BTH_BYTES)
+			len = LL_CNP_BTH_BYTES;	/* the frame is shorter */
+	}
 	res = ll_cnp_parse(payload, len, &cnp);
 
 	st = stats();

@@ -48,6 +48,7 @@
 #define LOSSLESS_CC_H
 
 #include <linux/types.h>
+#include <linux/bpf.h>
 
 #ifdef __cplusplus
 extern "C" {	/* the core is C */
