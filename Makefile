@@ -31,9 +31,10 @@
 #   make checkpatch kernel style check of the module and the core
 #   make install    build userspace, then install it under PREFIX (default
 #                   /usr/local; DESTDIR=DIR stages it there): losslessd,
-#                   losslessctl, lossless-ingress, the BPF object, the tc
-#                   plugin (in tc's own directory), the systemd unit, an
-#                   example configuration and the docs (README "Installing")
+#                   losslessctl, lossless-ingress, lossless-cc, the BPF
+#                   object, the tc plugin (in tc's own directory), the
+#                   systemd unit, an example configuration and the docs
+#                   (README "Installing")
 #   make uninstall  remove what make install put there (same PREFIX, DESTDIR)
 #   make fuzz       build, then run every libFuzzer target (tests/fuzz, clang
 #                   with ASan+UBSan): 10^6 executions per frame parser and

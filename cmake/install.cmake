@@ -7,7 +7,8 @@
 # $DESTDIR is prepended to everything. Under the prefix:
 #
 #   sbin/losslessd, sbin/losslessctl,    daemon/CMakeLists.txt
-#   sbin/lossless-ingress
+#   sbin/lossless-ingress,
+#   sbin/lossless-cc
 #   lib/lossless/lossless_ingress.bpf.o  the linked ingress program, for
 #                                        bpftool or `tc filter ... bpf obj`;
 #                                        losslessd and lossless-ingress do
@@ -18,7 +19,8 @@
 #   share/doc/lossless/                  README.md, docs/*.md, docs/img/*.png and
 #                                        examples/losslessd.toml
 #   share/man/man8/*.8.gz                man/*.8 (tc-lossless, losslessd,
-#                                        losslessctl, lossless-ingress),
+#                                        losslessctl, lossless-ingress,
+#                                        lossless-cc),
 #                                        gzip -9n as Debian policy has them
 #   share/lossless/install_manifest.txt  every file this install wrote;
 #                                        `make uninstall` removes them
