@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
@@ -177,6 +178,24 @@ class CcProg : public ::testing::Test {
   int ncpus_ = 0;
 };
 
+// The verifier's work per program (this kernel's), printed for the record;
+// the bound catches a change that makes it explode (the limit is 10^6).
+TEST_F(CcProg, VerifierWorkWithinBudget)
+{
+  for (bpf_program *p : {skel_->progs.ll_cc_ingress, skel_->progs.ll_cc_egress}) {
+    bpf_prog_info info;
+    std::memset(&info, 0, sizeof(info));
+    __u32 len = sizeof(info);
+    ASSERT_EQ(bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len), 0);
+    std::printf("%s: %u instructions (xlated %u octets), verified_insns %u\n",
+                bpf_program__name(p), info.xlated_prog_len / 8,
+                info.xlated_prog_len, info.verified_insns);
+    RecordProperty(std::string(bpf_program__name(p)) + "_verified_insns",
+                   static_cast<int>(info.verified_insns));
+    EXPECT_LT(info.verified_insns, 200000u);
+  }
+}
+
 // -------------------------------------------------------- what passes by
 
 TEST_F(CcProg, OffPassesEverything)
@@ -314,7 +333,8 @@ TEST_F(CcProg, NpCountsEcnExactly)
 TEST_F(CcProg, PcnCnpDueAfterPeriod)
 {
   ll_cc_config c = pcn_config(1000000);
-  c.pcn.period_ns = 2000000;  // 2 ms
+  // 50 ms: the test's runs must fit in a window even under QEMU's TCG.
+  c.pcn.period_ns = 50000000;
   set_cfg(c);
   Flow f;
   f.dest_qp = 0xabcdef;
@@ -322,7 +342,7 @@ TEST_F(CcProg, PcnCnpDueAfterPeriod)
   for (int i = 0; i < 3; i++)
     EXPECT_EQ(ingress(fr, 0x99).verdict, TC_ACT_OK);
   EXPECT_FALSE(scratch().valid);
-  std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   RunResult r = ingress(fr, 0x99);
   EXPECT_EQ(r.verdict, TC_ACT_OK);
   EXPECT_EQ(r.data, fr);
@@ -340,7 +360,7 @@ TEST_F(CcProg, PcnCnpDueAfterPeriod)
   EXPECT_EQ(p.cnp.dport, 4791);
   EXPECT_EQ(p.cnp.proto, 17);
   EXPECT_EQ(p.cnp.dest_qp, 0xabcdefu);
-  // 3 packets over >= 3 ms: the core's rate, <= its value at exactly 3 ms.
+  // 3 packets over >= 100 ms: the core's rate, <= its value at 100 ms.
   ll_cc_np n;
   ASSERT_TRUE(np(f.key(), &n));
   EXPECT_EQ(n.cnps, 1u);
@@ -348,7 +368,7 @@ TEST_F(CcProg, PcnCnpDueAfterPeriod)
   EXPECT_EQ(n.cnp_seq, 1u);
   EXPECT_EQ(n.last_rec_rate_mbps, p.cnp.rec_rate_mbps);
   EXPECT_GE(p.cnp.rec_rate_mbps, 1u);
-  EXPECT_LE(p.cnp.rec_rate_mbps, ll_pcn_rate_mbps(3 * fr.size(), 3000000));
+  EXPECT_LE(p.cnp.rec_rate_mbps, ll_pcn_rate_mbps(3 * fr.size(), 100000000));
   EXPECT_EQ(n.pcn.pkts, 1u);  // the packet opened the next window
   ll_cc_stats st = stats();
   EXPECT_EQ(st.cnp_clone_failed, 0u);
@@ -356,13 +376,13 @@ TEST_F(CcProg, PcnCnpDueAfterPeriod)
 
   // The next window held that CE packet alone: congested, seq 1. The one
   // after holds ECT and CE, 50 %: below theta, not congested, seq 2.
-  std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ingress(roce(f, kEcnEct0, 200));
   p = scratch();
   EXPECT_EQ(p.cnp.seq, 1);
   EXPECT_EQ(p.cnp.congested, 1);
   ingress(roce(f, kEcnCe, 200));
-  std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ingress(roce(f, kEcnEct0, 200));
   p = scratch();
   EXPECT_EQ(p.cnp.seq, 2);
