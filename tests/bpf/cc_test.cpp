@@ -473,6 +473,43 @@ TEST_F(CcProg, EgressRewritesTheMarkedCloneIntoTheCnp)
   EXPECT_EQ(stats().cnps_sent, 1u);
 }
 
+// bpf_clone_redirect() transmits the clone before it returns: with
+// ll_cc_egress on lla's clsact egress, one test run of the ingress program
+// on lla leaves this CPU's slot consumed and the CNP counted as sent.
+TEST_F(CcProg, CloneReachesEgressBeforeTheHelperReturns)
+{
+  set_cfg(dcqcn_config(1000000));
+  bpf_tc_hook hook;
+  std::memset(&hook, 0, sizeof(hook));
+  hook.sz = sizeof(hook);
+  hook.ifindex = static_cast<int>(port_);
+  hook.attach_point = BPF_TC_EGRESS;
+  int err = bpf_tc_hook_create(&hook);
+  ASSERT_TRUE(err == 0 || err == -EEXIST) << std::strerror(-err);
+  bpf_tc_opts o;
+  std::memset(&o, 0, sizeof(o));
+  o.sz = sizeof(o);
+  o.handle = 1;
+  o.priority = 1;
+  o.prog_fd = bpf_program__fd(skel_->progs.ll_cc_egress);
+  err = bpf_tc_attach(&hook, &o);
+  if (err == 0) {
+    Flow f;
+    RunResult r = ingress(roce(f, kEcnCe), 0x42);
+    EXPECT_EQ(r.verdict, TC_ACT_OK);
+    EXPECT_EQ(r.ctx.mark, 0x42u);
+    ll_cc_stats st = stats();
+    EXPECT_EQ(st.cnps_sent, 1u);
+    EXPECT_EQ(st.cnp_build_failed, 0u);
+    EXPECT_EQ(st.cnp_clone_failed, 0u);
+    EXPECT_EQ(scratch().valid, 0u);  // taken by egress, on this CPU
+  }
+  hook.attach_point =
+      static_cast<bpf_tc_attach_point>(BPF_TC_INGRESS | BPF_TC_EGRESS);
+  bpf_tc_hook_destroy(&hook);
+  ASSERT_EQ(err, 0) << "bpf_tc_attach: " << std::strerror(-err);
+}
+
 TEST_F(CcProg, EgressGrowsAShortCloneToTheWholeCnp)
 {
   set_cfg(dcqcn_config(1000000));
