@@ -73,7 +73,10 @@ DESCRIPTION
     The configuration, the flows and the counters are in maps pinned in
     the pin directory, shared by every port of the network namespace and
     by every run of this tool. Flows idle long enough are evicted by the
-    maps themselves (LRU, 16384 flows each); gc deletes them sooner.
+    maps themselves (LRU, 16384 flows each); gc deletes them sooner. Give
+    each network namespace its own --pin-dir, and run the tool inside the
+    port's namespace with nsenter --net=/run/netns/NS (ip netns exec
+    remounts /sys, which hides the bpffs at /sys/fs/bpf).
 
 COMMANDS
     attach DEV [DEV...]
@@ -502,9 +505,11 @@ int cmd_attach(const Args &a)
   for (std::size_t i = 0; i < ports.size(); i++) {
     lc::Attached ids = prog.attach(ports[i]);
     std::printf("%s: attached lossless cc (ingress prog %u, egress prog %u), "
-                "algo %s, maps in %s\n",
+                "algo %s%s, maps in %s\n",
                 a.words[i + 1].c_str(), *ids.ingress, *ids.egress,
-                algo.c_str(), a.pin_dir.c_str());
+                algo.c_str(),
+                algo == "off" ? " (passing everything until `lossless-cc set`)" : "",
+                a.pin_dir.c_str());
   }
   return kExitOk;
 }
