@@ -163,7 +163,8 @@ static __noinline int roce_parse(struct __sk_buff *skb, struct roce_pkt *p)
  * runs a few hundred instructions with preemption off (softirq, or BH
  * disabled on the transmit path), so the tries outlast it by far; a word
  * still taken after them is stale (a userspace write) and is taken over,
- * so that no packet ever waits for more than the tries. Returns 1.
+ * so that no packet ever waits for more than the tries. Returns 1 if
+ * claimed, 0 if taken over; the caller goes on and releases either way.
  */
 static __noinline int flow_claim(__u32 *busy)
 {
