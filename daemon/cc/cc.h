@@ -80,7 +80,8 @@ struct Config {
 
 // "" if cfg is valid, else a message naming the parameter at fault (the
 // core's ll_pcn_check / ll_dcqcn_check for the algorithm's parameters:
-// "pcn-period (T) must be above 0 ..."). Off checks the common fields only.
+// "pcn-period (T) must be above 0 ..."). Off is always valid: the programs
+// read nothing but algo then (an all-zero config is off).
 std::string check(const Config &cfg);
 
 // The global counters (ll_cc_stats) summed over CPUs.

@@ -228,6 +228,11 @@ TEST_F(CcCliRoot, BadValuesExit1NamingOptionAndValue)
 
 TEST_F(CcCliRoot, SetWritesEveryParameter)
 {
+  // off on fresh maps (all zero): created, pinned, off.
+  CliRun r0 = cc({"set", "--algo", "off"});
+  ASSERT_EQ(r0.rc, 0) << r0.err;
+  EXPECT_EQ(lc::Maps::open_pinned(pin_dir_).config().algo, lc::Algo::Off);
+
   CliRun r = cc({"set", "--algo", "pcn", "--line-rate", "25gbit", "--roles", "rp",
               "--cnp-prio", "5", "--cnp-dscp", "26", "--period", "20us",
               "--theta", "90%", "--w-min", "0.0078125", "--w-max", "1",

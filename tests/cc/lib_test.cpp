@@ -331,11 +331,14 @@ TEST_F(CcLib, InvalidConfigRefusedNamingTheParameter)
     }
     EXPECT_EQ(p.maps().config(), good) << tc.what << " changed the config";
   }
-  // Off checks the common fields only: its parameters are not used.
+  // Off is always valid: nothing else is read (all zero is off).
   lc::Config off = good;
   off.algo = lc::Algo::Off;
   off.pcn.period_ns = 0;
+  off.roles = 0;
   EXPECT_EQ(lc::check(off), "");
+  p.maps().set_config(off);
+  EXPECT_EQ(p.maps().config(), off);
 }
 
 TEST_F(CcLib, NamesAndRoles)
