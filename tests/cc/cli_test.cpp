@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <net/if.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -396,6 +399,124 @@ TEST_F(CcCliRoot, AttachDetachShowJsonGc)
   EXPECT_NE(r.err.find("not attached to cca"), std::string::npos) << r.err;
   // Detach keeps the config and the flows.
   EXPECT_EQ(lc::Maps::open_pinned(pin_dir_).config().algo, lc::Algo::Pcn);
+}
+
+// A RoCEv2 data frame (RC SEND only) from 10.9.0.1:49152 to 10.9.0.2:4791
+// with the given IP ECN field.
+std::vector<std::uint8_t> roce_frame(std::uint8_t ecn)
+{
+  const std::size_t payload = 64, bth = 12;
+  std::vector<std::uint8_t> f(14 + 20 + 8 + bth + payload, 0);
+  std::memset(f.data(), 0xff, 6);                          // broadcast
+  const std::uint8_t src[6] = {0x02, 0, 0, 0, 0, 1};
+  std::memcpy(f.data() + 6, src, 6);
+  f[12] = 0x08;                                            // IPv4
+  std::uint8_t *ip = f.data() + 14;
+  ip[0] = 0x45;
+  ip[1] = ecn & 3;
+  std::uint16_t tot = htons(static_cast<std::uint16_t>(f.size() - 14));
+  std::memcpy(ip + 2, &tot, 2);
+  ip[6] = 0x40;                                            // DF
+  ip[8] = 64;
+  ip[9] = 17;                                              // UDP
+  inet_pton(AF_INET, "10.9.0.1", ip + 12);
+  inet_pton(AF_INET, "10.9.0.2", ip + 16);
+  std::uint32_t sum = 0;
+  for (int i = 0; i < 20; i += 2)
+    sum += (ip[i] << 8) | ip[i + 1];
+  while (sum >> 16)
+    sum = (sum & 0xffff) + (sum >> 16);
+  std::uint16_t csum = htons(static_cast<std::uint16_t>(~sum));
+  std::memcpy(ip + 10, &csum, 2);
+  std::uint8_t *udp = ip + 20;
+  std::uint16_t sport = htons(49152), dport = htons(4791),
+                ulen = htons(static_cast<std::uint16_t>(8 + bth + payload));
+  std::memcpy(udp, &sport, 2);
+  std::memcpy(udp + 2, &dport, 2);
+  std::memcpy(udp + 4, &ulen, 2);
+  std::uint8_t *b = udp + 8;
+  b[0] = 0x04;                                             // RC SEND only
+  b[1] = 0x40;                                             // migration req
+  b[2] = b[3] = 0xff;                                      // P_Key
+  b[7] = 0x23;                                             // dest QP 0x23
+  return f;
+}
+
+// Sends frames out of dev (through its qdiscs: clsact egress runs).
+void send_frames(const char *dev, const std::vector<std::uint8_t> &frame, int n)
+{
+  int fd = socket(AF_PACKET, SOCK_RAW, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_ll sll{};
+  sll.sll_family = AF_PACKET;
+  sll.sll_ifindex = static_cast<int>(if_nametoindex(dev));
+  sll.sll_halen = 6;
+  std::memset(sll.sll_addr, 0xff, 6);
+  for (int i = 0; i < n; i++)
+    ASSERT_EQ(sendto(fd, frame.data(), frame.size(), 0,
+                     reinterpret_cast<sockaddr *>(&sll), sizeof(sll)),
+              static_cast<ssize_t>(frame.size()))
+        << std::strerror(errno);
+  close(fd);
+}
+
+// The programs act on what the CLI configured: counted with pcn, not with
+// off; the NP at cca's ingress, the RP at ccb's egress.
+TEST_F(CcCliRoot, ProgramsFollowTheConfigTheCliWrites)
+{
+  ASSERT_EQ(cc({"attach", "cca", "ccb"}).rc, 0);
+  auto show = [&] {
+    CliRun r = cc({"show", "--json"});
+    EXPECT_EQ(r.rc, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+
+  // Off (fresh maps): everything passes uncounted.
+  send_frames("ccb", roce_frame(2), 3);
+  nlohmann::json j = show();
+  EXPECT_EQ(j["counters"]["np_pkts"], 0);
+  EXPECT_EQ(j["np_flows"]["total"], 0);
+
+  // PCN with both roles, a long T (no CNP due in this test).
+  ASSERT_EQ(cc({"set", "--algo", "pcn", "--line-rate", "10gbit", "--period", "1s"}).rc, 0);
+  send_frames("ccb", roce_frame(2), 5);  // ECT(0)
+  send_frames("ccb", roce_frame(3), 2);  // CE
+  send_frames("ccb", roce_frame(0), 1);  // Not-ECT
+  j = show();
+  EXPECT_EQ(j["counters"]["np_pkts"], 8);
+  EXPECT_EQ(j["counters"]["np_ce_pkts"], 2);
+  EXPECT_EQ(j["counters"]["np_not_ect_pkts"], 1);
+  ASSERT_EQ(j["np_flows"]["total"], 1);
+  const auto &f = j["np_flows"]["top"][0];
+  EXPECT_EQ(f["flow"], "10.9.0.1:49152>10.9.0.2:4791");
+  EXPECT_EQ(f["pkts"], 8);
+  EXPECT_EQ(f["ce_pkts"], 2);
+  EXPECT_DOUBLE_EQ(f["ce_fraction"].get<double>(), 0.25);
+  EXPECT_GE(f["bytes"].get<std::uint64_t>(), 8u * (roce_frame(0).size() - 14));
+  // ccb's egress paced what it sent (the RP role), at line rate.
+  EXPECT_GE(j["counters"]["rp_pkts"].get<std::uint64_t>(), 8u);
+  ASSERT_EQ(j["rp_flows"]["total"], 1);
+  EXPECT_DOUBLE_EQ(j["rp_flows"]["top"][0]["rate_mbps"].get<double>(), 10000.0);
+
+  // NP only: ccb's egress no longer paces.
+  ASSERT_EQ(cc({"set", "--algo", "pcn", "--line-rate", "10gbit", "--period", "1s",
+                "--roles", "np"}).rc, 0);
+  std::uint64_t rp_before = j["counters"]["rp_pkts"];
+  send_frames("ccb", roce_frame(2), 4);
+  j = show();
+  EXPECT_EQ(j["counters"]["np_pkts"], 12);
+  EXPECT_EQ(j["counters"]["rp_pkts"], rp_before);
+
+  // Off again: not counted; gc empties the maps.
+  ASSERT_EQ(cc({"set", "--algo", "off"}).rc, 0);
+  send_frames("ccb", roce_frame(3), 4);
+  j = show();
+  EXPECT_EQ(j["counters"]["np_pkts"], 12);
+  ASSERT_EQ(cc({"gc", "--idle", "0"}).rc, 0);
+  j = show();
+  EXPECT_EQ(j["np_flows"]["total"], 0);
+  EXPECT_EQ(j["rp_flows"]["total"], 0);
+  ASSERT_EQ(cc({"detach", "cca", "ccb"}).rc, 0);
 }
 
 TEST_F(CcCliRoot, ShowWithoutMapsSaysWhatToDo)
