@@ -3,7 +3,7 @@
 // lossless-cc, the built binary: its help against its man page, exit codes
 // (0 ok, 1 error, 2 usage) and messages naming the option and the value,
 // set/show/gc/attach/detach on the sandbox's bpffs and veths (main.cpp),
-// and show --json.
+// show --json, and the programs acting on the config the CLI writes.
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
