@@ -13,6 +13,11 @@
  *   ll_cc_egress   the marked clone becomes the CNP; a RoCEv2 data packet
  *                  is paced (skb->tstamp, EDT).
  *
+ * A packet passed on returns TC_ACT_UNSPEC, not TC_ACT_OK: the hook's
+ * next filter still runs (on ingress lossless-ingress's program is pref 1,
+ * this one pref 2, and either may come first), and the chain's end
+ * accepts the packet. TC_ACT_OK would end the chain there.
+ *
  * Only UAPI fields of struct __sk_buff and packet bytes are read (no
  * CO-RE), with helpers of 5.x kernels: the object loads on Debian's 6.1.
  */
@@ -327,12 +332,12 @@ static __noinline int np_data(struct __sk_buff *skb,
 
 	np = flow_get(&ll_cc_np, &key, &zero);
 	if (!np)
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	flow_claim(&np->busy);
 	due = np_account(np, cfg, &pkt, &cnp);
 	flow_release(&np->busy);
 	if (!due)
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 
 	/* The CNP names the data flow in host order, as the core expects. */
 	cnp.dest_qp = ((__u32)p->bth[5] << 16) | ((__u32)p->bth[6] << 8) |
@@ -341,7 +346,7 @@ static __noinline int np_data(struct __sk_buff *skb,
 	cnp.dport = bpf_ntohs(p->udp.dest);
 	cnp.proto = IPPROTO_UDP;
 	np_send_cnp(skb, &key, &cnp);
-	return TC_ACT_OK;
+	return TC_ACT_UNSPEC;
 }
 
 /* ------------------------------------------------------------------ RP */
@@ -526,7 +531,7 @@ static __noinline int rp_data(struct __sk_buff *skb,
 
 	rp = flow_get(&ll_cc_rp, &key, &zero);
 	if (!rp)
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	now = bpf_ktime_get_ns();
 	flow_claim(&rp->busy);
 	t = rp_pace(rp, cfg, skb->len, now);
@@ -545,7 +550,7 @@ static __noinline int rp_data(struct __sk_buff *skb,
 		if (st)
 			st->rp_delayed_pkts++;
 	}
-	return TC_ACT_OK;
+	return TC_ACT_UNSPEC;
 }
 
 /* ----------------------------------------------------------------- CNP */
@@ -612,13 +617,13 @@ int ll_cc_ingress(struct __sk_buff *skb)
 	int kind;
 
 	if (!cfg || cfg->algo == LL_CC_OFF || cfg->algo >= LL_CC_ALGO_COUNT)
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	kind = roce_parse(skb, &p);
 	if (kind == ROCE_CNP && (cfg->roles & LL_CC_ROLE_RP))
 		return rp_cnp(skb, cfg, &p);
 	if (kind == ROCE_DATA && (cfg->roles & LL_CC_ROLE_NP))
 		return np_data(skb, cfg, &p);
-	return TC_ACT_OK;
+	return TC_ACT_UNSPEC;
 }
 
 SEC("tc")
@@ -632,8 +637,8 @@ int ll_cc_egress(struct __sk_buff *skb)
 		return cnp_emit(skb, cfg);
 	if (!cfg || cfg->algo == LL_CC_OFF || cfg->algo >= LL_CC_ALGO_COUNT ||
 	    !(cfg->roles & LL_CC_ROLE_RP))
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	if (roce_parse(skb, &p) == ROCE_DATA)
 		return rp_data(skb, cfg, &p);
-	return TC_ACT_OK;
+	return TC_ACT_UNSPEC;
 }

@@ -251,7 +251,10 @@ static __noinline int handle_data(struct __sk_buff *skb, __u32 vlan,
 		st->prio[prio].packets++;
 		st->prio[prio].bytes += skb->len;
 	}
-	return TC_ACT_OK;
+	/* On to the hook's next filter (lossless-cc's, pref 2); the chain's
+	 * end accepts. TC_ACT_OK would end the chain here.
+	 */
+	return TC_ACT_UNSPEC;
 }
 
 SEC("tc")

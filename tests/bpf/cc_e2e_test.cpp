@@ -31,6 +31,7 @@
 #include <thread>
 
 #include "cc_frames.h"
+#include "ingress.h"
 #include "lossless_cc.skel.h"
 #include "sandbox.h"
 
@@ -102,7 +103,8 @@ class CcE2E : public ::testing::Test {
       lossless_cc__destroy(skel_);
   }
 
-  void attach(int ifindex)
+  // ingress_pref: where ll_cc_ingress goes on the ingress hook.
+  void attach(int ifindex, std::uint32_t ingress_pref = 1)
   {
     bpf_tc_hook hook;
     std::memset(&hook, 0, sizeof(hook));
@@ -122,7 +124,8 @@ class CcE2E : public ::testing::Test {
       std::memset(&o, 0, sizeof(o));
       o.sz = sizeof(o);
       o.handle = 1;
-      o.priority = 1;
+      o.priority = h.point == BPF_TC_INGRESS ? ingress_pref : 1;
+      o.flags = BPF_TC_F_REPLACE;
       o.prog_fd = bpf_program__fd(h.prog);
       err = bpf_tc_attach(&hook, &o);
       ASSERT_EQ(err, 0) << "bpf_tc_attach: " << std::strerror(-err);
@@ -286,6 +289,52 @@ TEST_F(CcE2E, PcnCongestedWindowCutsTheSendersRate)
   send(data);
   ASSERT_TRUE(rp(&r));
   EXPECT_GE(r.delayed_pkts, delayed + 1);
+}
+
+// As the CLIs attach them: lossless-ingress's program first on lla's
+// ingress (its pref 1), ll_cc_ingress after it (pref 2, lossless-cc's).
+// A data frame or CNP that lossless-ingress passes on must reach the next
+// filter: it returns TC_ACT_UNSPEC (TC_ACT_OK would end the chain, and
+// the RP would never see a CNP).
+TEST_F(CcE2E, CnpReachesTheRpBehindLosslessIngress)
+{
+  bpf_tc_hook hook;
+  std::memset(&hook, 0, sizeof(hook));
+  hook.sz = sizeof(hook);
+  hook.ifindex = a_;
+  hook.attach_point = BPF_TC_INGRESS;
+  bpf_tc_opts o;
+  std::memset(&o, 0, sizeof(o));
+  o.sz = sizeof(o);
+  o.handle = 1;
+  o.priority = 1;
+  ASSERT_EQ(bpf_tc_detach(&hook, &o), 0);
+  lossless::ingress::Program li = lossless::ingress::Program::load({.pin_dir = "", .load_program = true});
+  li.attach(static_cast<std::uint32_t>(a_));
+  attach(a_, 2);
+
+  ll_cc_config c = pcn_config(10000000);
+  c.pcn.period_ns = 50000000;
+  c.pcn.min_rate_kbps = 10;
+  set_cfg(c);
+  Frame data = roce(flow_, kEcnCe, 1000);
+  for (int i = 0; i < 5; i++)
+    send(data);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  send(data);  // closes the window: a congested CNP back to lla
+  ll_cc_stats st = wait_applied(1);
+  EXPECT_EQ(st.cnps_sent, 1u);
+  EXPECT_EQ(st.cnps_received, 1u) << "the CNP did not reach ll_cc_ingress behind lossless-ingress";
+  EXPECT_EQ(st.cnp_unknown_flow, 0u);
+  ll_cc_rp r;
+  ASSERT_TRUE(rp(&r));
+  EXPECT_EQ(r.pcn.decreases, 1u);
+  auto prio = li.maps().prio_counters(static_cast<std::uint32_t>(a_));
+  ASSERT_TRUE(prio.has_value());
+  std::uint64_t seen = 0;
+  for (const auto &p : prio->prio)
+    seen += p.packets;
+  EXPECT_GE(seen, 1u) << "lossless-ingress saw the CNP first";
 }
 
 TEST_F(CcE2E, DcqcnCeCutsTheSendersRateByHalfAlpha)

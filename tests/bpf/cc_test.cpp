@@ -125,7 +125,7 @@ class CcProg : public ::testing::Test {
   void expect_passed(bpf_program *prog, const Frame &f)
   {
     RunResult r = run(prog, f, 0x77, 3);
-    EXPECT_EQ(r.verdict, TC_ACT_OK);
+    EXPECT_EQ(r.verdict, TC_ACT_UNSPEC);
     EXPECT_EQ(r.data, f);
     EXPECT_EQ(r.ctx.mark, 0x77u);
     EXPECT_EQ(r.ctx.priority, 3u);
@@ -296,7 +296,7 @@ TEST_F(CcProg, NpCountsEcnExactly)
     Frame fr = roce(f, p.ecn, 100);
     bytes += fr.size();
     RunResult r = ingress(fr, 0x55, p.segs);
-    EXPECT_EQ(r.verdict, TC_ACT_OK);
+    EXPECT_EQ(r.verdict, TC_ACT_UNSPEC);
     EXPECT_EQ(r.data, fr);
     EXPECT_EQ(r.ctx.mark, 0x55u);
   }
@@ -340,11 +340,11 @@ TEST_F(CcProg, PcnCnpDueAfterPeriod)
   f.dest_qp = 0xabcdef;
   Frame fr = roce(f, kEcnCe, 200);
   for (int i = 0; i < 3; i++)
-    EXPECT_EQ(ingress(fr, 0x99).verdict, TC_ACT_OK);
+    EXPECT_EQ(ingress(fr, 0x99).verdict, TC_ACT_UNSPEC);
   EXPECT_FALSE(scratch().valid);
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   RunResult r = ingress(fr, 0x99);
-  EXPECT_EQ(r.verdict, TC_ACT_OK);
+  EXPECT_EQ(r.verdict, TC_ACT_UNSPEC);
   EXPECT_EQ(r.data, fr);
   EXPECT_EQ(r.ctx.mark, 0x99u);  // restored after the clone
 
@@ -496,7 +496,7 @@ TEST_F(CcProg, CloneReachesEgressBeforeTheHelperReturns)
   if (err == 0) {
     Flow f;
     RunResult r = ingress(roce(f, kEcnCe), 0x42);
-    EXPECT_EQ(r.verdict, TC_ACT_OK);
+    EXPECT_EQ(r.verdict, TC_ACT_UNSPEC);
     EXPECT_EQ(r.ctx.mark, 0x42u);
     ll_cc_stats st = stats();
     EXPECT_EQ(st.cnps_sent, 1u);
@@ -734,7 +734,7 @@ TEST_F(CcProg, EgressPacesAtTheFlowsRate)
   RunResult a = egress(fr, 0, 2);
   RunResult b = egress(fr);
   RunResult d = egress(fr);
-  EXPECT_EQ(a.verdict, TC_ACT_OK);
+  EXPECT_EQ(a.verdict, TC_ACT_UNSPEC);
   EXPECT_EQ(a.data, fr);
   EXPECT_EQ(a.ctx.priority, 2u);
   EXPECT_EQ(a.ctx.tstamp, 0u);  // on time: left alone

@@ -113,13 +113,13 @@ class IngressProg : public ::testing::Test {
     EXPECT_EQ(after.frames[LL_CTRL_PAUSE], before.frames[LL_CTRL_PAUSE]);
   }
 
-  // Runs a data frame, expects TC_ACT_OK, an untouched frame and returns
+  // Runs a data frame, expects TC_ACT_UNSPEC (on to the next filter), an untouched frame and returns
   // the priority it was given.
   std::uint32_t classify(const Frame &f, std::uint32_t port,
                          std::uint32_t prio_in = 0)
   {
     RunResult r = run(f, port, prio_in, 0x77);
-    EXPECT_EQ(r.verdict, TC_ACT_OK);
+    EXPECT_EQ(r.verdict, TC_ACT_UNSPEC);
     EXPECT_EQ(r.data, f);
     EXPECT_EQ(r.ctx.mark, 0x77u);
     return r.ctx.priority;
