@@ -479,9 +479,14 @@ static __noinline int rp_cnp(struct __sk_buff *skb,
 	return TC_ACT_SHOT;
 }
 
+/* rp_pace(): the packet is beyond the horizon. */
+#define RP_REFUSED (~0ULL)
+
 /*
  * The RP's part of a data packet to send; the entry is claimed. Returns
- * its departure time: later than now if the flow is ahead of its rate.
+ * its departure time: later than now if the flow is ahead of its rate;
+ * RP_REFUSED if that is beyond the horizon (nothing changes then but the
+ * count: the sender tries again, and the flow's clock has not moved).
  */
 static __noinline __u64 rp_pace(struct ll_cc_rp *rp,
 				const struct ll_cc_config *cfg, __u64 len,
@@ -491,6 +496,11 @@ static __noinline __u64 rp_pace(struct ll_cc_rp *rp,
 
 	if (rp->algo != cfg->algo)
 		rp_init(rp, cfg, now);
+	if (cfg->rp_horizon_ns && rp->next_tx_ns > now &&
+	    rp->next_tx_ns - now > cfg->rp_horizon_ns) {
+		rp->refused_pkts++;
+		return RP_REFUSED;
+	}
 	if (cfg->algo == LL_CC_PCN) {
 		ll_pcn_rp_touch(&rp->pcn, &cfg->pcn, now);	/* idle reset */
 		rate = rp->pcn.rate_kbps;
@@ -538,6 +548,11 @@ static __noinline int rp_data(struct __sk_buff *skb,
 	flow_release(&rp->busy);
 
 	st = stats();
+	if (t == RP_REFUSED) {
+		if (st)
+			st->rp_refused_pkts++;
+		return TC_ACT_SHOT;
+	}
 	if (st)
 		st->rp_pkts++;
 	/*

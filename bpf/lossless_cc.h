@@ -92,6 +92,15 @@ struct ll_cc_config {
 	/* when algo == LL_CC_PCN; 56 octets, 4 of them its tail padding */
 	struct ll_pcn_params pcn;
 	struct ll_dcqcn_params dcqcn;	/* when algo == LL_CC_DCQCN */
+	/*
+	 * The RP's horizon: a data packet whose departure would be more than
+	 * this far ahead is refused (TC_ACT_SHOT: the socket sees ENOBUFS,
+	 * as from a full queue) and does not advance the flow's clock. It
+	 * bounds what a flow has stamped ahead, so that a rate cut acts
+	 * within it, not after a socket buffer's worth of packets stamped
+	 * at the old rate. 0: no horizon.
+	 */
+	__u64 rp_horizon_ns;
 };
 
 /*
@@ -148,6 +157,7 @@ struct ll_cc_rp {
 	__u64 cnps;			/* CNPs applied */
 	__u64 cnps_stale;		/* PCN: sequence not newer: ignored */
 	__u64 last_ns;			/* the last packet or CNP */
+	__u64 refused_pkts;		/* beyond rp_horizon_ns: refused */
 };
 
 /* Per-CPU totals (summed by userspace). */
@@ -170,6 +180,7 @@ struct ll_cc_stats {
 	__u64 flow_alloc_failed;	/* a new flow's map update failed */
 	__u64 not_ipv4;			/* RoCEv2 over IPv6: passed, no CC */
 	__u64 truncated;		/* UDP 4791 too short for a BTH */
+	__u64 rp_refused_pkts;		/* beyond the horizon: refused */
 };
 
 /*

@@ -252,7 +252,20 @@ Config Config::defaults(Algo algo, std::uint64_t line_rate_kbps)
   c.algo = algo;
   ll_pcn_params_default(&c.pcn, line_rate_kbps);
   ll_dcqcn_params_default(&c.dcqcn, line_rate_kbps);
+  c.rp_horizon_ns = c.default_horizon_ns();
   return c;
+}
+
+std::uint64_t Config::default_horizon_ns() const
+{
+  switch (algo) {
+  case Algo::Pcn:
+    return kHorizonPeriods * pcn.period_ns;
+  case Algo::Dcqcn:
+    return kHorizonPeriods * dcqcn.rate_timer_ns;
+  default:
+    return 0;
+  }
 }
 
 std::uint64_t Config::line_rate_kbps() const
@@ -270,7 +283,8 @@ std::uint64_t Config::line_rate_kbps() const
 bool Config::operator==(const Config &o) const
 {
   return algo == o.algo && roles == o.roles && cnp_prio == o.cnp_prio &&
-         cnp_dscp == o.cnp_dscp && same(pcn, o.pcn) && same(dcqcn, o.dcqcn);
+         cnp_dscp == o.cnp_dscp && same(pcn, o.pcn) && same(dcqcn, o.dcqcn) &&
+         rp_horizon_ns == o.rp_horizon_ns;
 }
 
 std::string check(const Config &cfg)
@@ -409,6 +423,7 @@ void Maps::set_config(const Config &cfg)
   v.cnp_dscp = cfg.cnp_dscp;
   v.pcn = cfg.pcn;
   v.dcqcn = cfg.dcqcn;
+  v.rp_horizon_ns = cfg.rp_horizon_ns;
   std::uint32_t key = 0;
   if (bpf_map_update_elem(cfg_.get(), &key, &v, BPF_ANY))
     fail(errno, "writing the config map");
@@ -427,6 +442,7 @@ Config Maps::config() const
   c.cnp_dscp = v.cnp_dscp;
   c.pcn = v.pcn;
   c.dcqcn = v.dcqcn;
+  c.rp_horizon_ns = v.rp_horizon_ns;
   return c;
 }
 

@@ -62,6 +62,8 @@ std::optional<std::uint8_t> parse_roles(std::string_view text);
 
 // What ll_cc_cfg holds. Both parameter sets are kept (and written); the
 // programs use the one of algo.
+inline constexpr std::uint64_t kHorizonPeriods = 4;
+
 struct Config {
   Algo algo = Algo::Off;
   std::uint8_t roles = kRolesBoth;
@@ -69,10 +71,17 @@ struct Config {
   std::uint8_t cnp_dscp = kCnpDscpDefault;  // 0..63
   ll_pcn_params pcn{};
   ll_dcqcn_params dcqcn{};
+  // The RP's horizon (ll_cc_config.rp_horizon_ns): packets stamped more
+  // than this ahead are refused. 0: none.
+  std::uint64_t rp_horizon_ns = 0;
 
   // algo with every parameter at the core's default for a sender at
-  // line_rate_kbps (ll_pcn_params_default, ll_dcqcn_params_default).
+  // line_rate_kbps (ll_pcn_params_default, ll_dcqcn_params_default), the
+  // horizon at default_horizon_ns().
   static Config defaults(Algo algo, std::uint64_t line_rate_kbps);
+  // kHorizonPeriods control periods of algo: PCN's T, DCQCN's rate timer
+  // (0 for off). A rate cut then acts within a few periods.
+  std::uint64_t default_horizon_ns() const;
   // The line rate of algo's parameters (0 for off).
   std::uint64_t line_rate_kbps() const;
   bool operator==(const Config &o) const;

@@ -113,6 +113,11 @@ OPTIONS
     --cnp-prio N         skb priority (0-7) of the CNPs sent; default 6
     --cnp-dscp N         DSCP (0-63) of the CNPs sent; default 48 (CS6)
     --min-rate RATE      the lowest rate a flow is cut to; default 1mbit
+    --horizon TIME       the RP refuses a packet whose departure would be
+                         more than TIME ahead (the socket gets ENOBUFS, as
+                         from a full queue), so that a rate cut acts within
+                         TIME; 0: never; default 4 control periods (PCN:
+                         4 T; DCQCN: 4 rate timers)
 
   PCN (--algo pcn):
     --period TIME        T, the NP's window and the control period;
@@ -205,6 +210,7 @@ constexpr OptSpec kValueOpts[] = {
     {"cnp-prio", kSet},
     {"cnp-dscp", kSet},
     {"min-rate", kPcn | kDcqcn},
+    {"horizon", kPcn | kDcqcn},
     {"period", kPcn},
     {"theta", kPcn},
     {"w-min", kPcn},
@@ -614,6 +620,8 @@ int cmd_set(const Args &a)
       cfg.cnp_dscp = static_cast<std::uint8_t>(parse_uint(name, v, 63));
     } else if (name == "min-rate") {
       cfg.pcn.min_rate_kbps = cfg.dcqcn.min_rate_kbps = parse_rate_kbps(name, v);
+    } else if (name == "horizon") {
+      cfg.rp_horizon_ns = parse_time_ns(name, v, true);
     } else if (name == "period") {
       cfg.pcn.period_ns = parse_time_ns(name, v, true);
     } else if (name == "theta") {
@@ -655,6 +663,9 @@ int cmd_set(const Args &a)
     if (!a.get("rp-idle"))
       cfg.pcn.rp_idle_ns = scaled;
   }
+  // The horizon follows the control period unless given.
+  if (!a.get("horizon"))
+    cfg.rp_horizon_ns = cfg.default_horizon_ns();
   std::string msg = lc::check(cfg);
   if (!msg.empty()) {
     std::string opts = named_options(a, msg);
@@ -731,6 +742,7 @@ std::vector<std::pair<const char *, std::uint64_t>> counters(const lc::Stats &s)
       {"cnp_ecn_mismatch", s.cnp_ecn_mismatch},
       {"rp_pkts", s.rp_pkts},
       {"rp_delayed_pkts", s.rp_delayed_pkts},
+      {"rp_refused_pkts", s.rp_refused_pkts},
       {"flow_alloc_failed", s.flow_alloc_failed},
       {"not_ipv4", s.not_ipv4},
       {"truncated", s.truncated},
@@ -794,6 +806,7 @@ ordered_json config_json(const lc::Config &c)
   j["cnp_prio"] = c.cnp_prio;
   j["cnp_dscp"] = c.cnp_dscp;
   j["line_rate_kbps"] = c.line_rate_kbps();
+  j["rp_horizon_ns"] = c.rp_horizon_ns;
   ordered_json p;
   p["period_ns"] = c.pcn.period_ns;
   p["line_rate_kbps"] = c.pcn.line_rate_kbps;
@@ -826,9 +839,10 @@ void print_config(const lc::Config &c)
     std::printf(" (the programs pass everything)\n");
     return;
   }
-  std::printf("  roles %s  line-rate %s  cnp-prio %u  cnp-dscp %u\n",
+  std::printf("  roles %s  line-rate %s  cnp-prio %u  cnp-dscp %u  horizon %s\n",
               lc::roles_text(c.roles).c_str(),
-              rate_text(c.line_rate_kbps()).c_str(), c.cnp_prio, c.cnp_dscp);
+              rate_text(c.line_rate_kbps()).c_str(), c.cnp_prio, c.cnp_dscp,
+              c.rp_horizon_ns ? time_text(c.rp_horizon_ns).c_str() : "none");
   if (c.algo == lc::Algo::Pcn) {
     const ll_pcn_params &p = c.pcn;
     std::printf("  period %s  theta %u%%  w-min %s  w-max %s  min-rate %s  "

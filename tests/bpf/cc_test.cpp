@@ -759,6 +759,36 @@ TEST_F(CcProg, EgressPacesAtTheFlowsRate)
   expect_passed(skel_->progs.ll_cc_egress, fr);
 }
 
+TEST_F(CcProg, EgressRefusesBeyondTheHorizon)
+{
+  ll_cc_config c = pcn_config(1000);  // 1 Mbit/s: 1000 octets = 8 ms
+  c.rp_horizon_ns = 12000000;         // 12 ms: 1.5 packets ahead
+  set_cfg(c);
+  Flow f;
+  Frame fr = roce(f, kEcnEct0, 1000 - 58);
+  RunResult a = egress(fr);  // now, next at +8 ms
+  RunResult b = egress(fr);  // +8 ms (within 12), next at +16 ms
+  RunResult d = egress(fr);  // +16 ms: beyond, refused
+  EXPECT_EQ(a.verdict, TC_ACT_UNSPEC);
+  EXPECT_EQ(b.verdict, TC_ACT_UNSPEC);
+  EXPECT_EQ(d.verdict, TC_ACT_SHOT);
+  ll_cc_rp r;
+  ASSERT_TRUE(rp(f.key(), &r));
+  // The refused packet moved nothing: the clock is b's slot + 8 ms.
+  EXPECT_EQ(r.next_tx_ns, b.ctx.tstamp + 8000000ull);
+  EXPECT_EQ(r.pkts, 2u);
+  EXPECT_EQ(r.refused_pkts, 1u);
+  ll_cc_stats st = stats();
+  EXPECT_EQ(st.rp_pkts, 2u);
+  EXPECT_EQ(st.rp_refused_pkts, 1u);
+  // No horizon: the third one is stamped 16 ms ahead.
+  c.rp_horizon_ns = 0;
+  set_cfg(c);
+  RunResult e = egress(fr);
+  EXPECT_EQ(e.verdict, TC_ACT_UNSPEC);
+  EXPECT_EQ(e.ctx.tstamp, r.next_tx_ns);
+}
+
 TEST_F(CcProg, FlowReinitialisedWhenTheAlgorithmChanges)
 {
   ll_cc_config c = pcn_config(10000000);

@@ -262,6 +262,10 @@ TEST_F(CcCliRoot, SetWritesEveryParameter)
   EXPECT_EQ(c.pcn.period_ns, 10000000u);
   EXPECT_EQ(c.pcn.np_idle_ns, 200000000u);
   EXPECT_EQ(c.pcn.rp_idle_ns, 200000000u);
+  EXPECT_EQ(c.rp_horizon_ns, 40000000u);  // and the horizon: 4 T
+  r = cc({"set", "--algo", "pcn", "--line-rate", "20mbit", "--horizon", "0"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(lc::Maps::open_pinned(pin_dir_).config().rp_horizon_ns, 0u);
   r = cc({"set", "--algo", "pcn", "--line-rate", "20mbit", "--period", "10ms",
           "--np-idle", "0", "--rp-idle", "50ms"});
   ASSERT_EQ(r.rc, 0) << r.err;
@@ -288,6 +292,7 @@ TEST_F(CcCliRoot, SetWritesEveryParameter)
   EXPECT_EQ(c.dcqcn.rai_kbps, 40000u);
   EXPECT_EQ(c.dcqcn.rhai_kbps, 400000u);
   EXPECT_EQ(c.dcqcn.min_rate_kbps, 100000u);
+  EXPECT_EQ(c.rp_horizon_ns, 1200000u);  // 4 rate timers
 
   // off keeps the parameters; the programs pass everything.
   r = cc({"set", "--algo", "off"});
