@@ -1060,7 +1060,26 @@ def metrics(scn, raw):
     m["shaper_lost_ms"] = {"switch": sum(q.get("shaper_lost", 0) for q in data_ports) / 1e6,
                            "hosts": sum(q.get("shaper_lost", 0) for q in raw["hosts"].values()) / 1e6}
     m["flow_list"] = flows
+    if raw.get("host_cc"):
+        m["host_cc"] = host_cc_metrics(raw)
     return m
+
+
+def host_cc_metrics(raw):
+    """The hosts' congestion control, summed over hosts (lossless-cc show
+    --json): CNPs the receivers sent, the senders applied, refused, and the
+    senders' paced rates at the end."""
+    cnt = [h["counters"] for h in raw["cc"].values()]
+    rates = [f["rate_mbps"] for h in raw["cc"].values() for f in h["rp_flows"]["top"]]
+    return {"algo": raw["host_cc"],
+            "cnps_sent": sum(c["cnps_sent"] for c in cnt),
+            "cnps_applied": sum(c["cnps_received"] for c in cnt),
+            "cnps_bad": sum(c["cnp_unknown_flow"] + sum(c["cnp_parse_error"].values()) for c in cnt),
+            "ce_pkts": sum(c["np_ce_pkts"] for c in cnt), "np_pkts": sum(c["np_pkts"] for c in cnt),
+            "rp_delayed": sum(c["rp_delayed_pkts"] for c in cnt),
+            "rp_refused": sum(c["rp_refused_pkts"] for c in cnt),
+            "rp_pkts": sum(c["rp_pkts"] for c in cnt),
+            "rates_end_mbps": sorted(rates)}
 
 
 # ---------------------------------------------------------------- output
@@ -1117,6 +1136,15 @@ def table(scn, results):
             row("spfc: victim ports: time as Victim (s)",
                 lambda m: f"{m['spfc']['victim_ports']['victim_time_s']:.2f}" if "victim_ports" in m.get("spfc", {})
                 else "-")
+    if any("host_cc" in results[n] for n in names if "error" not in results[n]):
+        def cc_row(label, f):
+            row(label, lambda m: f(m["host_cc"]) if "host_cc" in m else "-")
+        cc_row("host CC: CNPs sent / applied / unknown or bad",
+               lambda h: f"{h['cnps_sent']}/{h['cnps_applied']}/{h['cnps_bad']}")
+        cc_row("host CC: CE-marked packets at the receivers (%)",
+               lambda h: f"{100 * h['ce_pkts'] / h['np_pkts']:.1f}" if h["np_pkts"] else "-")
+        cc_row("host CC: packets paced later / refused (horizon)",
+               lambda h: f"{h['rp_delayed']}/{h['rp_refused']}")
     row("peak shared / shared size (KB)", lambda m: f"{m['pool_peak_shared'] / 1e3:.0f}/{m['pool_shared_size'] / 1e3:.0f}")
     row("peak headroom / headroom size (KB)",
         lambda m: f"{m['pool_peak_headroom'] / 1e3:.0f}/{m['pool_headroom_size'] / 1e3:.0f}")

@@ -189,9 +189,11 @@ const char *kUsage =
     "\n"
     "send: generates the flows of S seconds, then sends them. Concurrently active\n"
     "flows take turns one datagram at a time (round robin, like a NIC's queue\n"
-    "pairs). The host's qdisc paces the datagrams: when it is full (ENOBUFS) the\n"
-    "sender waits --retry-us and sends the same datagram again; a full socket\n"
-    "buffer blocks it. Flows generated in the S seconds are sent to the end.\n"
+    "pairs). The host's qdisc paces the datagrams: a flow refused (ENOBUFS: the\n"
+    "queue is full, or the host's congestion control holds the flow back) goes\n"
+    "to the back and the next flow sends; when every active flow was refused in\n"
+    "turn the sender waits --retry-us. A full socket buffer blocks it. Flows\n"
+    "generated in the S seconds are sent to the end.\n"
     "  --dst ADDR[,ADDR]  IPv4 receivers; each background flow picks one uniformly\n"
     "  --port N           UDP destination port\n"
     "  --rate-mbit R      the sender's line rate in Mbit/s (what --load is a\n"
@@ -224,7 +226,7 @@ const char *kUsage =
     "  --sndbuf BYTES     socket send buffer (SO_SNDBUFFORCE; default: the\n"
     "                     system's). A datagram stays charged to it until the\n"
     "                     receiver takes it, so it bounds the bytes in flight\n"
-    "  --retry-us U       wait after ENOBUFS (default 1000)\n"
+    "  --retry-us U       wait after every active flow was refused (default 1000)\n"
     "  --max-drain S      stop S seconds after t0 + duration even if flows are\n"
     "                     unfinished (default 120); they are reported as such\n"
     "  --dry-run          print the flows that would be sent, send nothing\n"
@@ -671,6 +673,12 @@ int do_send(const Args &a)
                    double(late_ns) / 1e9);
     std::vector<uint8_t> buf(payload + 4, 0x5a);
     std::deque<size_t> active;  // round robin: the front sends next
+    // Flows refused (ENOBUFS) in a row since the last datagram sent: a
+    // refused flow goes to the back and the next one tries at once, as a
+    // NIC's queue pairs do (a flow the hosts' congestion control holds
+    // back must not stop the others); the sender waits only when every
+    // active flow was refused in turn.
+    size_t refused_in_row = 0;
     size_t next = 0;
     uint64_t hard_end = end + uint64_t(max_drain * 1e9);
     for (;;) {
@@ -704,6 +712,12 @@ int do_send(const Args &a)
       if (n < 0) {
         if (errno == ENOBUFS || errno == EAGAIN) {
           enobufs++;
+          if (++refused_in_row < active.size()) {
+            active.push_back(active.front());
+            active.pop_front();
+            continue;
+          }
+          refused_in_row = 0;
         } else if (errno != EINTR) {
           // An ICMP error reported through IP_RECVERR: read it off
           // the error queue; the datagram was not sent.
@@ -716,6 +730,7 @@ int do_send(const Args &a)
         continue;
       }
       d.seq++;
+      refused_in_row = 0;
       sent++;
       bytes += uint64_t(n);
       f.sent += len;
