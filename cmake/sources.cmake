@@ -26,9 +26,14 @@ set(LL_POLICY_SOURCES
   ${LL_SOURCE_ROOT}/daemon/policy/scheme_st.cpp ${LL_SOURCE_ROOT}/daemon/policy/scheme_dsh.cpp
   ${LL_SOURCE_ROOT}/daemon/policy/scheme_spfc.cpp)
 
+# The hosts' congestion control parameters without BPF (daemon/cc:
+# ll_cc_params), which the configuration loader's [host_cc] uses.
+set(LL_CC_PARAMS_SOURCES ${LL_SOURCE_ROOT}/daemon/cc/cc_params.cpp)
+
 # The configuration loader (daemon/config), one file per section.
 set(LL_CONFIG_SOURCES
   ${LL_SOURCE_ROOT}/daemon/config/config.cpp ${LL_SOURCE_ROOT}/daemon/config/config_daemon.cpp
   ${LL_SOURCE_ROOT}/daemon/config/config_pool.cpp
   ${LL_SOURCE_ROOT}/daemon/config/config_watchdog.cpp
-  ${LL_SOURCE_ROOT}/daemon/config/config_port.cpp)
+  ${LL_SOURCE_ROOT}/daemon/config/config_port.cpp
+  ${LL_SOURCE_ROOT}/daemon/config/config_host_cc.cpp)

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "ingress.h"      // Error, Fd, check_bpffs, ifindex_of, ifname_of
+#include "cc_params.h"  // Algo, Config, defaults, check, the parameters
 #include "lossless_cc.h"  // bpf/: map layouts (pulls pcn.h, dcqcn.h, cnp.h)
 
 namespace lossless::cc {
@@ -37,61 +38,9 @@ using ingress::Fd;
 using ingress::ifindex_of;
 using ingress::ifname_of;
 
-inline constexpr const char *kDefaultPinDir = "/sys/fs/bpf/lossless_cc";
 inline constexpr std::uint32_t kTcHandle = 0x4c43;
 inline constexpr std::uint32_t kTcIngressPriority = 2;
 inline constexpr std::uint32_t kTcEgressPriority = 1;
-// The CNPs' class unless configured: DSCP 48 (CS6) and priority 6, the
-// usual RoCE NIC defaults (a class of its own, not a lossless one).
-inline constexpr std::uint8_t kCnpPrioDefault = 6;
-inline constexpr std::uint8_t kCnpDscpDefault = 48;
-inline constexpr std::uint8_t kRolesBoth = LL_CC_ROLE_NP | LL_CC_ROLE_RP;
-
-enum class Algo : std::uint8_t {
-  Off = LL_CC_OFF,
-  Pcn = LL_CC_PCN,
-  Dcqcn = LL_CC_DCQCN,
-};
-std::string_view algo_name(Algo a);  // "off", "pcn", "dcqcn"
-std::optional<Algo> parse_algo(std::string_view name);
-
-// LL_CC_ROLE_* as text: "np", "rp", "np,rp"; "none" for 0.
-std::string roles_text(std::uint8_t roles);
-// "np", "rp", "np,rp", "rp,np", "both"; nullopt for anything else.
-std::optional<std::uint8_t> parse_roles(std::string_view text);
-
-// What ll_cc_cfg holds. Both parameter sets are kept (and written); the
-// programs use the one of algo.
-inline constexpr std::uint64_t kHorizonPeriods = 4;
-
-struct Config {
-  Algo algo = Algo::Off;
-  std::uint8_t roles = kRolesBoth;
-  std::uint8_t cnp_prio = kCnpPrioDefault;  // 0..7
-  std::uint8_t cnp_dscp = kCnpDscpDefault;  // 0..63
-  ll_pcn_params pcn{};
-  ll_dcqcn_params dcqcn{};
-  // The RP's horizon (ll_cc_config.rp_horizon_ns): packets stamped more
-  // than this ahead are refused. 0: none.
-  std::uint64_t rp_horizon_ns = 0;
-
-  // algo with every parameter at the core's default for a sender at
-  // line_rate_kbps (ll_pcn_params_default, ll_dcqcn_params_default), the
-  // horizon at default_horizon_ns().
-  static Config defaults(Algo algo, std::uint64_t line_rate_kbps);
-  // kHorizonPeriods control periods of algo: PCN's T, DCQCN's rate timer
-  // (0 for off). A rate cut then acts within a few periods.
-  std::uint64_t default_horizon_ns() const;
-  // The line rate of algo's parameters (0 for off).
-  std::uint64_t line_rate_kbps() const;
-  bool operator==(const Config &o) const;
-};
-
-// "" if cfg is valid, else a message naming the parameter at fault (the
-// core's ll_pcn_check / ll_dcqcn_check for the algorithm's parameters:
-// "pcn-period (T) must be above 0 ..."). Off is always valid: the programs
-// read nothing but algo then (an all-zero config is off).
-std::string check(const Config &cfg);
 
 // The global counters (ll_cc_stats) summed over CPUs.
 using Stats = ll_cc_stats;

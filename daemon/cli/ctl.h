@@ -38,7 +38,8 @@ std::string bytes_str(unsigned long long b);
 std::string ms_str(unsigned long long ns);
 int each_plane(const std::vector<std::string> &planes, bool as_json,
                json (*to_json)(const std::string &, const lossless_plane_tel &),
-               void (*print)(const std::string &, const lossless_plane_tel &));
+               void (*print)(const std::string &, const lossless_plane_tel &),
+               const json &extra = nullptr);
 
 // The end of a write into the plane without losslessd (set, scheme): wait
 // up to 1 s for the datapath to take it, then print its refusal (exit 1)
@@ -83,7 +84,11 @@ std::string fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 // ---- the commands, by file
 
 // ctl_status.cpp
-int cmd_status(const std::vector<std::string> &planes, bool as_json);
+// host_cc: losslessd's status "host_cc" (the hosts' congestion control),
+// or null: printed after the pools, and in --json as "host_cc" beside
+// "pools".
+int cmd_status(const std::vector<std::string> &planes, bool as_json,
+               const json &host_cc = nullptr);
 
 // ctl_events.cpp
 json events_json(const std::string &path, const lossless_plane_tel &t);

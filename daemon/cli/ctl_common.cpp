@@ -69,7 +69,8 @@ std::string ms_str(unsigned long long ns)
 // One view of every plane: its JSON object, or its text table.
 int each_plane(const std::vector<std::string> &planes, bool as_json,
                json (*to_json)(const std::string &, const lossless_plane_tel &),
-               void (*print)(const std::string &, const lossless_plane_tel &))
+               void (*print)(const std::string &, const lossless_plane_tel &),
+               const json &extra)
 {
   json all = json::array();
   int rc = kExitOk;
@@ -99,8 +100,12 @@ int each_plane(const std::vector<std::string> &planes, bool as_json,
       rc = kExitError;
     }
   }
-  if (as_json)
-    std::printf("%s\n", json{{"pools", all}}.dump(2).c_str());
+  if (as_json) {
+    json out = {{"pools", all}};
+    if (extra.is_object())
+      out.update(extra);  // losslessd's blocks beside the pools ("host_cc")
+    std::printf("%s\n", out.dump(2).c_str());
+  }
   return rc;
 }
 

@@ -96,6 +96,18 @@ int cmd_daemon(const std::string &sock, bool as_json)
     std::printf("  port %-12s ifindex %-4d pool %-8s %-5s %s\n", p["dev"].get<std::string>().c_str(),
                 p["ifindex"].get<int>(), p["pool"].get<std::string>().c_str(),
                 p["up"].get<bool>() ? "up" : "down", p["state"].get<std::string>().c_str());
+  if (r.contains("host_cc")) {
+    const json &h = r["host_cc"];
+    std::printf("  host_cc %s, line rate %llu kbit/s, maps in %s, gc idle %llu ms: %llu NP and "
+                "%llu RP flows\n",
+                h["algo"].get<std::string>().c_str(), h.value("line_rate_kbps", 0ULL),
+                h["pin_dir"].get<std::string>().c_str(),
+                h["gc"].value("idle_ns", 0ULL) / 1000000, h["np_flows"].value("total", 0ULL),
+                h["rp_flows"].value("total", 0ULL));
+    for (const auto &p : h["ports"])
+      std::printf("    port %-12s ifindex %-4d %s\n", p["dev"].get<std::string>().c_str(),
+                  p["ifindex"].get<int>(), p["state"].get<std::string>().c_str());
+  }
   return kExitOk;
 }
 

@@ -370,11 +370,72 @@ void print_table(const std::string &path, const lossless_plane_tel &t)
   print_shaper_table(t);
 }
 
+// losslessd's "host_cc" (the hosts' congestion control): its algorithm,
+// ports, counters and the top flows of each map with the rest summed.
+void print_host_cc(const json &h)
+{
+  auto u = [](const json &j, const char *k) { return j.value(k, 0ULL); };
+  const json &c = h["counters"];
+  std::string ports;
+  for (const auto &p : h["ports"])
+    ports += (ports.empty() ? "" : ", ") + p["dev"].get<std::string>() +
+             (p["state"] == "attached" ? "" : " (" + p["state"].get<std::string>() + ")");
+  std::printf("host congestion control %s  line rate %s%s  roles %s  ports %s\n",
+              h["algo"].get<std::string>().c_str(),
+              rate_str(u(h, "line_rate_kbps") * 1000).c_str(),
+              h.value("line_rate_auto", false) ? " (auto)" : "",
+              h["config"]["roles"].get<std::string>().c_str(), ports.c_str());
+  std::printf("  CNPs sent %llu  applied %llu  unknown flow %llu  malformed %llu  stale %llu"
+              "  | refused by horizon %llu  CE packets %llu of %llu\n",
+              u(c, "cnps_sent"), u(c, "cnps_received"), u(c, "cnp_unknown_flow"),
+              u(c, "cnp_malformed"), u(c, "cnp_stale"), u(c, "rp_refused_pkts"),
+              u(c, "np_ce_pkts"), u(c, "np_pkts"));
+  const json &gc = h["gc"];
+  unsigned long long idle = u(gc, "idle_ns");
+  std::string idle_text = !idle                   ? "never"
+                          : idle % 1000000000 == 0 ? std::to_string(idle / 1000000000) + "s"
+                                                   : ms_str(idle) + "ms";
+  std::printf("  gc: flows idle %s deleted: %llu NP, %llu RP (%llu runs)\n", idle_text.c_str(),
+              u(gc, "np_deleted"), u(gc, "rp_deleted"), u(gc, "runs"));
+  for (const char *map : {"np_flows", "rp_flows"}) {
+    bool np = map[0] == 'n';
+    const json &v = h[map];
+    std::printf("  %s: %llu flows\n", np ? "NP flows (received)" : "RP flows (sent)",
+                u(v, "total"));
+    if (!u(v, "total"))
+      continue;
+    std::printf("    %-43s %12s %14s %10s %7s %8s\n", "FLOW", np ? "RECRATE-MBPS" : "RATE-MBPS",
+                "BYTES", "PKTS", np ? "CE" : "", "CNPS");
+    auto line = [&](const std::string &name, const json &f) {
+      char ce[16] = "";
+      if (np)
+        std::snprintf(ce, sizeof(ce), "%.3f", f.value("ce_fraction", 0.0));
+      std::printf("    %-43s %12.3f %14llu %10llu %7s %8llu\n", name.c_str(),
+                  f.value("rate_mbps", 0.0), u(f, "bytes"), u(f, "pkts"), ce, u(f, "cnps"));
+    };
+    for (const auto &f : v["top"])
+      line(f["flow"].get<std::string>(), f);
+    if (u(v["rest"], "flows"))
+      line("(" + std::to_string(u(v["rest"], "flows")) + " other flows)", v["rest"]);
+  }
+}
+
 }  // namespace
 
-int cmd_status(const std::vector<std::string> &planes, bool as_json)
+int cmd_status(const std::vector<std::string> &planes, bool as_json, const json &host_cc)
 {
-  return each_plane(planes, as_json, tel_json, print_table);
+  int rc = kExitOk;
+  if (!planes.empty())
+    rc = each_plane(planes, as_json, tel_json, print_table,
+                    host_cc.is_object() ? json{{"host_cc", host_cc}} : json(nullptr));
+  else if (as_json)
+    std::printf("%s\n", json{{"pools", json::array()}, {"host_cc", host_cc}}.dump(2).c_str());
+  if (!as_json && host_cc.is_object()) {
+    if (!planes.empty())
+      std::printf("\n");
+    print_host_cc(host_cc);
+  }
+  return rc;
 }
 
 }  // namespace lossless::ctl

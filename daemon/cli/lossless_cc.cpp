@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cc.h"
+#include "cc_json.h"
 #include "ll_units.h"
 
 #ifndef LL_VERSION
@@ -358,134 +359,30 @@ std::uint64_t parse_uint(const std::string &opt, const std::string &s,
   return v;
 }
 
+// The parameters' values are ll_cc's (cc_params.h): one parser for this
+// tool and losslessd's [host_cc].
 std::uint64_t parse_rate_kbps(const std::string &opt, const std::string &s)
 {
-  std::uint64_t bps = 0;
-  const char *unit = nullptr;
-  // Above the core's bound (1.6 Tbit/s), so that its check words that.
-  switch (ll_units_rate(s.c_str(), 0, 1ULL << 60, &bps, &unit)) {
-  case LL_UNITS_RATE_OK:
-    break;
-  case LL_UNITS_RATE_AMBIGUOUS: {
-    std::string u = unit ? unit : "";
-    std::string stem = u.size() >= 3 ? u.substr(0, u.size() - 3) : u;
-    bad_value(opt, s, "\"" + u + "\" is ambiguous: write " + stem +
-                          "bit for bits/s or " + stem + "Bps for bytes/s");
-  }
-  case LL_UNITS_RATE_UNIT:
-    bad_value(opt, s, std::string("unknown unit \"") + (unit ? unit : "") +
-                          "\" (use " LL_UNITS_RATE_UNITS ")");
-  default:
-    bad_value(opt, s, "not a rate (a number with a unit bit, kbit, mbit, "
-                      "gbit, tbit: 25gbit)");
-  }
-  if (bps % 1000)
-    bad_value(opt, s, "must be a whole number of kbit/s");
-  return bps / 1000;
+  std::uint64_t kbps = 0;
+  if (std::string why = lc::parse_rate_kbps(s, kbps); !why.empty())
+    bad_value(opt, s, why);
+  return kbps;
 }
 
 std::uint64_t parse_time_ns(const std::string &opt, const std::string &s,
                             bool zero_ok)
 {
   std::uint64_t ns = 0;
-  if (zero_ok && s == "0")
-    return 0;
-  // Up to an hour: the core's checks word the real bounds.
-  if (ll_units_time(s.c_str(), 3600ULL * 1000000000ULL, &ns))
-    bad_value(opt, s, std::string("not a time up to 1 hour with ") +
-                          LL_UNITS_TIME_UNITS + " (" LL_UNITS_TIME_EXAMPLES
-                          ")" + (zero_ok ? ", or 0" : ""));
+  if (std::string why = lc::parse_time_ns(s, zero_ok, ns); !why.empty())
+    bad_value(opt, s, why);
   return ns;
-}
-
-std::uint64_t parse_size(const std::string &opt, const std::string &s)
-{
-  std::uint64_t bytes = 0;
-  if (ll_units_size(s.c_str(), &bytes))
-    bad_value(opt, s, std::string("not a size (") + LL_UNITS_SIZE_UNITS +
-                          ": " LL_UNITS_SIZE_EXAMPLES ")");
-  return bytes;
-}
-
-// A fraction 0 < F <= 1, exactly: NUM/DEN or a decimal, rounded to the
-// nearest 1/2^24 (the Q24 of the core).
-std::uint32_t parse_q24(const std::string &opt, const std::string &s)
-{
-  unsigned __int128 num = 0, den = 1;
-  auto digits = [](const std::string &t) {
-    return !t.empty() && t.size() <= 18 &&
-           t.find_first_not_of("0123456789") == std::string::npos;
-  };
-  const std::string form = "not a fraction (NUM/DEN as 1/128, or a decimal "
-                           "as 0.0078125)";
-  if (auto slash = s.find('/'); slash != std::string::npos) {
-    std::string n = s.substr(0, slash), d = s.substr(slash + 1);
-    if (!digits(n) || !digits(d))
-      bad_value(opt, s, form);
-    num = std::stoull(n);
-    den = std::stoull(d);
-    if (!den)
-      bad_value(opt, s, "a denominator of 0");
-  } else {
-    auto dot = s.find('.');
-    std::string ip = s.substr(0, dot);
-    std::string fp = dot == std::string::npos ? "" : s.substr(dot + 1);
-    if ((ip.empty() && fp.empty()) || (!ip.empty() && !digits(ip)) ||
-        (!fp.empty() && !digits(fp)) || (dot != std::string::npos && fp.empty() && ip.empty()))
-      bad_value(opt, s, form);
-    num = ip.empty() ? 0 : std::stoull(ip);
-    for (char c : fp) {
-      num = num * 10 + unsigned(c - '0');
-      den *= 10;
-    }
-  }
-  if (num == 0)
-    bad_value(opt, s, "must be above 0");
-  if (num > den)
-    bad_value(opt, s, "must be at most 1");
-  unsigned __int128 q = ((num << 24) + den / 2) / den;
-  if (q == 0)
-    bad_value(opt, s, "below 1/2^24, the resolution (0 after rounding)");
-  return static_cast<std::uint32_t>(q);
-}
-
-std::uint32_t parse_pct(const std::string &opt, const std::string &s)
-{
-  std::string t = s;
-  if (!t.empty() && t.back() == '%')
-    t.pop_back();
-  if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos ||
-      t.size() > 9)
-    bad_value(opt, s, "not a whole percentage (95 or 95%)");
-  return static_cast<std::uint32_t>(std::stoul(t));
 }
 
 // ------------------------------------------------------------ texts
 
-std::string rate_text(std::uint64_t kbps)
-{
-  if (kbps && kbps % 1000000 == 0)
-    return std::to_string(kbps / 1000000) + "gbit";
-  if (kbps && kbps % 1000 == 0)
-    return std::to_string(kbps / 1000) + "mbit";
-  return std::to_string(kbps) + "kbit";
-}
-
-std::string time_text(std::uint64_t ns)
-{
-  char buf[32];
-  ll_units_time_text(ns, buf, sizeof(buf));
-  return buf;
-}
-
-std::string q24_text(std::uint32_t q)
-{
-  if (q && LL_PCN_Q24_ONE % q == 0)
-    return "1/" + std::to_string(LL_PCN_Q24_ONE / q);
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.9g", double(q) / LL_PCN_Q24_ONE);
-  return buf;
-}
+using lc::q24_text;
+using lc::rate_text;
+using lc::time_text;
 
 // ------------------------------------------------------------ commands
 
@@ -551,25 +448,7 @@ lc::Maps writable_maps(const std::string &pin_dir)
 // pcn-w-max" -> w-min, w-max), as "--w-min '1/2'" (or "(default)").
 std::string named_options(const Args &a, const std::string &msg)
 {
-  std::vector<std::string> names;
-  std::string word;
-  auto flush = [&] {
-    std::string w = word;
-    word.clear();
-    for (const char *prefix : {"pcn-", "dcqcn-"})
-      if (w.rfind(prefix, 0) == 0)
-        w = w.substr(std::strlen(prefix));
-    if (!w.empty() && (find_opt(w) || w == "line-rate") &&
-        std::find(names.begin(), names.end(), w) == names.end())
-      names.push_back(w);
-  };
-  for (char c : msg) {
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-')
-      word += c;
-    else
-      flush();
-  }
-  flush();
+  std::vector<std::string> names = lc::check_names(msg);
   std::string out;
   for (const std::string &n : names) {
     if (!out.empty())
@@ -607,65 +486,15 @@ int cmd_set(const Args &a)
     cfg = maps.config();  // off: keep the parameters for later
     cfg.algo = *algo;
   }
+  lc::Overrides o;
   for (const std::string &name : a.order) {
+    if (name == "algo" || name == "line-rate")
+      continue;
     const std::string &v = *a.get(name);
-    if (name == "roles") {
-      auto r = lc::parse_roles(v);
-      if (!r)
-        bad_value(name, v, "must be np, rp or np,rp");
-      cfg.roles = *r;
-    } else if (name == "cnp-prio") {
-      cfg.cnp_prio = static_cast<std::uint8_t>(parse_uint(name, v, 7));
-    } else if (name == "cnp-dscp") {
-      cfg.cnp_dscp = static_cast<std::uint8_t>(parse_uint(name, v, 63));
-    } else if (name == "min-rate") {
-      cfg.pcn.min_rate_kbps = cfg.dcqcn.min_rate_kbps = parse_rate_kbps(name, v);
-    } else if (name == "horizon") {
-      cfg.rp_horizon_ns = parse_time_ns(name, v, true);
-    } else if (name == "period") {
-      cfg.pcn.period_ns = parse_time_ns(name, v, true);
-    } else if (name == "theta") {
-      cfg.pcn.theta_pct = parse_pct(name, v);
-    } else if (name == "w-min") {
-      cfg.pcn.w_min_q24 = parse_q24(name, v);
-    } else if (name == "w-max") {
-      cfg.pcn.w_max_q24 = parse_q24(name, v);
-    } else if (name == "rp-idle") {
-      cfg.pcn.rp_idle_ns = parse_time_ns(name, v, true);
-    } else if (name == "np-idle") {
-      cfg.pcn.np_idle_ns = parse_time_ns(name, v, true);
-    } else if (name == "cnp-interval") {
-      cfg.dcqcn.cnp_interval_ns = parse_time_ns(name, v, true);
-    } else if (name == "rate-timer") {
-      cfg.dcqcn.rate_timer_ns = parse_time_ns(name, v, true);
-    } else if (name == "alpha-timer") {
-      cfg.dcqcn.alpha_timer_ns = parse_time_ns(name, v, true);
-    } else if (name == "byte-counter") {
-      cfg.dcqcn.byte_counter_bytes = parse_size(name, v);
-    } else if (name == "g") {
-      cfg.dcqcn.g_q24 = parse_q24(name, v);
-    } else if (name == "f") {
-      cfg.dcqcn.f_stages =
-          static_cast<std::uint32_t>(parse_uint(name, v, 0xffffffffULL));
-    } else if (name == "rai") {
-      cfg.dcqcn.rai_kbps = parse_rate_kbps(name, v);
-    } else if (name == "rhai") {
-      cfg.dcqcn.rhai_kbps = parse_rate_kbps(name, v);
-    }
+    if (std::string why = lc::parse_param(name, v, o); !why.empty())
+      bad_value(name, v, why);
   }
-  // The idle times' default (1 ms) is about 20 T at the default T: with a
-  // longer --period they default to 20 T, so that they stay above T.
-  if (a.get("period")) {
-    std::uint64_t scaled =
-        std::max<std::uint64_t>(LL_PCN_IDLE_NS_DEFAULT, 20 * cfg.pcn.period_ns);
-    if (!a.get("np-idle"))
-      cfg.pcn.np_idle_ns = scaled;
-    if (!a.get("rp-idle"))
-      cfg.pcn.rp_idle_ns = scaled;
-  }
-  // The horizon follows the control period unless given.
-  if (!a.get("horizon"))
-    cfg.rp_horizon_ns = cfg.default_horizon_ns();
+  lc::apply(cfg, o);
   std::string msg = lc::check(cfg);
   if (!msg.empty()) {
     std::string opts = named_options(a, msg);
@@ -725,112 +554,12 @@ std::vector<Port> attached_ports()
   return out;
 }
 
-// (name, value) of every counter, in the struct's order; the CNP parse
-// errors separately.
-std::vector<std::pair<const char *, std::uint64_t>> counters(const lc::Stats &s)
-{
-  return {
-      {"np_pkts", s.np_pkts},
-      {"np_ce_pkts", s.np_ce_pkts},
-      {"np_not_ect_pkts", s.np_not_ect_pkts},
-      {"cnps_sent", s.cnps_sent},
-      {"cnp_clone_failed", s.cnp_clone_failed},
-      {"cnp_build_failed", s.cnp_build_failed},
-      {"cnps_received", s.cnps_received},
-      {"cnp_unknown_flow", s.cnp_unknown_flow},
-      {"cnp_stale", s.cnp_stale},
-      {"cnp_ecn_mismatch", s.cnp_ecn_mismatch},
-      {"rp_pkts", s.rp_pkts},
-      {"rp_delayed_pkts", s.rp_delayed_pkts},
-      {"rp_refused_pkts", s.rp_refused_pkts},
-      {"flow_alloc_failed", s.flow_alloc_failed},
-      {"not_ipv4", s.not_ipv4},
-      {"truncated", s.truncated},
-  };
-}
-
-double ce_fraction(const lc::FlowSummary &f)
-{
-  return f.pkts ? double(f.ce_pkts) / double(f.pkts) : 0.0;
-}
-
-ordered_json flow_json(const lc::FlowSummary &f, bool np)
-{
-  ordered_json j;
-  char s[INET_ADDRSTRLEN], d[INET_ADDRSTRLEN];
-  inet_ntop(AF_INET, &f.key.saddr, s, sizeof(s));
-  inet_ntop(AF_INET, &f.key.daddr, d, sizeof(d));
-  j["flow"] = lc::flow_text(f.key);
-  j["saddr"] = s;
-  j["sport"] = ntohs(f.key.sport);
-  j["daddr"] = d;
-  j["dport"] = ntohs(f.key.dport);
-  j["rate_mbps"] = double(f.rate_kbps) / 1000.0;
-  j["bytes"] = f.bytes;
-  j["pkts"] = f.pkts;
-  if (np) {
-    j["ce_pkts"] = f.ce_pkts;
-    j["ce_fraction"] = ce_fraction(f);
-  }
-  j["cnps"] = f.cnps;
-  j["last_ns"] = f.last_ns;
-  return j;
-}
-
-ordered_json top_json(const lc::TopView &v, bool np)
-{
-  ordered_json j;
-  j["total"] = v.total_flows;
-  j["top"] = ordered_json::array();
-  for (const auto &f : v.top)
-    j["top"].push_back(flow_json(f, np));
-  ordered_json rest;
-  rest["flows"] = v.rest.flows;
-  rest["rate_mbps"] = double(v.rest.rate_kbps) / 1000.0;
-  rest["bytes"] = v.rest.bytes;
-  rest["pkts"] = v.rest.pkts;
-  if (np) {
-    rest["ce_pkts"] = v.rest.ce_pkts;
-    rest["ce_fraction"] = ce_fraction(v.rest);
-  }
-  rest["cnps"] = v.rest.cnps;
-  j["rest"] = rest;
-  return j;
-}
-
-ordered_json config_json(const lc::Config &c)
-{
-  ordered_json j;
-  j["algo"] = std::string(lc::algo_name(c.algo));
-  j["roles"] = lc::roles_text(c.roles);
-  j["cnp_prio"] = c.cnp_prio;
-  j["cnp_dscp"] = c.cnp_dscp;
-  j["line_rate_kbps"] = c.line_rate_kbps();
-  j["rp_horizon_ns"] = c.rp_horizon_ns;
-  ordered_json p;
-  p["period_ns"] = c.pcn.period_ns;
-  p["line_rate_kbps"] = c.pcn.line_rate_kbps;
-  p["min_rate_kbps"] = c.pcn.min_rate_kbps;
-  p["rp_idle_ns"] = c.pcn.rp_idle_ns;
-  p["np_idle_ns"] = c.pcn.np_idle_ns;
-  p["theta_pct"] = c.pcn.theta_pct;
-  p["w_min_q24"] = c.pcn.w_min_q24;
-  p["w_max_q24"] = c.pcn.w_max_q24;
-  j["pcn"] = p;
-  ordered_json d;
-  d["line_rate_kbps"] = c.dcqcn.line_rate_kbps;
-  d["min_rate_kbps"] = c.dcqcn.min_rate_kbps;
-  d["cnp_interval_ns"] = c.dcqcn.cnp_interval_ns;
-  d["rate_timer_ns"] = c.dcqcn.rate_timer_ns;
-  d["alpha_timer_ns"] = c.dcqcn.alpha_timer_ns;
-  d["byte_counter_bytes"] = c.dcqcn.byte_counter_bytes;
-  d["rai_kbps"] = c.dcqcn.rai_kbps;
-  d["rhai_kbps"] = c.dcqcn.rhai_kbps;
-  d["g_q24"] = c.dcqcn.g_q24;
-  d["f_stages"] = c.dcqcn.f_stages;
-  j["dcqcn"] = d;
-  return j;
-}
+// The JSON layouts and the counters' names are ll_cc's (cc_json.h), shared
+// with losslessd's status.
+using lc::ce_fraction;
+using lc::config_json;
+using lc::counters;
+using lc::top_json;
 
 void print_config(const lc::Config &c)
 {
@@ -923,14 +652,7 @@ int cmd_show(const Args &a)
       pj["egress_prog_id"] = p.ids.egress ? ordered_json(*p.ids.egress) : ordered_json();
       j["ports"].push_back(pj);
     }
-    ordered_json cj;
-    for (const auto &[name, v] : counters(st))
-      cj[name] = v;
-    ordered_json ej = ordered_json::object();
-    for (unsigned r = 1; r < LL_CNP_RESULT_COUNT; r++)
-      ej[ll_cnp_result_name(static_cast<ll_cnp_result>(r))] = st.cnp_parse_error[r];
-    cj["cnp_parse_error"] = ej;
-    j["counters"] = cj;
+    j["counters"] = lc::counters_json(st);
     j["np_flows"] = top_json(npv, true);
     j["rp_flows"] = top_json(rpv, false);
     std::printf("%s\n", j.dump().c_str());

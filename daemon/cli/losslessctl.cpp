@@ -290,12 +290,26 @@ int run(int argc, char **argv)
       planes.push_back(plane_path);
     else
       planes = lp::find_pinned();
+    // The hosts' congestion control is losslessd's ([host_cc]): its block
+    // comes from the daemon when one runs (a host may have no pool).
+    json host_cc;
+    if (via_daemon && pool.empty()) {
+      try {
+        json r = daemon_request(sock, {{"cmd", "status"}});
+        if (r.contains("host_cc"))
+          host_cc = r["host_cc"];
+      } catch (const std::exception &e) {
+        std::fprintf(stderr, "losslessctl: %s\n", e.what());
+      }
+    }
+    if (planes.empty() && host_cc.is_object())
+      return cmd_status(planes, as_json, host_cc);
     if (planes.empty()) {
       std::fprintf(stderr, "losslessctl: no pool planes under %s (tc qdisc ... lossless pool NAME plane auto)\n",
                    LL_PLANE_PIN_ROOT);
       return kExitError;
     }
-    return cmd_status(planes, as_json);
+    return cmd_status(planes, as_json, host_cc);
   }
   if (cmd == "watchdog") {
     bool as_json = false;

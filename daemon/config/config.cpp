@@ -109,7 +109,7 @@ namespace {
 
 // ------------------------------------------------------------ key tables
 
-const std::vector<std::string_view> kSections = {"daemon", "pool", "port"};
+const std::vector<std::string_view> kSections = {"daemon", "pool", "port", "host_cc"};
 // The keys of a [[pool]] and a [[port]]: the pool's parameter table's
 // (ll_params.h: a [[pool]]'s unless LL_PARAM_TOML_PORT), then the others.
 std::vector<std::string_view> table_keys(bool port, std::vector<std::string_view> others)
@@ -344,8 +344,12 @@ Config parse_document(const toml::table &doc, std::string_view name)
   auto pool_tables = tables("pool");
   auto port_tables = tables("port");
 
-  if (pool_tables.empty() && port_tables.empty() && !form_error)
-    ps.error(0, "the configuration is empty: it needs at least one [[pool]] and one [[port]]");
+  if (const toml::node *h = doc.get("host_cc"))
+    ps.host_cc_section(*h, cfg.host_cc);
+  // A host has no pool: [host_cc] alone is a configuration.
+  if (pool_tables.empty() && port_tables.empty() && !form_error && !doc.get("host_cc"))
+    ps.error(0, "the configuration is empty: it needs at least one [[pool]] and one [[port]], "
+                "or [host_cc]");
 
   // Pools, and the names given even when invalid (no cascade of "unknown
   // pool" errors on their ports).

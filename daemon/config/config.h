@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cc_params.h"
 #include "mode_policy.h"
 
 #include "ll_params.h"
@@ -155,11 +156,50 @@ struct Port {
   std::optional<lossless::policy::ModeSetting> mode;
 };
 
+// [host_cc]: the hosts' congestion control (daemon/cc, docs/DAEMON.md
+// "Host congestion control"). Its parameters are lossless-cc's options
+// with '_' for '-' (w_min for --w-min), parsed and checked by ll_cc's
+// parameter code (cc_params.h).
+struct HostCcKey {
+  std::string key;   // "w_min"
+  std::string text;  // its value as written ("1/128"), for messages
+  std::uint32_t line = 0;
+};
+
+inline constexpr std::uint64_t kHostCcGcIdleDefaultNs = 10000000000ULL;  // 10 s
+inline constexpr std::uint32_t kHostCcTopFlowsDefault = 10;
+inline constexpr std::uint32_t kHostCcTopFlowsMax = 1000;
+
+struct HostCc {
+  std::uint32_t line = 0;  // of its [host_cc] header
+  lossless::cc::Algo algo = lossless::cc::Algo::Pcn;
+  std::vector<std::string> ports;  // the devices to attach to
+  // nullopt: "auto", the lowest link speed of the ports (the daemon's).
+  std::optional<std::uint64_t> line_rate_kbps;
+  std::uint32_t line_rate_line = 0;
+  lossless::cc::Overrides overrides;  // the parameters given
+  std::vector<HostCcKey> given;       // the same, as written
+  std::uint64_t gc_idle_ns = kHostCcGcIdleDefaultNs;  // 0: no gc
+  std::string pin_dir = lossless::cc::kDefaultPinDir;
+  std::uint32_t top_flows = kHostCcTopFlowsDefault;
+  // The derived and checked parameters when line_rate is a rate; nullopt
+  // for "auto" until the daemon knows the link speed (host_cc_params()).
+  std::optional<lossless::cc::Config> params;
+};
+
+// h's parameters at line_rate_kbps: cc::derive(), then cc::check(). ""
+// and *out set, or the check's message prefixed by the keys it names as
+// written (w_min "1/2", w_max (the default): pcn-w-min must be ...);
+// *line the line of the first of them given (else 0).
+std::string host_cc_params(const HostCc &h, std::uint64_t line_rate_kbps,
+                           lossless::cc::Config *out, std::uint32_t *line = nullptr);
+
 struct Config {
   std::string source;  // the file name given to the parser
   Daemon daemon;
   std::vector<Pool> pools;  // in file order
   std::vector<Port> ports;  // in file order
+  std::optional<HostCc> host_cc;  // [host_cc]; nullopt: none
   // "file:line: message" for what is legal but probably a mistake (a
   // pool that no port names).
   std::vector<std::string> warnings;

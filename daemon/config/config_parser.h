@@ -314,6 +314,7 @@ struct Parser {
   // ---- sections
 
   void daemon_section(const toml::node &node, Daemon &d);
+  void host_cc_section(const toml::node &node, std::optional<HostCc> &out);
   void scheme_tables(const toml::table &t, const std::string &ctx,
                      const lossless::policy::Registration &reg, bool buffer_ok, Pool &p);
   void pool_section(const toml::table &t, std::size_t index, Pool &p, bool &name_given,

@@ -99,6 +99,7 @@ Config load_config(const std::string &path)
     pc.mode = p.mode;
     out.ports.push_back(pc);
   }
+  out.host_cc = c.host_cc;
   return out;
 }
 

@@ -2,6 +2,7 @@
 #include "daemon.h"
 
 #include "datapath_error.h"
+#include "host_cc.h"
 #include "metrics.h"
 #include "pool.h"
 #include "registry.h"
@@ -90,6 +91,8 @@ nlohmann::json watchdog_json(const std::optional<WatchdogSpec> &w)
           {"xoff_alarm_ms", w->xoff_alarm_ns / 1000000}};
 }
 
+}  // namespace
+
 // The link speed the device reports (ethtool), as the qdisc reads it when
 // no rate is given; 0 if it reports none.
 std::uint32_t device_speed_mbps(const std::string &dev)
@@ -109,6 +112,8 @@ std::uint32_t device_speed_mbps(const std::string &dev)
   std::uint32_t speed = ethtool_cmd_speed(&cmd);
   return rc || speed == static_cast<std::uint32_t>(SPEED_UNKNOWN) ? 0 : speed;
 }
+
+namespace {
 
 }  // namespace
 
@@ -182,7 +187,11 @@ void Daemon::validate()
   };
   pools_.clear();
   ports_.clear();
-  ingress::check_bpffs(cfg_.pin_dir);
+  host_cc_.reset();
+  // A host with [host_cc] alone has no pool: the pools' pin directory
+  // matters only with pools or ports.
+  if (!cfg_.pools.empty() || !cfg_.ports.empty())
+    ingress::check_bpffs(cfg_.pin_dir);
   for (const auto &pc : cfg_.pools) {
     auto pool = std::make_unique<Pool>();
     pool->cfg = pc;
@@ -227,6 +236,8 @@ void Daemon::validate()
     p.mtu = l->mtu;
     ports_.push_back(p);
   }
+  if (cfg_.host_cc)
+    host_cc_ = std::make_unique<HostCc>(HostCc::prepare(*cfg_.host_cc, cfg_.source));
 }
 
 void Daemon::ensure_port(Port &p, bool first_run)
@@ -311,6 +322,9 @@ void Daemon::install()
       if (p.state == "installed")
         touched.push_back(&p);
     }
+    // The hosts' congestion control (it undoes its own attachments).
+    if (host_cc_)
+      host_cc_->start();
   } catch (...) {
     // Nothing half-way: undo what this run installed.
     for (Port *p : touched) {
@@ -431,6 +445,8 @@ void Daemon::on_tick()
   ticks_++;
   for (auto &pool : pools_)
     tick_pool(*pool);
+  if (host_cc_)
+    host_cc_->tick(cc::monotonic_ns());  // gc and telemetry when due
   busy_ += Clock::now() - t0;
   arm_tick();
 }
@@ -483,6 +499,8 @@ void Daemon::refresh_links()
   }
   for (auto &pool : pools_)
     pool->links_stale = true;
+  if (host_cc_)
+    host_cc_->links(links);
 }
 
 void Daemon::arm_link_watch()
@@ -612,14 +630,16 @@ std::string Daemon::handle_request(const std::string &line)
                        {"pool", p.cfg.pool},
                        {"up", p.up},
                        {"state", p.state}});
-    return json{{"pid", getpid()},
-                {"config", cfg_.source},
-                {"period_us", cfg_.period.count() / 1000},
-                {"ticks", ticks_},
-                {"busy_us", busy_.count() / 1000},
-                {"pools", pools},
-                {"ports", ports}}
-        .dump();
+    json reply = {{"pid", getpid()},
+                  {"config", cfg_.source},
+                  {"period_us", cfg_.period.count() / 1000},
+                  {"ticks", ticks_},
+                  {"busy_us", busy_.count() / 1000},
+                  {"pools", pools},
+                  {"ports", ports}};
+    if (host_cc_)
+      reply["host_cc"] = json::parse(host_cc_->status().dump());
+    return reply.dump();
   }
   if (cmd == "set") {
     Pool *pool = pool_named(req->pool);
@@ -691,13 +711,15 @@ std::string Daemon::handle_request(const std::string &line)
                        {"cable_delay_ns", p.cable_delay_ns},
                        {"headroom_bytes", p.headroom_bytes},
                        {"watchdog", watchdog_json(p.watchdog)}});
-    return json{{"source", cfg_.source},
-                {"pin_dir", cfg_.pin_dir},
-                {"socket", cfg_.socket},
-                {"period_us", cfg_.period.count() / 1000},
-                {"pools", pools},
-                {"ports", ports}}
-        .dump();
+    json reply = {{"source", cfg_.source},
+                  {"pin_dir", cfg_.pin_dir},
+                  {"socket", cfg_.socket},
+                  {"period_us", cfg_.period.count() / 1000},
+                  {"pools", pools},
+                  {"ports", ports}};
+    if (host_cc_)
+      reply["host_cc"] = json::parse(host_cc_->config().dump());
+    return reply.dump();
   }
   return json{{"error", "unknown command \"" + cmd + "\" (status, config, set, scheme, reload)"}}
       .dump();
@@ -775,6 +797,12 @@ std::string Daemon::scheme_command(const Request &req)
 void Daemon::reload()
 {
   Config next = loader_(cfg_.source);
+  // [host_cc]: prepared (checked on this system) before anything changes.
+  std::unique_ptr<HostCc> next_cc;
+  if (next.host_cc)
+    next_cc = std::make_unique<HostCc>(HostCc::prepare(*next.host_cc, next.source));
+  if (host_cc_ && next_cc && host_cc_->cfg().pin_dir != next_cc->cfg().pin_dir)
+    throw std::runtime_error("[host_cc] pin_dir cannot change by a reload; restart losslessd");
   // Pools and their policies must stay the same set; parameters may change.
   if (next.pools.size() != cfg_.pools.size())
     throw std::runtime_error("pools cannot be added or removed by a reload; restart losslessd");
@@ -805,6 +833,22 @@ void Daemon::reload()
   ports_ = std::move(ports);
   cfg_.pools = next.pools;
   cfg_.ports = next.ports;
+  // [host_cc]: added (started), changed (reconfigured in place) or
+  // removed (its ports detached; the pinned maps stay until --cleanup).
+  if (next_cc && host_cc_) {
+    host_cc_->reconfigure(std::move(*next_cc));
+  } else if (next_cc) {
+    next_cc->start();
+    host_cc_ = std::move(next_cc);
+  } else if (host_cc_) {
+    config::HostCc old = host_cc_->cfg();
+    host_cc_.reset();
+    for (const std::string &dev : old.ports)
+      if (unsigned idx = if_nametoindex(dev.c_str()); idx && cc::attached(idx).any())
+        cc::detach(idx);
+    log("host_cc: removed from the configuration: detached from its ports");
+  }
+  cfg_.host_cc = next.host_cc;
   refresh_links();  // new ports get installed, the others adopted
 }
 
@@ -812,8 +856,12 @@ void Daemon::run()
 {
   std::optional<MetricsServer> prom;  // [daemon] prometheus: GET /metrics, until run() returns
   if (cfg_.prometheus) {
-    prom.emplace(io_, *cfg_.prometheus,
-                 [this] { return metrics::render_daemon(pools_, ports_, ticks_, busy_); });
+    prom.emplace(io_, *cfg_.prometheus, [this] {
+      std::optional<metrics::HostCcSample> cc;
+      if (host_cc_)
+        cc = host_cc_->sample();
+      return metrics::render_daemon(pools_, ports_, ticks_, busy_, cc ? &*cc : nullptr);
+    });
     log("metrics: http://%s/metrics", cfg_.prometheus->c_str());
   }
   signals_.async_wait([this](const boost::system::error_code &, int sig) {
@@ -824,7 +872,8 @@ void Daemon::run()
   refresh_links();
   tick_.expires_at(Clock::now());
   arm_tick();
-  log("running: %zu pools, %zu ports, period %lld us, control %s", pools_.size(), ports_.size(),
+  log("running: %zu pools, %zu ports%s, period %lld us, control %s", pools_.size(), ports_.size(),
+      host_cc_ ? (", host_cc " + std::string(cc::algo_name(host_cc_->params().algo))).c_str() : "",
       static_cast<long long>(cfg_.period.count() / 1000), cfg_.socket.c_str());
   io_.run();
 }
@@ -857,7 +906,10 @@ void Daemon::cleanup(const Config &cfg)
                         LL_INGRESS_MAP_CTRL_STATS})
     fs::remove(fs::path(cfg.pin_dir) / m, ec);
   fs::remove(cfg.pin_dir, ec);  // only if empty
-  log("cleaned up %zu ports and %zu pools", cfg.ports.size(), cfg.pools.size());
+  if (cfg.host_cc)
+    HostCc::cleanup(*cfg.host_cc);
+  log("cleaned up %zu ports and %zu pools%s", cfg.ports.size(), cfg.pools.size(),
+      cfg.host_cc ? " and host_cc" : "");
 }
 
 }  // namespace lossless::daemon

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "config.h"
 #include "ingress.h"
 #include "plane.h"
 #include "policy.h"
@@ -63,13 +64,20 @@ struct Config {
   std::optional<std::string> prometheus;  // host:port
   std::vector<PoolConfig> pools;
   std::vector<PortConfig> ports;
+  // [host_cc]: the hosts' congestion control (host_cc.h); nullopt: none.
+  std::optional<config::HostCc> host_cc;
 };
+
+// The link speed the device reports (ethtool) in Mbit/s, as the qdisc
+// reads it when no rate is given; 0 if it reports none.
+std::uint32_t device_speed_mbps(const std::string &dev);
 
 // Loads and converts a configuration file (throws with every error).
 using ConfigLoader = Config (*)(const std::string &path);
 
 struct Pool;     // pool.h
 struct Request;  // request.h
+class HostCc;    // host_cc.h
 
 class Daemon {
  public:
@@ -125,6 +133,7 @@ class Daemon {
   std::optional<ingress::Program> program_;
   std::vector<std::unique_ptr<Pool>> pools_;
   std::vector<Port> ports_;
+  std::unique_ptr<HostCc> host_cc_;  // [host_cc]; null: none
   int lock_fd_ = -1;
   std::uint64_t ticks_ = 0;
   std::chrono::nanoseconds busy_{0};

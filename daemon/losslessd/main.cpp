@@ -57,11 +57,13 @@ int quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
   if (level != LIBBPF_WARN)
     return 0;
-  // The kernel's answer to "is our filter on this port?" when the port
-  // has no clsact yet; our own errors are reported with their context.
+  // The kernel's answers to "is our filter on this port?" when the port
+  // has no clsact yet, or no filter of that priority (host_cc); our own
+  // errors are reported with their context.
   char line[512];
   std::vsnprintf(line, sizeof(line), fmt, ap);
-  if (std::strstr(line, "Parent Qdisc doesn't exist"))
+  if (std::strstr(line, "Parent Qdisc doesn't exist") ||
+      std::strstr(line, "Cannot find specified filter chain"))
     return 0;
   return std::fputs(line, stderr);
 }
@@ -107,8 +109,13 @@ int main(int argc, char **argv)
       // The file, then what start() checks before it changes anything:
       // the pin directory, the pools' planes, the ports' devices.
       std::size_t pools = cfg.pools.size(), ports = cfg.ports.size();
+      std::string cc;
+      if (cfg.host_cc)
+        cc = ", host_cc " + std::string(lossless::cc::algo_name(cfg.host_cc->algo)) + " on " +
+             std::to_string(cfg.host_cc->ports.size()) + " ports";
       lossless::daemon::Daemon(std::move(cfg), lossless::daemon::load_config).validate();
-      std::printf("%s: valid (%zu pools, %zu ports)\n", config.c_str(), pools, ports);
+      std::printf("%s: valid (%zu pools, %zu ports%s)\n", config.c_str(), pools, ports,
+                  cc.c_str());
       return kExitOk;
     }
     lossless::daemon::Daemon d(std::move(cfg), lossless::daemon::load_config);

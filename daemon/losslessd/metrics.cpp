@@ -257,6 +257,14 @@ std::string alpha(std::uint32_t encoded)
   return std::string(buf, r.ptr);
 }
 
+// A gauge's value, shortest exact representation (0.25, 1).
+std::string fmt_double(double v)
+{
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
+}
+
 class Writer {
  public:
   // suffix: a histogram's "_bucket" or "_count".
@@ -472,10 +480,70 @@ void add_channel_pool(Writer &w, const lossless_plane_tel &t, std::string_view p
                                  : static_cast<std::int64_t>(t.channel_apply_error)));
 }
 
+// The hosts' congestion control: its counters (one counter family each,
+// lossless_host_cc_<name>_total), the flows in its maps, and per-flow
+// gauges for the top N flows of each map plus flow="other" (the rest
+// summed): at most 2 (N + 1) series per flow family.
+void add_host_cc(Writer &w, const HostCcSample &h)
+{
+  w.add_named("lossless_host_cc_info", "gauge",
+              "The hosts' congestion control in force ([host_cc] algo): always 1",
+              {{"algo", h.algo}}, "1");
+  for (const auto &[name, v] : h.counters) {
+    std::string help = "Hosts' congestion control counter " + name +
+                       " (ll_cc_stats, bpf/lossless_cc.h), summed over CPUs";
+    // add_named keeps the help pointer: the names are few and fixed, kept
+    // for the process's life.
+    static std::map<std::string, std::string> helps;
+    const std::string &kept = helps.try_emplace(name, help).first->second;
+    w.add_named("lossless_host_cc_" + name + "_total", "counter", kept.c_str(), {}, u64(v));
+  }
+  for (const auto &[reason, v] : h.parse_errors)
+    w.add_named("lossless_host_cc_cnp_malformed_total", "counter",
+                "CNPs received that the parser refused (malformed), by reason",
+                {{"reason", reason}}, u64(v));
+  w.add_named("lossless_host_cc_flows", "gauge", "Flows in the congestion control's map now",
+              {{"map", "np"}}, u64(h.np_flows));
+  w.add_named("lossless_host_cc_flows", "gauge", "Flows in the congestion control's map now",
+              {{"map", "rp"}}, u64(h.rp_flows));
+  w.add_named("lossless_host_cc_gc_deleted_flows_total", "counter",
+              "Idle flows the daemon deleted (gc_idle)", {{"map", "np"}}, u64(h.gc_np_deleted));
+  w.add_named("lossless_host_cc_gc_deleted_flows_total", "counter",
+              "Idle flows the daemon deleted (gc_idle)", {{"map", "rp"}}, u64(h.gc_rp_deleted));
+  for (const HostCcFlow &f : h.flows) {
+    const std::string_view mv = f.map, fv = f.flow;
+    w.add_named("lossless_host_cc_flow_rate_bps", "gauge",
+                "A flow's rate in bit/s (rp: the paced rate; np: the last PCN CNP's RecRate); "
+                "the top_flows flows of each map, flow=\"other\" the rest summed",
+                {{"map", mv}, {"flow", fv}}, u64(f.rate_bps));
+    w.add_named("lossless_host_cc_flow_bytes", "gauge", "A flow's bytes since it entered the map",
+                {{"map", mv}, {"flow", fv}}, u64(f.bytes));
+    w.add_named("lossless_host_cc_flow_packets", "gauge",
+                "A flow's packets since it entered the map", {{"map", mv}, {"flow", fv}},
+                u64(f.pkts));
+    if (f.map == "np") {
+      w.add_named("lossless_host_cc_flow_ce_packets", "gauge",
+                  "A received flow's CE-marked packets since it entered the map",
+                  {{"map", mv}, {"flow", fv}}, u64(f.ce_pkts));
+      w.add_named("lossless_host_cc_flow_ce_fraction", "gauge",
+                  "A received flow's CE-marked fraction of its packets",
+                  {{"map", mv}, {"flow", fv}},
+                  fmt_double(f.pkts ? double(f.ce_pkts) / double(f.pkts) : 0.0));
+    }
+    w.add_named("lossless_host_cc_flow_cnps", "gauge",
+                "A flow's CNPs (np: sent; rp: applied) since it entered the map",
+                {{"map", mv}, {"flow", fv}}, u64(f.cnps));
+    if (f.flow == "other")
+      w.add_named("lossless_host_cc_other_flows", "gauge",
+                  "Flows summed into flow=\"other\" (beyond the top_flows)",
+                  {{"map", mv}}, u64(f.flows));
+  }
+}
+
 }  // namespace
 
 std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
-                   const std::optional<DaemonStats> &daemon)
+                   const std::optional<DaemonStats> &daemon, const HostCcSample *host_cc)
 {
   Writer w;
   for (const auto &ps : pools) {
@@ -612,6 +680,8 @@ std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
     w.add(kDaemonTicks, {}, u64(daemon->ticks));
     w.add(kDaemonBusy, {}, seconds(daemon->busy));
   }
+  if (host_cc)
+    add_host_cc(w, *host_cc);
   return w.text();
 }
 

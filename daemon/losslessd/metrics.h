@@ -50,6 +50,27 @@ struct DaemonStats {
   std::chrono::nanoseconds busy{0};  // time spent running the policies
 };
 
+// The hosts' congestion control ([host_cc], host_cc.h): its counters and
+// a bounded view of its flows (the top N of each map and the rest summed),
+// so that the series stay at most 2 (N + 1) per family.
+struct HostCcFlow {
+  std::string map;   // "np" or "rp"
+  std::string flow;  // "SRC:PORT>DST:PORT", or "other" for the rest summed
+  std::uint64_t rate_bps = 0;  // RP: paced rate; NP: the last PCN RecRate
+  std::uint64_t bytes = 0, pkts = 0, ce_pkts = 0, cnps = 0;
+  std::uint64_t flows = 1;  // flows in this series ("other": how many)
+};
+struct HostCcSample {
+  std::string algo;  // "pcn", "dcqcn"
+  // ll_cc_stats by name (cc_json.h's counters()), then the malformed
+  // CNPs by reason.
+  std::vector<std::pair<std::string, std::uint64_t>> counters;
+  std::vector<std::pair<std::string, std::uint64_t>> parse_errors;
+  std::uint64_t np_flows = 0, rp_flows = 0;  // in the maps now
+  std::uint64_t gc_np_deleted = 0, gc_rp_deleted = 0;
+  std::vector<HostCcFlow> flows;
+};
+
 // ifindex -> device name, for the dev label. An ifindex it lacks is
 // labelled "if<N>".
 using DevNames = std::map<std::uint32_t, std::string>;
@@ -58,8 +79,11 @@ using DevNames = std::map<std::uint32_t, std::string>;
 // line per metric family, then its samples, families in a fixed order,
 // pools and ports in the given order. Families without samples are left
 // out.
+// host_cc: the lossless_host_cc_* families, after the pools' and the
+// daemon's.
 std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
-                   const std::optional<DaemonStats> &daemon = std::nullopt);
+                   const std::optional<DaemonStats> &daemon = std::nullopt,
+                   const HostCcSample *host_cc = nullptr);
 
 // render() for losslessd (daemon.cpp), from its own structures: pools
 // (pointers to objects with tel, have_tel, pushes, refusals, last_latency)
@@ -67,7 +91,7 @@ std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
 // yet are left out.
 template <typename Pools, typename Ports>
 std::string render_daemon(const Pools &pools, const Ports &ports, std::uint64_t ticks,
-                          std::chrono::nanoseconds busy)
+                          std::chrono::nanoseconds busy, const HostCcSample *host_cc = nullptr)
 {
   std::vector<PoolSample> samples;
   for (const auto &p : pools)
@@ -77,7 +101,7 @@ std::string render_daemon(const Pools &pools, const Ports &ports, std::uint64_t 
   for (const auto &p : ports)
     if (p.ifindex > 0)
       devs[static_cast<std::uint32_t>(p.ifindex)] = p.cfg.dev;
-  return render(samples, devs, DaemonStats{ticks, busy});
+  return render(samples, devs, DaemonStats{ticks, busy}, host_cc);
 }
 
 // Content-Type of the text render() returns.

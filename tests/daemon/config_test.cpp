@@ -416,10 +416,10 @@ INSTANTIATE_TEST_SUITE_P(
     Config, Invalid,
     testing::Values(
         // ---- the file
-        BadCase{"Empty", "", {"t.toml: the configuration is empty: it needs at least one [[pool]] and one [[port]]"}},
-        BadCase{"OnlyComments", "# nothing\n\n", {"t.toml: the configuration is empty: it needs at least one [[pool]] and one [[port]]"}},
-        BadCase{"OnlyDaemon", "[daemon]\nperiod = \"1ms\"\n", {"t.toml: the configuration is empty: it needs at least one [[pool]] and one [[port]]"}},
-        BadCase{"EmptyArrays", "pool = []\nport = []\n", {"t.toml: the configuration is empty: it needs at least one [[pool]] and one [[port]]"}},
+        BadCase{"Empty", "", {"t.toml: the configuration is empty: it needs at least one [[pool]] and one [[port]], or [host_cc]"}},
+        BadCase{"OnlyComments", "# nothing\n\n", {"t.toml: the configuration is empty: it needs at least one [[pool]] and one [[port]], or [host_cc]"}},
+        BadCase{"OnlyDaemon", "[daemon]\nperiod = \"1ms\"\n", {"t.toml: the configuration is empty: it needs at least one [[pool]] and one [[port]], or [host_cc]"}},
+        BadCase{"EmptyArrays", "pool = []\nport = []\n", {"t.toml: the configuration is empty: it needs at least one [[pool]] and one [[port]], or [host_cc]"}},
         BadCase{"SyntaxUnclosedHeader", "[[pool]\nname = \"sw0\"\n",
                 {"t.toml:1:8: TOML syntax error: Error while parsing table header: expected ']', saw '\\n'"}},
         BadCase{"SyntaxDuplicateKey", in_pool("alpha = \"1/8\"\nalpha = \"1/4\""),
@@ -1178,3 +1178,208 @@ TEST(Config, NulInsideAStringIsRefused)
   ASSERT_FALSE(key.empty());
   EXPECT_NE(key[0].find("a key holds a NUL character"), std::string::npos) << key[0];
 }
+
+// ---------------------------------------------------------------------------
+// [host_cc]: the hosts' congestion control. Its values go through ll_cc's
+// parameter code (daemon/cc/cc_params.h), the same as lossless-cc set's.
+
+namespace hostcc {
+
+namespace cc = lossless::cc;
+
+// A file with only [host_cc] (line 1), extra from line 4.
+std::string host(const std::string &extra, const std::string &algo = "pcn")
+{
+  return "[host_cc]\nalgo = \"" + algo + "\"\nports = [\"eth0\"]\n" + extra + "\n";
+}
+
+TEST(HostCc, AHostWithoutPoolsIsAConfiguration)
+{
+  Config c = parse_string(host("line_rate = \"25gbit\""), "t.toml");
+  EXPECT_TRUE(c.pools.empty());
+  EXPECT_TRUE(c.ports.empty());
+  ASSERT_TRUE(c.host_cc);
+  const HostCc &h = *c.host_cc;
+  EXPECT_EQ(h.line, 1u);
+  EXPECT_EQ(h.algo, cc::Algo::Pcn);
+  EXPECT_EQ(h.ports, std::vector<std::string>{"eth0"});
+  EXPECT_EQ(h.line_rate_kbps, 25000000u);
+  EXPECT_EQ(h.gc_idle_ns, 10000000000u);
+  EXPECT_EQ(h.pin_dir, "/sys/fs/bpf/lossless_cc");
+  EXPECT_EQ(h.top_flows, 10u);
+  // Derived and checked at load: the core's defaults for 25 Gbit/s, the
+  // horizon 4 T.
+  ASSERT_TRUE(h.params);
+  EXPECT_EQ(*h.params, cc::Config::defaults(cc::Algo::Pcn, 25000000));
+  EXPECT_EQ(h.params->rp_horizon_ns, 4 * h.params->pcn.period_ns);
+  EXPECT_EQ(h.params->pcn.line_rate_kbps, 25000000u);
+}
+
+TEST(HostCc, AutoLeavesTheParametersToTheDaemon)
+{
+  Config c = parse_string(host(""), "t.toml");  // line_rate defaults to auto
+  ASSERT_TRUE(c.host_cc);
+  EXPECT_FALSE(c.host_cc->line_rate_kbps);
+  EXPECT_FALSE(c.host_cc->params);
+  // What the daemon runs with the link speed: the same derivation.
+  cc::Config p;
+  EXPECT_EQ(host_cc_params(*c.host_cc, 10000000, &p), "");
+  EXPECT_EQ(p, cc::Config::defaults(cc::Algo::Pcn, 10000000));
+}
+
+TEST(HostCc, PcnKeysAsLosslessCcsOptions)
+{
+  Config c = parse_string(host("line_rate = \"10gbit\"\nperiod = \"100us\"\ntheta = 90\n"
+                               "w_min = \"1/64\"\nw_max = 0.25\nmin_rate = \"10mbit\"\n"
+                               "roles = \"rp\"\ncnp_prio = 5\ncnp_dscp = 46\ngc_idle = \"2s\"\n"
+                               "pin_dir = \"/sys/fs/bpf/x/\"\ntop_flows = 3"),
+                          "t.toml");
+  ASSERT_TRUE(c.host_cc && c.host_cc->params);
+  const cc::Config &p = *c.host_cc->params;
+  EXPECT_EQ(p.pcn.period_ns, 100000u);
+  EXPECT_EQ(p.pcn.theta_pct, 90u);
+  EXPECT_EQ(p.pcn.w_min_q24, LL_PCN_Q24_ONE / 64);
+  EXPECT_EQ(p.pcn.w_max_q24, LL_PCN_Q24_ONE / 4);
+  EXPECT_EQ(p.pcn.min_rate_kbps, 10000u);
+  EXPECT_EQ(p.roles, LL_CC_ROLE_RP);
+  EXPECT_EQ(p.cnp_prio, 5);
+  EXPECT_EQ(p.cnp_dscp, 46);
+  // Derived from the period: the idle times 20 T (above 1 ms), the
+  // horizon 4 T, as lossless-cc set derives them.
+  EXPECT_EQ(p.pcn.rp_idle_ns, 2000000u);
+  EXPECT_EQ(p.pcn.np_idle_ns, 2000000u);
+  EXPECT_EQ(p.rp_horizon_ns, 400000u);
+  EXPECT_EQ(c.host_cc->gc_idle_ns, 2000000000u);
+  EXPECT_EQ(c.host_cc->pin_dir, "/sys/fs/bpf/x");
+  EXPECT_EQ(c.host_cc->top_flows, 3u);
+}
+
+TEST(HostCc, DcqcnKeys)
+{
+  Config c = parse_string(host("line_rate = \"40gbit\"\ncnp_interval = \"20us\"\n"
+                               "rate_timer = \"100us\"\nalpha_timer = \"60us\"\n"
+                               "byte_counter = \"1mb\"\ng = \"1/16\"\nf = 3\nrai = \"10mbit\"\n"
+                               "rhai = \"100mbit\"\nhorizon = 0",
+                               "dcqcn"),
+                          "t.toml");
+  ASSERT_TRUE(c.host_cc && c.host_cc->params);
+  const cc::Config &p = *c.host_cc->params;
+  EXPECT_EQ(p.algo, cc::Algo::Dcqcn);
+  EXPECT_EQ(p.dcqcn.line_rate_kbps, 40000000u);
+  EXPECT_EQ(p.dcqcn.cnp_interval_ns, 20000u);
+  EXPECT_EQ(p.dcqcn.rate_timer_ns, 100000u);
+  EXPECT_EQ(p.dcqcn.alpha_timer_ns, 60000u);
+  EXPECT_EQ(p.dcqcn.byte_counter_bytes, 1048576u);
+  EXPECT_EQ(p.dcqcn.g_q24, LL_PCN_Q24_ONE / 16);
+  EXPECT_EQ(p.dcqcn.f_stages, 3u);
+  EXPECT_EQ(p.dcqcn.rai_kbps, 10000u);
+  EXPECT_EQ(p.dcqcn.rhai_kbps, 100000u);
+  EXPECT_EQ(p.rp_horizon_ns, 0u);
+}
+
+TEST(HostCc, BesidePoolsAndPorts)
+{
+  Config c = parse_string(in_pool("") + "\n" + host("line_rate = \"10gbit\""), "t.toml");
+  EXPECT_EQ(c.pools.size(), 1u);
+  EXPECT_EQ(c.ports.size(), 1u);
+  EXPECT_TRUE(c.host_cc);
+}
+
+struct HostBad {
+  const char *name;
+  std::string text;
+  std::vector<std::string> errors;
+};
+
+class HostCcInvalid : public ::testing::TestWithParam<HostBad> {};
+
+TEST_P(HostCcInvalid, FailsNamingTheKey)
+{
+  EXPECT_EQ(errors_of(GetParam().text), GetParam().errors);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Config, HostCcInvalid,
+    ::testing::Values(
+        HostBad{"NoAlgo", "[host_cc]\nports = [\"eth0\"]\n",
+                {"t.toml:1: [host_cc]: missing required key \"algo\" (\"pcn\" or \"dcqcn\")"}},
+        HostBad{"Off", host("", "off"),
+                {"t.toml:2: [host_cc]: algo \"off\": must be \"pcn\" or \"dcqcn\""}},
+        HostBad{"Typo", host("", "pnc"),
+                {"t.toml:2: [host_cc]: algo \"pnc\": must be \"pcn\" or \"dcqcn\" (did you mean "
+                 "\"pcn\"?)"}},
+        HostBad{"NoPorts", "[host_cc]\nalgo = \"pcn\"\n",
+                {"t.toml:1: [host_cc]: missing required key \"ports\" (the host ports to attach "
+                 "to: [\"eth0\"])"}},
+        HostBad{"EmptyPorts", "[host_cc]\nalgo = \"pcn\"\nports = []\n",
+                {"t.toml:3: [host_cc]: ports: must name at least one device ([\"eth0\"])"}},
+        HostBad{"PortTwice", "[host_cc]\nalgo = \"pcn\"\nports = [\"a\", \"a\"]\n",
+                {"t.toml:3: [host_cc]: ports \"a\": is listed twice"}},
+        HostBad{"PortName", "[host_cc]\nalgo = \"pcn\"\nports = [\"a/b\"]\n",
+                {"t.toml:3: [host_cc]: ports \"a/b\": not a device name (1 .. 15 characters, no "
+                 "'/', ':' or white space)"}},
+        HostBad{"UnknownKey", host("perod = \"1ms\""),
+                {"t.toml:4: [host_cc]: unknown key \"perod\" (did you mean \"period\"?)"}},
+        HostBad{"OptionSpelling", host("w-min = \"1/64\""),
+                {"t.toml:4: [host_cc]: unknown key \"w-min\" (did you mean \"w_min\"?)"}},
+        HostBad{"DcqcnKeyWithPcn", host("rai = \"5mbit\""),
+                {"t.toml:4: [host_cc]: rai \"5mbit\": is a key of DCQCN, not of algo = \"pcn\""}},
+        HostBad{"PcnKeyWithDcqcn", host("w_max = \"1/2\"", "dcqcn"),
+                {"t.toml:4: [host_cc]: w_max \"1/2\": is a key of PCN, not of algo = \"dcqcn\""}},
+        HostBad{"BadRate", host("line_rate = \"25gbps\""),
+                {"t.toml:4: [host_cc]: line_rate \"25gbps\": \"gbps\" is ambiguous: write gbit "
+                 "for bits/s or gBps for bytes/s, or \"auto\""}},
+        HostBad{"BadFraction", host("line_rate = \"1gbit\"\nw_min = \"0\""),
+                {"t.toml:5: [host_cc]: w_min \"0\": must be above 0"}},
+        HostBad{"BadPrio", host("cnp_prio = 8"),
+                {"t.toml:4: [host_cc]: cnp_prio 8: must be 0 .. 7"}},
+        HostBad{"BadTime", host("period = \"fast\""),
+                {"t.toml:4: [host_cc]: period \"fast\": not a time up to 1 hour with " +
+                 std::string(LL_UNITS_TIME_UNITS) + " (" LL_UNITS_TIME_EXAMPLES "), or 0"}},
+        HostBad{"TopFlows", host("top_flows = 0"),
+                {"t.toml:4: [host_cc]: top_flows 0: must be an integer 1 .. 1000"}},
+        HostBad{"PinDir", host("pin_dir = \"x\""),
+                {"t.toml:4: [host_cc]: pin_dir \"x\": must be an absolute path"}},
+        // ll_cc's check at load, naming the keys as written.
+        HostBad{"WMinAboveWMax",
+                host("line_rate = \"10gbit\"\nw_min = \"1/2\"\nw_max = \"1/4\""),
+                {"t.toml:5: [host_cc]: w_min \"1/2\", w_max \"1/4\": " +
+                 lossless::cc::check([] {
+                   auto c = cc::Config::defaults(cc::Algo::Pcn, 10000000);
+                   c.pcn.w_min_q24 = LL_PCN_Q24_ONE / 2;
+                   c.pcn.w_max_q24 = LL_PCN_Q24_ONE / 4;
+                   return c;
+                 }())}},
+        HostBad{"ZeroPeriod", host("line_rate = \"10gbit\"\nperiod = 0"),
+                {"t.toml:5: [host_cc]: period \"0\": " + lossless::cc::check([] {
+                   auto c = cc::Config::defaults(cc::Algo::Pcn, 10000000);
+                   c.pcn.period_ns = 0;
+                   return c;
+                 }())}}),
+    [](const auto &info) { return std::string(info.param.name); });
+
+TEST(HostCc, CheckMessagesNameEveryKey)
+{
+  // A refusal by ll_cc's check names the key; the default when not given.
+  auto e = errors_of(host("line_rate = \"10gbit\"\nw_min = \"3/4\""));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_NE(e[0].find("t.toml:5: [host_cc]: w_min \"3/4\", w_max (the default): "),
+            std::string::npos)
+      << e[0];
+  // min_rate above the line rate: both named.
+  e = errors_of(host("line_rate = \"1mbit\"\nmin_rate = \"10mbit\""));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_NE(e[0].find("min_rate \"10mbit\""), std::string::npos) << e[0];
+  EXPECT_NE(e[0].find("line_rate \"1mbit\""), std::string::npos) << e[0];
+}
+
+TEST(HostCc, TheExampleFileParses)
+{
+  Config c = parse_file(LL_DOCS_DIR "/examples/host-cc.toml");
+  EXPECT_TRUE(c.pools.empty());
+  ASSERT_TRUE(c.host_cc);
+  EXPECT_EQ(c.host_cc->algo, cc::Algo::Pcn);
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+}  // namespace hostcc

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+#include "host_cc.h"
+
+#include <net/if.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include "cc_json.h"
+#include "daemon.h"  // device_speed_mbps
+
+namespace lossless::daemon {
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+
+namespace {
+
+void log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  std::fputs("losslessd: host_cc: ", stderr);
+  std::vfprintf(stderr, fmt, ap);
+  std::fputc('\n', stderr);
+  va_end(ap);
+}
+
+constexpr std::uint64_t kRefreshMinNs = 100000000;   // 100 ms
+constexpr std::uint64_t kRefreshMaxNs = 1000000000;  // 1 s
+
+std::string error_text(const std::exception &e)
+{
+  std::string s = e.what();
+  if (auto *ce = dynamic_cast<const cc::Error *>(&e); ce && !ce->hint().empty())
+    s += " (" + ce->hint() + ")";
+  return s;
+}
+
+metrics::HostCcFlow flow_sample(const char *map, const cc::FlowSummary &f, bool other)
+{
+  metrics::HostCcFlow m;
+  m.map = map;
+  m.flow = other ? "other" : cc::flow_text(f.key);
+  m.rate_bps = f.rate_kbps * 1000;
+  m.bytes = f.bytes;
+  m.pkts = f.pkts;
+  m.ce_pkts = f.ce_pkts;
+  m.cnps = f.cnps;
+  m.flows = other ? f.flows : 1;  // TopView's rest counts its flows
+  return m;
+}
+
+}  // namespace
+
+HostCc HostCc::prepare(const config::HostCc &cfg, const std::string &source)
+{
+  std::string at = source + ":" + std::to_string(cfg.line) + ": [host_cc]: ";
+  HostCc h;
+  h.cfg_ = cfg;
+  h.source_ = source;
+  try {
+    cc::check_bpffs(cfg.pin_dir);
+  } catch (const std::exception &e) {
+    throw std::runtime_error(at + "pin_dir \"" + cfg.pin_dir + "\": " + error_text(e));
+  }
+  std::uint32_t lowest = 0;
+  std::string lowest_dev;
+  for (const std::string &dev : cfg.ports) {
+    Port p;
+    p.dev = dev;
+    p.ifindex = if_nametoindex(dev.c_str());
+    if (!p.ifindex)
+      throw std::runtime_error(at + "ports: \"" + dev + "\": no such network device");
+    p.speed_mbps = device_speed_mbps(dev);
+    if (!cfg.line_rate_kbps && !p.speed_mbps)
+      throw std::runtime_error(at + "ports: \"" + dev +
+                               "\": line_rate \"auto\" needs a link speed, and the device "
+                               "reports none (give line_rate, as \"10gbit\")");
+    if (p.speed_mbps && (!lowest || p.speed_mbps < lowest)) {
+      lowest = p.speed_mbps;
+      lowest_dev = dev;
+    }
+    h.ports_.push_back(p);
+  }
+  if (cfg.params) {
+    h.params_ = *cfg.params;
+  } else {
+    std::uint64_t kbps = cfg.line_rate_kbps ? *cfg.line_rate_kbps : std::uint64_t(lowest) * 1000;
+    std::uint32_t line = 0;
+    std::string msg = config::host_cc_params(cfg, kbps, &h.params_, &line);
+    if (!msg.empty())
+      throw std::runtime_error(source + ":" + std::to_string(line ? line : cfg.line) +
+                               ": [host_cc]: " + msg +
+                               (cfg.line_rate_kbps ? "" : " (line_rate \"auto\": the link speed of " +
+                                                              lowest_dev + ")"));
+  }
+  return h;
+}
+
+std::uint64_t HostCc::refresh_period_ns() const
+{
+  std::uint64_t p = cfg_.gc_idle_ns ? cfg_.gc_idle_ns / 4 : kRefreshMaxNs;
+  return std::clamp(p, kRefreshMinNs, kRefreshMaxNs);
+}
+
+void HostCc::attach(Port &p)
+{
+  p.ids = program_->attach(p.ifindex);
+  p.state = "attached";
+}
+
+void HostCc::start()
+{
+  std::vector<Port *> attached;
+  try {
+    program_.emplace(cc::Program::load({cfg_.pin_dir, true}));
+    for (Port &p : ports_) {
+      bool had = cc::attached(p.ifindex).any();
+      attach(p);
+      if (!had)
+        attached.push_back(&p);
+    }
+    program_->maps().set_config(params_);
+  } catch (const std::exception &e) {
+    for (Port *p : attached) {
+      try {
+        cc::detach(p->ifindex);
+      } catch (const std::exception &) {
+      }
+    }
+    throw std::runtime_error(source_ + ":" + std::to_string(cfg_.line) + ": [host_cc]: " +
+                             error_text(e));
+  }
+  std::string devs;
+  for (const Port &p : ports_)
+    devs += (devs.empty() ? "" : ", ") + p.dev;
+  log("%s at line rate %s%s on %s (maps in %s), gc of flows idle %s", 
+      std::string(cc::algo_name(params_.algo)).c_str(),
+      cc::rate_text(line_rate_kbps()).c_str(), cfg_.line_rate_kbps ? "" : " (auto)",
+      devs.c_str(), cfg_.pin_dir.c_str(),
+      cfg_.gc_idle_ns ? cc::time_text(cfg_.gc_idle_ns).c_str() : "never");
+  refresh(cc::monotonic_ns());
+}
+
+void HostCc::reconfigure(HostCc next)
+{
+  if (next.cfg_.pin_dir != cfg_.pin_dir)
+    throw std::runtime_error("[host_cc] pin_dir cannot change by a reload; restart losslessd");
+  // The same programs and maps: attached to next's ports (in place for
+  // those kept), next's parameters written. A failure leaves this one.
+  next.program_ = std::move(program_);
+  program_.reset();
+  try {
+    for (Port &p : next.ports_)
+      next.attach(p);
+    next.program_->maps().set_config(next.params_);
+  } catch (...) {
+    program_ = std::move(next.program_);
+    throw;
+  }
+  // Ports no longer listed: detached (the configuration says where the
+  // programs run).
+  for (const Port &p : ports_) {
+    bool kept = std::any_of(next.ports_.begin(), next.ports_.end(),
+                            [&](const Port &n) { return n.dev == p.dev; });
+    if (!kept && p.ifindex && cc::attached(p.ifindex).any()) {
+      try {
+        cc::detach(p.ifindex);
+        log("port %s: detached (no longer in ports)", p.dev.c_str());
+      } catch (const std::exception &e) {
+        log("port %s: %s", p.dev.c_str(), error_text(e).c_str());
+      }
+    }
+  }
+  next.gc_runs_ = gc_runs_;
+  next.gc_np_deleted_ = gc_np_deleted_;
+  next.gc_rp_deleted_ = gc_rp_deleted_;
+  *this = std::move(next);
+  log("reconfigured: %s at line rate %s", std::string(cc::algo_name(params_.algo)).c_str(),
+      cc::rate_text(line_rate_kbps()).c_str());
+  refresh(cc::monotonic_ns());
+}
+
+void HostCc::links(const std::vector<Link> &links)
+{
+  for (Port &p : ports_) {
+    auto l = std::find_if(links.begin(), links.end(),
+                          [&](const Link &x) { return x.name == p.dev; });
+    if (l == links.end()) {
+      if (p.state != "missing")
+        log("port %s: gone", p.dev.c_str());
+      p.state = "missing";
+      p.ifindex = 0;
+      p.ids = {};
+      continue;
+    }
+    if (p.state == "attached" && p.ifindex == static_cast<std::uint32_t>(l->ifindex))
+      continue;
+    p.ifindex = static_cast<std::uint32_t>(l->ifindex);
+    try {
+      attach(p);
+      log("port %s: attached (ifindex %u)", p.dev.c_str(), p.ifindex);
+    } catch (const std::exception &e) {
+      p.state = "failed: " + error_text(e);
+      log("port %s: %s", p.dev.c_str(), p.state.c_str());
+    }
+  }
+}
+
+void HostCc::tick(std::uint64_t now_ns)
+{
+  if (now_ns < next_ns_)
+    return;
+  refresh(now_ns);
+}
+
+void HostCc::refresh(std::uint64_t now_ns)
+{
+  next_ns_ = now_ns + refresh_period_ns();
+  if (!program_)
+    return;
+  try {
+    cc::Maps &m = program_->maps();
+    if (cfg_.gc_idle_ns) {
+      cc::GcResult r = m.gc(cfg_.gc_idle_ns, now_ns);
+      gc_runs_++;
+      gc_np_deleted_ += r.np_deleted;
+      gc_rp_deleted_ += r.rp_deleted;
+    }
+    stats_ = m.stats();
+    std::vector<cc::FlowSummary> np, rp;
+    for (const auto &f : m.np_flows())
+      np.push_back(cc::summary(f));
+    for (const auto &f : m.rp_flows())
+      rp.push_back(cc::summary(f));
+    np_ = cc::top(std::move(np), cfg_.top_flows);
+    rp_ = cc::top(std::move(rp), cfg_.top_flows);
+    for (Port &p : ports_)
+      if (p.ifindex)
+        p.ids = cc::attached(p.ifindex);
+    snapshot_ns_ = now_ns;
+    last_error_.clear();
+  } catch (const std::exception &e) {
+    if (last_error_ != e.what())
+      log("telemetry: %s", error_text(e).c_str());
+    last_error_ = e.what();
+  }
+}
+
+ordered_json HostCc::status() const
+{
+  ordered_json j;
+  j["algo"] = std::string(cc::algo_name(params_.algo));
+  j["pin_dir"] = cfg_.pin_dir;
+  j["line_rate_kbps"] = line_rate_kbps();
+  j["line_rate_auto"] = !cfg_.line_rate_kbps.has_value();
+  j["config"] = cc::config_json(params_);
+  ordered_json ports = ordered_json::array();
+  for (const Port &p : ports_) {
+    ordered_json pj;
+    pj["dev"] = p.dev;
+    pj["ifindex"] = p.ifindex;
+    pj["speed_mbps"] = p.speed_mbps;
+    pj["state"] = p.state;
+    pj["ingress_prog_id"] = p.ids.ingress ? ordered_json(*p.ids.ingress) : ordered_json();
+    pj["egress_prog_id"] = p.ids.egress ? ordered_json(*p.ids.egress) : ordered_json();
+    ports.push_back(pj);
+  }
+  j["ports"] = ports;
+  cc::Stats st{};
+  if (stats_)
+    st = *stats_;
+  ordered_json cj = cc::counters_json(st);
+  std::uint64_t malformed = 0;
+  for (const auto &[name, v] : cc::parse_errors(st))
+    malformed += v;
+  cj["cnp_malformed"] = malformed;
+  j["counters"] = cj;
+  j["gc"] = {{"idle_ns", cfg_.gc_idle_ns},
+             {"runs", gc_runs_},
+             {"np_deleted", gc_np_deleted_},
+             {"rp_deleted", gc_rp_deleted_}};
+  j["snapshot_ns"] = snapshot_ns_;
+  j["refresh_ns"] = refresh_period_ns();
+  j["top_flows"] = cfg_.top_flows;
+  j["np_flows"] = cc::top_json(np_, true);
+  j["rp_flows"] = cc::top_json(rp_, false);
+  if (!last_error_.empty())
+    j["last_error"] = last_error_;
+  return j;
+}
+
+ordered_json HostCc::config() const
+{
+  ordered_json j;
+  j["algo"] = std::string(cc::algo_name(cfg_.algo));
+  j["ports"] = cfg_.ports;
+  j["line_rate"] = cfg_.line_rate_kbps ? cc::rate_text(*cfg_.line_rate_kbps) : "auto";
+  j["gc_idle_ns"] = cfg_.gc_idle_ns;
+  j["pin_dir"] = cfg_.pin_dir;
+  j["top_flows"] = cfg_.top_flows;
+  ordered_json given = ordered_json::object();
+  for (const auto &g : cfg_.given)
+    given[g.key] = g.text;
+  j["given"] = given;
+  j["params"] = cc::config_json(params_);
+  return j;
+}
+
+metrics::HostCcSample HostCc::sample() const
+{
+  metrics::HostCcSample s;
+  s.algo = std::string(cc::algo_name(params_.algo));
+  cc::Stats st{};
+  if (stats_)
+    st = *stats_;
+  for (const auto &[name, v] : cc::counters(st))
+    s.counters.emplace_back(name, v);
+  for (const auto &[name, v] : cc::parse_errors(st))
+    s.parse_errors.emplace_back(name, v);
+  s.np_flows = np_.total_flows;
+  s.rp_flows = rp_.total_flows;
+  s.gc_np_deleted = gc_np_deleted_;
+  s.gc_rp_deleted = gc_rp_deleted_;
+  for (const auto &[map, v] : {std::pair<const char *, const cc::TopView *>{"np", &np_},
+                               std::pair<const char *, const cc::TopView *>{"rp", &rp_}}) {
+    for (const auto &f : v->top)
+      s.flows.push_back(flow_sample(map, f, false));
+    s.flows.push_back(flow_sample(map, v->rest, true));
+  }
+  return s;
+}
+
+void HostCc::cleanup(const config::HostCc &cfg)
+{
+  for (const std::string &dev : cfg.ports) {
+    unsigned idx = if_nametoindex(dev.c_str());
+    if (!idx || !cc::attached(idx).any())
+      continue;
+    cc::detach(idx);
+    log("port %s: congestion control detached", dev.c_str());
+  }
+  std::error_code ec;
+  for (const char *m : {LL_CC_MAP_CFG, LL_CC_MAP_NP, LL_CC_MAP_RP, LL_CC_MAP_STATS})
+    fs::remove(fs::path(cfg.pin_dir) / m, ec);
+  fs::remove(cfg.pin_dir, ec);  // only if empty
+}
+
+}  // namespace lossless::daemon
