@@ -828,3 +828,79 @@ TEST(Scheme, ChannelCountersForSchemesWithAChannelOnly)
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------
+// The hosts' congestion control ([host_cc]): one counter family per
+// ll_cc_stats counter, the malformed CNPs by reason, and per-flow gauges
+// for the flows given (the top N of each map and "other") only.
+
+namespace hostcc {
+
+lm::HostCcSample host_sample()
+{
+  lm::HostCcSample h;
+  h.algo = "dcqcn";
+  h.counters = {{"cnps_sent", 5}, {"cnps_received", 4}, {"cnp_unknown_flow", 1},
+                {"rp_refused_pkts", 9}, {"np_ce_pkts", 30}};
+  h.parse_errors = {{"truncated", 2}, {"bad-bth", 0}};
+  h.np_flows = 1;
+  h.rp_flows = 12;
+  h.gc_rp_deleted = 6;
+  h.flows.push_back({"np", "10.0.0.2:5>10.0.0.1:4791", 0, 1000, 10, 5, 2, 1});
+  h.flows.push_back({"np", "other", 0, 0, 0, 0, 0, 0});
+  h.flows.push_back({"rp", "10.0.0.1:7>10.0.0.2:4791", 2500000000, 9000, 9, 0, 3, 1});
+  h.flows.push_back({"rp", "other", 1000000, 100, 1, 0, 0, 11});
+  return h;
+}
+
+TEST(RenderHostCc, CountersAndBoundedFlows)
+{
+  lm::HostCcSample h = host_sample();
+  std::string text = lm::render({}, {}, std::nullopt, &h);
+  for (const char *line : {
+           "lossless_host_cc_info{algo=\"dcqcn\"} 1\n",
+           "# TYPE lossless_host_cc_cnps_sent_total counter\nlossless_host_cc_cnps_sent_total 5\n",
+           "lossless_host_cc_cnps_received_total 4\n",
+           "lossless_host_cc_cnp_unknown_flow_total 1\n",
+           "lossless_host_cc_rp_refused_pkts_total 9\n",
+           "lossless_host_cc_np_ce_pkts_total 30\n",
+           "lossless_host_cc_cnp_malformed_total{reason=\"truncated\"} 2\n",
+           "lossless_host_cc_cnp_malformed_total{reason=\"bad-bth\"} 0\n",
+           "lossless_host_cc_flows{map=\"rp\"} 12\n",
+           "lossless_host_cc_gc_deleted_flows_total{map=\"rp\"} 6\n",
+           "lossless_host_cc_flow_rate_bps{map=\"rp\",flow=\"10.0.0.1:7>10.0.0.2:4791\"} "
+           "2500000000\n",
+           "lossless_host_cc_flow_ce_fraction{map=\"np\",flow=\"10.0.0.2:5>10.0.0.1:4791\"} 0.5\n",
+           "lossless_host_cc_flow_cnps{map=\"np\",flow=\"10.0.0.2:5>10.0.0.1:4791\"} 2\n",
+           "lossless_host_cc_flow_bytes{map=\"rp\",flow=\"other\"} 100\n",
+           "lossless_host_cc_other_flows{map=\"rp\"} 11\n",
+       })
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\nin:\n" << text;
+  // CE only for the NP map's flows.
+  EXPECT_EQ(text.find("lossless_host_cc_flow_ce_packets{map=\"rp\""), std::string::npos);
+  // One series per flow given and family: 4 here, whatever the maps hold.
+  std::size_t n = 0;
+  for (std::size_t at = 0; (at = text.find("\nlossless_host_cc_flow_packets{", at)) !=
+                           std::string::npos;
+       at++)
+    n++;
+  EXPECT_EQ(n, 4u);
+  // Well formed: every family once, HELP then TYPE, counters end in _total.
+  std::set<std::string> seen;
+  std::istringstream in(text);
+  std::string l, prev;
+  while (std::getline(in, l)) {
+    if (l.rfind("# HELP ", 0) == 0) {
+      std::string name = l.substr(7, l.find(' ', 7) - 7);
+      EXPECT_TRUE(seen.insert(name).second) << "family twice: " << name;
+    } else if (l.rfind("# TYPE ", 0) == 0) {
+      EXPECT_EQ(prev.rfind("# HELP ", 0), 0u) << l;
+      EXPECT_EQ(l.ends_with(" counter"), l.find("_total ") != std::string::npos) << l;
+    }
+    prev = l;
+  }
+  // Nothing about host_cc without it.
+  EXPECT_EQ(lm::render({}, {}).find("host_cc"), std::string::npos);
+}
+
+}  // namespace hostcc
