@@ -17,7 +17,7 @@
 #   lib/systemd/system/losslessd.service from daemon/systemd/losslessd.service.in,
 #                                        with this prefix's paths
 #   share/doc/lossless/                  README.md, docs/*.md, docs/img/*.png and
-#                                        examples/losslessd.toml
+#                                        examples/losslessd.toml, host-cc.toml
 #   share/man/man8/*.8.gz                man/*.8 (tc-lossless, losslessd,
 #                                        losslessctl, lossless-ingress,
 #                                        lossless-cc),
@@ -55,6 +55,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${LL_INSTALL_DOCDIR}
         FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ
         FILES_MATCHING PATTERN "*.md" PATTERN "*.png" PATTERN "examples" EXCLUDE)
 install(FILES ${PROJECT_SOURCE_DIR}/docs/examples/losslessd.toml
+              ${PROJECT_SOURCE_DIR}/docs/examples/host-cc.toml
         DESTINATION ${LL_INSTALL_DOCDIR}/examples
         PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 

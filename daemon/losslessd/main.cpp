@@ -26,7 +26,11 @@ there), creates and pins each pool's shared-state plane under the pin
 directory, and then, every period (1 ms by default), runs each pool's
 policy and pushes its decisions into the datapath through the plane. It
 follows links that go up or down, appear, disappear or are renamed, and
-serves a root-only control socket for losslessctl.
+serves a root-only control socket for losslessctl. With a [host_cc] table
+(a host needs no pool) it also runs the hosts' congestion control, PCN or
+DCQCN: it attaches lossless-cc's programs to the ports, writes the
+parameters it derives from the line rate, deletes idle flows and exports
+the counters and the top flows.
 
 The datapath does not depend on the daemon: stopped, killed or crashed,
 it leaves qdiscs, filters and maps in place, and the ports stay lossless
@@ -44,7 +48,7 @@ Options:
                      first failure with its file and line; changes nothing
       --cleanup      remove what the configuration installs (qdiscs of its
                      ports, their ingress filters, the pools' planes and the
-                     ingress maps) and exit
+                     ingress maps; [host_cc]'s programs and pins) and exit
   -h, --help         this text
       --version      the version
 

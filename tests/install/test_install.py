@@ -132,6 +132,7 @@ def expected_files(src, prefix, tcdir):
         f"{prefix}/share/lossless/install_manifest.txt": (rw, None),
         f"{doc}/README.md": (rw, f"{src}/README.md"),
         f"{doc}/examples/losslessd.toml": (rw, f"{src}/docs/examples/losslessd.toml"),
+        f"{doc}/examples/host-cc.toml": (rw, f"{src}/docs/examples/host-cc.toml"),
     }
     for name in sorted(os.listdir(f"{src}/docs")):
         if name.endswith(".md"):
