@@ -204,35 +204,28 @@ struct OptSpec {
   unsigned scope;
 };
 
-constexpr OptSpec kValueOpts[] = {
-    {"algo", kSet},
-    {"line-rate", kSet},
-    {"roles", kSet},
-    {"cnp-prio", kSet},
-    {"cnp-dscp", kSet},
-    {"min-rate", kPcn | kDcqcn},
-    {"horizon", kPcn | kDcqcn},
-    {"period", kPcn},
-    {"theta", kPcn},
-    {"w-min", kPcn},
-    {"w-max", kPcn},
-    {"rp-idle", kPcn},
-    {"np-idle", kPcn},
-    {"cnp-interval", kDcqcn},
-    {"rate-timer", kDcqcn},
-    {"alpha-timer", kDcqcn},
-    {"byte-counter", kDcqcn},
-    {"g", kDcqcn},
-    {"f", kDcqcn},
-    {"rai", kDcqcn},
-    {"rhai", kDcqcn},
-    {"flows", kShow},
-    {"idle", kGc},
-};
+// The parameters of set are ll_cc's (cc_params.h: their names and
+// algorithms; ParamScope's bits are kSet, kPcn and kDcqcn); the others
+// are this tool's.
+static_assert(unsigned(lc::kParamAny) == unsigned(kSet) && unsigned(lc::kParamPcn) == unsigned(kPcn) &&
+              unsigned(lc::kParamDcqcn) == unsigned(kDcqcn));
+
+const std::vector<OptSpec> &value_opts()
+{
+  static const std::vector<OptSpec> opts = [] {
+    std::vector<OptSpec> v = {{"algo", kSet}, {"line-rate", kSet}};
+    for (const lc::ParamSpec &p : lc::params())
+      v.push_back({p.name, p.scope});
+    v.push_back({"flows", kShow});
+    v.push_back({"idle", kGc});
+    return v;
+  }();
+  return opts;
+}
 
 const OptSpec *find_opt(const std::string &name)
 {
-  for (const OptSpec &o : kValueOpts)
+  for (const OptSpec &o : value_opts())
     if (name == o.name)
       return &o;
   return nullptr;

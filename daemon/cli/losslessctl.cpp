@@ -45,7 +45,9 @@ Commands:
                         and how late its timed wake-ups ran (max, p99);
                         with a scheme that keeps telemetry, its state and
                         counters per port and lossless priority, named by
-                        the scheme (docs/SCHEMES.md).
+                        the scheme (docs/SCHEMES.md). With losslessd
+                        running a [host_cc], the hosts' congestion
+                        control too: CNPs, counters and the top flows.
                         --json prints one object with every telemetry
                         field.
   watchdog [--json]     the PFC watchdog of every port (tc ... pfcwd, or

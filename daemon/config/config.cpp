@@ -290,6 +290,8 @@ std::string belongs(std::string_view key)
     return " (it belongs in a [[pool]])";
   if (in(port_keys()))
     return " (it belongs in a [[port]])";
+  if (in(host_cc_keys()))
+    return " (it belongs in [host_cc])";
   return {};
 }
 

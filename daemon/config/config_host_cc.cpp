@@ -32,6 +32,8 @@ std::string option_of(std::string_view key)
   return o;
 }
 
+}  // namespace
+
 const std::vector<std::string_view> &host_cc_keys()
 {
   static const std::vector<std::string> params = [] {
@@ -47,6 +49,8 @@ const std::vector<std::string_view> &host_cc_keys()
   }();
   return keys;
 }
+
+namespace {
 
 const char *algo_title(cc::Algo a)
 {

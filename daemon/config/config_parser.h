@@ -29,6 +29,8 @@ extern const std::vector<std::string_view> kDaemonKeys;
 const std::vector<std::string_view> &pool_value_keys();
 const std::vector<std::string_view> &pool_keys();
 const std::vector<std::string_view> &port_keys();
+// config_host_cc.cpp
+const std::vector<std::string_view> &host_cc_keys();
 
 // The time keys of a watchdog table, in this order, and their defaults (ms).
 enum { kWdDetect, kWdRestore, kWdPoll, kWdAlarm, kWdTimes };

@@ -1301,6 +1301,10 @@ TEST_P(HostCcInvalid, FailsNamingTheKey)
 INSTANTIATE_TEST_SUITE_P(
     Config, HostCcInvalid,
     ::testing::Values(
+        HostBad{"KeyAtTheTopLevel", "algo = \"pcn\"\n",
+                {"t.toml: the configuration is empty: it needs at least one [[pool]] and one "
+                 "[[port]], or [host_cc]",
+                 "t.toml:1: unknown key \"algo\" at the top level (it belongs in [host_cc])"}},
         HostBad{"NoAlgo", "[host_cc]\nports = [\"eth0\"]\n",
                 {"t.toml:1: [host_cc]: missing required key \"algo\" (\"pcn\" or \"dcqcn\")"}},
         HostBad{"Off", host("", "off"),
