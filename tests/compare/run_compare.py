@@ -579,6 +579,29 @@ class Sampler(threading.Thread):
         self.tc.close()
 
 
+class CcSampler(threading.Thread):
+    """The paced rate of every flow the hosts send, every period_s, until
+    stopped (lossless-cc show --json on each host: a process per host and
+    sample, so the period is long)."""
+
+    def __init__(self, hosts, period_s):
+        super().__init__(daemon=True)
+        self.hosts, self.period, self.samples = hosts, period_s, []
+        self.stop = threading.Event()
+
+    def run(self):
+        while not self.stop.wait(self.period):
+            row = {"t_ns": time.monotonic_ns(), "flows": {}}
+            for h in self.hosts:
+                try:
+                    j = json.loads(h.run(cc_args(h, "show --json --flows 8")))
+                except (RuntimeError, OSError, ValueError):  # the teardown
+                    return
+                for f in j["rp_flows"]["top"]:
+                    row["flows"][f"{h.name}>{f['daddr']}"] = f["rate_mbps"]
+            self.samples.append(row)
+
+
 # ---------------------------------------------------------------- one run
 
 def retry_us(net):
@@ -723,6 +746,9 @@ def run_built(scn, scheme, scheme_opts, hook, started, port_opts=""):
                       f"its first datagrams may have been lost", flush=True)
         sampler = Sampler(sw, [lk["b_if"] for _, _, lk in receivers], scn["report"]["sample_ms"] / 1000)
         sampler.start()
+        cc_sampler = CcSampler([h for h, _, _ in senders], 1.0) if cc else None
+        if cc_sampler:
+            cc_sampler.start()
         limit = scn["duration"] + scn["report"]["max_drain"] + 60 + (t0 - time.monotonic_ns()) / 1e9
         sends = []
         for hname, p in procs:
@@ -752,6 +778,9 @@ def run_built(scn, scheme, scheme_opts, hook, started, port_opts=""):
         is_drained = wait_for(drained, timeout=scn["report"]["max_drain"], step=0.1)
         sampler.stop.set()
         sampler.join()
+        if cc_sampler:
+            cc_sampler.stop.set()
+            cc_sampler.join()
         stalls_sent = json.loads(staller.communicate(timeout=60)[0] or "[]") if staller else []
         for p in recv:
             p.send_signal(signal.SIGINT)
@@ -776,6 +805,7 @@ def run_built(scn, scheme, scheme_opts, hook, started, port_opts=""):
             "long_ports": {lk["b_if"]: h.name for h, _, lk in senders
                            if scn["long_link"] and int(h.name[1:]) in scn["long_link"]["senders"]},
             "stalls_sent": stalls_sent, "upstream_classes": upstream, "host_cc": cc, "cc": cc_stats,
+            "cc_samples": cc_sampler.samples if cc_sampler else [],
             "qdisc": " ".join(switch_qdisc(scn, scheme_opts)),
             "t0_ns": t0, "base_rtt_ns": base_rtt_ns, "rtt_ms": rtt["rtt_ms"], "sends": sends, "recvs": recvs,
             "switch": final, "hosts": hosts, "ports": ports, "samples": sampler.samples,
@@ -1079,7 +1109,9 @@ def host_cc_metrics(raw):
             "rp_delayed": sum(c["rp_delayed_pkts"] for c in cnt),
             "rp_refused": sum(c["rp_refused_pkts"] for c in cnt),
             "rp_pkts": sum(c["rp_pkts"] for c in cnt),
-            "rates_end_mbps": sorted(rates)}
+            "rates_end_mbps": sorted(rates),
+            # Each sender flow's paced rate (Mbit/s) per second since t0.
+            "rate_samples": [[(x["t_ns"] - raw["t0_ns"]) / 1e9, x["flows"]] for x in raw["cc_samples"]]}
 
 
 # ---------------------------------------------------------------- output
