@@ -11,11 +11,13 @@
 //   - a ConfigError has at least one diagnostic, each naming the file,
 //     with a message, sorted by line, and what() is their str() joined;
 //   - an accepted Config keeps every documented limit (config.h and
-//     docs/DAEMON.md): there is a pool (a pool no port names is legal,
-//     with a warning), names are unique and valid,
+//     docs/DAEMON.md): there is a pool or a [host_cc] (a pool no port
+//     names is legal, with a warning), names are unique and valid,
 //     every port names a pool, each number is in its range, the cross
 //     checks (reserved, xon_offset, headroom vs buffer, ecn kmin < kmax,
-//     ports per pool) hold;
+//     ports per pool) hold; a [host_cc] has ports (valid, each once), its
+//     keys' ranges, and with a line rate given parameters that are
+//     ll_cc's derivation of its keys and pass ll_cc's check;
 //   - parsing is pure: the same text parses to the same result again
 //     (checked on every 16th input, to keep the rate up);
 //   - (off until fixed, kCheckNoNul) no accepted string holds a NUL.
@@ -72,8 +74,34 @@ bool ifname_ok(const std::string &s)
 void check_config(const cfg::Config &c)
 {
   CHECK(c.source == kName, "source \"%s\"", c.source.c_str());
-  // Pools without ports are legal (with a warning each); ports need pools.
-  CHECK(!c.pools.empty(), "accepted without a pool (%zu ports)", c.ports.size());
+  // Pools without ports are legal (with a warning each); ports need pools;
+  // a host has [host_cc] and no pool.
+  CHECK(!c.pools.empty() || (c.host_cc && c.ports.empty()),
+        "accepted without a pool (%zu ports)", c.ports.size());
+  if (c.host_cc) {
+    const cfg::HostCc &h = *c.host_cc;
+    CHECK(h.algo == lossless::cc::Algo::Pcn || h.algo == lossless::cc::Algo::Dcqcn,
+          "host_cc algo %u", unsigned(h.algo));
+    CHECK(!h.ports.empty(), "host_cc without ports");
+    std::set<std::string> devs;
+    for (const auto &d : h.ports)
+      CHECK(ifname_ok(d) && !has_nul(d) && devs.insert(d).second, "host_cc port \"%s\"",
+            d.c_str());
+    CHECK(!h.pin_dir.empty() && h.pin_dir[0] == '/' && !has_nul(h.pin_dir),
+          "host_cc pin_dir \"%s\"", h.pin_dir.c_str());
+    CHECK(h.top_flows >= 1 && h.top_flows <= cfg::kHostCcTopFlowsMax, "host_cc top_flows %u",
+          h.top_flows);
+    CHECK(h.params.has_value() == h.line_rate_kbps.has_value(),
+          "host_cc params without a line rate, or none with one");
+    if (h.params) {
+      CHECK(lossless::cc::check(*h.params).empty(), "host_cc params refused by check: %s",
+            lossless::cc::check(*h.params).c_str());
+      CHECK(*h.params == lossless::cc::derive(h.algo, *h.line_rate_kbps, h.overrides),
+            "host_cc params are not ll_cc's derivation");
+      CHECK(h.params->algo == h.algo && h.params->line_rate_kbps() == *h.line_rate_kbps,
+            "host_cc params of another algo or rate");
+    }
+  }
   CHECK(!c.ports.empty() || c.warnings.size() >= c.pools.size(),
         "%zu pools without ports, %zu warnings", c.pools.size(), c.warnings.size());
   const cfg::Daemon &d = c.daemon;
@@ -172,6 +200,15 @@ std::string digest(const cfg::Config &c)
          std::to_string(p.headroom_bytes) + ";";
   for (const auto &w : c.warnings)
     s += w + ";";
+  if (c.host_cc) {
+    s += "host_cc," + std::string(lossless::cc::algo_name(c.host_cc->algo)) + "," +
+         std::to_string(c.host_cc->line_rate_kbps.value_or(0)) + "," + c.host_cc->pin_dir +
+         "," + std::to_string(c.host_cc->gc_idle_ns) + ",";
+    for (const auto &d : c.host_cc->ports)
+      s += d + ",";
+    for (const auto &g : c.host_cc->given)
+      s += g.key + "=" + g.text + ",";
+  }
   return s;
 }
 

@@ -232,6 +232,18 @@ def config_seeds():
             '[[port]]\ndev = "a/b"\npool = "nope"\nrate = "10gbps"\nqueues = 0\n'
             'cable_delay = "1ns"\ncable_length = "1m"\n'),
         "syntax-error": '[[pool]\nname = "sw0"\n',
+        # [host_cc] (a host without pools): PCN with every key, DCQCN with
+        # a key of the other algorithm and values ll_cc's check refuses.
+        "host-cc": (
+            '[host_cc]\nalgo = "pcn"\nports = ["eth0", "eth1"]\nline_rate = "25gbit"\n'
+            'roles = "np,rp"\ncnp_prio = 6\ncnp_dscp = 48\nmin_rate = "1mbit"\n'
+            'horizon = "200us"\nperiod = "50us"\ntheta = "95%"\nw_min = "1/128"\n'
+            'w_max = 0.5\nrp_idle = "1ms"\nnp_idle = 0\ngc_idle = "10s"\n'
+            'pin_dir = "/sys/fs/bpf/lossless_cc"\ntop_flows = 10\n'),
+        "host-cc-errors": (
+            '[host_cc]\nalgo = "dcqcn"\nports = ["eth0", "eth0", "a/b"]\nline_rate = "1mbit"\n'
+            'w_min = "1/2"\ng = "0"\nf = 99\nrai = "10gbps"\nmin_rate = "1gbit"\n'
+            'cnp_interval = "1h"\nbyte_counter = "1zb"\n'),
     }
     return {k + ".toml": v.encode() for k, v in s.items()}
 
