@@ -164,6 +164,8 @@ FILES
     /sys/fs/bpf/lossless_cc/ll_cc_rp     flows sent (RP)
     /sys/fs/bpf/lossless_cc/ll_cc_stats  counters (per-CPU array)
     The layouts are in bpf/lossless_cc.h of the source tree.
+    losslessd(8) runs the same programs from its [host_cc] table (the same
+    parameters with _ for -, the same maps), with gc and telemetry.
 
 EXIT STATUS
     0 on success, 1 on errors (a bad value, not root, unknown device, no
@@ -178,7 +180,8 @@ EXAMPLES
     lossless-cc detach eth0
 
 SEE ALSO
-    lossless-ingress(8), tc-lossless(8), tc-fq(8), tc-bpf(8), bpftool(8)
+    lossless-ingress(8), tc-lossless(8), tc-fq(8), tc-bpf(8), bpftool(8),
+    losslessd(8)
 )";
 
 struct UsageError {

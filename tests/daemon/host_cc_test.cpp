@@ -413,6 +413,33 @@ TEST_F(HostCcDaemon, AloneOnAVethPair)
   EXPECT_FALSE(cc::Maps::pinned(pin_dir_));
 }
 
+TEST_F(HostCcDaemon, APortThatComesBackIsAttachedAgain)
+{
+  std::string config = write_config(
+      "algo = \"dcqcn\"\nports = [\"hcc0\"]\nline_rate = \"10gbit\"\ngc_idle = 0\n");
+  start(config);
+  ASSERT_TRUE(cc::attached(if_nametoindex("hcc0")).both());
+  // Gone: missing in status; back (a new ifindex): attached again.
+  lltest::must_sh("ip link del hcc0");
+  json s;
+  EXPECT_TRUE(eventually([&] {
+    s = status();
+    return s.contains("host_cc") && s["host_cc"]["ports"][0]["state"] == "missing";
+  })) << s.dump(2);
+  lltest::must_sh("ip link add hcc0 type veth peer name hcc1 && ip link set hcc0 up && "
+                  "ip link set hcc1 up");
+  unsigned idx = if_nametoindex("hcc0");
+  EXPECT_TRUE(eventually([&] { return cc::attached(idx).both(); }));
+  EXPECT_TRUE(eventually([&] {
+    s = status();
+    return s.contains("host_cc") && s["host_cc"]["ports"][0]["state"] == "attached" &&
+           s["host_cc"]["ports"][0]["ifindex"] == idx;
+  })) << s.dump(2);
+  // gc_idle 0: no gc.
+  EXPECT_EQ(s["host_cc"]["gc"]["runs"], 0);
+  EXPECT_EQ(stop(), 0);
+}
+
 TEST_F(HostCcDaemon, CheckRefusesWhatTheSystemCannotGive)
 {
   // A missing device, named with the file and line.
