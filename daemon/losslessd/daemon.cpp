@@ -445,8 +445,6 @@ void Daemon::on_tick()
   ticks_++;
   for (auto &pool : pools_)
     tick_pool(*pool);
-  if (host_cc_)
-    host_cc_->tick(cc::monotonic_ns());  // gc and telemetry when due
   busy_ += Clock::now() - t0;
   arm_tick();
 }

@@ -4,6 +4,7 @@
 #include <net/if.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <filesystem>
@@ -144,7 +145,121 @@ void HostCc::start()
       cc::rate_text(line_rate_kbps()).c_str(), cfg_.line_rate_kbps ? "" : " (auto)",
       devs.c_str(), cfg_.pin_dir.c_str(),
       cfg_.gc_idle_ns ? cc::time_text(cfg_.gc_idle_ns).c_str() : "never");
+  worker_ = std::make_unique<Worker>();
+  worker_->gc_idle_ns = cfg_.gc_idle_ns;
+  worker_->period_ns = refresh_period_ns();
+  worker_->top_flows = cfg_.top_flows;
+  try {
+    worker_->maps.emplace(cc::Maps::open_pinned(cfg_.pin_dir));
+  } catch (const std::exception &e) {
+    log("telemetry: %s", error_text(e).c_str());  // status says it
+  }
   refresh(cc::monotonic_ns());
+  worker_->thread = std::thread([w = worker_.get()] { w->run(); });
+}
+
+HostCc &HostCc::operator=(HostCc &&o) noexcept
+{
+  if (this != &o) {
+    stop_worker();
+    cfg_ = std::move(o.cfg_);
+    source_ = std::move(o.source_);
+    params_ = o.params_;
+    ports_ = std::move(o.ports_);
+    program_ = std::move(o.program_);
+    worker_ = std::move(o.worker_);
+  }
+  return *this;
+}
+
+HostCc::~HostCc()
+{
+  stop_worker();
+}
+
+void HostCc::stop_worker()
+{
+  if (!worker_)
+    return;
+  {
+    std::lock_guard<std::mutex> lock(worker_->mu);
+    worker_->stop = true;
+  }
+  worker_->cv.notify_all();
+  if (worker_->thread.joinable())
+    worker_->thread.join();
+  worker_.reset();
+}
+
+void HostCc::Worker::run()
+{
+  std::unique_lock<std::mutex> lock(mu);
+  for (;;) {
+    cv.wait_for(lock, std::chrono::nanoseconds(period_ns), [&] { return stop; });
+    if (stop)
+      return;
+    lock.unlock();
+    round(cc::monotonic_ns());
+    lock.lock();
+  }
+}
+
+// One round: gc, then the snapshot; the maps are read without the lock.
+void HostCc::Worker::round(std::uint64_t now_ns)
+{
+  std::uint64_t idle;
+  std::size_t n;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    idle = gc_idle_ns;
+    n = top_flows;
+  }
+  Snapshot next;
+  cc::GcResult r;
+  bool gc_ran = false;
+  try {
+    if (!maps)
+      throw std::runtime_error("no maps");
+    if (idle) {
+      r = maps->gc(idle, now_ns);
+      gc_ran = true;
+    }
+    next.stats = maps->stats();
+    std::vector<cc::FlowSummary> np, rp;
+    for (const auto &f : maps->np_flows())
+      np.push_back(cc::summary(f));
+    for (const auto &f : maps->rp_flows())
+      rp.push_back(cc::summary(f));
+    next.np = cc::top(std::move(np), n);
+    next.rp = cc::top(std::move(rp), n);
+    next.snapshot_ns = now_ns;
+  } catch (const std::exception &e) {
+    next.last_error = error_text(e);
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  next.gc_runs = snap.gc_runs + gc_ran;
+  next.gc_np_deleted = snap.gc_np_deleted + r.np_deleted;
+  next.gc_rp_deleted = snap.gc_rp_deleted + r.rp_deleted;
+  if (!next.last_error.empty()) {
+    if (next.last_error != snap.last_error)
+      log("telemetry: %s", next.last_error.c_str());
+    // Keep the last good snapshot, with the error beside it.
+    std::string err = next.last_error;
+    snap.gc_runs = next.gc_runs;
+    snap.gc_np_deleted = next.gc_np_deleted;
+    snap.gc_rp_deleted = next.gc_rp_deleted;
+    snap.last_error = err;
+    return;
+  }
+  snap = std::move(next);
+}
+
+HostCc::Snapshot HostCc::snapshot() const
+{
+  if (!worker_)
+    return {};
+  std::lock_guard<std::mutex> lock(worker_->mu);
+  return worker_->snap;
 }
 
 void HostCc::reconfigure(HostCc next)
@@ -177,13 +292,21 @@ void HostCc::reconfigure(HostCc next)
       }
     }
   }
-  next.gc_runs_ = gc_runs_;
-  next.gc_np_deleted_ = gc_np_deleted_;
-  next.gc_rp_deleted_ = gc_rp_deleted_;
+  // The worker goes on (same maps, same counts) with next's settings.
+  std::unique_ptr<Worker> w = std::move(worker_);
   *this = std::move(next);
+  worker_ = std::move(w);
+  if (worker_) {
+    {
+      std::lock_guard<std::mutex> lock(worker_->mu);
+      worker_->gc_idle_ns = cfg_.gc_idle_ns;
+      worker_->period_ns = refresh_period_ns();
+      worker_->top_flows = cfg_.top_flows;
+    }
+    worker_->cv.notify_all();
+  }
   log("reconfigured: %s at line rate %s", std::string(cc::algo_name(params_.algo)).c_str(),
       cc::rate_text(line_rate_kbps()).c_str());
-  refresh(cc::monotonic_ns());
 }
 
 void HostCc::links(const std::vector<Link> &links)
@@ -212,44 +335,10 @@ void HostCc::links(const std::vector<Link> &links)
   }
 }
 
-void HostCc::tick(std::uint64_t now_ns)
-{
-  if (now_ns < next_ns_)
-    return;
-  refresh(now_ns);
-}
-
 void HostCc::refresh(std::uint64_t now_ns)
 {
-  next_ns_ = now_ns + refresh_period_ns();
-  if (!program_)
-    return;
-  try {
-    cc::Maps &m = program_->maps();
-    if (cfg_.gc_idle_ns) {
-      cc::GcResult r = m.gc(cfg_.gc_idle_ns, now_ns);
-      gc_runs_++;
-      gc_np_deleted_ += r.np_deleted;
-      gc_rp_deleted_ += r.rp_deleted;
-    }
-    stats_ = m.stats();
-    std::vector<cc::FlowSummary> np, rp;
-    for (const auto &f : m.np_flows())
-      np.push_back(cc::summary(f));
-    for (const auto &f : m.rp_flows())
-      rp.push_back(cc::summary(f));
-    np_ = cc::top(std::move(np), cfg_.top_flows);
-    rp_ = cc::top(std::move(rp), cfg_.top_flows);
-    for (Port &p : ports_)
-      if (p.ifindex)
-        p.ids = cc::attached(p.ifindex);
-    snapshot_ns_ = now_ns;
-    last_error_.clear();
-  } catch (const std::exception &e) {
-    if (last_error_ != e.what())
-      log("telemetry: %s", error_text(e).c_str());
-    last_error_ = e.what();
-  }
+  if (worker_)
+    worker_->round(now_ns);
 }
 
 ordered_json HostCc::status() const
@@ -261,7 +350,9 @@ ordered_json HostCc::status() const
   j["line_rate_auto"] = !cfg_.line_rate_kbps.has_value();
   j["config"] = cc::config_json(params_);
   ordered_json ports = ordered_json::array();
-  for (const Port &p : ports_) {
+  for (Port p : ports_) {
+    if (p.ifindex)
+      p.ids = cc::attached(p.ifindex);  // as the kernel has it now
     ordered_json pj;
     pj["dev"] = p.dev;
     pj["ifindex"] = p.ifindex;
@@ -272,9 +363,10 @@ ordered_json HostCc::status() const
     ports.push_back(pj);
   }
   j["ports"] = ports;
+  Snapshot snap = snapshot();
   cc::Stats st{};
-  if (stats_)
-    st = *stats_;
+  if (snap.stats)
+    st = *snap.stats;
   ordered_json cj = cc::counters_json(st);
   std::uint64_t malformed = 0;
   for (const auto &[name, v] : cc::parse_errors(st))
@@ -282,16 +374,16 @@ ordered_json HostCc::status() const
   cj["cnp_malformed"] = malformed;
   j["counters"] = cj;
   j["gc"] = {{"idle_ns", cfg_.gc_idle_ns},
-             {"runs", gc_runs_},
-             {"np_deleted", gc_np_deleted_},
-             {"rp_deleted", gc_rp_deleted_}};
-  j["snapshot_ns"] = snapshot_ns_;
+             {"runs", snap.gc_runs},
+             {"np_deleted", snap.gc_np_deleted},
+             {"rp_deleted", snap.gc_rp_deleted}};
+  j["snapshot_ns"] = snap.snapshot_ns;
   j["refresh_ns"] = refresh_period_ns();
   j["top_flows"] = cfg_.top_flows;
-  j["np_flows"] = cc::top_json(np_, true);
-  j["rp_flows"] = cc::top_json(rp_, false);
-  if (!last_error_.empty())
-    j["last_error"] = last_error_;
+  j["np_flows"] = cc::top_json(snap.np, true);
+  j["rp_flows"] = cc::top_json(snap.rp, false);
+  if (!snap.last_error.empty())
+    j["last_error"] = snap.last_error;
   return j;
 }
 
@@ -316,19 +408,20 @@ metrics::HostCcSample HostCc::sample() const
 {
   metrics::HostCcSample s;
   s.algo = std::string(cc::algo_name(params_.algo));
+  Snapshot snap = snapshot();
   cc::Stats st{};
-  if (stats_)
-    st = *stats_;
+  if (snap.stats)
+    st = *snap.stats;
   for (const auto &[name, v] : cc::counters(st))
     s.counters.emplace_back(name, v);
   for (const auto &[name, v] : cc::parse_errors(st))
     s.parse_errors.emplace_back(name, v);
-  s.np_flows = np_.total_flows;
-  s.rp_flows = rp_.total_flows;
-  s.gc_np_deleted = gc_np_deleted_;
-  s.gc_rp_deleted = gc_rp_deleted_;
-  for (const auto &[map, v] : {std::pair<const char *, const cc::TopView *>{"np", &np_},
-                               std::pair<const char *, const cc::TopView *>{"rp", &rp_}}) {
+  s.np_flows = snap.np.total_flows;
+  s.rp_flows = snap.rp.total_flows;
+  s.gc_np_deleted = snap.gc_np_deleted;
+  s.gc_rp_deleted = snap.gc_rp_deleted;
+  for (const auto &[map, v] : {std::pair<const char *, const cc::TopView *>{"np", &snap.np},
+                               std::pair<const char *, const cc::TopView *>{"rp", &snap.rp}}) {
     for (const auto &f : v->top)
       s.flows.push_back(flow_sample(map, f, false));
     s.flows.push_back(flow_sample(map, v->rest, true));

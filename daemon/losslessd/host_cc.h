@@ -10,10 +10,14 @@
 //   start()    loads the programs (pinned maps reused), attaches them to
 //              every port, writes the configuration; a failure detaches
 //              what this call attached.
-//   tick()     every refresh period (gc_idle / 4, 100 ms .. 1 s): deletes
-//              the flows idle longer than gc_idle and takes a telemetry
-//              snapshot (counters, top-N flows per map, the rest summed),
-//              which status() and sample() show.
+//   a worker thread, every refresh period (gc_idle / 4, 100 ms .. 1 s):
+//              deletes the flows idle longer than gc_idle and takes a
+//              telemetry snapshot (counters, top-N flows per map, the rest
+//              summed), which status() and sample() show. Off the event
+//              loop: with both maps full (2 x 16384 flows) a round reads
+//              them twice, about 200 ms, which would hold up the pools'
+//              policies if it ran on the loop. It has maps of its own
+//              (the pins), so a reload never pulls them from under it.
 //   reconfigure()  a reload: the new parameters, attached to the ports
 //              added, detached from the ports removed.
 //
@@ -26,8 +30,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <condition_variable>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -60,10 +68,14 @@ class HostCc {
   void reconfigure(HostCc next);
   // Follow the links: a port that appears (again) is attached.
   void links(const std::vector<Link> &links);
-  // gc and telemetry when due (now_ns: cc::monotonic_ns()).
-  void tick(std::uint64_t now_ns);
-  // gc and telemetry now.
+  // gc and telemetry now, on the caller's thread (start() does one before
+  // the worker takes over; tests).
   void refresh(std::uint64_t now_ns);
+
+  HostCc() = default;
+  HostCc(HostCc &&) noexcept = default;
+  HostCc &operator=(HostCc &&) noexcept;
+  ~HostCc();
 
   nlohmann::ordered_json status() const;   // the status reply's "host_cc"
   nlohmann::ordered_json config() const;   // the config reply's "host_cc"
@@ -84,14 +96,31 @@ class HostCc {
   std::vector<Port> ports_;
   std::optional<cc::Program> program_;
 
-  // The last snapshot.
-  std::optional<cc::Stats> stats_;
-  cc::TopView np_, rp_;
-  std::uint64_t snapshot_ns_ = 0, next_ns_ = 0;
-  std::uint64_t gc_runs_ = 0, gc_np_deleted_ = 0, gc_rp_deleted_ = 0;
-  std::string last_error_;
+  // What the worker keeps: its settings, and the last snapshot.
+  struct Snapshot {
+    std::optional<cc::Stats> stats;
+    cc::TopView np, rp;
+    std::uint64_t snapshot_ns = 0;
+    std::uint64_t gc_runs = 0, gc_np_deleted = 0, gc_rp_deleted = 0;
+    std::string last_error;
+  };
+  struct Worker {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool stop = false;
+    std::uint64_t gc_idle_ns = 0, period_ns = 0;  // under mu
+    std::uint32_t top_flows = 10;                 // under mu
+    Snapshot snap;                                // under mu
+    std::optional<cc::Maps> maps;                 // the worker's own
+    std::thread thread;
+    void round(std::uint64_t now_ns);
+    void run();
+  };
+  std::unique_ptr<Worker> worker_;
 
   void attach(Port &p);
+  void stop_worker();
+  Snapshot snapshot() const;
 };
 
 }  // namespace lossless::daemon
