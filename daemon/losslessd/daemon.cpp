@@ -810,6 +810,24 @@ void Daemon::reload()
       throw std::runtime_error("pool \"" + pc.settings.name +
                                "\": pools and policies cannot change by a reload");
   }
+  // [host_cc] first: added (started), changed (reconfigured in place) or
+  // removed (its ports detached; the pinned maps stay until --cleanup).
+  // It undoes its own changes if it fails, and nothing else has changed
+  // by then.
+  if (next_cc && host_cc_) {
+    host_cc_->reconfigure(std::move(*next_cc));
+  } else if (next_cc) {
+    next_cc->start();
+    host_cc_ = std::move(next_cc);
+  } else if (host_cc_) {
+    config::HostCc old = host_cc_->cfg();
+    host_cc_.reset();
+    for (const std::string &dev : old.ports)
+      if (unsigned idx = if_nametoindex(dev.c_str()); idx && cc::attached(idx).any())
+        cc::detach(idx);
+    log("host_cc: removed from the configuration: detached from its ports");
+  }
+  cfg_.host_cc = next.host_cc;
   for (const auto &pc : next.pools) {
     Pool *p = pool_named(pc.settings.name);
     p->cfg = pc;
@@ -831,22 +849,6 @@ void Daemon::reload()
   ports_ = std::move(ports);
   cfg_.pools = next.pools;
   cfg_.ports = next.ports;
-  // [host_cc]: added (started), changed (reconfigured in place) or
-  // removed (its ports detached; the pinned maps stay until --cleanup).
-  if (next_cc && host_cc_) {
-    host_cc_->reconfigure(std::move(*next_cc));
-  } else if (next_cc) {
-    next_cc->start();
-    host_cc_ = std::move(next_cc);
-  } else if (host_cc_) {
-    config::HostCc old = host_cc_->cfg();
-    host_cc_.reset();
-    for (const std::string &dev : old.ports)
-      if (unsigned idx = if_nametoindex(dev.c_str()); idx && cc::attached(idx).any())
-        cc::detach(idx);
-    log("host_cc: removed from the configuration: detached from its ports");
-  }
-  cfg_.host_cc = next.host_cc;
   refresh_links();  // new ports get installed, the others adopted
 }
 

@@ -140,7 +140,7 @@ void HostCc::start()
   std::string devs;
   for (const Port &p : ports_)
     devs += (devs.empty() ? "" : ", ") + p.dev;
-  log("%s at line rate %s%s on %s (maps in %s), gc of flows idle %s", 
+  log("%s at line rate %s%s on %s (maps in %s), gc of flows idle %s",
       std::string(cc::algo_name(params_.algo)).c_str(),
       cc::rate_text(line_rate_kbps()).c_str(), cfg_.line_rate_kbps ? "" : " (auto)",
       devs.c_str(), cfg_.pin_dir.c_str(),

@@ -10,7 +10,8 @@
 // and the top-N flows and the rest summed, that /metrics has the
 // lossless_host_cc_* families with bounded flow series, that gc deletes a
 // flow idle longer than gc_idle and keeps a fresh one, that a reload
-// switches the algorithm, that exit leaves the programs attached and
+// switches the algorithm and moves the ports, that a port that comes back
+// is attached again, that exit leaves the programs attached and
 // --cleanup detaches them; and that docs/examples/host-cc.toml passes
 // losslessd --check.
 #include <arpa/inet.h>
@@ -395,6 +396,21 @@ TEST_F(HostCcDaemon, AloneOnAVethPair)
   EXPECT_EQ(c.dcqcn.rai_kbps, 10000u);
   EXPECT_EQ(c.rp_horizon_ns, 4 * c.dcqcn.rate_timer_ns);
   EXPECT_TRUE(cc::attached(idx).both());
+  // A reload that moves it to another port: attached there, detached here.
+  write_config("algo = \"dcqcn\"\nports = [\"hcc1\"]\nline_rate = \"25gbit\"\n"
+               "rai = \"10mbit\"\n");
+  rl = run({kLosslessctl, "--socket", sock_, "reload"}, tmp_);
+  EXPECT_EQ(rl.rc, 0) << rl.out << rl.err;
+  EXPECT_FALSE(cc::attached(idx).any());
+  EXPECT_TRUE(cc::attached(if_nametoindex("hcc1")).both());
+  EXPECT_EQ(status()["host_cc"]["ports"][0]["dev"], "hcc1");
+  write_config("algo = \"dcqcn\"\nports = [\"hcc0\"]\nline_rate = \"25gbit\"\n"
+               "rai = \"10mbit\"\n");
+  rl = run({kLosslessctl, "--socket", sock_, "reload"}, tmp_);
+  EXPECT_EQ(rl.rc, 0) << rl.out << rl.err;
+  EXPECT_TRUE(cc::attached(idx).both());
+  EXPECT_FALSE(cc::attached(if_nametoindex("hcc1")).any());
+  EXPECT_EQ(maps.config(), c);
   // A refused reload keeps the running configuration.
   write_config("algo = \"dcqcn\"\nports = [\"hcc0\"]\nline_rate = \"25gbit\"\nw_min = \"1/2\"\n");
   rl = run({kLosslessctl, "--socket", sock_, "reload"}, tmp_);
