@@ -2,8 +2,8 @@
 /*
  * Map layouts of the hosts' congestion control programs
  * (lossless_cc.bpf.c: PCN or DCQCN, docs/PCN.md) and their userspace
- * (daemon/cc: the loader library, lossless-cc, later losslessd's `pcn`
- * and `dcqcn` host policies). Plain __u* types, fixed sizes, no implicit
+ * (daemon/cc: the loader library, lossless-cc, losslessd's `[host_cc]`
+ * with its pcn and dcqcn host policies). Plain __u* types, fixed sizes, no implicit
  * padding in the structs defined here: the same bytes on both sides.
  *
  * Two TC programs per host port, both on its clsact hooks:
