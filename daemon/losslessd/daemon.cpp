@@ -39,9 +39,6 @@ namespace asio = boost::asio;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-namespace {
-
-void log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log(const char *fmt, ...)
 {
   va_list ap;
@@ -51,6 +48,8 @@ void log(const char *fmt, ...)
   std::fputc('\n', stderr);
   va_end(ap);
 }
+
+namespace {
 
 std::uint32_t map_id(int fd)
 {

@@ -68,6 +68,9 @@ struct Config {
   std::optional<config::HostCc> host_cc;
 };
 
+// "losslessd: " and the message on stderr (the journal under systemd).
+void log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 // The link speed the device reports (ethtool) in Mbit/s, as the qdisc
 // reads it when no rate is given; 0 if it reports none.
 std::uint32_t device_speed_mbps(const std::string &dev);

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdarg>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -19,17 +18,6 @@ namespace fs = std::filesystem;
 using nlohmann::ordered_json;
 
 namespace {
-
-void log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log(const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  std::fputs("losslessd: host_cc: ", stderr);
-  std::vfprintf(stderr, fmt, ap);
-  std::fputc('\n', stderr);
-  va_end(ap);
-}
 
 constexpr std::uint64_t kRefreshMinNs = 100000000;   // 100 ms
 constexpr std::uint64_t kRefreshMaxNs = 1000000000;  // 1 s
@@ -140,7 +128,7 @@ void HostCc::start()
   std::string devs;
   for (const Port &p : ports_)
     devs += (devs.empty() ? "" : ", ") + p.dev;
-  log("%s at line rate %s%s on %s (maps in %s), gc of flows idle %s",
+  log("host_cc: %s at line rate %s%s on %s (maps in %s), gc of flows idle %s",
       std::string(cc::algo_name(params_.algo)).c_str(),
       cc::rate_text(line_rate_kbps()).c_str(), cfg_.line_rate_kbps ? "" : " (auto)",
       devs.c_str(), cfg_.pin_dir.c_str(),
@@ -152,7 +140,7 @@ void HostCc::start()
   try {
     worker_->maps.emplace(cc::Maps::open_pinned(cfg_.pin_dir));
   } catch (const std::exception &e) {
-    log("telemetry: %s", error_text(e).c_str());  // status says it
+    log("host_cc: telemetry: %s", error_text(e).c_str());  // status says it
   }
   refresh(cc::monotonic_ns());
   worker_->thread = std::thread([w = worker_.get()] { w->run(); });
@@ -242,7 +230,7 @@ void HostCc::Worker::round(std::uint64_t now_ns)
   next.gc_rp_deleted = snap.gc_rp_deleted + r.rp_deleted;
   if (!next.last_error.empty()) {
     if (next.last_error != snap.last_error)
-      log("telemetry: %s", next.last_error.c_str());
+      log("host_cc: telemetry: %s", next.last_error.c_str());
     // Keep the last good snapshot, with the error beside it.
     std::string err = next.last_error;
     snap.gc_runs = next.gc_runs;
@@ -286,9 +274,9 @@ void HostCc::reconfigure(HostCc next)
     if (!kept && p.ifindex && cc::attached(p.ifindex).any()) {
       try {
         cc::detach(p.ifindex);
-        log("port %s: detached (no longer in ports)", p.dev.c_str());
+        log("host_cc: port %s: detached (no longer in ports)", p.dev.c_str());
       } catch (const std::exception &e) {
-        log("port %s: %s", p.dev.c_str(), error_text(e).c_str());
+        log("host_cc: port %s: %s", p.dev.c_str(), error_text(e).c_str());
       }
     }
   }
@@ -305,7 +293,7 @@ void HostCc::reconfigure(HostCc next)
     }
     worker_->cv.notify_all();
   }
-  log("reconfigured: %s at line rate %s", std::string(cc::algo_name(params_.algo)).c_str(),
+  log("host_cc: reconfigured: %s at line rate %s", std::string(cc::algo_name(params_.algo)).c_str(),
       cc::rate_text(line_rate_kbps()).c_str());
 }
 
@@ -316,7 +304,7 @@ void HostCc::links(const std::vector<Link> &links)
                           [&](const Link &x) { return x.name == p.dev; });
     if (l == links.end()) {
       if (p.state != "missing")
-        log("port %s: gone", p.dev.c_str());
+        log("host_cc: port %s: gone", p.dev.c_str());
       p.state = "missing";
       p.ifindex = 0;
       p.ids = {};
@@ -327,10 +315,10 @@ void HostCc::links(const std::vector<Link> &links)
     p.ifindex = static_cast<std::uint32_t>(l->ifindex);
     try {
       attach(p);
-      log("port %s: attached (ifindex %u)", p.dev.c_str(), p.ifindex);
+      log("host_cc: port %s: attached (ifindex %u)", p.dev.c_str(), p.ifindex);
     } catch (const std::exception &e) {
       p.state = "failed: " + error_text(e);
-      log("port %s: %s", p.dev.c_str(), p.state.c_str());
+      log("host_cc: port %s: %s", p.dev.c_str(), p.state.c_str());
     }
   }
 }
@@ -436,7 +424,7 @@ void HostCc::cleanup(const config::HostCc &cfg)
     if (!idx || !cc::attached(idx).any())
       continue;
     cc::detach(idx);
-    log("port %s: congestion control detached", dev.c_str());
+    log("host_cc: port %s: congestion control detached", dev.c_str());
   }
   std::error_code ec;
   for (const char *m : {LL_CC_MAP_CFG, LL_CC_MAP_NP, LL_CC_MAP_RP, LL_CC_MAP_STATS})
