@@ -20,7 +20,7 @@
 // set, valid ones and out-of-range priorities.
 //
 // Checks per frame:
-//   - the verdict is TC_ACT_OK, TC_ACT_SHOT or TC_ACT_REDIRECT;
+//   - the verdict is TC_ACT_UNSPEC (on to the next filter), TC_ACT_SHOT or TC_ACT_REDIRECT;
 //   - a frame whose EtherType after up to two inline VLAN tags is a
 //     control frame's (0x8808, 0x88B6: ll_ctrl_ethertype()) is consumed:
 //     TC_ACT_REDIRECT iff ll_ctrl_parse() accepts the bytes, else
@@ -29,7 +29,7 @@
 //   - redirected: mark "LLPC", EtherType 0x88B5 for 0x8808 (unchanged for
 //     a kind of our own EtherType), every other byte and the priority
 //     unchanged; dropped: frame, mark and priority unchanged;
-//   - any other frame: TC_ACT_OK, frame and mark unchanged, priority as the
+//   - any other frame: TC_ACT_UNSPEC, frame and mark unchanged, priority as the
 //     model classifies it (0 .. 15), and exactly that priority's counter
 //     moves by one packet and the frame's length in bytes.
 #include <linux/bpf.h>
@@ -285,7 +285,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *in, std::size_t size)
     return 0;
   CHECK(err == 0, "BPF_PROG_TEST_RUN of %zu octets: %s", n, std::strerror(-err));
   int verdict = static_cast<int>(opts.retval);
-  CHECK(verdict == TC_ACT_OK || verdict == TC_ACT_SHOT || verdict == TC_ACT_REDIRECT,
+  CHECK(verdict == TC_ACT_UNSPEC || verdict == TC_ACT_SHOT || verdict == TC_ACT_REDIRECT,
         "verdict %d", verdict);
   CHECK(opts.data_size_out == n, "%zu octets in, %u out", n, opts.data_size_out);
 
@@ -333,7 +333,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *in, std::size_t size)
     return 0;
   }
 
-  CHECK(verdict == TC_ACT_OK, "data frame (%zu octets): verdict %d", n, verdict);
+  CHECK(verdict == TC_ACT_UNSPEC, "data frame (%zu octets): verdict %d", n, verdict);
   CHECK(ctx_out.priority == want.prio, "priority %u, model %u (mode %u, default %u)",
         ctx_out.priority, want.prio, cfg.mode, cfg.default_prio);
   CHECK(ctx_out.mark == kMarkIn, "a data frame's mark became %#x", ctx_out.mark);
