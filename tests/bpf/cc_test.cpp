@@ -30,16 +30,13 @@
 #include "cc_frames.h"
 #include "lossless_cc.skel.h"
 #include "sandbox.h"
+#include "test_run.h"
 
 namespace {
 
 using namespace lltest::cc;
 
-struct RunResult {
-  int verdict;
-  Frame data;
-  __sk_buff ctx;
-};
+using lltest::RunResult;
 
 class CcProg : public ::testing::Test {
  protected:
@@ -83,32 +80,13 @@ class CcProg : public ::testing::Test {
   RunResult run(bpf_program *prog, const Frame &in, std::uint32_t mark = 0,
                 std::uint32_t prio = 0, std::uint32_t gso_segs = 0)
   {
-    __sk_buff ctx_in, ctx_out;
+    __sk_buff ctx_in;
     std::memset(&ctx_in, 0, sizeof(ctx_in));
-    std::memset(&ctx_out, 0, sizeof(ctx_out));
     ctx_in.ifindex = port_;
     ctx_in.mark = mark;
     ctx_in.priority = prio;
     ctx_in.gso_segs = gso_segs;
-    Frame out(in.size() + 256);
-    bpf_test_run_opts opts;
-    std::memset(&opts, 0, sizeof(opts));
-    opts.sz = sizeof(opts);
-    opts.data_in = in.data();
-    opts.data_size_in = static_cast<__u32>(in.size());
-    opts.data_out = out.data();
-    opts.data_size_out = static_cast<__u32>(out.size());
-    opts.ctx_in = &ctx_in;
-    opts.ctx_size_in = sizeof(ctx_in);
-    opts.ctx_out = &ctx_out;
-    opts.ctx_size_out = sizeof(ctx_out);
-    opts.repeat = 1;
-    int err = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts);
-    if (err)
-      throw std::runtime_error("BPF_PROG_TEST_RUN failed: " +
-                               std::string(std::strerror(-err)));
-    out.resize(opts.data_size_out);
-    return RunResult{static_cast<int>(opts.retval), out, ctx_out};
+    return lltest::test_run(bpf_program__fd(prog), in, ctx_in);
   }
   RunResult ingress(const Frame &f, std::uint32_t mark = 0,
                     std::uint32_t gso_segs = 0)

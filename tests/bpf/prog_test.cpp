@@ -27,17 +27,14 @@
 #include "frames.h"
 #include "ingress.h"
 #include "sandbox.h"
+#include "test_run.h"
 
 namespace {
 
 namespace li = lossless::ingress;
 using lltest::Frame;
 
-struct RunResult {
-  int verdict;
-  Frame data;     // the frame after the program
-  __sk_buff ctx;  // skb fields after the program (mark, priority, ...)
-};
+using lltest::RunResult;
 
 class IngressProg : public ::testing::Test {
  protected:
@@ -58,32 +55,12 @@ class IngressProg : public ::testing::Test {
   RunResult run(const Frame &in, std::uint32_t ifindex, std::uint32_t prio = 0,
                 std::uint32_t mark = 0)
   {
-    __sk_buff ctx_in, ctx_out;
+    __sk_buff ctx_in;
     std::memset(&ctx_in, 0, sizeof(ctx_in));
-    std::memset(&ctx_out, 0, sizeof(ctx_out));
     ctx_in.ifindex = ifindex;
     ctx_in.priority = prio;
     ctx_in.mark = mark;
-    Frame out(in.size() + 256);
-
-    bpf_test_run_opts opts;
-    std::memset(&opts, 0, sizeof(opts));
-    opts.sz = sizeof(opts);
-    opts.data_in = in.data();
-    opts.data_size_in = static_cast<__u32>(in.size());
-    opts.data_out = out.data();
-    opts.data_size_out = static_cast<__u32>(out.size());
-    opts.ctx_in = &ctx_in;
-    opts.ctx_size_in = sizeof(ctx_in);
-    opts.ctx_out = &ctx_out;
-    opts.ctx_size_out = sizeof(ctx_out);
-    opts.repeat = 1;
-    int err = bpf_prog_test_run_opts(prog_->prog_fd(), &opts);
-    if (err)
-      throw std::runtime_error("BPF_PROG_TEST_RUN failed: " +
-                               std::string(std::strerror(-err)));
-    out.resize(opts.data_size_out);
-    return RunResult{static_cast<int>(opts.retval), out, ctx_out};
+    return lltest::test_run(prog_->prog_fd(), in, ctx_in);
   }
 
   li::CtrlCounters ctrl(std::uint32_t ifindex)
