@@ -130,11 +130,13 @@ line-rate: all
 		--fail-on-warn -- tests/vm/run-all.sh test_line_rate.py test_incast.py
 
 # SCENARIO: a file in tests/compare/scenarios (without .toml); SCHEMES:
-# scheme names, compared on the same flows.
+# scheme names, compared on the same flows; FABRIC=leaf-spine: through two
+# leaves and two spines; SET="KEY=VALUE ...": scenario keys for this run.
 compare: all
 	mkdir -p $(BUILD_DIR)/compare
 	$(RUN_VM) --timeout 3000 --out $(BUILD_DIR)/compare -- tests/compare/run_compare.py \
 		--scenario '$(or $(SCENARIO),incast-websearch)' --schemes '$(SCHEMES)' \
+		$(if $(FABRIC),--fabric '$(FABRIC)') $(foreach s,$(SET),--set '$(s)') \
 		--out $(BUILD_DIR)/compare
 
 checkpatch:

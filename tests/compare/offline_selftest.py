@@ -246,6 +246,46 @@ def main():
     check(m["wake_late_max_ms"] == {"switch": 7, "hosts": 9} and m["shaper_lost_ms"]["hosts"] == 1,
           "timer lateness: the ports to the receivers and the uplinks")
 
+    # The same run through a leaf-spine: ports keyed SWITCH:DEV, a pool per
+    # switch (its drops counted once per pool, summed), the ports between
+    # switches summed apart, each pool's peaks.
+    fsw = {"leaf1:if0": port(0, 0, 0, 0), "leaf0:if1": port(10, 5, 300 * MS, 40000),
+           "leaf1:if1": port(4, 2, 100 * MS, 5000), "leaf0:if2": port(6, 3, 200 * MS, 1000),
+           "spine0:if0": port(2, 1, 50 * MS, 1000)}
+    fsw["spine0:if0"]["pool_peak_shared"] = 456000
+    fsamples = [dict(x, backlog={"leaf1:if0": x["backlog"]["if0"]}) for x in samples]
+    fraw = dict(raw, switch=fsw, samples=fsamples, bottleneck_ports={"r0": "leaf1:if0"},
+                ports={"leaf1:if0": "r0", "leaf0:if1": "h0", "leaf1:if1": "h1", "leaf0:if2": "spine0@leaf0",
+                       "spine0:if0": "leaf0@spine0"},
+                pools={"leaf0": "leaf0:if1", "leaf1": "leaf1:if0", "spine0": "spine0:if0"})
+    fm = rc.metrics(scn, fraw)
+    check(fm["drops_lossless_pool"] == 6 and fm["pool_peak_shared"] == 456000 and
+          fm["pools"]["spine0"]["pool_peak_shared"] == 456000 and fm["pools"]["leaf0"]["pool_peak_shared"] == 123000,
+          "fabric: a pool's drops once per switch, summed; the highest pool's peak and each pool's",
+          f"{fm['drops_lossless_pool']}, {fm.get('pools')}")
+    check(fm["fabric"] == {"pfc_tx": 8, "xoff": 4, "paused_s": 0.25, "paused_ports": 2} and fm["pfc_tx_total"] == 22,
+          "fabric: PFC and pauses between switches apart from the hosts' ports", f"{fm['fabric']}")
+    check(abs(fm["utilisation"]["r0"]["window"] - 0.25) < 1e-9, "fabric: the receiver's port found by its key")
+    ftext = rc.table(scn, {"dt": fm})
+    check("between switches: PFC frames / XOFF / paused (s)" in ftext and "spine0: peak shared" in ftext and
+          "PFC sent by port to spine0@leaf0" in ftext, "fabric: the table's rows between switches and per pool")
+    fl = rc.load_scenario("pcn-victim", ["fabric=leaf-spine", "fabric.spines=1", "incast.fanin=4"])
+    check(fl["name"] == "pcn-victim-leaf-spine" and fl["fabric"]["spines"] == 1 and fl["incast"]["fanin"] == 4 and
+          fl["fabric"]["sender_leaf"] == [0, 1, 0, 1, 0, 1] and fl["fabric"]["receiver_leaf"] == [1, 1],
+          "--set and --fabric: keys for one run, [fabric]'s defaults (senders round robin, receivers on the "
+          "last leaf)", f"{fl['fabric']}")
+    for sets, want in ((["fabric.leaves=1"], "fabric.leaves: want 2..8"),
+                       (["fabric.receiver_spine=[0, 2]"], "fabric.receiver_spine: want a list of 2 indices 0..1"),
+                       (["network.senders"], "want KEY=VALUE"),
+                       (["fabric=leaf-spine", "long_link.senders=[0]", "long_link.delay=\"1ms\""],
+                        "[long_link] and [fabric] together")):
+        try:
+            rc.load_scenario("pcn-victim", sets)
+            got = "accepted"
+        except rc.ScenarioError as e:
+            got = str(e)
+        check(want in got, f"--set {' '.join(sets)}: refused ({want})", got)
+
     # A long link and a stall: the stalled receiver's use outside the
     # stall buckets, from the first that carried data; the long port's
     # buffer (a mode's H, or reserve + st threshold + headroom) and peak.

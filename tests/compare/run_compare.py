@@ -139,6 +139,20 @@ SCHEMA = {
         "prio": AUTO,          # default network.prio; or a list: [3, 4, 5]
     },
     "port_options": {},        # NAME = "tc options" for the long ports
+    # A leaf-spine of bridges instead of the one switch (optional; also
+    # --fabric leaf-spine): every leaf cabled to every spine at rate_mbit,
+    # each switch its own pool (network.buffer, the same pool options), and
+    # static paths: a leaf reaches a host on another leaf through the
+    # host's spine, the same for every source (one path per destination,
+    # as ECMP hashing on the destination would pick it).
+    "fabric": {
+        "leaves": 2,
+        "spines": 2,
+        "sender_leaf": AUTO,     # leaf of each sender (default: sender i on leaf i % leaves)
+        "receiver_leaf": AUTO,   # leaf of each receiver (default: the last leaf)
+        "sender_spine": AUTO,    # the spine that carries traffic to each sender (default i % spines)
+        "receiver_spine": AUTO,  # ... to each receiver (default: receiver j on spine j % spines)
+    },
 }
 
 
@@ -176,7 +190,7 @@ def merge(schema, given, where):
         if isinstance(default, dict) and k not in ("scheme_options", "port_options"):
             sub = given.get(k)
             if sub is None:
-                if k in ("background", "incast", "long_link", "stall"):
+                if k in ("background", "incast", "long_link", "stall", "fabric"):
                     out[k] = None  # the section is optional
                     continue
                 sub = {}
@@ -203,7 +217,35 @@ def seconds(t, where, key="network.sw_delay"):
     raise ScenarioError(f"{where}: {key}: want a time such as 60ms, got {t!r}")
 
 
-def load_scenario(name):
+def apply_sets(raw, sets):
+    """--set KEY=VALUE: a TOML value (a bare word is taken as a string) at
+    a dotted key of the scenario, replacing the file's; fabric=leaf-spine
+    adds [fabric] (its defaults, or the file's), fabric=one-switch drops it."""
+    for item in sets:
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not re.fullmatch(r"[A-Za-z_]+(\.[A-Za-z_]+)*", key):
+            raise ScenarioError(f"--set {item!r}: want KEY=VALUE, such as network.roce=true")
+        try:
+            v = tomllib.loads(f"v = {value.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            v = value.strip()
+        if key == "fabric" and v in ("leaf-spine", "one-switch"):  # --fabric
+            if v == "one-switch":
+                raw.pop("fabric", None)
+            elif not isinstance(raw.get("fabric"), dict):
+                raw["fabric"] = {}  # [fabric]'s defaults
+            continue
+        *parents, last = key.split(".")
+        d = raw
+        for k in parents:
+            d = d.setdefault(k, {})
+            if not isinstance(d, dict):
+                raise ScenarioError(f"--set {item!r}: {k} is not a table")
+        d[last] = v
+
+
+def load_scenario(name, sets=()):
     path = name if os.sep in name or name.endswith(".toml") else os.path.join(SCENARIOS, name + ".toml")
     if not os.path.exists(path):
         known = sorted(f[:-5] for f in os.listdir(SCENARIOS) if f.endswith(".toml"))
@@ -213,11 +255,15 @@ def load_scenario(name):
             raw = tomllib.load(f)
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError(f"{path}: {e}") from None
+    apply_sets(raw, sets)
     try:
         s = merge(SCHEMA, raw, "")
     except ScenarioError as e:
         raise ScenarioError(f"{path}: {e}") from None
     s["name"] = os.path.basename(path)[:-5]
+    s["sets"] = list(sets)
+    if any(x.startswith("fabric") for x in sets):  # its own output files
+        s["name"] += "-leaf-spine" if s["fabric"] else "-one-switch"
     s["file"] = os.path.abspath(path)
     net, bg, inc = s["network"], s["background"], s["incast"]
     if not bg and not inc and not (s["long_link"] and s["long_link"]["classes"]):
@@ -301,7 +347,32 @@ def load_scenario(name):
         st["windows"] = [(t, t + st["length"]) for t in
                          (st["start"] + k * st["period"] for k in range(int(s["duration"] // st["period"]) + 1))
                          if t + st["length"] <= s["duration"]]
+    if s["fabric"]:
+        check_fabric(s, path)
     return s
+
+
+def check_fabric(s, path):
+    """[fabric]: checked, the hosts' leaves and spines filled in."""
+    net, fab = s["network"], s["fabric"]
+    for k, lo in (("leaves", 2), ("spines", 1)):
+        if not isinstance(fab[k], int) or isinstance(fab[k], bool) or not lo <= fab[k] <= 8:
+            raise ScenarioError(f"{path}: fabric.{k}: want {lo}..8")
+    if s["long_link"]:
+        raise ScenarioError(f"{path}: [long_link] and [fabric] together: the long link is cabled to the "
+                            f"one switch; give one of them")
+    defaults = {"sender_leaf": [i % fab["leaves"] for i in range(net["senders"])],
+                "receiver_leaf": [fab["leaves"] - 1] * net["receivers"],
+                "sender_spine": [i % fab["spines"] for i in range(net["senders"])],
+                "receiver_spine": [j % fab["spines"] for j in range(net["receivers"])]}
+    for k, d in defaults.items():
+        n, top = len(d), fab["leaves"] if k.endswith("leaf") else fab["spines"]
+        if fab[k] == AUTO:
+            fab[k] = d
+        if not isinstance(fab[k], list) or len(fab[k]) != n or \
+                not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < top for x in fab[k]):
+            raise ScenarioError(f"{path}: fabric.{k}: want a list of {n} indices 0..{top - 1} "
+                                f"(one per {k.split('_')[0]}), got {fab[k]!r}")
 
 
 def load_classes(given, net, duration, path):
@@ -442,23 +513,11 @@ def switch_qdisc(scn, scheme_opts):
             f"{net['pool_options']} {scheme_opts}").split()
 
 
-def build(t, scn, scheme_opts, port_opts=""):
-    """The scenario's network: receivers r0.. (10.0.0.1..) and senders h0..
-    (10.0.0.10..) on one /24 through switch sw. Returns (sw, receivers,
-    senders, ports): receivers and senders are lists of (host, ip, link);
-    ports maps each switch port to the host it is cabled to."""
-    net = scn["network"]
-    sw = t.switch("sw")
-    receivers, senders = [], []
-    for j in range(net["receivers"]):
-        h = t.host(f"r{j}")
-        receivers.append((h, f"10.0.0.{1 + j}", t.link(h, sw)))
-    ll = scn["long_link"]
-    long_senders = set(ll["senders"]) if ll else set()
-    for i in range(net["senders"]):
-        h = t.host(f"h{i}")
-        senders.append((h, f"10.0.0.{10 + i}", t.link(h, sw, delay=ll["delay"] if i in long_senders else None)))
-    for h, ip, lk in receivers + senders:  # one L2 domain through the bridge
+def setup_hosts(scn, receivers, senders, long_senders=()):
+    """Addresses on one /24 (10.0.0.0), static neighbours between every
+    sender and receiver, and each sender's uplink qdisc and ingress."""
+    net, ll = scn["network"], scn["long_link"]
+    for h, ip, lk in receivers + senders:
         h.run(f"ip addr flush dev {lk['a_if']}")
         h.run(f"ip addr add {ip}/24 dev {lk['a_if']}")
     for h, ip, lk in senders:
@@ -474,20 +533,111 @@ def build(t, scn, scheme_opts, port_opts=""):
         h.run(f"tc qdisc add dev {lk['a_if']} root handle 1: lossless rate {net['rate_mbit']}mbit "
               f"limit {net['host_limit']} {shaper}{strict}")
         h.run(f"{Paths.ingress} attach {lk['a_if']} --pin-dir /sys/fs/bpf/ll-{h.ns}")
-    announce([h for h, _, _ in receivers + senders])
+
+
+def add_switch_port(sw, dev, qd):
+    """The pool's qdisc and the PFC ingress program on a switch port."""
+    r = sw.run(f"tc qdisc add dev {dev} root handle 1: {qd}", check=False)
+    if r.returncode:
+        raise RuntimeError(f"the switch {sw.name} refused the scheme's qdisc: tc qdisc add dev {dev} "
+                           f"root handle 1: {qd}\n{r.stderr.strip()}")
+    sw.run(f"{Paths.ingress} attach {dev} --pin-dir /sys/fs/bpf/ll-{sw.ns}")
+
+
+def port_key(sw, dev, keyed):
+    """A switch port's name in the results: its device, or SWITCH:DEV when
+    there are several switches (their devices share names)."""
+    return f"{sw.name}:{dev}" if keyed else dev
+
+
+def switch_devs(switches, ports, keyed):
+    """{switch: [its ports' devices]}, from the results' port keys."""
+    out = {sw: [] for sw in switches}
+    by_name = {sw.name: sw for sw in switches}
+    for k in ports:
+        if keyed:
+            name, dev = k.split(":", 1)
+            out[by_name[name]].append(dev)
+        else:
+            out[switches[0]].append(k)
+    return out
+
+
+def build(t, scn, scheme_opts, port_opts=""):
+    """The scenario's network: receivers r0.. (10.0.0.1..) and senders h0..
+    (10.0.0.10..) on one /24 through switch sw, or through a leaf-spine
+    ([fabric]). Returns (switches, receivers, senders, ports): receivers
+    and senders are lists of (host, ip, link); ports maps each switch port
+    (port_key) to what it is cabled to: a host's name, or PEER@SWITCH
+    between switches (spine0@leaf1: leaf1's port to spine0)."""
+    if scn["fabric"]:
+        return build_fabric(t, scn, scheme_opts)
+    net = scn["network"]
+    sw = t.switch("sw")
+    receivers, senders = [], []
+    for j in range(net["receivers"]):
+        h = t.host(f"r{j}")
+        receivers.append((h, f"10.0.0.{1 + j}", t.link(h, sw)))
+    ll = scn["long_link"]
+    long_senders = set(ll["senders"]) if ll else set()
+    for i in range(net["senders"]):
+        h = t.host(f"h{i}")
+        senders.append((h, f"10.0.0.{10 + i}", t.link(h, sw, delay=ll["delay"] if i in long_senders else None)))
+    setup_hosts(scn, receivers, senders, long_senders)
+    announce([h for h, _, _ in receivers + senders])  # one L2 domain through the bridge
     ports = {}
     qd = " ".join(switch_qdisc(scn, scheme_opts))
     for h, _, lk in receivers + senders:
         extra = f" cable-delay {ll['cable_delay']} {port_opts}" if h.name in {f"h{i}" for i in long_senders} else ""
         if net["strict_priority"] and h.name.startswith("r"):
             extra += f" {STRICT_PRIO}"
-        r = sw.run(f"tc qdisc add dev {lk['b_if']} root handle 1: {qd}{extra}", check=False)
-        if r.returncode:
-            raise RuntimeError(f"the switch refused the scheme's qdisc: tc qdisc add dev {lk['b_if']} "
-                               f"root handle 1: {qd}{extra}\n{r.stderr.strip()}")
-        sw.run(f"{Paths.ingress} attach {lk['b_if']} --pin-dir /sys/fs/bpf/ll-{sw.ns}")
+        add_switch_port(sw, lk["b_if"], qd + extra)
         ports[lk["b_if"]] = h.name
-    return sw, receivers, senders, ports
+    return [sw], receivers, senders, ports
+
+
+def build_fabric(t, scn, scheme_opts):
+    """[fabric]: hosts on leaves, every leaf cabled to every spine, each
+    switch its own pool of network.buffer with the scheme's options on
+    every port. Forwarding is static: no learning and no flooding on any
+    port (the two spines make a loop that flooding would circle), a
+    permanent FDB entry for every host on every switch, each host reached
+    through its spine from the other leaves."""
+    net, fab = scn["network"], scn["fabric"]
+    leaves = [t.switch(f"leaf{k}") for k in range(fab["leaves"])]
+    spines = [t.switch(f"spine{k}") for k in range(fab["spines"])]
+    receivers, senders, place = [], [], []  # place: (host, link, leaf, spine)
+    for j in range(net["receivers"]):
+        h = t.host(f"r{j}")
+        receivers.append((h, f"10.0.0.{1 + j}", t.link(h, leaves[fab["receiver_leaf"][j]])))
+        place.append((h, receivers[-1][2], fab["receiver_leaf"][j], fab["receiver_spine"][j]))
+    for i in range(net["senders"]):
+        h = t.host(f"h{i}")
+        senders.append((h, f"10.0.0.{10 + i}", t.link(h, leaves[fab["sender_leaf"][i]])))
+        place.append((h, senders[-1][2], fab["sender_leaf"][i], fab["sender_spine"][i]))
+    up = {(k, s): t.link(lf, sp) for k, lf in enumerate(leaves) for s, sp in enumerate(spines)}
+    setup_hosts(scn, receivers, senders)
+    qd = " ".join(switch_qdisc(scn, scheme_opts))
+    ports, fdb = {}, {sw: [] for sw in leaves + spines}
+    for h, lk, k, _ in place:
+        ports[port_key(leaves[k], lk["b_if"], True)] = h.name
+    for (k, s), lk in up.items():
+        ports[port_key(leaves[k], lk["a_if"], True)] = f"spine{s}@leaf{k}"
+        ports[port_key(spines[s], lk["b_if"], True)] = f"leaf{k}@spine{s}"
+    for sw, devs in switch_devs(leaves + spines, ports, True).items():
+        for dev in devs:
+            add_switch_port(sw, dev, qd)
+            fdb[sw].append(f"link set dev {dev} learning off flood off mcast_flood off bcast_flood off")
+    for h, lk, k, s in place:
+        mac = lk["a_mac"]
+        for k2, lf in enumerate(leaves):
+            fdb[lf].append(f"fdb replace {mac} dev {lk['b_if'] if k2 == k else up[(k2, s)]['a_if']} "
+                           f"master static")
+        for s2, sp in enumerate(spines):
+            fdb[sp].append(f"fdb replace {mac} dev {up[(k, s2)]['b_if']} master static")
+    for sw, cmds in fdb.items():
+        sw.run("bridge -batch -", input="\n".join(cmds) + "\n")
+    return leaves + spines, receivers, senders, ports
 
 
 def read_backlog_sysctl():
@@ -500,10 +650,11 @@ def write_backlog_sysctl(value):
         f.write(str(value))
 
 
-def switch_stats(sw):
-    """tc -s of every lossless qdisc of the switch, by device."""
-    out = json.loads(sw.run("tc -s -j qdisc show"))
-    return {q["dev"]: q for q in out if q.get("kind") == "lossless"}
+def switch_stats(switches):
+    """tc -s of every lossless qdisc of the switches, by port_key."""
+    keyed = len(switches) > 1
+    return {port_key(sw, q["dev"], keyed): q for sw in switches
+            for q in json.loads(sw.run("tc -s -j qdisc show")) if q.get("kind") == "lossless"}
 
 
 def backlog_drops():
@@ -551,32 +702,41 @@ class TcBatch:
 
 
 class Sampler(threading.Thread):
-    """The switch's pool (its totals are on every port) and the backlog of
-    the ports devs every period_s, until stopped. Only those ports: a dump
-    of every qdisc costs the VM's CPUs noticeably at 10 per second."""
+    """Each switch's pool (its totals are on every port) and the backlog of
+    the ports given every period_s, until stopped: groups is a list of
+    (switch, devices), one or more devices per switch. Only those ports: a
+    dump of every qdisc costs the VM's CPUs noticeably at 10 per second.
+    A sample's shared and headroom are the sums over the switches."""
 
-    def __init__(self, sw, devs, period_s):
+    def __init__(self, groups, period_s):
         super().__init__(daemon=True)
-        self.tc, self.devs, self.period, self.samples = TcBatch(sw), devs, period_s, []
+        self.keyed = len(groups) > 1
+        self.groups = [(sw, TcBatch(sw), devs) for sw, devs in groups]
+        self.period, self.samples = period_s, []
         self.stop = threading.Event()
 
     def run(self):
         nxt = time.monotonic()
         while not self.stop.is_set():
             t_a = time.monotonic_ns()
+            shared = headroom = 0
+            backlog = {}
             try:
-                st = self.tc.lossless(self.devs)
-            except (RuntimeError, OSError, ValueError):  # tc gone: the teardown
+                for sw, tc, devs in self.groups:
+                    st = tc.lossless(devs)
+                    any_port = next(iter(st.values()))
+                    shared += any_port.get("pool_shared_used", 0)
+                    headroom += any_port.get("pool_headroom_used", 0)
+                    backlog.update({port_key(sw, d, self.keyed): q.get("backlog", 0) for d, q in st.items()})
+            except (RuntimeError, OSError, ValueError, StopIteration):  # tc gone: the teardown
                 break
             t_b = time.monotonic_ns()
-            any_port = next(iter(st.values()))
             self.samples.append({"t_ns": (t_a + t_b) // 2, "read_ns": t_b - t_a,
-                                 "shared": any_port.get("pool_shared_used", 0),
-                                 "headroom": any_port.get("pool_headroom_used", 0),
-                                 "backlog": {d: q.get("backlog", 0) for d, q in st.items()}})
+                                 "shared": shared, "headroom": headroom, "backlog": backlog})
             nxt = max(nxt + self.period, time.monotonic())
             self.stop.wait(max(0.0, nxt - time.monotonic()))
-        self.tc.close()
+        for _, tc, _ in self.groups:
+            tc.close()
 
 
 class CcSampler(threading.Thread):
@@ -694,7 +854,8 @@ def start_stalls(scn, receivers, t0):
 def run_scheme(scn, scheme, scheme_opts, hook=None, port_opts=""):
     """One scheme: build, measure the base RTT, run the flows, drain, read
     the counters. Returns the raw results (summarised by metrics()). hook,
-    if given, is called as hook(sw, ports) before the network is torn down."""
+    if given, is called as hook(switches, ports) before the network is torn
+    down (ports: {port_key: what it is cabled to})."""
     started = time.monotonic()
     backlog_before = read_backlog_sysctl()
     try:
@@ -706,14 +867,19 @@ def run_scheme(scn, scheme, scheme_opts, hook=None, port_opts=""):
 def run_built(scn, scheme, scheme_opts, hook, started, port_opts=""):
     bg, inc = scn["background"], scn["incast"]
     with Topology("cmp") as t:
-        sw, receivers, senders, ports = build(t, scn, scheme_opts, port_opts)
+        switches, receivers, senders, ports = build(t, scn, scheme_opts, port_opts)
+        keyed = len(switches) > 1
+        devs = switch_devs(switches, ports, keyed)
         cc = split_column(scheme)[1]
         if cc:
             start_host_cc(scn, cc, receivers, senders)
         # A veth delivers into the CPU's input backlog, which drops beyond
         # net.core.netdev_max_backlog before any qdisc sees the frame: raise
         # it to what the pool says its ports may burst (docs/MMU.md).
-        backlog_need, _ = size_backlog(sw, list(ports))
+        # One backlog per CPU for every switch: the needs of their pools add up.
+        backlog_need = sum(size_backlog(sw, d)[0] for sw, d in devs.items())
+        if backlog_need > read_backlog_sysctl():
+            write_backlog_sysctl(backlog_need)
         backlog_max = read_backlog_sysctl()
         built = time.monotonic()
         rtt = ping(senders[0][0], receivers[0][1], count=20, interval=0.02)
@@ -744,7 +910,11 @@ def run_built(scn, scheme, scheme_opts, hook, started, port_opts=""):
             if time.monotonic_ns() > t0:
                 print(f"    receiver {r.name} was bound {(time.monotonic_ns() - t0) / 1e9:.2f} s after t0: "
                       f"its first datagrams may have been lost", flush=True)
-        sampler = Sampler(sw, [lk["b_if"] for _, _, lk in receivers], scn["report"]["sample_ms"] / 1000)
+        # The ports to the receivers, and one port of every other switch for its pool.
+        to_receivers = {k for k, v in ports.items() if v in {r.name for r, _, _ in receivers}}
+        sampler = Sampler([(sw, [d for d in ds if port_key(sw, d, keyed) in to_receivers] or ds[:1])
+                           for sw, ds in devs.items()],
+                          scn["report"]["sample_ms"] / 1000)
         sampler.start()
         cc_sampler = CcSampler([h for h, _, _ in senders], 1.0) if cc else None
         if cc_sampler:
@@ -790,7 +960,7 @@ def run_built(scn, scheme, scheme_opts, hook, started, port_opts=""):
             if p.returncode:
                 raise RuntimeError(f"receiver r{j} failed ({p.returncode}): {err.strip()}")
             recvs.append(json.loads(out))
-        final = switch_stats(sw)
+        final = switch_stats(switches)
         hosts = {h.name: json.loads(h.run(f"tc -s -j qdisc show dev {lk['a_if']}"))[0]
                  for h, _, lk in senders}
         # The long senders' queues: pause frames and BifrostX credit per
@@ -800,7 +970,7 @@ def run_built(scn, scheme, scheme_opts, hook, started, port_opts=""):
         cpu_drops = backlog_drops() - drops0
         cc_stats = host_cc_stats([h for h, _, _ in receivers + senders]) if cc else {}
         if hook:
-            hook(sw, ports)
+            hook(switches, ports)
     return {"scheme": scheme, "scheme_options": scheme_opts, "port_options": port_opts,
             "long_ports": {lk["b_if"]: h.name for h, _, lk in senders
                            if scn["long_link"] and int(h.name[1:]) in scn["long_link"]["senders"]},
@@ -810,7 +980,8 @@ def run_built(scn, scheme, scheme_opts, hook, started, port_opts=""):
             "t0_ns": t0, "base_rtt_ns": base_rtt_ns, "rtt_ms": rtt["rtt_ms"], "sends": sends, "recvs": recvs,
             "switch": final, "hosts": hosts, "ports": ports, "samples": sampler.samples,
             "receivers": [(r.name, ip) for r, ip, _ in receivers],
-            "bottleneck_ports": {r.name: lk["b_if"] for r, _, lk in receivers},
+            "bottleneck_ports": {r.name: next(k for k, v in ports.items() if v == r.name) for r, _, _ in receivers},
+            "pools": {sw.name: port_key(sw, ds[0], keyed) for sw, ds in devs.items()},
             "cpu_backlog_drops": cpu_drops, "drained": is_drained, "backlog_need": backlog_need,
             "netdev_max_backlog": backlog_max,
             "sent_done_ns": sent_done, "build_s": built - started, "elapsed_s": time.monotonic() - started}
@@ -922,10 +1093,12 @@ def metrics(scn, raw):
 
     # Loss: the MMU's count, the switch qdiscs' drops, and datagrams that
     # the senders sent and the receivers never got.
-    any_port = next(iter(sw.values()))
-    m["drops_lossless_pool"] = max(q.get("pool_drops_lossless", 0) for q in sw.values())
+    # A pool's counters are on each of its ports: one port per switch
+    # (raw["pools"]; older results: the one switch).
+    pools = [sw[k] for k in raw["pools"].values()] if "pools" in raw else [next(iter(sw.values()))]
+    m["drops_lossless_pool"] = sum(q.get("pool_drops_lossless", 0) for q in pools)
     m["drops_lossless_ingress"] = sum(q["ingress"][p]["drops"] for q in sw.values() for p in lossless)
-    m["drops_lossy_pool"] = max(q.get("pool_drops_lossy", 0) for q in sw.values())
+    m["drops_lossy_pool"] = sum(q.get("pool_drops_lossy", 0) for q in pools)
     m["switch_qdisc_drops"] = sum(q.get("drops", 0) for q in sw.values())
     sent_dg = sum(s["datagrams"] for s in raw["sends"])
     recv_dg = sum(v["datagrams"] for res in raw["recvs"] for v in res["senders"].values())
@@ -981,10 +1154,18 @@ def metrics(scn, raw):
     m["paused_s_total"] = sum(p["paused_s"] for p in m["ports"].values())
     m["pfc_rx_hosts"] = sum(h.get("pfc_frames_rx", 0) for h in raw["hosts"].values())
 
-    # Buffer: the pool's peaks per region (tc -s).
-    for k in ("pool_total_bytes", "pool_shared_size", "pool_peak_shared", "pool_headroom_size",
-              "pool_peak_headroom"):
-        m[k] = any_port.get(k, 0)
+    # Buffer: the pool's peaks per region (tc -s); in a fabric, the
+    # switch whose pool peaked highest, and each switch's.
+    keys = ("pool_total_bytes", "pool_shared_size", "pool_peak_shared", "pool_headroom_size", "pool_peak_headroom")
+    for k in keys:
+        m[k] = max(q.get(k, 0) for q in pools)
+    if len(pools) > 1:
+        m["pools"] = {name: {k: sw[key].get(k, 0) for k in keys} for name, key in raw["pools"].items()}
+        # Between switches: the congestion tree's hops beyond the hosts.
+        fab = [p for n, p in m["ports"].items() if "@" in n]
+        m["fabric"] = {"pfc_tx": sum(p["pfc_tx"] for p in fab), "xoff": sum(p["xoff"] for p in fab),
+                       "paused_s": sum(p["paused_s"] for p in fab),
+                       "paused_ports": sum(1 for p in fab if p["paused_s"] > 0)}
 
     # Utilisation of each receiver's link, from its 100 ms buckets: while
     # the switch port to it was backlogged, and over the flows' window.
@@ -1177,6 +1358,17 @@ def table(scn, results):
                lambda h: f"{100 * h['ce_pkts'] / h['np_pkts']:.1f}" if h["np_pkts"] else "-")
         cc_row("host CC: packets paced later / refused (horizon)",
                lambda h: f"{h['rp_delayed']}/{h['rp_refused']}")
+    if any("fabric" in results[n] for n in names if "error" not in results[n]):
+        row("between switches: PFC frames / XOFF / paused (s)",
+            lambda m: (f"{m['fabric']['pfc_tx']}/{m['fabric']['xoff']}/{m['fabric']['paused_s']:.2f}")
+            if "fabric" in m else "-")
+        row("  switch ports that paused their peer switch",
+            lambda m: str(m["fabric"]["paused_ports"]) if "fabric" in m else "-")
+        for sw in sorted({w for n in names if "error" not in results[n] for w in results[n].get("pools", {})}):
+            row(f"  {sw}: peak shared / peak headroom (KB)",
+                lambda m, sw=sw: (f"{m['pools'][sw]['pool_peak_shared'] / 1e3:.0f}/"
+                                  f"{m['pools'][sw]['pool_peak_headroom'] / 1e3:.0f}") if sw in m.get("pools", {})
+                else "-")
     row("peak shared / shared size (KB)", lambda m: f"{m['pool_peak_shared'] / 1e3:.0f}/{m['pool_shared_size'] / 1e3:.0f}")
     row("peak headroom / headroom size (KB)",
         lambda m: f"{m['pool_peak_headroom'] / 1e3:.0f}/{m['pool_headroom_size'] / 1e3:.0f}")
@@ -1416,11 +1608,20 @@ def plot(scn, results, png):
             raise RuntimeError(f"gnuplot wrote no PNG at {png}")
 
 
+def fabric_text(fab):
+    if not fab:
+        return "one switch"
+    where = lambda xs, c: ", ".join(f"{c}{i}: leaf{k}" for i, k in enumerate(xs))  # noqa: E731
+    return (f"a leaf-spine of {fab['leaves']} leaves and {fab['spines']} spines ({where(fab['sender_leaf'], 'h')}; "
+            f"{where(fab['receiver_leaf'], 'r')}; to r0.. through spines {fab['receiver_spine']}, to h0.. "
+            f"through {fab['sender_spine']})")
+
+
 def describe(scn):
     net, bg, inc = scn["network"], scn["background"], scn["incast"]
     out = [f"scenario {scn['name']}: {scn['description']}".rstrip(": "),
            f"  {net['senders']} senders -> {net['receivers']} receiver{'s' if net['receivers'] > 1 else ''} "
-           f"through one switch, every link "
+           f"through {fabric_text(scn['fabric'])}, every link "
            f"{net['rate_mbit']} Mbit/s; switch: {' '.join(switch_qdisc(scn, '<scheme>'))}",
            f"  flows start during {scn['duration']} s, seed {scn['seed']}"]
     if bg:
@@ -1457,6 +1658,8 @@ def describe(scn):
                    f"(prio {','.join(str(p) for p in st['prios'])}) for "
                    f"{st['length']} s every {st['period']} s from {st['start']} s ({len(st['windows'])} stalls)")
     out.append(f"  small flows: <= {scn['report']['small_max']} B")
+    if scn.get("sets"):
+        out.append(f"  --set {' '.join(scn['sets'])}")
     return "\n".join(out)
 
 
@@ -1488,9 +1691,9 @@ def parse_overrides(items):
     return out
 
 
-def run(scenario, schemes, out_dir, overrides=None, hook=None, quiet=False):
+def run(scenario, schemes, out_dir, overrides=None, hook=None, quiet=False, sets=()):
     """Runs every scheme; writes the JSON and PNG; returns (results, table)."""
-    scn = load_scenario(scenario)
+    scn = load_scenario(scenario, sets)
     check_columns(scn, schemes)
     opts = scheme_options(scn, schemes, overrides or {})
     print(describe(scn), flush=True)
@@ -1537,12 +1740,20 @@ def main():
     ap.add_argument("--scheme-options", action="append", default=[], metavar="NAME=OPTS",
                     help="pool options for scheme NAME instead of the scenario's (default \"scheme NAME\"); "
                          "also from LL_COMPARE_SCHEME_OPTIONS=\"NAME=OPTS;NAME=OPTS\"")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
+                    help="a scenario key for this run, dotted, with a TOML value: network.roce=true, "
+                         "incast.fanin=4, fabric.spines=1 (repeatable; also LL_COMPARE_SET=\"K=V;K=V\")")
+    ap.add_argument("--fabric", choices=("one-switch", "leaf-spine"), default=os.environ.get("FABRIC") or None,
+                    help="run the scenario through a leaf-spine of bridges (two leaves, two spines, the "
+                         "[fabric] defaults) instead of one switch, or force one switch; also FABRIC=")
     a = ap.parse_args()
     schemes = [s for s in a.schemes.replace(",", " ").split() if s]
     try:
         env = [x for x in os.environ.get("LL_COMPARE_SCHEME_OPTIONS", "").split(";") if x.strip()]
         overrides = parse_overrides(env + a.scheme_options)
-        scn = load_scenario(a.scenario)
+        sets = ([f"fabric={a.fabric}"] if a.fabric else []) + \
+            [x for x in os.environ.get("LL_COMPARE_SET", "").split(";") if x.strip()] + a.sets
+        scn = load_scenario(a.scenario, sets)
         if not schemes:
             schemes = scn["schemes"]
         if len(set(schemes)) != len(schemes):
@@ -1558,7 +1769,7 @@ def main():
         print(f"run_compare: {FLOWS} is missing: build first (make)", file=sys.stderr)
         return 2
     ensure_modules()
-    results, _ = run(a.scenario, schemes, a.out, overrides)
+    results, _ = run(a.scenario, schemes, a.out, overrides, sets=sets)
     return 1 if any("error" in m for m in results.values()) else 0
 
 

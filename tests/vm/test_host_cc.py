@@ -22,7 +22,8 @@ Phase 1, the child qdisc (host A -> host B over one veth, A's egress
   - a pool's port refuses a child, with the extack message.
 
 Phase 2, the control loop (pcn.md E5, scaled): two senders, one long
-RoCEv2 flow each (ll-flows --roce, ECT(0), priority 3), into one receiver
+RoCEv2 flow each (ll-flows --roce, ECT(0), priority 3; the second joins
+JOIN_S after the first, which then leaves first), into one receiver
 through a lossless switch port of MBIT Mbit/s (the hosts' uplinks run at
 the same rate: a 2:1 incast). The hosts run lossless-cc (the NP at the
 receiver's ingress, the RP and its pacing at the senders' egress, fq
@@ -33,7 +34,8 @@ NP-ECN) and once with DCQCN (RED marking). Per algorithm:
   - the senders' rates fall below the line rate (sampled while running);
   - zero lossless drops: every flow complete, no switch or host drop;
   - printed: the switch's PFC frames against the same incast without
-    congestion control, the rates sampled and their Jain index.
+    congestion control, the rates sampled, their Jain index while both
+    flows run, and the second flow's rate once the first has left.
 Time scaled to the VM: PCN's T and DCQCN's timers are CC_PERIOD (10 ms)
 rather than 50 us, as the rates are 10^4 below 100 Gbit/s.
 """
@@ -156,6 +158,10 @@ def child_qdisc(c, t, a, b, link):
 
 MBIT = int(os.environ.get("LL_HOSTCC_MBIT", "10"))
 FLOW_BYTES = int(os.environ.get("LL_HOSTCC_FLOW_BYTES", str(2_000_000)))
+# Sender i's flow starts at t0 + i x JOIN_S: the second joins the first
+# mid-flow, and the first leaves while the second still sends (E5's join
+# and leave).
+JOIN_S = 1.0
 CC_PERIOD = os.environ.get("LL_HOSTCC_PERIOD", "10ms")
 CC_ALGOS = {
     # algorithm: (switch marking, lossless-cc set options)
@@ -202,7 +208,7 @@ def loop_run(c, algo):
         r.wait_udp(4791)
         t0 = time.monotonic_ns() + 300_000_000
         procs = [h.popen(f"{Paths.flows} send --roce --dst {r_ip} --rate-mbit {MBIT} --duration 0.1 "
-                         f"--t0-ns {t0} --sender {i} --incast-size {FLOW_BYTES} --incast-at 0 "
+                         f"--t0-ns {t0} --sender {i} --incast-size {FLOW_BYTES} --incast-at {i * JOIN_S} "
                          f"--prio 3 --dscp 24 --sndbuf {1 << 20}")
                  for i, (h, _) in enumerate(senders)]
         samples = []
@@ -213,7 +219,7 @@ def loop_run(c, algo):
                 for h, _ in senders:
                     fl = cc_show(h)["rp_flows"]["top"]
                     rates.append(fl[0]["rate_mbps"] if fl else 0.0)
-                samples.append(rates)
+                samples.append((time.monotonic_ns(), rates))
         sends = [json.loads(p.communicate(timeout=60)[0]) for p in procs]
         res = json.loads(recv.communicate(timeout=60)[0])
         pfc_tx = sum(qstats(sw, p).get("pfc_frames_tx", 0) - before[p] for p in sw_ports)
@@ -229,7 +235,7 @@ def loop_run(c, algo):
         for h, _ in senders:
             c.eq(qstats(h, ifs[h.ns])["drops"], 0, f"{tag}: host {h.ns} uplink dropped nothing")
         if not algo:
-            return pfc_tx, fct_ms
+            return pfc_tx, fct_ms, None
         rs, ss = cc_show(r), [cc_show(h) for h, _ in senders]
         marks = sum(qstats(sw, p).get("ecn_marks", 0) for p in sw_ports)
         print(f"  {tag}: at the receiver (NP) per flow: "
@@ -238,20 +244,29 @@ def loop_run(c, algo):
         sent_cnps = rs["counters"]["cnps_sent"]
         got_cnps = sum(s["counters"]["cnps_received"] for s in ss)
         print(f"  {tag}: CNPs sent {sent_cnps}, applied {got_cnps}; rates sampled (Mbit/s): "
-              + "; ".join(", ".join(f"{x:.2f}" for x in row) for row in samples))
+              + "; ".join(f"{(ts - t0) / 1e9:.1f}s " + ", ".join(f"{x:.2f}" for x in row) for ts, row in samples))
         c.ok(sent_cnps > 0, f"{tag}: the receiver's NP sent CNPs from the kernel", f"{sent_cnps}")
         c.ok(0 < got_cnps <= sent_cnps, f"{tag}: the senders applied them", f"{got_cnps} of {sent_cnps}")
         for s in ss:
             st = s["counters"]
             c.eq((st["cnp_unknown_flow"], sum(st["cnp_parse_error"].values())), (0, 0),
                  f"{tag}: no CNP unknown or malformed")
-        low = [min(col) for col in zip(*samples)] if samples else []
+        low = [min(col) for col in zip(*(row for _, row in samples))] if samples else []
         c.ok(bool(low) and all(x < MBIT * 0.9 for x in low),
              f"{tag}: every sender's rate fell below the line rate", f"minima {low} Mbit/s")
-        mid = samples[len(samples) // 4: max(len(samples) // 4 + 1, 3 * len(samples) // 4)]
-        means = [sum(col) / len(col) for col in zip(*mid)] if mid else []
-        print(f"  {tag}: mean rates mid-run {['%.2f' % x for x in means]} Mbit/s, Jain {jain(means):.3f}")
-        return pfc_tx, fct_ms
+        # Join and leave: the rates while both flows run (from 0.5 s after
+        # the join to 0.2 s before the first flow's end), and the second
+        # flow's once it is alone (from 0.5 s after the first one's end).
+        by_sender = {f["sender"]: f for f in flows}
+        leave_ns = t0 + by_sender[0]["fct_ns"] if 0 in by_sender and by_sender[0]["complete"] else None
+        both = [row for ts, row in samples if leave_ns and t0 + (JOIN_S + 0.5) * 1e9 <= ts <= leave_ns - 2e8]
+        means = [sum(col) / len(col) for col in zip(*both)] if both else []
+        alone = [row[1] for ts, row in samples if leave_ns and ts >= leave_ns + 5e8]
+        print(f"  {tag}: flow 1 joined at {JOIN_S:.1f} s, flow 0 left at "
+              f"{(leave_ns - t0) / 1e9 if leave_ns else 0:.2f} s; mean rates while both ran "
+              f"{['%.2f' % x for x in means]} Mbit/s ({len(both)} samples), Jain {jain(means):.3f}; "
+              f"flow 1 alone after: {['%.2f' % x for x in alone]} Mbit/s")
+        return pfc_tx, fct_ms, {"jain": jain(means), "both_n": len(both), "alone": alone}
 
 
 def main():
