@@ -499,6 +499,12 @@ def start_host_cc(scn, cc, receivers, senders):
         h.run(cc_args(h, f"attach {lk['a_if']}"))
         h.run(cc_args(h, f"set --algo {cc} --line-rate {net['rate_mbit']}mbit --cnp-prio {hc['cnp_prio']} "
                          f"--cnp-dscp {hc['cnp_dscp']} {hc[cc]}"))
+    # Every column starts from nothing: no flow and no count left from an
+    # earlier column's pinned maps (Topology.cleanup removes them).
+    for name, st in host_cc_stats([h for h, _, _ in receivers + senders]).items():
+        used = {k: v for k, v in st["counters"].items() if isinstance(v, int) and v}
+        if used or st["rp_flows"]["top"] or st["np_flows"]["top"]:
+            raise RuntimeError(f"{name}: lossless-cc state left from an earlier run: {used}")
 
 
 def host_cc_stats(hosts):

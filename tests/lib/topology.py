@@ -37,10 +37,12 @@ refused.
 """
 
 import ctypes
+import glob
 import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import time
 
@@ -229,6 +231,13 @@ class Topology:
             ns = line.split()[0] if line.split() else ""
             if ns.startswith(self.prefix):
                 sh(f"ip netns del {shlex.quote(ns)}", check=False)
+        # The programs' pinned maps (--pin-dir /sys/fs/bpf/ll-NS, llcc-NS):
+        # bpffs is not per namespace, so they outlive the namespaces, and a
+        # topology built again under the same names would reuse their
+        # state (lossless-cc's flow rates and counters, one comparison
+        # column's leaking into the next).
+        for pin in glob.glob(f"/sys/fs/bpf/*-{glob.escape(self.prefix)}*"):
+            shutil.rmtree(pin, ignore_errors=True)
 
     def host(self, name):
         if re.fullmatch(r"wire[0-9]+", name):

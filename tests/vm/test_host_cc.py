@@ -158,10 +158,10 @@ def child_qdisc(c, t, a, b, link):
 
 MBIT = int(os.environ.get("LL_HOSTCC_MBIT", "10"))
 FLOW_BYTES = int(os.environ.get("LL_HOSTCC_FLOW_BYTES", str(2_000_000)))
-# Sender i's flow starts at t0 + i x JOIN_S: the second joins the first
-# mid-flow, and the first leaves while the second still sends (E5's join
-# and leave).
-JOIN_S = 1.0
+# Sender i's flow starts at t0 + i x JOIN_S and is (2 + i) / 2 x
+# FLOW_BYTES long: the second joins the first mid-flow, and the first
+# leaves while the second still has a second to send (E5's join and leave).
+JOIN_S = 0.5
 CC_PERIOD = os.environ.get("LL_HOSTCC_PERIOD", "10ms")
 CC_ALGOS = {
     # algorithm: (switch marking, lossless-cc set options)
@@ -207,8 +207,8 @@ def loop_run(c, algo):
         recv = r.popen("%s recv --roce --idle-exit 3 --duration 120" % Paths.flows)
         r.wait_udp(4791)
         t0 = time.monotonic_ns() + 300_000_000
-        procs = [h.popen(f"{Paths.flows} send --roce --dst {r_ip} --rate-mbit {MBIT} --duration 0.1 "
-                         f"--t0-ns {t0} --sender {i} --incast-size {FLOW_BYTES} --incast-at {i * JOIN_S} "
+        procs = [h.popen(f"{Paths.flows} send --roce --dst {r_ip} --rate-mbit {MBIT} --duration {JOIN_S + 0.5} "
+                         f"--t0-ns {t0} --sender {i} --incast-size {FLOW_BYTES * (2 + i) // 2} --incast-at {i * JOIN_S} "
                          f"--prio 3 --dscp 24 --sndbuf {1 << 20}")
                  for i, (h, _) in enumerate(senders)]
         samples = []
@@ -218,7 +218,7 @@ def loop_run(c, algo):
                 rates = []
                 for h, _ in senders:
                     fl = cc_show(h)["rp_flows"]["top"]
-                    rates.append(fl[0]["rate_mbps"] if fl else 0.0)
+                    rates.append(fl[0]["rate_mbps"] if fl else None)  # None: not started
                 samples.append((time.monotonic_ns(), rates))
         sends = [json.loads(p.communicate(timeout=60)[0]) for p in procs]
         res = json.loads(recv.communicate(timeout=60)[0])
@@ -226,7 +226,7 @@ def loop_run(c, algo):
         flows = res["flows"]
         done = [f for f in flows if f["complete"]]
         fct_ms = sorted(f["fct_ns"] / 1e6 for f in done)
-        print(f"  {tag}: {len(done)}/{len(flows)} flows complete, FCT {fct_ms} ms, "
+        print(f"  {tag}: {len(done)}/{len(flows)} flows complete, FCT {['%.0f' % x for x in fct_ms]} ms, "
               f"switch PFC frames {pfc_tx}")
         c.eq(len(done), len(sends), f"{tag}: every flow complete (nothing lost)")
         c.eq(res["missing"], 0, f"{tag}: no datagram missing")
@@ -244,24 +244,26 @@ def loop_run(c, algo):
         sent_cnps = rs["counters"]["cnps_sent"]
         got_cnps = sum(s["counters"]["cnps_received"] for s in ss)
         print(f"  {tag}: CNPs sent {sent_cnps}, applied {got_cnps}; rates sampled (Mbit/s): "
-              + "; ".join(f"{(ts - t0) / 1e9:.1f}s " + ", ".join(f"{x:.2f}" for x in row) for ts, row in samples))
+              + "; ".join(f"{(ts - t0) / 1e9:.1f}s " + ", ".join("-" if x is None else f"{x:.2f}" for x in row)
+                          for ts, row in samples))
         c.ok(sent_cnps > 0, f"{tag}: the receiver's NP sent CNPs from the kernel", f"{sent_cnps}")
         c.ok(0 < got_cnps <= sent_cnps, f"{tag}: the senders applied them", f"{got_cnps} of {sent_cnps}")
         for s in ss:
             st = s["counters"]
             c.eq((st["cnp_unknown_flow"], sum(st["cnp_parse_error"].values())), (0, 0),
                  f"{tag}: no CNP unknown or malformed")
-        low = [min(col) for col in zip(*(row for _, row in samples))] if samples else []
-        c.ok(bool(low) and all(x < MBIT * 0.9 for x in low),
+        low = [min((x for x in col if x is not None), default=None) for col in zip(*(row for _, row in samples))]
+        c.ok(bool(low) and all(x is not None and x < MBIT * 0.9 for x in low),
              f"{tag}: every sender's rate fell below the line rate", f"minima {low} Mbit/s")
         # Join and leave: the rates while both flows run (from 0.5 s after
         # the join to 0.2 s before the first flow's end), and the second
         # flow's once it is alone (from 0.5 s after the first one's end).
         by_sender = {f["sender"]: f for f in flows}
         leave_ns = t0 + by_sender[0]["fct_ns"] if 0 in by_sender and by_sender[0]["complete"] else None
-        both = [row for ts, row in samples if leave_ns and t0 + (JOIN_S + 0.5) * 1e9 <= ts <= leave_ns - 2e8]
+        both = [row for ts, row in samples if leave_ns and t0 + (JOIN_S + 0.5) * 1e9 <= ts <= leave_ns - 2e8
+                and None not in row]
         means = [sum(col) / len(col) for col in zip(*both)] if both else []
-        alone = [row[1] for ts, row in samples if leave_ns and ts >= leave_ns + 5e8]
+        alone = [row[1] for ts, row in samples if leave_ns and ts >= leave_ns + 5e8 and row[1] is not None]
         print(f"  {tag}: flow 1 joined at {JOIN_S:.1f} s, flow 0 left at "
               f"{(leave_ns - t0) / 1e9 if leave_ns else 0:.2f} s; mean rates while both ran "
               f"{['%.2f' % x for x in means]} Mbit/s ({len(both)} samples), Jain {jain(means):.3f}; "
@@ -275,7 +277,8 @@ def main():
         a, b = t.host("a"), t.host("b")
         link = t.link(a, b)
         child_qdisc(c, t, a, b, link)
-    print(f"control loop: 2 senders x {FLOW_BYTES} B RoCEv2 -> 1 at {MBIT} Mbit/s, priority 3")
+    print(f"control loop: 2 senders, {FLOW_BYTES} B and {FLOW_BYTES * 3 // 2} B RoCEv2 (the second from "
+          f"{JOIN_S} s) -> 1 at {MBIT} Mbit/s, priority 3")
     base = loop_run(c, None)
     for algo in os.environ.get("LL_HOSTCC_ALGOS", " ".join(CC_ALGOS)).split():
         got = loop_run(c, algo)
