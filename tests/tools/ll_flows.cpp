@@ -189,10 +189,12 @@ const char *kUsage =
     "\n"
     "send: generates the flows of S seconds, then sends them. Concurrently active\n"
     "flows take turns one datagram at a time (round robin, like a NIC's queue\n"
-    "pairs). The host's qdisc paces the datagrams: a flow refused (ENOBUFS: the\n"
-    "queue is full, or the host's congestion control holds the flow back) goes\n"
-    "to the back and the next flow sends; when every active flow was refused in\n"
-    "turn the sender waits --retry-us. A full socket buffer blocks it. Flows\n"
+    "pairs). The host's qdisc paces the datagrams: a datagram refused (ENOBUFS:\n"
+    "the queue is full, or the host's congestion control holds the flow back)\n"
+    "holds back its destination for --retry-us, and the flows to others send\n"
+    "meanwhile, as a NIC's rate limiter holds one queue pair at no cost to the\n"
+    "others; when every active flow's destination is held back the sender\n"
+    "sleeps until the first is free. A full socket buffer blocks it. Flows\n"
     "generated in the S seconds are sent to the end.\n"
     "  --dst ADDR[,ADDR]  IPv4 receivers; each background flow picks one uniformly\n"
     "  --port N           UDP destination port\n"
@@ -226,7 +228,7 @@ const char *kUsage =
     "  --sndbuf BYTES     socket send buffer (SO_SNDBUFFORCE; default: the\n"
     "                     system's). A datagram stays charged to it until the\n"
     "                     receiver takes it, so it bounds the bytes in flight\n"
-    "  --retry-us U       wait after every active flow was refused (default 1000)\n"
+    "  --retry-us U       how long a refused destination is held back (default 1000)\n"
     "  --max-drain S      stop S seconds after t0 + duration even if flows are\n"
     "                     unfinished (default 120); they are reported as such\n"
     "  --dry-run          print the flows that would be sent, send nothing\n"
@@ -516,6 +518,8 @@ struct Dest {
   std::string addr;
   sockaddr_in sa{};
   uint64_t seq = 0;  // next datagram number to this destination
+  // A datagram to it was refused (ENOBUFS): its flows wait until then.
+  uint64_t held_until_ns = 0;
 };
 
 sockaddr_in to_sockaddr(const std::string &addr, int port, const char *opt)
@@ -673,12 +677,10 @@ int do_send(const Args &a)
                    double(late_ns) / 1e9);
     std::vector<uint8_t> buf(payload + 4, 0x5a);
     std::deque<size_t> active;  // round robin: the front sends next
-    // Flows refused (ENOBUFS) in a row since the last datagram sent: a
-    // refused flow goes to the back and the next one tries at once, as a
-    // NIC's queue pairs do (a flow the hosts' congestion control holds
-    // back must not stop the others); the sender waits only when every
-    // active flow was refused in turn.
-    size_t refused_in_row = 0;
+    // A refused destination (ENOBUFS) is held back for retry_ns: its flows
+    // go to the back without a send, the others send at once. A flow the
+    // hosts' congestion control paces must not stop the others, nor cost
+    // them a refused send per turn (under TCG a send is tens of us).
     size_t next = 0;
     uint64_t hard_end = end + uint64_t(max_drain * 1e9);
     for (;;) {
@@ -694,6 +696,18 @@ int do_send(const Args &a)
       if (t >= hard_end) {
         abandoned = true;
         break;
+      }
+      size_t held = 0;
+      uint64_t free_at = UINT64_MAX;
+      while (held < active.size() && dsts[flows[active.front()].dst].held_until_ns > t) {
+        free_at = std::min(free_at, dsts[flows[active.front()].dst].held_until_ns);
+        active.push_back(active.front());
+        active.pop_front();
+        held++;
+      }
+      if (held == active.size()) {  // every active flow waits: until one may send
+        sleep_until_ns(next < flows.size() ? std::min(free_at, flows[next].start_ns) : free_at);
+        continue;
       }
       Flow &f = flows[active.front()];
       Dest &d = dsts[f.dst];
@@ -712,13 +726,12 @@ int do_send(const Args &a)
       if (n < 0) {
         if (errno == ENOBUFS || errno == EAGAIN) {
           enobufs++;
-          if (++refused_in_row < active.size()) {
-            active.push_back(active.front());
-            active.pop_front();
-            continue;
-          }
-          refused_in_row = 0;
-        } else if (errno != EINTR) {
+          d.held_until_ns = mono_ns() + retry_ns;
+          active.push_back(active.front());
+          active.pop_front();
+          continue;
+        }
+        if (errno != EINTR) {
           // An ICMP error reported through IP_RECVERR: read it off
           // the error queue; the datagram was not sent.
           errors++;
@@ -730,7 +743,6 @@ int do_send(const Args &a)
         continue;
       }
       d.seq++;
-      refused_in_row = 0;
       sent++;
       bytes += uint64_t(n);
       f.sent += len;
