@@ -103,6 +103,12 @@ static inline bool ll_kport_np_ecn(const struct ll_kport *port)
 	       LOSSLESS_ECN_MODE_NP_ECN;
 }
 
+/* NP-ECN's K (TCA_LOSSLESS_NP_ECN_K_BYTES): only with ll_kport_np_ecn(). */
+static inline u32 ll_kport_np_ecn_k(const struct ll_kport *port)
+{
+	return READ_ONCE(port->pool->mmu->cfg.np_ecn_k_bytes);
+}
+
 /* The MMU charge travels with the packet in the qdisc cb. */
 static inline struct ll_mmu_charge *ll_skb_charge(struct sk_buff *skb)
 {

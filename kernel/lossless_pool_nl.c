@@ -285,6 +285,10 @@ static int ll_pool_options(struct nlattr **tb, struct ll_mmu_config *cfg,
 		cfg->ecn_mode = nla_get_u8(tb[TCA_LOSSLESS_ECN_MODE]);
 		*given = true;
 	}
+	if (tb[TCA_LOSSLESS_NP_ECN_K_BYTES]) {
+		cfg->np_ecn_k_bytes = nla_get_u32(tb[TCA_LOSSLESS_NP_ECN_K_BYTES]);
+		*given = true;
+	}
 	if (*given) {
 		enum ll_mmu_err e = ll_mmu_config_check(cfg);
 
@@ -410,6 +414,7 @@ static const char * const ll_needs_pool_msg[TCA_LOSSLESS_MAX + 1] = {
 	[TCA_LOSSLESS_ECN_KMAX_BYTES] = LL_NEEDS_POOL("ecn"),
 	[TCA_LOSSLESS_ECN_PMAX] = LL_NEEDS_POOL("ecn"),
 	[TCA_LOSSLESS_ECN_MODE] = LL_NEEDS_POOL("ecn-mode"),
+	[TCA_LOSSLESS_NP_ECN_K_BYTES] = LL_NEEDS_POOL("np-ecn-k"),
 	[TCA_LOSSLESS_PLANE_FD] = LL_NEEDS_POOL("plane"),
 	[TCA_LOSSLESS_SCHEME] = LL_NEEDS_POOL("scheme"),
 	[TCA_LOSSLESS_MODE] = LL_NEEDS_POOL("mode"),
@@ -671,6 +676,9 @@ int ll_kport_dump(struct ll_kport *port, struct sk_buff *skb)
 		return -EMSGSIZE;
 	/* Absent: red, as from a kernel without the option. */
 	if (cfg.ecn_mode && nla_put_u8(skb, TCA_LOSSLESS_ECN_MODE, cfg.ecn_mode))
+		return -EMSGSIZE;
+	if (cfg.np_ecn_k_bytes &&
+	    nla_put_u32(skb, TCA_LOSSLESS_NP_ECN_K_BYTES, cfg.np_ecn_k_bytes))
 		return -EMSGSIZE;
 	return 0;
 }

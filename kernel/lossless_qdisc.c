@@ -112,6 +112,7 @@ static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
 	[TCA_LOSSLESS_GATES] = { .type = NLA_BINARY,
 				 .len = LOSSLESS_MAX_QUEUES * sizeof(u32) },
 	[TCA_LOSSLESS_ECN_MODE] = NLA_POLICY_MAX(NLA_U8, LOSSLESS_ECN_MODE_NP_ECN),
+	[TCA_LOSSLESS_NP_ECN_K_BYTES] = { .type = NLA_U32 },
 };
 
 /* Default catch-up of the shaper: sw-delay at the line rate. sw-delay is
@@ -226,7 +227,7 @@ static void ll_np_ecn_dequeue(struct ll_sched *q, struct ll_queue *cl,
 	bool lossless = ll_kport_lossless(&q->port, skb->priority);
 
 	switch (ll_pcn_cp_dequeue(&cl->pcn, lossless, cl->qstats.backlog,
-				  ecn)) {
+				  ll_kport_np_ecn_k(&q->port), ecn)) {
 	case LL_PCN_CP_MARK:
 		if (INET_ECN_set_ce(skb))
 			cl->np_ecn_marked++;

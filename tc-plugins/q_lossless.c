@@ -111,6 +111,11 @@ static void usage_pool_opts(void)
 			usage_frag(&col, frag);
 			continue;
 		}
+		/* The scheme block starts a line. */
+		if (col) {
+			fputc('\n', stderr);
+			col = 0;
+		}
 		snprintf(frag, sizeof(frag), "[ %s {", p->tc);
 		usage_frag(&col, frag);
 		named = 0;

@@ -131,6 +131,13 @@ const struct ll_param ll_params[LL_P_COUNT] = {
 		.nl_attr = TCA_LOSSLESS_ECN_MODE, .nl_len = 1, .word = -1,
 		.names = ll_ecn_modes,
 	},
+	[LL_P_NP_ECN_K] = {
+		.tc = "np-ecn-k", .arg = "SIZE", .key = "np_ecn_k",
+		.help = "np-ecn marks a packet with more than this behind it in its queue (0, the paper's: any); above the hosts' bursts from timer lateness",
+		.unit = LL_PARAM_SIZE, .flags = LL_PARAM_SHOW_NONZERO | LL_PARAM_MAX_BUFFER,
+		.scheme = -1, .min = 0, .max = LL_PARAMS_U32_MAX, .def = 0,
+		.nl_attr = TCA_LOSSLESS_NP_ECN_K_BYTES, .nl_len = 4, .word = -1,
+	},
 	[LL_P_PLANE] = {
 		.tc = "plane", .arg = "{ auto | PATH }",
 		.help = "the pool's shared-state plane, a BPF map pinned on bpffs (auto: /sys/fs/bpf/lossless/POOL/plane)",

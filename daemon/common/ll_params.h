@@ -56,6 +56,7 @@ enum ll_param_id {
 	LL_P_HEADROOM,
 	LL_P_ECN,
 	LL_P_ECN_MODE,
+	LL_P_NP_ECN_K,
 	LL_P_PLANE,
 	LL_P_INTERVAL,
 	LL_P_SCHEME,

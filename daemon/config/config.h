@@ -131,6 +131,7 @@ struct Pool {
   std::uint64_t sw_delay_ns = param_default(LL_P_SW_DELAY);
   std::optional<Ecn> ecn;  // nullopt: off
   std::uint8_t ecn_mode = LOSSLESS_ECN_MODE_RED;  // or _NP_ECN (needs ecn off)
+  std::uint32_t np_ecn_k_bytes = 0;  // NP-ECN's K (0: the paper's)
   // [pool.watchdog], its keys over the defaults; nullopt: no such table.
   std::optional<Watchdog> watchdog;
 };

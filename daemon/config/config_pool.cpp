@@ -217,6 +217,11 @@ void Parser::pool_section(const toml::table &t, std::size_t index, Pool &p, bool
     else
       p.ecn_mode = static_cast<std::uint8_t>(*v);
   }
+  if (auto v = param(ctx, t, LL_P_NP_ECN_K)) {
+    const ll_param &r = ll_params[LL_P_NP_ECN_K];
+    if (!buffer_ok || within_buffer(ctx, *t.get(r.key), r, *v, p.buffer_bytes))
+      p.np_ecn_k_bytes = static_cast<std::uint32_t>(*v);
+  }
   scheme_tables(t, ctx, *policy_reg, buffer_ok, p);
 }
 

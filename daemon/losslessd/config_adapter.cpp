@@ -78,6 +78,7 @@ Config load_config(const std::string &path)
       pc.ecn_pmax = p.ecn->pmax;
     }
     pc.ecn_mode = p.ecn_mode;
+    pc.np_ecn_k_bytes = p.np_ecn_k_bytes;
     out.pools.push_back(pc);
   }
   for (const auto &p : c.ports) {

@@ -266,6 +266,7 @@ void Daemon::ensure_port(Port &p, bool first_run)
     spec.ecn_kmax_bytes = pool.cfg.ecn_kmax_bytes;
     spec.ecn_pmax = pool.cfg.ecn_pmax;
     spec.ecn_mode = pool.cfg.ecn_mode;
+    spec.np_ecn_k_bytes = pool.cfg.np_ecn_k_bytes;
     spec.watchdog = p.cfg.watchdog;
     rtnl_.add_lossless(p.ifindex, spec);
     p.state = "installed";

@@ -54,6 +54,7 @@ struct PoolConfig {
   std::uint64_t buffer_bytes = 4 << 20;
   std::optional<std::uint32_t> ecn_kmin_bytes, ecn_kmax_bytes, ecn_pmax;
   std::uint8_t ecn_mode = LOSSLESS_ECN_MODE_RED;
+  std::uint32_t np_ecn_k_bytes = 0;
 };
 
 struct Config {

@@ -206,6 +206,7 @@ void put_options(nl_msg *m, const LosslessSpec &s)
     nla_put_u32(m, TCA_LOSSLESS_ECN_PMAX, 0);
   }
   put_param(m, LL_P_ECN_MODE, s.ecn_mode);
+  put_param(m, LL_P_NP_ECN_K, s.np_ecn_k_bytes);
   if (s.plane_fd)
     nla_put_u32(m, TCA_LOSSLESS_PLANE_FD, static_cast<std::uint32_t>(*s.plane_fd));
   if (s.watchdog) {

@@ -79,6 +79,7 @@ struct LosslessSpec {
   std::optional<std::uint32_t> headroom_bytes;
   std::optional<std::uint32_t> ecn_kmin_bytes, ecn_kmax_bytes, ecn_pmax;
   std::optional<std::uint8_t> ecn_mode;
+  std::optional<std::uint32_t> np_ecn_k_bytes;
   std::optional<int> plane_fd;
   std::optional<WatchdogSpec> watchdog;  // the nest, every field
   std::optional<lossless_plane_scheme> scheme;  // TCA_LOSSLESS_SCHEME (registry.h)

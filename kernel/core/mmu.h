@@ -161,6 +161,7 @@ struct ll_mmu_config {
 	ll_u8 scheme;			/* enum ll_scheme_id; 0 = DT */
 	ll_u8 ecn_mode;			/* LOSSLESS_ECN_MODE_*: RED, NP-ECN */
 	union ll_scheme_params scheme_params;	/* the scheme's; 0 = defaults */
+	ll_u32 np_ecn_k_bytes;		/* NP-ECN's K: mark above it (0: paper) */
 };
 
 struct ll_mmu_port_config {

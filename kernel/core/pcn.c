@@ -56,7 +56,7 @@ int ll_pcn_cp_resume(struct ll_pcn_cp *cp, ll_u32 qlen_pkts)
 
 enum ll_pcn_cp_verdict ll_pcn_cp_dequeue(struct ll_pcn_cp *cp, int lossless,
 					 ll_u64 backlog_after_bytes,
-					 ll_u8 ecn)
+					 ll_u32 k_bytes, ll_u8 ecn)
 {
 	if (!lossless)
 		return LL_PCN_CP_NOT_LOSSLESS;	/* A23: never starve ECN-TCP */
@@ -64,8 +64,8 @@ enum ll_pcn_cp_verdict ll_pcn_cp_dequeue(struct ll_pcn_cp *cp, int lossless,
 		cp->pn_pkts--;
 		return LL_PCN_CP_EXEMPT_PN;
 	}
-	/* K = 0, the departing packet not counted (A1). */
-	if (!backlog_after_bytes)
+	/* Above K (0 in the paper), the departing packet not counted (A1). */
+	if (backlog_after_bytes <= k_bytes)
 		return LL_PCN_CP_NO_QUEUE;
 	if ((ecn & LL_ECN_CE) == LL_ECN_NOT_ECT)
 		return LL_PCN_CP_NOT_ECT;

@@ -63,6 +63,10 @@ enum {
 					 */
 	TCA_LOSSLESS_MODE,		/* nested TCA_LOSSLESS_MODE_*: this port's */
 	TCA_LOSSLESS_ECN_MODE,		/* u8: LOSSLESS_ECN_MODE_* (pool-wide) */
+	TCA_LOSSLESS_NP_ECN_K_BYTES,	/* u32: NP-ECN marks above this many
+					 * bytes behind the packet (pool-wide;
+					 * 0, the paper's: any)
+					 */
 	__TCA_LOSSLESS_MAX
 };
 

@@ -461,7 +461,7 @@ void BM_PcnCpPerPacket(benchmark::State &state)
 			ll_pcn_cp_pause(&cp);
 			ll_pcn_cp_resume(&cp, 16);
 		}
-		marks += ll_pcn_cp_dequeue(&cp, 1, (n & 3) * 1500, LL_ECN_ECT0) == LL_PCN_CP_MARK;
+		marks += ll_pcn_cp_dequeue(&cp, 1, (n & 3) * 1500, 0, LL_ECN_ECT0) == LL_PCN_CP_MARK;
 		benchmark::DoNotOptimize(marks);
 	}
 	state.counters["marks"] = (double)marks;

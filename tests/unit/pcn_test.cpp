@@ -571,6 +571,7 @@ struct Queue {
 	std::deque<std::pair<ll_u32, ll_u8>> q;	// (bytes, ecn)
 	ll_u64 backlog = 0;
 	int counts[5] = {0, 0, 0, 0, 0};
+	ll_u32 k = 0;	// the paper's K
 	Queue() { ll_pcn_cp_init(&cp); }
 	void Enq(ll_u32 bytes = 1500, ll_u8 ecn = LL_ECN_ECT0)
 	{
@@ -582,7 +583,7 @@ struct Queue {
 		auto pkt = q.front();
 		q.pop_front();
 		backlog -= pkt.first;
-		ll_pcn_cp_verdict v = ll_pcn_cp_dequeue(&cp, 1, backlog,
+		ll_pcn_cp_verdict v = ll_pcn_cp_dequeue(&cp, 1, backlog, k,
 							pkt.second);
 		counts[v]++;
 		return v;
@@ -595,26 +596,52 @@ TEST(PcnCp, EachVerdict)
 {
 	ll_pcn_cp cp;
 	ll_pcn_cp_init(&cp);
-	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 1, LL_ECN_ECT0), LL_PCN_CP_MARK);
-	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 1, LL_ECN_ECT1), LL_PCN_CP_MARK);
-	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 1, LL_ECN_CE), LL_PCN_CP_MARK);
-	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 1, LL_ECN_NOT_ECT),
+	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 1, 0, LL_ECN_ECT0), LL_PCN_CP_MARK);
+	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 1, 0, LL_ECN_ECT1), LL_PCN_CP_MARK);
+	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 1, 0, LL_ECN_CE), LL_PCN_CP_MARK);
+	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 1, 0, LL_ECN_NOT_ECT),
 		  LL_PCN_CP_NOT_ECT);
 	// A1: alone in the queue, the backlog after it is 0: unmarked.
-	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 0, LL_ECN_ECT0), LL_PCN_CP_NO_QUEUE);
-	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 0, LL_ECN_NOT_ECT),
+	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 0, 0, LL_ECN_ECT0), LL_PCN_CP_NO_QUEUE);
+	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 0, 0, LL_ECN_NOT_ECT),
 		  LL_PCN_CP_NO_QUEUE);
-	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 0, 1000, LL_ECN_ECT0),
+	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 0, 1000, 0, LL_ECN_ECT0),
 		  LL_PCN_CP_NOT_LOSSLESS);
 	ll_pcn_cp_pause(&cp);
 	EXPECT_EQ(ll_pcn_cp_resume(&cp, 1), 1);
 	// A lossy class does not consume the PN of the queue.
-	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 0, 1000, LL_ECN_ECT0),
+	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 0, 1000, 0, LL_ECN_ECT0),
 		  LL_PCN_CP_NOT_LOSSLESS);
-	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 1000, LL_ECN_ECT0),
+	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 1000, 0, LL_ECN_ECT0),
 		  LL_PCN_CP_EXEMPT_PN);
 	EXPECT_EQ(cp.pn_pkts, 0u);
-	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 1000, LL_ECN_ECT0), LL_PCN_CP_MARK);
+	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 1000, 0, LL_ECN_ECT0), LL_PCN_CP_MARK);
+}
+
+// K above 0 (np-ecn-k, docs/PCN.md): marked only when more than K bytes
+// stay behind the packet; the PN exemption still comes first.
+TEST(PcnCp, KBytesIsTheThreshold)
+{
+	ll_pcn_cp cp;
+	ll_pcn_cp_init(&cp);
+	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 10000, 10000, LL_ECN_ECT0), LL_PCN_CP_NO_QUEUE);
+	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 10001, 10000, LL_ECN_ECT0), LL_PCN_CP_MARK);
+	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 1, 10000, LL_ECN_ECT0), LL_PCN_CP_NO_QUEUE);
+	ll_pcn_cp_pause(&cp);
+	EXPECT_EQ(ll_pcn_cp_resume(&cp, 1), 1);
+	EXPECT_EQ(ll_pcn_cp_dequeue(&cp, 1, 50000, 10000, LL_ECN_ECT0), LL_PCN_CP_EXEMPT_PN);
+	// A burst of 8 x 1500 B at once into an idle port: with K = 0 all
+	// but the last are marked, with K = 10000 only the first (10500 B
+	// behind it).
+	for (ll_u32 k : {0u, 10000u}) {
+		Queue q;
+		q.k = k;
+		for (int i = 0; i < 8; i++)
+			q.Enq();
+		while (q.Qlen())
+			q.Deq();
+		EXPECT_EQ(q.counts[LL_PCN_CP_MARK], k ? 1 : 7) << "K " << k;
+	}
 }
 
 // pcn.md 9.1 CP-1: arrivals spaced wider than the service time: the queue

@@ -17,7 +17,9 @@ packet arrived with (IP_RECVTOS).
          priority is paused, never dropped, ECN or not);
        - zero loss on every flow, no MMU drop.
   3. `ecn-mode np-ecn` (PCN's NP-ECN at dequeue, docs/PCN.md): refused
-     beside RED with a message, nothing changed; then with `ecn off` the
+     beside RED with a message, nothing changed; its threshold K
+     (`np-ecn-k`) given on one port shows on another, then goes back to
+     the paper's 0; then with `ecn off` the
      same traffic while the receiver PAUSEs the switch's port to it for
      one second in the middle:
        - the ECT flows arrive CE-marked, and the CE packets the receiver
@@ -108,6 +110,12 @@ def np_ecn(c, sw, r, r_ip, bottleneck, senders, sw_ports):
     opts = qstats(sw, other)["options"]
     c.ok(opts.get("ecn_mode") == "np-ecn" and "ecn_kmin" not in opts, "np-ecn: on in the whole pool",
          f"{other}: ecn_mode {opts.get('ecn_mode')}")
+    # Its threshold K: pool-wide, shown while not 0; back to the paper's 0
+    # for the traffic below.
+    sw.run(f"tc qdisc change dev {bottleneck} root handle 1: lossless np-ecn-k 20kb")
+    c.eq(qstats(sw, other)["options"].get("np_ecn_k"), 20480, "np-ecn-k: set on one port, the pool's")
+    sw.run(f"tc qdisc change dev {bottleneck} root handle 1: lossless np-ecn-k 0")
+    c.eq(qstats(sw, other)["options"].get("np_ecn_k"), None, "np-ecn-k 0: the paper's K, not shown")
     # The receiver PAUSEs the switch's port to it (priority 3) for 1 s.
     r_if = next(x["ifname"] for x in r.json("ip -j link show") if x["ifname"] != "lo")
     r_mac = r.link_info(r_if)["address"]
