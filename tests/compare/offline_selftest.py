@@ -382,9 +382,9 @@ def main():
     # Columns with the hosts' congestion control (SCHEME+CC).
     pv = rc.load_scenario("pcn-victim")
     opts = rc.scheme_options(pv, ["dt", "dt+pcn", "dt+dcqcn", "spfc+pcn"], {})
-    check(opts["dt"] == "scheme dt" and opts["dt+pcn"] == "scheme dt ecn off ecn-mode np-ecn" and
+    check(opts["dt"] == "scheme dt" and opts["dt+pcn"] == "scheme dt ecn off ecn-mode np-ecn np-ecn-k 10kb" and
           opts["dt+dcqcn"].startswith("scheme dt ecn ") and
-          opts["spfc+pcn"] == "scheme spfc spfc-window 100ms spfc-k 3 ecn off ecn-mode np-ecn",
+          opts["spfc+pcn"] == "scheme spfc spfc-window 100ms spfc-k 3 ecn off ecn-mode np-ecn np-ecn-k 10kb",
           "scheme_options: SCHEME+CC is the scheme's options and the CC's switch marking", f"{opts}")
     c0 = rc.sender_cmds(pv, 0, 123, ["10.0.0.2"], "10.0.0.1", ["10.0.0.1", "10.0.0.2"])
     check(all("--port 4791" in c and c.endswith("--roce") for c in c0) and rc.data_classes(pv) == [4],

@@ -83,7 +83,10 @@ SCHEMA = {
     # each, and the switch's marking it needs (added to the pool options).
     "host_cc": {
         "pcn": "--period 10ms",
-        "pcn_marking": "ecn off ecn-mode np-ecn",
+        # NP-ECN with K = 10 KB (4 ms of a 20 Mbit/s line): the hosts' shapers
+        # send bursts after late timers, which K = 0 reads as congestion
+        # (docs/PCN.md, "The threshold K").
+        "pcn_marking": "ecn off ecn-mode np-ecn np-ecn-k 10kb",
         "dcqcn": ("--cnp-interval 10ms --rate-timer 10ms --alpha-timer 10ms "
                   "--byte-counter 1mb --rai 500kbit --rhai 2mbit"),
         "dcqcn_marking": "ecn 5kb 50kb 0.2",

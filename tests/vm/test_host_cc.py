@@ -50,7 +50,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import Checks  # noqa: E402
 from incast import POOL, build, qstats  # noqa: E402
-from topology import Paths, Topology  # noqa: E402
+from topology import Paths, Topology, sh  # noqa: E402
 
 PKT = 1000
 OFFER_MBIT = 8
@@ -271,8 +271,50 @@ def loop_run(c, algo):
         return pfc_tx, fct_ms, {"jain": jain(means), "both_n": len(both), "alone": alone}
 
 
+def held_destination(c):
+    """ll-flows, one socket to two receivers, one of whose datagrams the
+    host refuses (ENOBUFS: an egress filter drops them, as the RP refuses a
+    flow paced beyond its horizon): the flows to the other complete, and
+    the refused destination costs a send per --retry-us, not one per turn
+    of the round robin."""
+    retry_us = 20000
+    sh("modprobe cls_flower")
+    with Topology("cchold") as t:
+        a, b = t.host("a"), t.host("b")
+        lk = t.link(a, b)
+        held_ip = lk["b_ip"].rsplit(".", 1)[0] + ".3"
+        b.run(f"ip addr add {held_ip}/24 dev {lk['b_if']}")
+        a.run(f"ip neigh replace {held_ip} lladdr {lk['b_mac']} dev {lk['a_if']} nud permanent")
+        a.run(f"tc qdisc add dev {lk['a_if']} clsact")
+        a.run(f"tc filter add dev {lk['a_if']} egress protocol ip flower dst_ip {held_ip} action drop")
+        recv = b.popen(f"{Paths.flows} recv --port 5000 --idle-exit 2 --duration 60")
+        b.wait_udp(5000)
+        cdf = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compare", "workloads",
+                           "Fixed1MB_distribution.txt")
+        p = a.popen(f"{Paths.flows} send --dst {lk['b_ip']},{held_ip} --port 5000 --rate-mbit 100 --duration 2 "
+                    f"--cdf {cdf} --load 0.2 --seed 3 --max-drain 1 --retry-us {retry_us}")
+        out, err = p.communicate(timeout=60)
+        send = json.loads(out)
+        res = json.loads(recv.communicate(timeout=60)[0])
+    to_ok = [f for f in send["flows"] if f["dst"] == lk["b_ip"]]
+    done = {f["flow"] for f in res["flows"] if f["complete"]}
+    span_s = (send["stop_ns"] - send["t0_ns"]) / 1e9
+    dg_ok = send["per_dst"][lk["b_ip"]]
+    print(f"  held destination: {len(to_ok)} flows to {lk['b_ip']}, {dg_ok} datagrams; "
+          f"{send['enobufs']} refused sends to {held_ip} in {span_s:.2f} s (retry {retry_us} us)")
+    c.ok(bool(to_ok) and all(f["flow"] in done for f in to_ok),
+         "held destination: every flow to the other receiver completes", f"{len(to_ok)} flows")
+    c.ok(send["abandoned"], "held destination: the refused flows are abandoned at --max-drain")
+    # One refused send per retry, a few more for the flows that start:
+    # a refused send per turn would be about one per datagram sent.
+    c.ok(0 < send["enobufs"] <= span_s / (retry_us / 1e6) + 20 and send["enobufs"] < dg_ok / 4,
+         "held destination: a refused send per --retry-us, not per turn",
+         f"{send['enobufs']} refused, {dg_ok} datagrams sent to the other")
+
+
 def main():
     c = Checks("host_cc")
+    held_destination(c)
     with Topology("hostcc") as t:
         a, b = t.host("a"), t.host("b")
         link = t.link(a, b)
