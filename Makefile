@@ -27,6 +27,8 @@
 #                   in the VM and print one table (docs/COMPARE.md):
 #                   SCENARIO=incast-websearch by default, SCHEMES the
 #                   scenario's own list (its 'schemes' key) unless given;
+#                   FABRIC=leaf-spine through two leaves and two spines,
+#                   SET="KEY=VALUE ..." scenario keys for this run;
 #                   writes build/compare/SCENARIO.json and .png
 #   make checkpatch kernel style check of the module and the core
 #   make install    build userspace, then install it under PREFIX (default
