@@ -34,8 +34,9 @@ NP-ECN) and once with DCQCN (RED marking). Per algorithm:
   - the senders' rates fall below the line rate (sampled while running);
   - zero lossless drops: every flow complete, no switch or host drop;
   - printed: the switch's PFC frames against the same incast without
-    congestion control, the rates sampled, their Jain index while both
-    flows run, and the second flow's rate once the first has left.
+    congestion control, the bottleneck's queue sampled, the rates
+    sampled, their Jain index while both flows run, and the second flow's
+    rate once the first has left.
 Time scaled to the VM: PCN's T and DCQCN's timers are CC_PERIOD (10 ms)
 rather than 50 us, as the rates are 10^4 below 100 Gbit/s.
 """
@@ -211,9 +212,10 @@ def loop_run(c, algo):
                          f"--t0-ns {t0} --sender {i} --incast-size {FLOW_BYTES * (2 + i) // 2} --incast-at {i * JOIN_S} "
                          f"--prio 3 --dscp 24 --sndbuf {1 << 20}")
                  for i, (h, _) in enumerate(senders)]
-        samples = []
+        samples, backlog = [], []
         while any(p.poll() is None for p in procs):
             time.sleep(0.5)
+            backlog.append(qstats(sw, bottleneck).get("backlog", 0))  # the bottleneck's queue, bytes
             if algo:
                 rates = []
                 for h, _ in senders:
@@ -227,7 +229,9 @@ def loop_run(c, algo):
         done = [f for f in flows if f["complete"]]
         fct_ms = sorted(f["fct_ns"] / 1e6 for f in done)
         print(f"  {tag}: {len(done)}/{len(flows)} flows complete, FCT {['%.0f' % x for x in fct_ms]} ms, "
-              f"switch PFC frames {pfc_tx}")
+              f"switch PFC frames {pfc_tx}; the bottleneck's queue sampled: mean "
+              f"{sum(backlog) / max(1, len(backlog)) / 1e3:.1f} KB, max {max(backlog, default=0) / 1e3:.1f} KB "
+              f"({len(backlog)} samples)")
         c.eq(len(done), len(sends), f"{tag}: every flow complete (nothing lost)")
         c.eq(res["missing"], 0, f"{tag}: no datagram missing")
         mmu_drops = sum(qstats(sw, p)["drops"] for p in sw_ports)
