@@ -135,9 +135,8 @@ static inline void ll_pcn_cp_drop(struct ll_pcn_cp *cp, ll_u32 qlen_pkts)
  * marked. It is marked when more than k_bytes stay: the paper's K is 0;
  * a software switch whose hosts send in bursts of their timers' lateness
  * needs K above those bursts (docs/PCN.md). The PN exemption comes first
- * and consumes PN whatever the
- * packet (CP-7); a Not-ECT packet is reported only where it would have
- * been marked.
+ * and consumes PN whatever the packet (CP-7); a Not-ECT packet is
+ * reported only where it would have been marked.
  */
 enum ll_pcn_cp_verdict ll_pcn_cp_dequeue(struct ll_pcn_cp *cp, int lossless,
 					 ll_u64 backlog_after_bytes,

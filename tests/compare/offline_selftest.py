@@ -277,6 +277,7 @@ def main():
     for sets, want in ((["fabric.leaves=1"], "fabric.leaves: want 2..8"),
                        (["fabric.receiver_spine=[0, 2]"], "fabric.receiver_spine: want a list of 2 indices 0..1"),
                        (["network.senders"], "want KEY=VALUE"),
+                       (["fabric=leaf-spine", "network.strict_priority=true"], "strict_priority and [fabric]"),
                        (["fabric=leaf-spine", "long_link.senders=[0]", "long_link.delay=\"1ms\""],
                         "[long_link] and [fabric] together")):
         try:

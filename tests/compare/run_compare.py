@@ -364,6 +364,9 @@ def check_fabric(s, path):
     if s["long_link"]:
         raise ScenarioError(f"{path}: [long_link] and [fabric] together: the long link is cabled to the "
                             f"one switch; give one of them")
+    if net["strict_priority"]:
+        raise ScenarioError(f"{path}: network.strict_priority and [fabric] together: strict priority is "
+                            f"set on the one switch's ports to the receivers only; give one of them")
     defaults = {"sender_leaf": [i % fab["leaves"] for i in range(net["senders"])],
                 "receiver_leaf": [fab["leaves"] - 1] * net["receivers"],
                 "sender_spine": [i % fab["spines"] for i in range(net["senders"])],
@@ -733,11 +736,13 @@ class Sampler(threading.Thread):
             try:
                 for sw, tc, devs in self.groups:
                     st = tc.lossless(devs)
+                    if not st:  # no lossless qdisc on them (yet): nothing of this switch
+                        continue
                     any_port = next(iter(st.values()))
                     shared += any_port.get("pool_shared_used", 0)
                     headroom += any_port.get("pool_headroom_used", 0)
                     backlog.update({port_key(sw, d, self.keyed): q.get("backlog", 0) for d, q in st.items()})
-            except (RuntimeError, OSError, ValueError, StopIteration):  # tc gone: the teardown
+            except (RuntimeError, OSError, ValueError):  # tc gone: the teardown
                 break
             t_b = time.monotonic_ns()
             self.samples.append({"t_ns": (t_a + t_b) // 2, "read_ns": t_b - t_a,
@@ -1272,9 +1277,11 @@ def metrics(scn, raw):
         if len(m["samples"]) > 1 else None
     m["sample_read_ms_max"] = max((s["read_ns"] for s in raw["samples"]), default=0) / 1e6
     # How late the shapers' timers ran: the VM's load (docs/MMU.md, Sizing).
-    # The switch's ports to the receivers carry the data; the others send
-    # PFC frames only.
-    data_ports = [sw[d] for d in raw["bottleneck_ports"].values()]
+    # The switch's ports to the receivers carry the data, and in a fabric
+    # the ports between switches; the ports to the senders send PFC frames
+    # only.
+    data_ports = [sw[d] for d in raw["bottleneck_ports"].values()] + \
+        [sw[p["dev"]] for n, p in m["ports"].items() if "@" in n]
     m["wake_late_max_ms"] = {"switch": max(q.get("wake_late_max", 0) for q in data_ports) / 1e6,
                              "hosts": max(q.get("wake_late_max", 0) for q in raw["hosts"].values()) / 1e6}
     m["shaper_lost_ms"] = {"switch": sum(q.get("shaper_lost", 0) for q in data_ports) / 1e6,
@@ -1756,6 +1763,9 @@ def main():
                     help="run the scenario through a leaf-spine of bridges (two leaves, two spines, the "
                          "[fabric] defaults) instead of one switch, or force one switch; also FABRIC=")
     a = ap.parse_args()
+    if a.fabric not in (None, "one-switch", "leaf-spine"):  # from FABRIC=, which argparse does not check
+        print(f"run_compare: FABRIC={a.fabric}: want leaf-spine or one-switch", file=sys.stderr)
+        return 2
     schemes = [s for s in a.schemes.replace(",", " ").split() if s]
     try:
         env = [x for x in os.environ.get("LL_COMPARE_SCHEME_OPTIONS", "").split(";") if x.strip()]
