@@ -706,7 +706,8 @@ int do_send(const Args &a)
         held++;
       }
       if (held == active.size()) {  // every active flow waits: until one may send
-        sleep_until_ns(next < flows.size() ? std::min(free_at, flows[next].start_ns) : free_at);
+        uint64_t wake = next < flows.size() ? std::min(free_at, flows[next].start_ns) : free_at;
+        sleep_until_ns(std::min(wake, hard_end));
         continue;
       }
       Flow &f = flows[active.front()];
