@@ -284,7 +284,7 @@ def held_destination(c):
     the refused destination costs a send per --retry-us, not one per turn
     of the round robin."""
     retry_us = 20000
-    sh("modprobe cls_flower")
+    sh("modprobe -a cls_flower act_gact")
     with Topology("cchold") as t:
         a, b = t.host("a"), t.host("b")
         lk = t.link(a, b)
