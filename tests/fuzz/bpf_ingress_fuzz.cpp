@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "ingress.h"
+#include "test_run.h"
 
 namespace {
 
@@ -260,23 +261,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *in, std::size_t size)
   li::CtrlCounters c0 = ctrl(s);
   li::PrioCounters p0 = data(s);
 
-  __sk_buff ctx_in{}, ctx_out{};
+  __sk_buff ctx_in{};
   ctx_in.ifindex = kIfindex;
   ctx_in.priority = kPrioIn;
   ctx_in.mark = kMarkIn;
-  std::vector<std::uint8_t> frame_in(frame, frame + n), out(n + 64);
-  bpf_test_run_opts opts{};
-  opts.sz = sizeof(opts);
-  opts.data_in = frame_in.data();
-  opts.data_size_in = static_cast<__u32>(n);
-  opts.data_out = out.data();
-  opts.data_size_out = static_cast<__u32>(out.size());
-  opts.ctx_in = &ctx_in;
-  opts.ctx_size_in = sizeof(ctx_in);
-  opts.ctx_out = &ctx_out;
-  opts.ctx_size_out = sizeof(ctx_out);
-  opts.repeat = 1;
-  int err = bpf_prog_test_run_opts(s.prog_fd, &opts);
+  lltest::RunResult run{};
+  int err = lltest::try_test_run(s.prog_fd, std::vector<std::uint8_t>(frame, frame + n), ctx_in, run);
   // Newer kernels (6.18) refuse an untagged IPv4 or IPv6 frame shorter
   // than its IP header; the same short-L3 path is still run behind inline
   // VLAN tags, which they take.
@@ -284,10 +274,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *in, std::size_t size)
   if (err == -EINVAL && ((et == 0x0800 && n < 14 + 20) || (et == 0x86DD && n < 14 + 40)))
     return 0;
   CHECK(err == 0, "BPF_PROG_TEST_RUN of %zu octets: %s", n, std::strerror(-err));
-  int verdict = static_cast<int>(opts.retval);
+  int verdict = run.verdict;
+  const __sk_buff &ctx_out = run.ctx;
+  const std::vector<std::uint8_t> &out = run.data;
   CHECK(verdict == TC_ACT_UNSPEC || verdict == TC_ACT_SHOT || verdict == TC_ACT_REDIRECT,
         "verdict %d", verdict);
-  CHECK(opts.data_size_out == n, "%zu octets in, %u out", n, opts.data_size_out);
+  CHECK(out.size() == n, "%zu octets in, %zu out", n, out.size());
 
   li::CtrlCounters c1 = ctrl(s);
   li::PrioCounters p1 = data(s);

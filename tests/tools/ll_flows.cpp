@@ -680,7 +680,7 @@ int do_send(const Args &a)
     // A refused destination (ENOBUFS) is held back for retry_ns: its flows
     // go to the back without a send, the others send at once. A flow the
     // hosts' congestion control paces must not stop the others, nor cost
-    // them a refused send per turn (under TCG a send is tens of us).
+    // them a refused send per turn (a syscall through the whole stack).
     size_t next = 0;
     uint64_t hard_end = end + uint64_t(max_drain * 1e9);
     for (;;) {
