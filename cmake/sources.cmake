@@ -16,7 +16,7 @@ set(LL_CORE_SOURCES
   ${LL_SOURCE_ROOT}/kernel/core/scheme_spfc.c ${LL_SOURCE_ROOT}/kernel/core/bifrost.c
   ${LL_SOURCE_ROOT}/kernel/core/mode.c ${LL_SOURCE_ROOT}/kernel/core/mode_bifrost.c
   ${LL_SOURCE_ROOT}/kernel/core/pcn.c ${LL_SOURCE_ROOT}/kernel/core/dcqcn.c
-  ${LL_SOURCE_ROOT}/kernel/core/cnp.c)
+  ${LL_SOURCE_ROOT}/kernel/core/cnp.c ${LL_SOURCE_ROOT}/kernel/core/portfc.c)
 
 # The policies (daemon/policy): one file per scheme, scheme_<name>.cpp.
 set(LL_POLICY_SOURCES

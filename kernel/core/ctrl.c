@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* The table of control frames and its codec: see ctrl.h. */
 #include "ctrl.h"
+#include "portfc.h"
 
 const ll_u8 ll_mac_ctrl_da[LL_ETH_ALEN] = { 0x01, 0x80, 0xC2, 0x00, 0x00, 0x01 };
 
@@ -9,7 +10,9 @@ const ll_u8 ll_mac_ctrl_da[LL_ETH_ALEN] = { 0x01, 0x80, 0xC2, 0x00, 0x00, 0x01 }
  * eight times, for the priorities' gates. PAUSE (802.3x): one time, for
  * the port gate (pfc.h has both layouts). TOKENS (BifrostX): a reserved
  * octet, the priority mask, eight credits for the priorities' gates, the
- * link's for the port gate, their lifetime (ctrl.h).
+ * link's for the port gate, their lifetime (ctrl.h). PORTFC_*: a
+ * reserved octet, the slot mask, seven times, for PortFC's A gates (A) or
+ * B gates (B, and R: a relayed B closes the same gates two hops up).
  */
 static const struct ll_ctrl_kind_desc kinds[LL_CTRL_KIND_COUNT] = {
 	[LL_CTRL_PFC] = {
@@ -35,8 +38,31 @@ static const struct ll_ctrl_kind_desc kinds[LL_CTRL_KIND_COUNT] = {
 		.mask_off = 17, .rsvd_off = 16, .value_off = 18,
 		.time_off = 36, .credit = 1,
 	},
+	[LL_CTRL_PORTFC_A] = {
+		.name = "portfcA", .ethertype = LL_ETH_P_LOSSLESS_CTRL,
+		.opcode = LL_CTRL_OP_PORTFC_A,
+		.min_bytes = LL_CTRL_PORTFC_MIN_BYTES,
+		.gate_base = LL_PORTFC_GATE_A(0), .gates = LL_CTRL_PORTFC_SLOTS,
+		.mask_off = 17, .rsvd_off = 16, .value_off = 18,
+	},
+	[LL_CTRL_PORTFC_B] = {
+		.name = "portfcB", .ethertype = LL_ETH_P_LOSSLESS_CTRL,
+		.opcode = LL_CTRL_OP_PORTFC_B,
+		.min_bytes = LL_CTRL_PORTFC_MIN_BYTES,
+		.gate_base = LL_PORTFC_GATE_B(0), .gates = LL_CTRL_PORTFC_SLOTS,
+		.mask_off = 17, .rsvd_off = 16, .value_off = 18,
+	},
+	[LL_CTRL_PORTFC_R] = {
+		.name = "portfcR", .ethertype = LL_ETH_P_LOSSLESS_CTRL,
+		.opcode = LL_CTRL_OP_PORTFC_R,
+		.min_bytes = LL_CTRL_PORTFC_MIN_BYTES,
+		.gate_base = LL_PORTFC_GATE_B(0), .gates = LL_CTRL_PORTFC_SLOTS,
+		.mask_off = 17, .rsvd_off = 16, .value_off = 18,
+	},
 	LL_CTRL_EXTRA_KINDS
 };
+
+LL_BUILD_ASSERT(LL_CTRL_PORTFC_SLOTS == LL_PORTFC_MAX_SLOTS, portfc_slots);
 
 const struct ll_ctrl_kind_desc *ll_ctrl_kind(ll_u32 kind)
 {

@@ -50,6 +50,22 @@
 #define LL_CTRL_TOKENS_MIN_BYTES 38
 
 /*
+ * PORTFC_A, PORTFC_B, PORTFC_R (portfc.h, docs/PORTFC.md): a BCube
+ * switch's class-A and class-B state of its other egress ports, and a
+ * server's relay of a class-B frame to the switch two hops up:
+ *   14 opcode 0x0002 (A), 0x0003 (B), 0x0004 (R, relayed B)
+ *   16 reserved octet (0: the layout's version)  17 slot mask s6..s0
+ *   18 pause time[0..6] in quanta, 0 resumes, 2 octets big-endian each.
+ * Slot i of the frame a switch sends on port t is its port
+ * ll_portfc_unslot(i, t). 32 octets.
+ */
+#define LL_CTRL_OP_PORTFC_A 0x0002
+#define LL_CTRL_OP_PORTFC_B 0x0003
+#define LL_CTRL_OP_PORTFC_R 0x0004
+#define LL_CTRL_PORTFC_MIN_BYTES 32
+#define LL_CTRL_PORTFC_SLOTS 7
+
+/*
  * LL_CTRL_EXTRA_IDS and LL_CTRL_EXTRA_KINDS (ctrl.c's table) are the unit
  * tests' way in (tests/unit/extension_test.cpp): empty otherwise.
  */
@@ -65,6 +81,9 @@ enum ll_ctrl_kind {
 	LL_CTRL_PFC,		/* 802.1Qbb: pauses priorities */
 	LL_CTRL_PAUSE,		/* 802.3x: pauses the whole port */
 	LL_CTRL_TOKENS,		/* credits per priority and link (BifrostX) */
+	LL_CTRL_PORTFC_A,	/* PortFC: a switch's class-A state */
+	LL_CTRL_PORTFC_B,	/* PortFC: a switch's class-B state */
+	LL_CTRL_PORTFC_R,	/* PortFC: class B relayed by a server */
 	LL_CTRL_EXTRA_IDS	/* the unit tests' way in; empty otherwise */
 	LL_CTRL_KIND_COUNT,	/* kinds are 1 .. this - 1 */
 };

@@ -205,8 +205,8 @@ std::vector<Case> TokensCases()
 	    "reserved-bits-set").bytes[16] = 0x01;
 	neg(3, "neg_truncated_37", "cut to 37 octets (lifetime incomplete)",
 	    "truncated").bytes.resize(LL_CTRL_TOKENS_MIN_BYTES - 1);
-	neg(4, "neg_unknown_opcode", "opcode 0x0002",
-	    "unknown-opcode").bytes[15] = 0x02;
+	neg(4, "neg_unknown_opcode", "opcode 0x00ff",
+	    "unknown-opcode").bytes[15] = 0xFF;
 	neg(5, "neg_bad_da", "dst 01:80:c2:00:00:02",
 	    "bad-destination").bytes[5] = 0x02;
 	return c;

@@ -262,6 +262,60 @@ unsigned tokens_times(const ll_ctrl_msg &m, ll_u16 *out)
   return n;
 }
 
+// ---- PORTFC_A, _B, _R (PortFC, ctrl.h), EtherType 0x88B6, opcodes 2, 3,
+// 4: 16 reserved octet, 17 slot mask s6..s0 (bit 7 names no slot but
+// travels), 18 time[0..6].
+void portfc_fields(const std::uint8_t *f, const ll_ctrl_msg &m)
+{
+  CHECK(m.gate_mask == f[17], "PORTFC mask %#x, byte %#x", m.gate_mask, f[17]);
+  for (int i = 0; i < LL_CTRL_PORTFC_SLOTS; i++)
+    CHECK(m.value[i] == be16(f + 18 + 2 * i), "PORTFC time[%d] %u, bytes %u", i, m.value[i],
+          be16(f + 18 + 2 * i));
+  for (int i = LL_CTRL_PORTFC_SLOTS; i < LL_CTRL_GATES; i++)
+    CHECK(m.value[i] == 0, "PORTFC value[%d] = %u beyond its slots", i, m.value[i]);
+}
+
+void portfc_make(const std::uint8_t *d, ll_ctrl_msg &m, ll_u8 kind)
+{
+  std::memset(&m, 0, sizeof(m));
+  m.kind = kind;
+  std::memcpy(m.src, d, LL_ETH_ALEN);
+  m.gate_mask = static_cast<ll_u16>(be16(d + 6));  // the high 8 bits are nothing
+  for (int i = 0; i < LL_CTRL_GATES; i++)
+    m.value[i] = static_cast<ll_u16>(be16(d + 8 + 2 * i));
+}
+
+void portfc_a_make(const std::uint8_t *d, ll_ctrl_msg &m)
+{
+  portfc_make(d, m, LL_CTRL_PORTFC_A);
+}
+
+void portfc_b_make(const std::uint8_t *d, ll_ctrl_msg &m)
+{
+  portfc_make(d, m, LL_CTRL_PORTFC_B);
+}
+
+void portfc_r_make(const std::uint8_t *d, ll_ctrl_msg &m)
+{
+  portfc_make(d, m, LL_CTRL_PORTFC_R);
+}
+
+void portfc_canon(ll_ctrl_msg &m)
+{
+  m.gate_mask &= 0xFF;
+  for (int i = 0; i < LL_CTRL_GATES; i++)
+    if (i >= LL_CTRL_PORTFC_SLOTS || !(m.gate_mask & (1u << i)))
+      m.value[i] = 0;
+}
+
+unsigned portfc_times(const ll_ctrl_msg &m, ll_u16 *out)
+{
+  unsigned n = 0;
+  for (int i = 0; i < LL_CTRL_PORTFC_SLOTS; i++)
+    if (m.gate_mask & (1u << i))
+      out[n++] = m.value[i];
+  return n;
+}
 
 // ---- The CNP (kernel/core/cnp.h; pcn.md 3.3): a UDP payload of 32
 // octets, BTH + 16 octets + ICRC. Checks:
@@ -475,6 +529,16 @@ const FrameType kFrameTypes[] = {
     {"tokens", LL_CTRL_TOKENS, LL_ETH_P_LOSSLESS_CTRL, LL_CTRL_OP_TOKENS,
      LL_CTRL_TOKENS_MIN_BYTES, pfc_body, tokens_fields, tokens_make, tokens_canon,
      tokens_times, wire_masked, nullptr},
+    // PortFC's three kinds: one layout, three opcodes.
+    {"portfcA", LL_CTRL_PORTFC_A, LL_ETH_P_LOSSLESS_CTRL, LL_CTRL_OP_PORTFC_A,
+     LL_CTRL_PORTFC_MIN_BYTES, pfc_body, portfc_fields, portfc_a_make, portfc_canon,
+     portfc_times, wire_masked, nullptr},
+    {"portfcB", LL_CTRL_PORTFC_B, LL_ETH_P_LOSSLESS_CTRL, LL_CTRL_OP_PORTFC_B,
+     LL_CTRL_PORTFC_MIN_BYTES, pfc_body, portfc_fields, portfc_b_make, portfc_canon,
+     portfc_times, wire_masked, nullptr},
+    {"portfcR", LL_CTRL_PORTFC_R, LL_ETH_P_LOSSLESS_CTRL, LL_CTRL_OP_PORTFC_R,
+     LL_CTRL_PORTFC_MIN_BYTES, pfc_body, portfc_fields, portfc_r_make, portfc_canon,
+     portfc_times, wire_masked, nullptr},
     // The CNP (cnp.h): a UDP payload, a codec of its own.
     {"cnp", LL_CTRL_NONE, 0, 0, LL_CNP_BYTES, nullptr, nullptr, nullptr, nullptr, nullptr,
      nullptr, cnp_run},

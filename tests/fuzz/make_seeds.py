@@ -99,8 +99,33 @@ def arp():
     return b"\xff" * 6 + SRC + struct.pack(">H", 0x0806) + bytes(28) + bytes(18)
 
 
+def portfc(mask, times, op=0x0002, da=GROUP, reserved=0, pad=60):
+    """PORTFC_A/B/R (ctrl.h): 0x88B6, opcode 2/3/4, reserved octet, slot
+    mask s6..s0, pause time[0..6] in quanta."""
+    t = list(times) + [0] * (7 - len(times))
+    f = da + SRC + struct.pack(">HHBB7H", 0x88B6, op, reserved, mask, *t)
+    return f + bytes(max(0, pad - len(f)))
+
+
 def frame_seeds(kind):
-    if kind == "pfc":
+    if kind.startswith("portfc"):
+        own = {"portfcA": 0x0002, "portfcB": 0x0003, "portfcR": 0x0004}[kind]
+        s = {
+            "pause-slot0": portfc(0x01, [0xFFFF], op=own),
+            "resume-all": portfc(0x7F, [], op=own),
+            "mixed": portfc(0x05, [100, 0, 200], op=own),
+            "mask-bit7": portfc(0x80, [1, 2, 3, 4, 5, 6, 7], op=own),
+            "masked-times-set": portfc(0x41, [1, 0x1234, 0x5678, 9, 9, 9, 2], op=own),
+            "min-32": portfc(0x01, [5], pad=32, op=own),
+            "short-31": portfc(0x01, [5], pad=32, op=own)[:31],
+            "with-fcs-64": portfc(0x01, [5], op=own) + b"\xde\xad\xbe\xef",
+            "oversize-65": portfc(0x01, [5], pad=65, op=own),
+            "reserved-set": portfc(0x01, [5], reserved=1, op=own),
+            "unicast-da": portfc(0x01, [5], da=PORT, op=own),
+            "bad-opcode": portfc(0x01, [5], op=0x0005),
+            "vlan-tagged": vlan(portfc(0x01, [5], op=own), 3),
+        }
+    elif kind == "pfc":
         s = {
             "xoff-prio3": pfc(0x08, [0, 0, 0, 0xFFFF]),
             "xon-all": pfc(0xFF, []),
@@ -130,7 +155,7 @@ def frame_seeds(kind):
             "reserved-set": tokens(0x08, [0, 0, 0, 100], 200, 10, reserved=1),
             "unicast-da": tokens(0x08, [0, 0, 0, 100], 200, 10, da=PORT),
             "bad-da": tokens(0x08, [0, 0, 0, 100], 200, 10, da=bytes.fromhex("0180c2000002")),
-            "bad-opcode": tokens(0x08, [0, 0, 0, 100], 200, 10, op=0x0002),
+            "bad-opcode": tokens(0x08, [0, 0, 0, 100], 200, 10, op=0x00FF),
             "pfc-opcode": tokens(0x08, [0, 0, 0, 100], 200, 10, op=0x0101),
             "vlan-tagged": vlan(tokens(0x08, [0, 0, 0, 100], 200, 10), 3),
         }
@@ -168,6 +193,8 @@ def bpf_seeds():
         "tokens-short": cfg() + tokens(0x08, [0, 0, 0, 100], 200, 10, pad=38)[:37],
         "tokens-version": cfg() + tokens(0x08, [0, 0, 0, 100], 200, 10, reserved=1),
         "tokens-vlan": cfg() + vlan(tokens(0x08, [0, 0, 0, 100], 200, 10), 3),
+        "portfc-b": cfg() + portfc(0x05, [100, 0, 200], op=0x0003),
+        "portfc-relayed": cfg() + portfc(0x02, [0, 0xFFFF], op=0x0004),
         "ipv4-ef": cfg() + ipv4(46),
         "ipv6-af31": cfg() + ipv6(26),
         "vlan-ipv4": cfg() + vlan(ipv4(10), 5),
@@ -272,6 +299,9 @@ def main():
         "frame_pfc": frame_seeds("pfc"),
         "frame_pause": frame_seeds("pause"),
         "frame_tokens": frame_seeds("tokens"),
+        "frame_portfcA": frame_seeds("portfcA"),
+        "frame_portfcB": frame_seeds("portfcB"),
+        "frame_portfcR": frame_seeds("portfcR"),
         "frame_cnp": cnp_seeds(),
         "bpf_ingress": bpf_seeds(),
         "config": config_seeds(),

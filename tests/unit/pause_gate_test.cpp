@@ -508,7 +508,7 @@ TEST(TokensCodec, RoundTripAndLayout)
 	f[16] = 1;
 	EXPECT_EQ(ll_ctrl_parse(f, 60, nullptr, &back), LL_PARSE_RESERVED_SET);
 	f[16] = 0;
-	f[15] = 0x02;
+	f[15] = 0xFF;
 	EXPECT_EQ(ll_ctrl_parse(f, 60, nullptr, &back), LL_PARSE_BAD_OPCODE);
 	// PFC and PAUSE carry no lifetime.
 	EXPECT_EQ(ll_ctrl_kind(LL_CTRL_PFC)->credit, 0);
