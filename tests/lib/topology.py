@@ -59,12 +59,14 @@ class Paths:
     traffic = os.path.join(build, "tests", "tools", "ll-traffic")
     ingress = os.path.join(build, "daemon", "lossless-ingress")
     cc = os.path.join(build, "daemon", "lossless-cc")
+    portfc = os.path.join(build, "daemon", "lossless-portfc")
     flows = os.path.join(build, "tests", "tools", "ll-flows")
     losslessd = os.path.join(build, "daemon", "losslessd")
     ctl = os.path.join(build, "daemon", "losslessctl")
     python = "/usr/bin/python3"  # Debian's, which has scapy
     pause_sender = os.path.join(ROOT, "tests", "lib", "pause_sender.py")
     ping = os.path.join(ROOT, "tests", "lib", "ping.py")
+    bcube_probe = os.path.join(ROOT, "tests", "lib", "bcube_probe.py")
 
 
 def ensure_modules():
@@ -344,6 +346,20 @@ def ping(host, dst_ip, count=10, interval=0.05):
     """ICMP echo from host to dst_ip (tests/lib/ping.py): a dict with the
     round-trip times in ms ("rtt_ms") and the number of lost probes."""
     return host.json(f"{Paths.python} {Paths.ping} {dst_ip} {count} {interval}")
+
+
+def class_packets(host, dev):
+    """Sent packets per class ("1:4") of dev's lossless qdisc, from
+    `tc -s class show` (iproute2 6.1 has no JSON for classes)."""
+    out, cur = {}, None
+    for line in host.run(f"tc -s class show dev {dev}").splitlines():
+        m = re.match(r"class lossless (\S+)", line)
+        if m:
+            cur = m.group(1)
+        m = re.search(r"Sent \d+ bytes (\d+) pkt", line)
+        if m and cur:
+            out[cur] = int(m.group(1))
+    return out
 
 
 def wait_for(pred, timeout=5.0, step=0.05):

@@ -35,7 +35,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from check import Checks  # noqa: E402
 from nltc import TCA_LOSSLESS, attr, qdisc_request  # noqa: E402
-from topology import Paths, Topology  # noqa: E402
+from topology import Paths, Topology, class_packets  # noqa: E402
 
 RATE_BPS = 100_000_000
 QUANTUM_NS = 512 * 1e9 / RATE_BPS  # 5120 ns at 100 Mbit/s
@@ -54,20 +54,6 @@ def pfc(at, name, prio, quanta):
 
 def tc_json(host, what):
     return json.loads(host.run(f"tc -s -j {what}"))
-
-
-def class_packets(host, dev):
-    """Sent packets per class from `tc -s class show` (iproute2 6.1 has no
-    JSON for classes)."""
-    out, cur = {}, None
-    for line in host.run(f"tc -s class show dev {dev}").splitlines():
-        m = re.match(r"class lossless (\S+)", line)
-        if m:
-            cur = m.group(1)
-        m = re.search(r"Sent \d+ bytes (\d+) pkt", line)
-        if m and cur:
-            out[cur] = int(m.group(1))
-    return out
 
 
 def main():

@@ -1,0 +1,139 @@
+"""BCube(n,k) of network namespaces, for PortFC (docs/PORTFC.md).
+
+Servers are namespaces with k+1 ports and IP forwarding; switches are
+bridges in their own namespaces, n ports each. The plan (cabling,
+addresses, both shortest paths to every destination, each port's queues
+and gates) is the core's, from `lossless-portfc plan`: nothing of BCube is
+computed here.
+
+    with Topology("bc") as t:
+        bc = BCube(t, 4, 1, qdisc="rate 100mbit", classify=True)
+        bc.server(15).run("...")
+
+Names: server i is the host "s<i>", switch j (its BCube id) "w<j>". A
+server's port l is if<l>, cabled to port s_l of its level-l switch, whose
+port p is if<p>. Every server has one address (base + i) on each of its
+ports and a /32 route to every other server: direct to a neighbour, via the
+neighbour that corrects the first digit of the path's order otherwise.
+first(src, dst) picks that order (the level corrected first; default 0,
+digit 0 first); the relay then takes its own route. Bridges learn nothing
+and flood nothing: each has a static FDB entry per port, and servers have
+static neighbours, so no ARP or flooded frame adds to the counts.
+
+With qdisc (tc-lossless options, e.g. "rate 100mbit"), every port gets
+`lossless handle 1:` with PortFC's queue count, HQ strict (queue 0) and the
+plan's gates; with classify, PortFC's classifier on every port (the maps
+pinned per namespace in /sys/fs/bpf/portfc-<namespace>, removed with the
+topology).
+"""
+
+import json
+import shlex
+
+from topology import Paths, sh
+
+
+class BCube:
+    def __init__(self, t, n, k, base="10.1.0.1", first=None, qdisc=None, classify=False):
+        self.t, self.n, self.k = t, n, k
+        self.plan = json.loads(sh(f"{Paths.portfc} plan --n {n} --k {k} --base {base}"))
+        self.first = first or (lambda src, dst: 0)
+        self.servers = {s["id"]: t.host(f"s{s['id']}") for s in self.plan["servers"]}
+        self.switches = {w["id"]: t.switch(f"w{w['id']}") for w in self.plan["switches"]}
+        self._cable()
+        self._route()
+        if qdisc is not None:
+            self._qdiscs(qdisc)
+        if classify:
+            self._classify()
+
+    def server(self, i):
+        return self.servers[i]
+
+    def addr(self, i):
+        return self.plan["servers"][i]["addr"]
+
+    def mac(self, server, level):
+        return f"02:bc:{self.t.mac_id:02x}:{level:02x}:{server >> 8:02x}:{server & 255:02x}"
+
+    def pin_dir(self, host):
+        return f"/sys/fs/bpf/portfc-{host.ns}"
+
+    def route_of(self, src, dst):
+        """The path's first hop from src to dst: the plan's entry for the
+        order first(src, dst) (or the only one of a neighbour)."""
+        r = next(x for x in self.plan["servers"][src]["routes"] if x["dst"] == dst)
+        want = self.first(src, dst)
+        return r, next((p for p in r["paths"] if p["first"] == want), r["paths"][0])
+
+    def _cable(self):
+        for w in self.plan["switches"]:
+            sw, level = self.switches[w["id"]], w["level"]
+            batch = []
+            for p in w["ports"]:
+                s = p["server"]
+                srv = self.servers[s]
+                sh(f"ip link add if{level} netns {srv.ns} address {self.mac(s, level)} type veth "
+                   f"peer name if{p['port']} netns {sw.ns}")
+                batch += [f"link set if{p['port']} master br0 up",
+                          f"link set dev if{p['port']} type bridge_slave learning off flood off "
+                          f"mcast_flood off bcast_flood off"]
+            sw.run("ip -batch -", input="\n".join(batch) + "\n")
+            fdb = [f"fdb add {self.mac(p['server'], level)} dev if{p['port']} master static"
+                   for p in w["ports"]]
+            sw.run("bridge -batch -", input="\n".join(fdb) + "\n")
+            sw.ifaces += [f"if{p['port']}" for p in w["ports"]]
+
+    def _route(self):
+        for s in self.plan["servers"]:
+            srv, i = self.servers[s["id"]], s["id"]
+            srv.run("sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 "
+                    "net.ipv4.conf.default.rp_filter=0 net.ipv4.conf.all.send_redirects=0 "
+                    "net.ipv4.conf.all.accept_redirects=0")
+            batch = []
+            for port in s["ports"]:
+                dev = f"if{port['level']}"
+                batch += [f"addr add {s['addr']}/32 dev {dev}", f"link set {dev} up"]
+                srv.ifaces.append(dev)
+            for r in s["routes"]:
+                _, p = self.route_of(i, r["dst"])
+                dev = f"if{p['level']}"
+                batch.append(f"neigh replace {p['next_addr']} lladdr {self.mac(p['next'], p['level'])} "
+                             f"dev {dev} nud permanent")
+                if r["hops"] == 1:
+                    batch.append(f"route replace {r['dst_addr']}/32 dev {dev} src {s['addr']}")
+                else:
+                    batch.append(f"route replace {r['dst_addr']}/32 via {p['next_addr']} dev {dev} "
+                                 f"onlink src {s['addr']}")
+            srv.run("ip -batch -", input="\n".join(batch) + "\n")
+
+    def _qdiscs(self, opts):
+        q, g = self.plan["queues"], self.plan["gates"]
+        for hosts, queues, gates in ((self.servers, q["server"], g["server"]),
+                                     (self.switches, q["switch"], g["switch"])):
+            for h in hosts.values():
+                cmds = [f"qdisc add dev {dev} root handle 1: lossless queues {queues} strict 1 "
+                        f"gates {gates} {opts}" for dev in h.ifaces]
+                h.run("tc -batch -", input="\n".join(cmds) + "\n")
+
+    def _classify(self):
+        n, k = self.n, self.k
+        for s in self.plan["servers"]:
+            h = self.servers[s["id"]]
+            pin = shlex.quote(self.pin_dir(h))
+            for port in s["ports"]:
+                h.run(f"{Paths.portfc} --pin-dir {pin} attach if{port['level']} --n {n} --k {k} "
+                      f"--level {port['level']} --server {s['id']}")
+            h.run(f"{Paths.portfc} --pin-dir {pin} addrs --n {n} --k {k} "
+                  f"--base {self.plan['servers'][0]['addr']}")
+        for w in self.plan["switches"]:
+            h = self.switches[w["id"]]
+            pin = shlex.quote(self.pin_dir(h))
+            devs = " ".join(f"if{p['port']}" for p in w["ports"])
+            h.run(f"{Paths.portfc} --pin-dir {pin} attach {devs} --n {n} --k {k} "
+                  f"--level {w['level']} --switch {w['w']}")
+            h.run(f"{Paths.portfc} --pin-dir {pin} addrs --n {n} --k {k} "
+                  f"--base {self.plan['servers'][0]['addr']}")
+
+    def classifier_stats(self, host):
+        return host.json(f"{Paths.portfc} --pin-dir {shlex.quote(self.pin_dir(host))} show --json")
