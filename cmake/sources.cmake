@@ -13,7 +13,8 @@ set(LL_CORE_SOURCES
   ${LL_SOURCE_ROOT}/kernel/core/shaper.c ${LL_SOURCE_ROOT}/kernel/core/watchdog.c
   ${LL_SOURCE_ROOT}/kernel/core/scheme.c ${LL_SOURCE_ROOT}/kernel/core/scheme_dt.c
   ${LL_SOURCE_ROOT}/kernel/core/scheme_st.c ${LL_SOURCE_ROOT}/kernel/core/scheme_dsh.c
-  ${LL_SOURCE_ROOT}/kernel/core/scheme_spfc.c ${LL_SOURCE_ROOT}/kernel/core/bifrost.c
+  ${LL_SOURCE_ROOT}/kernel/core/scheme_spfc.c ${LL_SOURCE_ROOT}/kernel/core/scheme_portfc.c
+  ${LL_SOURCE_ROOT}/kernel/core/bifrost.c
   ${LL_SOURCE_ROOT}/kernel/core/mode.c ${LL_SOURCE_ROOT}/kernel/core/mode_bifrost.c
   ${LL_SOURCE_ROOT}/kernel/core/pcn.c ${LL_SOURCE_ROOT}/kernel/core/dcqcn.c
   ${LL_SOURCE_ROOT}/kernel/core/cnp.c ${LL_SOURCE_ROOT}/kernel/core/portfc.c)
@@ -24,7 +25,7 @@ set(LL_POLICY_SOURCES
   ${LL_SOURCE_ROOT}/daemon/policy/mode_policy.cpp
   ${LL_SOURCE_ROOT}/daemon/policy/spfc_slow.cpp ${LL_SOURCE_ROOT}/daemon/policy/scheme_dt.cpp
   ${LL_SOURCE_ROOT}/daemon/policy/scheme_st.cpp ${LL_SOURCE_ROOT}/daemon/policy/scheme_dsh.cpp
-  ${LL_SOURCE_ROOT}/daemon/policy/scheme_spfc.cpp)
+  ${LL_SOURCE_ROOT}/daemon/policy/scheme_spfc.cpp ${LL_SOURCE_ROOT}/daemon/policy/scheme_portfc.cpp)
 
 # The hosts' congestion control parameters without BPF (daemon/cc:
 # ll_cc_params), which the configuration loader's [host_cc] uses.

@@ -314,6 +314,9 @@ bool ll_kport_admit(struct ll_kport *port, struct sk_buff *skb, u32 queue,
 	if ((ll_skb_charge(skb)->lossless || ll_scheme_hooks_for(kp->mmu, 0)) &&
 	    ll_mmu_ctrl_due(kp->mmu, in_port, now))
 		ll_kpool_kick(kp, in_port);
+	/* A scheme's frames due on other ports (PortFC's egress onsets). */
+	if (unlikely(kp->mmu->kick_mask))
+		ll_kpool_kick_mask(kp, ll_mmu_take_kicks(kp->mmu));
 	/* Only ECT packets are asked about, so the MMU's count and ours are
 	 * marks made here (not Not-ECT packets, not CE from upstream).
 	 */
@@ -340,6 +343,8 @@ void ll_kpool_release(struct ll_kpool *kp, struct ll_mmu_charge *charge,
 		ll_kpool_kick(kp, charge->in_port);
 	if (ev & LL_MMU_EV_SWEEP)
 		ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, now));
+	if (unlikely(kp->mmu->kick_mask))
+		ll_kpool_kick_mask(kp, ll_mmu_take_kicks(kp->mmu));
 	spin_unlock(&kp->lock);
 }
 

@@ -374,6 +374,8 @@ static int ll_port_options(struct nlattr **tb, u64 rate, u32 shaper_burst,
 		pc->sw_response_ns = nla_get_u64(tb[TCA_LOSSLESS_SW_DELAY_NS]);
 	if (tb[TCA_LOSSLESS_HEADROOM_BYTES])
 		pc->headroom_bytes = nla_get_u32(tb[TCA_LOSSLESS_HEADROOM_BYTES]);
+	if (tb[TCA_LOSSLESS_SCHEME_PORT])
+		pc->scheme_port = nla_get_u8(tb[TCA_LOSSLESS_SCHEME_PORT]) + 1;
 	if (tb[TCA_LOSSLESS_MODE])
 		return ll_mode_options(tb[TCA_LOSSLESS_MODE], pc, extack);
 	return 0;
@@ -410,6 +412,7 @@ static const char * const ll_needs_pool_msg[TCA_LOSSLESS_MAX + 1] = {
 	[TCA_LOSSLESS_CABLE_DELAY_NS] = LL_NEEDS_POOL("cable-delay"),
 	[TCA_LOSSLESS_SW_DELAY_NS] = LL_NEEDS_POOL("sw-delay"),
 	[TCA_LOSSLESS_HEADROOM_BYTES] = LL_NEEDS_POOL("headroom"),
+	[TCA_LOSSLESS_SCHEME_PORT] = LL_NEEDS_POOL("scheme-port"),
 	[TCA_LOSSLESS_ECN_KMIN_BYTES] = LL_NEEDS_POOL("ecn"),
 	[TCA_LOSSLESS_ECN_KMAX_BYTES] = LL_NEEDS_POOL("ecn"),
 	[TCA_LOSSLESS_ECN_PMAX] = LL_NEEDS_POOL("ecn"),
@@ -666,6 +669,9 @@ int ll_kport_dump(struct ll_kport *port, struct sk_buff *skb)
 		return -EMSGSIZE;
 	if (pc.headroom_bytes &&
 	    nla_put_u32(skb, TCA_LOSSLESS_HEADROOM_BYTES, pc.headroom_bytes))
+		return -EMSGSIZE;
+	if (pc.scheme_port &&
+	    nla_put_u8(skb, TCA_LOSSLESS_SCHEME_PORT, pc.scheme_port - 1))
 		return -EMSGSIZE;
 	if (plane_id && nla_put_u32(skb, TCA_LOSSLESS_PLANE_ID, plane_id))
 		return -EMSGSIZE;

@@ -113,6 +113,7 @@ static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
 				 .len = LOSSLESS_MAX_QUEUES * sizeof(u32) },
 	[TCA_LOSSLESS_ECN_MODE] = NLA_POLICY_MAX(NLA_U8, LOSSLESS_ECN_MODE_NP_ECN),
 	[TCA_LOSSLESS_NP_ECN_K_BYTES] = { .type = NLA_U32 },
+	[TCA_LOSSLESS_SCHEME_PORT] = NLA_POLICY_MAX(NLA_U8, LL_MMU_MAX_PORTS - 1),
 };
 
 /* Default catch-up of the shaper: sw-delay at the line rate. sw-delay is

@@ -420,7 +420,7 @@ static void ll_print_scheme_xstats(const struct tc_lossless_xstats *st,
 	if (len < offsetof(struct tc_lossless_xstats, sch) + sizeof(st->sch))
 		return;
 	d = ll_scheme_lookup(ss->scheme);
-	if (!ss->scheme || !d || !d->n_prio_stats)
+	if (!ss->scheme || !d || !(d->n_stats || d->n_prio_stats))
 		return;
 	print_nl();
 	open_json_object("scheme_stats");
@@ -445,9 +445,11 @@ static void ll_print_scheme_xstats(const struct tc_lossless_xstats *st,
 			ll_tc_print_stat_value(d->stats[i].name, d->stats[i].name,
 					      d->stats[i].unit, ss->ctr[i]);
 	/* The first per-priority value (the plane has the second too). */
-	for (p = 0; p < LOSSLESS_PFC_PRIOS; p++)
-		vals[p] = ss->prio[p];
-	ll_tc_print_prio_values(st, &d->prio_stats[0], vals);
+	if (d->n_prio_stats) {
+		for (p = 0; p < LOSSLESS_PFC_PRIOS; p++)
+			vals[p] = ss->prio[p];
+		ll_tc_print_prio_values(st, &d->prio_stats[0], vals);
+	}
 	close_json_object();
 }
 

@@ -117,6 +117,13 @@ const struct ll_param ll_params[LL_P_COUNT] = {
 		.nl_attr = TCA_LOSSLESS_HEADROOM_BYTES, .nl_len = 4,
 		.plane_set = LOSSLESS_PLANE_SET_HEADROOM, .word = -1,
 	},
+	[LL_P_SCHEME_PORT] = {
+		.tc = "scheme-port", .arg = "N", .key = "scheme_port",
+		.help = "this port's number in the pool's scheme (portfc: its BCube switch port, 0 .. n-1); absent: the order it joined",
+		.unit = LL_PARAM_COUNT, .flags = LL_PARAM_PORT, .scheme = -1,
+		.min = 0, .max = 63, .def = 0,
+		.nl_attr = TCA_LOSSLESS_SCHEME_PORT, .nl_len = 1, .word = -1,
+	},
 	[LL_P_ECN] = {
 		.tc = "ecn", .arg = "{ KMIN KMAX PMAX | off }", .key = "ecn",
 		.help = "RED marking (CE) on the egress queues between KMIN and KMAX bytes, up to PMAX",

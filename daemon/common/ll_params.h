@@ -54,6 +54,7 @@ enum ll_param_id {
 	LL_P_CABLE_DELAY,
 	LL_P_SW_DELAY,
 	LL_P_HEADROOM,
+	LL_P_SCHEME_PORT,
 	LL_P_ECN,
 	LL_P_ECN_MODE,
 	LL_P_NP_ECN_K,

@@ -13,12 +13,14 @@ namespace lossless::policy {
 extern const Registration kStRegistration;
 extern const Registration kDshRegistration;
 extern const Registration kSpfcRegistration;
+extern const Registration kPortfcRegistration;
 
 const std::vector<const Registration *> &registry()
 {
   // One line per policy; the first policy of a scheme is its default.
   static const std::vector<const Registration *> all = {&kPfcDtRegistration, &kStRegistration,
-                                                        &kDshRegistration, &kSpfcRegistration};
+                                                        &kDshRegistration, &kSpfcRegistration,
+                                                        &kPortfcRegistration};
   return all;
 }
 

@@ -125,6 +125,24 @@ static __always_inline ll_u64 port_deadline(const struct ll_mmu_pool *pool,
 	return ll_scheme_port_deadline(pool, port);
 }
 
+/*
+ * A port whose frames are its scheme's (LL_SCHEME_HOOK_FRAMES), not the
+ * MMU's PFC: every port of such a pool but one with a mode. The hook bit
+ * spares the others the lookup; the descriptor decides (a hooks mask with
+ * every bit set, as the tests' check of skipped hooks has it, must not
+ * silence a scheme's PFC).
+ */
+static int own_frames(const struct ll_mmu_pool *pool,
+		      const struct ll_mmu_port *p)
+{
+	const struct ll_scheme_desc *d;
+
+	if (!(pool->scheme_hooks & LL_SCHEME_HOOK_FRAMES) || p->mode)
+		return 0;
+	d = ll_scheme_lookup(pool->cfg.scheme);
+	return d && d->frames_take;
+}
+
 static int xoff_due(const struct ll_mmu_port *p, ll_u64 now_ns)
 {
 	if (p->xoff.taken)
@@ -406,6 +424,8 @@ static enum ll_mmu_err port_config_check(const struct ll_mmu_pool *pool,
 {
 	if (!pc->rate_bps || pc->rate_bps > LL_HEADROOM_MAX_RATE_BPS)
 		return LL_MMU_ERR_RATE;
+	if (pc->scheme_port > LL_MMU_MAX_PORTS)
+		return LL_MMU_ERR_PORT;
 	if (pc->cable_delay_ns > LL_HEADROOM_MAX_DELAY_NS ||
 	    pc->sw_response_ns > LL_HEADROOM_MAX_DELAY_NS)
 		return LL_MMU_ERR_DELAY;
@@ -551,6 +571,7 @@ enum ll_mmu_err ll_mmu_port_attach(struct ll_mmu_pool *pool, ll_u32 port,
 	zero_bytes(p, sizeof(*p));
 	p->gen = gen;
 	p->rate_bps = pc->rate_bps;
+	p->scheme_port = (ll_u8)pc->scheme_port;
 	p->headroom_bytes = headroom;
 	p->attached = 1;
 	xoff_timing(p, xoff_quanta(&pool->cfg));
@@ -618,6 +639,7 @@ enum ll_mmu_err ll_mmu_port_update(struct ll_mmu_pool *pool, ll_u32 port,
 						&p->mode_params))
 		change = 3;
 	p->rate_bps = pc->rate_bps;
+	p->scheme_port = (ll_u8)pc->scheme_port;
 	p->headroom_bytes = headroom;
 	pool->cfg_gen++;
 	xoff_timing(p, p->xoff.quanta);
@@ -783,6 +805,8 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 
 	if (hooks & LL_SCHEME_HOOK_ADMITTED)
 		ll_scheme_admitted(pool, charge, now_ns);
+	if (pool->scheme_hooks & LL_SCHEME_HOOK_EGRESS)
+		ll_scheme_egress(pool, eg_port, now_ns);
 	if (lossless && !moded)
 		ll_scheme_evaluate(pool, in_port, prio, now_ns);
 	return (enum ll_mmu_verdict)region;
@@ -884,6 +908,9 @@ static ll_u32 uncharge(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
 		bad = sub_clamp(&po->eq[charge->eg_queue].bytes, bytes);
 		bad |= sub_clamp(&po->egress_bytes, bytes);
 		pool->ctr.release_anomalies += bad;
+		/* Departed or purged alike: the queue holds less. */
+		if (pool->scheme_hooks & LL_SCHEME_HOOK_EGRESS)
+			ll_scheme_egress(pool, charge->eg_port, now_ns);
 	} else {
 		pool->ctr.stale_releases++;
 	}
@@ -964,7 +991,7 @@ int ll_mmu_port_timer(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 		mode_timer(pool, p, now_ns);
 	else if (now_ns >= port_deadline(pool, port))
 		ll_scheme_port_tick(pool, port, now_ns);
-	return xoff_due(p, now_ns);
+	return ll_mmu_ctrl_due(pool, port, now_ns);
 }
 
 int ll_mmu_ctrl_due(const struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
@@ -979,6 +1006,9 @@ int ll_mmu_ctrl_due(const struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 	 */
 	if (p->mode && !p->xoff.taken && now_ns >= p->mode_next_ns)
 		return 1;
+	if (own_frames(pool, p))
+		return !p->xoff.taken &&
+		       ll_scheme_frames_due(pool, port, now_ns);
 	return xoff_due(p, now_ns);
 }
 
@@ -989,9 +1019,21 @@ int ll_mmu_ctrl_take(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns,
 	ll_u8 vector;
 	ll_u32 i;
 
-	if (!port_ok(pool, port) || !xoff_due(&pool->ports[port], now_ns))
+	if (!port_ok(pool, port))
 		return 0;
 	xo = &pool->ports[port].xoff;
+	if (own_frames(pool, &pool->ports[port])) {
+		if (xo->taken || !ll_scheme_frames_due(pool, port, now_ns) ||
+		    !ll_scheme_frames_take(pool, port, now_ns, frame))
+			return 0;
+		xo->taken = 1;
+		xo->taken_vector = 0;
+		xo->taken_xoff = 0;
+		xo->taken_ns = now_ns;
+		return 1;
+	}
+	if (!xoff_due(&pool->ports[port], now_ns))
+		return 0;
 	if (pool->ports[port].mode) {
 		/* The mode's frame, as its slot decided it. A failed send
 		 * makes it pending again (ll_mmu_ctrl_complete()).
@@ -1034,8 +1076,16 @@ int ll_mmu_ctrl_complete(struct ll_mmu_pool *pool, ll_u32 port, int sent,
 	p = &pool->ports[port];
 	xo = &p->xoff;
 	if (!xo->taken)
-		return xoff_due(p, now_ns);
+		return ll_mmu_ctrl_due(pool, port, now_ns);
 	xo->taken = 0;
+	if (own_frames(pool, p)) {
+		if (sent)
+			xo->frames++;
+		else
+			xo->send_failures++;
+		ll_scheme_frames_complete(pool, port, sent, xo->taken_ns);
+		return ll_mmu_ctrl_due(pool, port, now_ns);
+	}
 	if (!sent) {
 		xo->send_failures++;
 		if (p->mode)
@@ -1091,6 +1141,8 @@ ll_u64 ll_mmu_ctrl_next_deadline(const struct ll_mmu_pool *pool, ll_u32 port)
 	next = port_deadline(pool, port);
 	if (xo->taken)
 		return next;
+	if (own_frames(pool, &pool->ports[port]))
+		return ll_min_u64(next, ll_scheme_frames_next_ns(pool, port));
 	if (xo->want != xo->told)
 		return 0;
 	if (xo->told)

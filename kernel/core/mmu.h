@@ -176,6 +176,8 @@ struct ll_mmu_port_config {
 	 */
 	ll_u32 mode;
 	union ll_mode_params mode_params;
+	/* The port's number in the scheme's numbering + 1; 0: its index. */
+	ll_u32 scheme_port;
 };
 
 enum ll_mmu_err {
@@ -304,7 +306,8 @@ struct ll_mmu_port {
 	ll_u64 egress_bytes;		/* sum over its egress queues */
 	ll_u16 gen;			/* bumped by detach */
 	ll_u8 attached;
-	ll_u8 reserved0[5];
+	ll_u8 scheme_port;		/* ll_mmu_port_config's */
+	ll_u8 reserved0[4];
 	struct ll_mmu_xoff xoff;
 	union ll_scheme_port_state sch;	/* the scheme's (scheme_types.h) */
 	/*
@@ -366,6 +369,12 @@ struct ll_mmu_pool {
 	 * values derived from them (SPFC's IRC_th) are stale when it does.
 	 */
 	ll_u32 cfg_gen;
+	ll_u32 reserved0;
+	/* Ports a scheme made a frame due on from another port's event
+	 * (PortFC's egress detector): the caller kicks them and clears it
+	 * (ll_mmu_take_kicks()).
+	 */
+	ll_u64 kick_mask;
 	struct ll_mmu_counters ctr;
 	union ll_scheme_pool_state sch;	/* the scheme's (scheme_types.h) */
 	struct ll_scheme_events events;	/* the schemes' event ring */
@@ -506,6 +515,15 @@ ll_u32 ll_mmu_purge(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
  * frame due now (state change or refresh).
  */
 ll_u64 ll_mmu_sweep(struct ll_mmu_pool *pool, ll_u64 now_ns);
+
+/* Ports to kick that a scheme made due from elsewhere; clears them. */
+static inline ll_u64 ll_mmu_take_kicks(struct ll_mmu_pool *pool)
+{
+	ll_u64 m = pool->kick_mask;
+
+	pool->kick_mask = 0;
+	return m;
+}
 
 /* ------------------------------------------------------- PFC generation */
 

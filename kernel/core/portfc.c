@@ -280,16 +280,24 @@ ll_u32 ll_portfc_retune(struct ll_portfc_eport *e,
 	return detect(e, t);
 }
 
-ll_u8 ll_portfc_tell(const struct ll_portfc_eport *ports,
-		     const struct ll_bcube *b, ll_u32 t, ll_u32 cls)
+ll_u32 ll_portfc_detect(struct ll_portfc_eport *e,
+			const struct ll_portfc_thresholds *t,
+			ll_u64 sum_a_bytes, ll_u64 b_bytes)
+{
+	e->sum_a_bytes = sum_a_bytes;
+	e->b_bytes = b_bytes;
+	return detect(e, t);
+}
+
+ll_u8 ll_portfc_tell(ll_u32 up_ports, ll_u32 n, ll_u32 t)
 {
 	ll_u32 p;
 	ll_u8 mask = 0;
 	int j;
 
-	for (p = 0; p < b->n; p++) {
-		j = ll_portfc_slot(b->n, p, t);	/* -1 for t itself */
-		if (j >= 0 && (cls ? ports[p].up_b : ports[p].up_a))
+	for (p = 0; p < n && p < LL_PORTFC_MAX_N; p++) {
+		j = ll_portfc_slot(n, p, t);	/* -1 for t itself */
+		if (j >= 0 && ((up_ports >> p) & 1))
 			mask |= (ll_u8)(1u << j);
 	}
 	return mask;

@@ -249,12 +249,20 @@ ll_u32 ll_portfc_retune(struct ll_portfc_eport *e,
 			const struct ll_portfc_thresholds *t);
 
 /*
- * What switch port t tells its server of class A (cls 0) or B (cls 1):
- * bit slot(p, t) for every other port p whose flag is up. ports[] is
- * indexed by the switch's port number, n of them.
+ * The same from bytes counted elsewhere (the MMU's egress queues): the
+ * port's A-slots hold sum_a_bytes and its B queue b_bytes now. Onset at
+ * >= X_off, relief at <= X_on, each class on its own flag.
  */
-ll_u8 ll_portfc_tell(const struct ll_portfc_eport *ports,
-		     const struct ll_bcube *b, ll_u32 t, ll_u32 cls);
+ll_u32 ll_portfc_detect(struct ll_portfc_eport *e,
+			const struct ll_portfc_thresholds *t,
+			ll_u64 sum_a_bytes, ll_u64 b_bytes);
+
+/*
+ * What switch port t tells its server of a class: bit slot(p, t) for
+ * every other port p of up_ports (bit p: p's flag of that class is up),
+ * n ports.
+ */
+ll_u8 ll_portfc_tell(ll_u32 up_ports, ll_u32 n, ll_u32 t);
 
 /* ---------------------------------------------------------- received */
 

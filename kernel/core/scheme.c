@@ -18,6 +18,7 @@ static const struct ll_scheme_desc *const schemes[LL_SCHEME_CORE_COUNT] = {
 	[LL_SCHEME_ST] = &ll_scheme_st,
 	[LL_SCHEME_DSH] = &ll_scheme_dsh,
 	[LL_SCHEME_SPFC] = &ll_scheme_spfc,
+	[LL_SCHEME_PORTFC] = &ll_scheme_portfc,
 	LL_SCHEME_EXTRA_TABLE
 };
 
@@ -139,6 +140,39 @@ void ll_scheme_port_frame(const struct ll_mmu_pool *pool, ll_u32 port,
 
 	if (d && d->port_frame)
 		d->port_frame(pool, port, now_ns, msg);
+}
+
+int ll_scheme_frames_due(const struct ll_mmu_pool *pool, ll_u32 port,
+			 ll_u64 now_ns)
+{
+	const struct ll_scheme_desc *d = ll_scheme_lookup(pool->cfg.scheme);
+
+	return d && d->frames_due ? d->frames_due(pool, port, now_ns) : 0;
+}
+
+int ll_scheme_frames_take(struct ll_mmu_pool *pool, ll_u32 port,
+			  ll_u64 now_ns, struct ll_ctrl_msg *msg)
+{
+	const struct ll_scheme_desc *d = ll_scheme_lookup(pool->cfg.scheme);
+
+	return d && d->frames_take ? d->frames_take(pool, port, now_ns, msg) : 0;
+}
+
+void ll_scheme_frames_complete(struct ll_mmu_pool *pool, ll_u32 port,
+			       int sent, ll_u64 at_ns)
+{
+	const struct ll_scheme_desc *d = ll_scheme_lookup(pool->cfg.scheme);
+
+	if (d && d->frames_complete)
+		d->frames_complete(pool, port, sent, at_ns);
+}
+
+ll_u64 ll_scheme_frames_next_ns(const struct ll_mmu_pool *pool, ll_u32 port)
+{
+	const struct ll_scheme_desc *d = ll_scheme_lookup(pool->cfg.scheme);
+
+	return d && d->frames_next_ns ? d->frames_next_ns(pool, port) :
+					LL_MMU_NEVER;
 }
 
 int ll_scheme_ecn_mark(const struct ll_mmu_pool *pool, ll_u32 port,

@@ -122,6 +122,20 @@ struct ll_scheme_desc {
 		       ll_u32 nr_ids, const void *payload, ll_u64 now_ns,
 		       ll_u64 *due);
 	ll_u32 channel_len;
+	/*
+	 * Frames of its own (LL_SCHEME_HOOK_FRAMES: PortFC's), sent instead
+	 * of the MMU's PFC by the same take/complete path, one claimed at a
+	 * time: whether one is due on port, the frame (1) or none (0),
+	 * its fate (sent, at the time it was taken), when the next is due
+	 * (0: now; LL_MMU_NEVER: none). Per frame, not per packet.
+	 */
+	int (*frames_due)(const struct ll_mmu_pool *pool, ll_u32 port,
+			  ll_u64 now_ns);
+	int (*frames_take)(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns,
+			   struct ll_ctrl_msg *msg);
+	void (*frames_complete)(struct ll_mmu_pool *pool, ll_u32 port, int sent,
+				ll_u64 at_ns);
+	ll_u64 (*frames_next_ns)(const struct ll_mmu_pool *pool, ll_u32 port);
 };
 
 /*
@@ -154,6 +168,7 @@ extern const struct ll_scheme_desc ll_scheme_dt;
 extern const struct ll_scheme_desc ll_scheme_st;
 extern const struct ll_scheme_desc ll_scheme_dsh;
 extern const struct ll_scheme_desc ll_scheme_spfc;
+extern const struct ll_scheme_desc ll_scheme_portfc;
 
 /* The descriptor of a scheme the core implements, or NULL. */
 const struct ll_scheme_desc *ll_scheme_lookup(ll_u32 id);
@@ -254,6 +269,14 @@ static __always_inline void ll_scheme_released(struct ll_mmu_pool *pool,
 #define LL_SCHEME_HOOK_CLOCK	0x10u	/* now_ns in an admission */
 #define LL_SCHEME_HOOK_LOSSY	0x20u	/* the hooks for lossy packets too */
 #define LL_SCHEME_HOOK_ECN	0x40u	/* its ecn_mark, not the pool's RED */
+/*
+ * ll_scheme_egress() after every change of an egress queue's bytes
+ * (admission, departure, purge), lossy or lossless: a scheme that watches
+ * egress queues (PortFC's detector).
+ */
+#define LL_SCHEME_HOOK_EGRESS	0x80u
+/* Its frames (the descriptor's frames_*), not the MMU's PFC. */
+#define LL_SCHEME_HOOK_FRAMES	0x100u
 
 /* The hooks of scheme (its descriptor's), 0 for an unknown one. */
 ll_u32 ll_scheme_hooks(ll_u32 scheme);
@@ -281,6 +304,15 @@ static __always_inline ll_u64
 ll_scheme_port_deadline(const struct ll_mmu_pool *pool, ll_u32 port);
 void ll_scheme_port_tick(struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u64 now_ns);
+
+/* Its own frames (LL_SCHEME_HOOK_FRAMES): the descriptor's frames_*. */
+int ll_scheme_frames_due(const struct ll_mmu_pool *pool, ll_u32 port,
+			 ll_u64 now_ns);
+int ll_scheme_frames_take(struct ll_mmu_pool *pool, ll_u32 port,
+			  ll_u64 now_ns, struct ll_ctrl_msg *msg);
+void ll_scheme_frames_complete(struct ll_mmu_pool *pool, ll_u32 port,
+			       int sent, ll_u64 at_ns);
+ll_u64 ll_scheme_frames_next_ns(const struct ll_mmu_pool *pool, ll_u32 port);
 
 /* The scheme's rewrite of the frame port sends (its port_frame). */
 void ll_scheme_port_frame(const struct ll_mmu_pool *pool, ll_u32 port,
@@ -609,6 +641,24 @@ int ll_spfc_force(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 int ll_spfc_publish(struct ll_mmu_pool *pool, ll_u32 port, ll_u8 victims,
 		    ll_u64 window_end_ns, ll_u64 now_ns);
 
+/*
+ * PortFC (scheme_portfc.c, portfc.md section 4; docs/PORTFC.md; the pure
+ * part in portfc.h). Its events in the pool's ring (port events, prio
+ * 0xff): an egress port's onset and relief of each class.
+ */
+enum ll_portfc_evt {
+	LL_PORTFC_EVT_PAUSE_A = 1,
+	LL_PORTFC_EVT_RESUME_A,
+	LL_PORTFC_EVT_PAUSE_B,
+	LL_PORTFC_EVT_RESUME_B,
+	LL_PORTFC_EVTS
+};
+
+/* port's egress queues changed: its detector, frames due on the others. */
+void ll_portfc_egress(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
+/* port's number on its BCube switch: its scheme_port, or its index. */
+ll_u32 ll_portfc_port_number(const struct ll_mmu_pool *pool, ll_u32 port);
+
 /* --------------------------------- dispatch of the per-packet hooks */
 
 /*
@@ -627,6 +677,9 @@ ll_scheme_ingress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,
 		return ll_dsh_queue_threshold(pool, port, prio);
 	case LL_SCHEME_SPFC:
 		return ll_spfc_threshold(pool, port, prio);
+	case LL_SCHEME_PORTFC:
+		/* No ingress pause: shared to its end, then headroom. */
+		return LL_MMU_NEVER;
 	default:
 		return ll_dt_ingress_threshold(pool);
 	}
@@ -670,6 +723,8 @@ ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 					 now_ns))
 			ll_spfc_evaluate(pool, port, prio, now_ns);
 		break;
+	case LL_SCHEME_PORTFC:
+		break;	/* its pauses are its egress ports' (ll_portfc_egress) */
 	default:
 		if (!ll_dt_quiet(pool, port, prio))
 			ll_dt_hysteresis(pool, port, prio,
@@ -702,6 +757,14 @@ static __always_inline void ll_scheme_released(struct ll_mmu_pool *pool,
 {
 	if (pool->cfg.scheme == LL_SCHEME_SPFC)
 		ll_spfc_released(pool, charge, now_ns);
+}
+
+/* An egress queue of port changed (LL_SCHEME_HOOK_EGRESS). */
+static __always_inline void ll_scheme_egress(struct ll_mmu_pool *pool,
+					     ll_u32 port, ll_u64 now_ns)
+{
+	if (pool->cfg.scheme == LL_SCHEME_PORTFC)
+		ll_portfc_egress(pool, port, now_ns);
 }
 
 static __always_inline ll_u64

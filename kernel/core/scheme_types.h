@@ -16,6 +16,7 @@
 #define LL_SCHEME_TYPES_H
 
 #include "ll_types.h"
+#include "portfc.h"	/* struct ll_portfc_eport */
 
 /* tests/unit/extension_test.cpp adds a scheme through these two. */
 #ifndef LL_SCHEME_EXTRA_IDS
@@ -30,6 +31,7 @@ enum ll_scheme_id {
 	LL_SCHEME_ST = 1,	/* PFC + static threshold (spfc.md 2.6) */
 	LL_SCHEME_DSH = 2,	/* Dynamic and Shared Headroom (dsh.md) */
 	LL_SCHEME_SPFC = 3,	/* Selective PFC (spfc.md) */
+	LL_SCHEME_PORTFC = 4,	/* PortFC, per-port Pause/Resume (portfc.md) */
 	LL_SCHEME_EXTRA_IDS	/* the unit tests' way in; empty otherwise */
 	LL_SCHEME_CORE_COUNT,	/* every scheme the core implements */
 };
@@ -44,7 +46,7 @@ enum ll_scheme_id {
  * core is selectable.
  */
 #ifndef LL_SCHEME_COUNT
-#define LL_SCHEME_COUNT 4
+#define LL_SCHEME_COUNT 5
 #endif
 
 /*
@@ -102,11 +104,30 @@ struct ll_spfc_params {
 #define LL_SPFC_F_DAEMON	0x2ULL
 #define LL_SPFC_F_ALL		0x3ULL
 
+/*
+ * PortFC (portfc.md; docs/PORTFC.md; portfc.h has its pure part): a BCube
+ * switch's pool. Each egress port's A-slots (queues 1 .. n-1, their sum)
+ * and B queue (n) have on/off thresholds; crossing one tells every other
+ * port's server to pause (or resume) the queue that feeds this one, by
+ * PortFC's own frames. No ingress PFC. 0 in a threshold: 24 and 16 MTU.
+ */
+struct ll_portfc_params {
+	ll_u64 n;		/* BCube radix, 2 .. 8 (required) */
+	ll_u64 xoff_a_bytes;
+	ll_u64 xon_a_bytes;
+	ll_u64 xoff_b_bytes;
+	ll_u64 xon_b_bytes;
+};
+
+#define LL_PORTFC_XOFF_MTU_DEFAULT 24ULL
+#define LL_PORTFC_XON_MTU_DEFAULT 16ULL
+
 /* One member per scheme that has parameters; zeroed = its defaults. */
 union ll_scheme_params {
 	struct ll_st_params st;
 	struct ll_dsh_params dsh;
 	struct ll_spfc_params spfc;
+	struct ll_portfc_params portfc;
 	ll_u64 raw[8];		/* the union's size, for every scheme to come */
 };
 
@@ -184,6 +205,26 @@ struct ll_spfc_port_state {
 	ll_u32 irc_th_gen;
 };
 
+/*
+ * PortFC state of a switch port: its egress detector (A and B flags and
+ * their counts, portfc.h) and what it told its server of the other ports
+ * (the vectors of its last A and B frames, when each is to be refreshed,
+ * the frame claimed and not yet completed).
+ */
+struct ll_portfc_port_state {
+	struct ll_portfc_eport e;	/* bytes as of the last change, flags */
+	ll_u64 refresh_a_ns;	/* told A pauses are sent again here */
+	ll_u64 refresh_b_ns;
+	ll_u32 frames_a;	/* frames sent to this port's server (wrap) */
+	ll_u32 frames_b;
+	ll_u8 told_a;		/* slots told paused, class A */
+	ll_u8 told_b;
+	ll_u8 taken_cls;	/* 1 + the class of the claimed frame; 0: none */
+	ll_u8 taken_vector;	/* its slots */
+	ll_u8 taken_xoff;	/* those it paused */
+	ll_u8 reserved0;
+};
+
 struct ll_spfc_iq_state {
 	ll_u32 irc;		/* IRC: departures this window (saturated) */
 	ll_u32 last_win;	/* the last completed window's count */
@@ -217,6 +258,7 @@ union ll_scheme_pool_state {
 union ll_scheme_port_state {
 	struct ll_dsh_port_state dsh;
 	struct ll_spfc_port_state spfc;
+	struct ll_portfc_port_state portfc;
 
 	LL_SCHEME_EXTRA_PORT_STATE
 };

@@ -67,6 +67,11 @@ enum {
 					 * bytes behind the packet (pool-wide;
 					 * 0, the paper's: any)
 					 */
+	TCA_LOSSLESS_SCHEME_PORT,	/* u8: this port's number in the
+					 * pool's scheme (PortFC: its switch
+					 * port, 0 .. n - 1); absent: the
+					 * order it joined the pool
+					 */
 	__TCA_LOSSLESS_MAX
 };
 
@@ -100,6 +105,7 @@ enum {
 	LOSSLESS_SCHEME_ST,		/* PFC + static threshold */
 	LOSSLESS_SCHEME_DSH,		/* Dynamic and Shared Headroom */
 	LOSSLESS_SCHEME_SPFC,		/* Selective PFC */
+	LOSSLESS_SCHEME_PORTFC,		/* PortFC: per-port Pause/Resume (BCube) */
 	__LOSSLESS_SCHEME_COUNT
 };
 
@@ -111,6 +117,7 @@ enum {
 	TCA_LOSSLESS_SCHEME_ST,		/* nested TCA_LOSSLESS_ST_* */
 	TCA_LOSSLESS_SCHEME_DSH,	/* nested TCA_LOSSLESS_DSH_* */
 	TCA_LOSSLESS_SCHEME_SPFC,	/* nested TCA_LOSSLESS_SPFC_* */
+	TCA_LOSSLESS_SCHEME_PORTFC,	/* nested TCA_LOSSLESS_PORTFC_* */
 	__TCA_LOSSLESS_SCHEME_MAX
 };
 
@@ -159,6 +166,24 @@ enum {
 };
 
 #define TCA_LOSSLESS_SPFC_MAX (__TCA_LOSSLESS_SPFC_MAX - 1)
+
+/*
+ * PortFC (docs/PORTFC.md): the BCube radix, and the thresholds of an
+ * egress port's A-slots (their sum) and B queue; 0 or absent: 24 and 16
+ * MTU (6 and 4 times a BDP of 4 MTU).
+ */
+enum {
+	TCA_LOSSLESS_PORTFC_UNSPEC,
+	TCA_LOSSLESS_PORTFC_N,		/* u64: BCube radix n, 2 .. 8 (required) */
+	TCA_LOSSLESS_PORTFC_XOFF_A_BYTES, /* u64: A-slots' sum pauses at this */
+	TCA_LOSSLESS_PORTFC_XON_A_BYTES,  /* u64: ... resumes at this */
+	TCA_LOSSLESS_PORTFC_XOFF_B_BYTES, /* u64: the B queue pauses at this */
+	TCA_LOSSLESS_PORTFC_XON_B_BYTES,  /* u64: ... resumes at this */
+	TCA_LOSSLESS_PORTFC_PAD,
+	__TCA_LOSSLESS_PORTFC_MAX
+};
+
+#define TCA_LOSSLESS_PORTFC_MAX (__TCA_LOSSLESS_PORTFC_MAX - 1)
 
 /*
  * A port's mode (nested in TCA_LOSSLESS_MODE; docs/ARCHITECTURE.md, "Port
@@ -469,6 +494,13 @@ struct lossless_plane_scheme {
 			__u64 flags;		/* LOSSLESS_SPFC_F_* */
 			__u64 k;
 		} spfc;
+		struct {
+			__u64 n;
+			__u64 xoff_a_bytes;
+			__u64 xon_a_bytes;
+			__u64 xoff_b_bytes;
+			__u64 xon_b_bytes;
+		} portfc;
 		__u64 raw[8];
 	} p;
 };

@@ -22,9 +22,11 @@ static neighbours, so no ARP or flooded frame adds to the counts.
 
 With qdisc (tc-lossless options, e.g. "rate 100mbit"), every port gets
 `lossless handle 1:` with PortFC's queue count, HQ strict (queue 0) and the
-plan's gates; with classify, PortFC's classifier on every port (the maps
-pinned per namespace in /sys/fs/bpf/portfc-<namespace>, removed with the
-topology).
+plan's gates; with switch_pool (pool options, e.g. "buffer 4mb scheme
+portfc portfc-n 4"), a switch's ports also share its pool, named w<id>,
+each with its BCube number (scheme-port). With classify, PortFC's
+classifier on every port (the maps pinned per namespace in
+/sys/fs/bpf/portfc-<namespace>, removed with the topology).
 """
 
 import json
@@ -34,7 +36,8 @@ from topology import Paths, sh
 
 
 class BCube:
-    def __init__(self, t, n, k, base="10.1.0.1", first=None, qdisc=None, classify=False):
+    def __init__(self, t, n, k, base="10.1.0.1", first=None, qdisc=None, classify=False,
+                 switch_pool=None):
         self.t, self.n, self.k = t, n, k
         self.plan = json.loads(sh(f"{Paths.portfc} plan --n {n} --k {k} --base {base}"))
         self.first = first or (lambda src, dst: 0)
@@ -43,7 +46,7 @@ class BCube:
         self._cable()
         self._route()
         if qdisc is not None:
-            self._qdiscs(qdisc)
+            self._qdiscs(qdisc, switch_pool)
         if classify:
             self._classify()
 
@@ -107,13 +110,18 @@ class BCube:
                                  f"onlink src {s['addr']}")
             srv.run("ip -batch -", input="\n".join(batch) + "\n")
 
-    def _qdiscs(self, opts):
+    def _qdiscs(self, opts, switch_pool):
         q, g = self.plan["queues"], self.plan["gates"]
         for hosts, queues, gates in ((self.servers, q["server"], g["server"]),
                                      (self.switches, q["switch"], g["switch"])):
             for h in hosts.values():
-                cmds = [f"qdisc add dev {dev} root handle 1: lossless queues {queues} strict 1 "
-                        f"gates {gates} {opts}" for dev in h.ifaces]
+                cmds = []
+                for dev in h.ifaces:
+                    pool = ""
+                    if switch_pool is not None and hosts is self.switches:
+                        pool = f"pool {h.name} scheme-port {dev[2:]} {switch_pool} "
+                    cmds.append(f"qdisc add dev {dev} root handle 1: lossless {pool}queues {queues} "
+                                f"strict 1 gates {gates} {opts}")
                 h.run("tc -batch -", input="\n".join(cmds) + "\n")
 
     def _classify(self):

@@ -143,6 +143,10 @@ extern "C" const ll_scheme_desc ll_scheme_test = {
     .ecn_mark = tst_ecn_mark,
     .channel = tst_channel,
     .channel_len = sizeof(TstPayload),
+    .frames_due = nullptr,
+    .frames_take = nullptr,
+    .frames_complete = nullptr,
+    .frames_next_ns = nullptr,
 };
 
 namespace {
@@ -176,7 +180,7 @@ TEST(Extension, ItsParameterIsARowOfTheTable)
   ll_param_synopsis(&ll_params[LL_P_SCHEME], buf, sizeof(buf));
   EXPECT_NE(std::string(buf).find("| tst [ tst-knob N ]"), std::string::npos) << buf;
   ll_param_range(&ll_params[LL_P_SCHEME], buf, sizeof(buf));
-  EXPECT_EQ(std::string(buf), "one of dt, st, dsh, spfc, tst");
+  EXPECT_EQ(std::string(buf), "one of dt, st, dsh, spfc, portfc, tst");
   EXPECT_EQ(ll_params[LL_P_SCHEME].max, (ll_u64)LL_SCHEME_TEST);
 }
 

@@ -316,10 +316,8 @@ TEST(PortfcQueues, ExhaustiveOverEveryPath)
 // port t: through the tell vector, the frame's kind and its gate base.
 ll_u32 GateAt(const ll_bcube &b, ll_u32 p, ll_u32 cls, ll_u32 t, ll_u32 kind)
 {
-	std::vector<ll_portfc_eport> ports(b.n);
-	std::memset(ports.data(), 0, ports.size() * sizeof(ports[0]));
-	(cls ? ports[p].up_b : ports[p].up_a) = 1;
-	ll_u8 mask = ll_portfc_tell(ports.data(), &b, t, cls);
+	(void)cls;
+	ll_u8 mask = ll_portfc_tell(1u << p, b.n, t);
 	EXPECT_EQ(__builtin_popcount(mask), 1);
 	return ll_ctrl_kind(kind)->gate_base + (ll_u32)__builtin_ctz(mask);
 }
@@ -434,14 +432,12 @@ TEST_F(Detector, RetuneResumesOrPausesAtOnce)
 
 TEST(PortfcTell, VectorIsCompactedByTheReceivingPort)
 {
-	ll_portfc_eport p[4]{};
-	p[0].up_a = 1;
-	p[3].up_b = 1;
-	p[2].up_a = 1;
-	EXPECT_EQ(ll_portfc_tell(p, &kB41, 1, 0), 0b011);	// ports 0, 2 -> 0, 1
-	EXPECT_EQ(ll_portfc_tell(p, &kB41, 2, 0), 0b001);	// its own port left out
-	EXPECT_EQ(ll_portfc_tell(p, &kB41, 0, 1), 0b100);	// port 3 -> slot 2
-	EXPECT_EQ(ll_portfc_tell(p, &kB41, 3, 1), 0);
+	const ll_u32 up_a = 0b0101, up_b = 0b1000;	// A: ports 0, 2; B: port 3
+	EXPECT_EQ(ll_portfc_tell(up_a, 4, 1), 0b011);	// ports 0, 2 -> 0, 1
+	EXPECT_EQ(ll_portfc_tell(up_a, 4, 2), 0b001);	// its own port left out
+	EXPECT_EQ(ll_portfc_tell(up_b, 4, 0), 0b100);	// port 3 -> slot 2
+	EXPECT_EQ(ll_portfc_tell(up_b, 4, 3), 0);
+	EXPECT_EQ(ll_portfc_tell(0xFF, 4, 3), 0b111);	// ports beyond n: none
 }
 
 // ------------------------------------------------------- frames received
@@ -559,7 +555,10 @@ TEST(PortfcInvariants, RandomCongestionKeepsTheRanks)
 			for (ll_u32 t = 0; t < b.n; t++) {
 				ll_u32 srv = ll_bcube_switch_server(&b, l, idx, t);
 				for (ll_u32 cls = 0; cls < 2; cls++) {
-					ll_u8 mask = ll_portfc_tell(sw[w].data(), &b, t, cls);
+					ll_u32 up = 0;
+					for (ll_u32 p = 0; p < b.n; p++)
+						up |= (ll_u32)(cls ? sw[w][p].up_b : sw[w][p].up_a) << p;
+					ll_u8 mask = ll_portfc_tell(up, b.n, t);
 					if (!mask)
 						continue;
 					auto m = Msg(cls ? LL_CTRL_PORTFC_B : LL_CTRL_PORTFC_A, mask, 0xFFFF);

@@ -15,12 +15,12 @@ extern "C" {
 #endif
 
 /*
- * Id 4 is left reserved, as a removed scheme leaves its id: the test
+ * Id 5 is left reserved, as a removed scheme leaves its id: the test
  * scheme above it must still be found by every loop over the ids.
  */
-#define LL_SCHEME_EXTRA_IDS LL_SCHEME_RESERVED_TEST = 4, LL_SCHEME_TEST = 5,
+#define LL_SCHEME_EXTRA_IDS LL_SCHEME_RESERVED_TEST = 5, LL_SCHEME_TEST = 6,
 #define LL_SCHEME_EXTRA_TABLE [LL_SCHEME_TEST] = &ll_scheme_test,
-#define LL_SCHEME_COUNT 6
+#define LL_SCHEME_COUNT 7
 
 /* Its state per port, in the scheme state union through its extension
  * point: the union grows by itself, within its checked budget.

@@ -16,11 +16,19 @@ HQ strict, the plan's gates) and PortFC's egress classifier. Checks:
      and replies ends in a switch's B queue, the 288 of four-hop pairs
      pass a switch A-slot first and a relay server's RQ; sources put 288 in
      a-slots, 192 in b-slots; no packet unknown, misrouted or for itself;
-  3. torn down: no namespace and no pinned map of it left.
+  3. PortFC's switch (pool scheme portfc on every switch): an incast of
+     servers 1, 2 and 3 into server 0 through switch 16 (row 0) fills its
+     port 0's B queue; the switch counts the onset and sends PORTFC_B
+     frames to its other ports; each sender's qdisc takes them into the gate
+     of its b-slot for port 0 (class 1:5), which stops; the switch's pool
+     drops nothing while the receiver gets the port's rate;
+  4. torn down: no namespace and no pinned map of it left.
 """
 
 import glob
+import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -28,12 +36,78 @@ from bcube import BCube  # noqa: E402
 from check import Checks  # noqa: E402
 from topology import Paths, Topology, class_packets, ensure_modules, sh  # noqa: E402
 
+RATE = "rate 100mbit"
+XOFF, XON = 30000, 20000
+SWITCH_POOL = ("buffer 4mb lossless-prios 0,1,2,3,4,5,6,7 scheme portfc portfc-n 4 "
+               f"portfc-xoff-a {XOFF} portfc-xon-a {XON} portfc-xoff-b {XOFF} portfc-xon-b {XON}")
+
+
+def find(obj, key):
+    """The first value of key anywhere in a JSON tree, or None."""
+    if isinstance(obj, dict):
+        if key in obj:
+            return obj[key]
+        obj = list(obj.values())
+    if isinstance(obj, list):
+        for v in obj:
+            got = find(v, key)
+            if got is not None:
+                return got
+    return None
+
+
+def class_block(host, dev, cls):
+    text = host.run(f"tc -s class show dev {dev}")
+    m = re.search(rf"class lossless {re.escape(cls)} .*?(?=\nclass |\Z)", text, re.S)
+    return m.group(0) if m else ""
+
+
+def incast(chk, bc):
+    """Servers 1, 2, 3 (switch 16's ports 1-3) blast server 0 (its port 0)."""
+    sw = bc.switches[16]
+    for i in (1, 2, 3):
+        h = bc.server(i)
+        h.run(f"{Paths.ingress} --pin-dir /sys/fs/bpf/ll-{h.ns} attach if0")
+    rx = bc.server(0)
+    recv = rx.popen(f"{Paths.traffic} recv --port 7000 --duration 8 --idle-exit 1")
+    rx.wait_udp(7000)
+    senders = [bc.server(i).popen(f"{Paths.traffic} send --dst {bc.addr(0)} --port 7000 "
+                                  f"--flow {i} --duration 3 --rate-mbit 0 --sndbuf 262144")
+               for i in (1, 2, 3)]
+    sent = [json.loads(p.communicate()[0]) for p in senders]
+    got = json.loads(recv.communicate()[0])
+    qd = json.loads(sw.run("tc -s -j qdisc show dev if0"))[0]
+    print(f"  switch 16 port 0: {json.dumps(qd.get('scheme_stats'))}", flush=True)
+    pauses_b = find(qd, "pauses_b")
+    chk.ok(pauses_b is not None and pauses_b >= 1, "switch 16 port 0's B queue reached xoff-b",
+           f"pauses_b {pauses_b}")
+    frames = []
+    for dev in ("if1", "if2", "if3"):
+        q = json.loads(sw.run(f"tc -s -j qdisc show dev {dev}"))[0]
+        frames.append(find(q, "frames_b"))
+    chk.ok(all(f and f >= 1 for f in frames), "and sent PORTFC_B frames on ports 1-3",
+           f"frames_b {frames}")
+    rx_frames = []
+    for i in (1, 2, 3):
+        m = re.search(r"pause_frames_rx (\d+)", class_block(bc.server(i), "if0", "1:5"))
+        rx_frames.append(int(m.group(1)) if m else 0)
+    chk.ok(all(f >= 1 for f in rx_frames), "servers 1-3: their b-slot for port 0 (1:5) took them",
+           f"pause_frames_rx {rx_frames}")
+    drops = qd.get("pool_drops_lossless"), qd.get("pool_drops_lossy")
+    chk.eq(drops, (0, 0), "the switch's pool dropped nothing (lossless, lossy)")
+    total = sum(s["sent"] for s in sent)
+    received = sum(f["received"] for f in got["flows"].values())
+    mbit = received * 1000 * 8 / 3 / 1e6
+    print(f"  sent {[s['sent'] for s in sent]}, received {received} ({mbit:.1f} Mbit/s of payload)",
+          flush=True)
+    chk.eq(received, total, "every datagram sent arrived")
+
 
 def main():
     chk = Checks("bcube")
     ensure_modules()
     with Topology("bc") as t:
-        bc = BCube(t, 4, 1, qdisc="rate 100mbit", classify=True)
+        bc = BCube(t, 4, 1, qdisc=RATE, classify=True, switch_pool=SWITCH_POOL)
         q = bc.plan["queues"]
         chk.eq((q["switch"], q["server"]), (5, 8), "queues per switch and server port (n+1, 2n)")
 
@@ -78,6 +152,7 @@ def main():
         chk.eq(sum(srv[1:4]), 288, "server a-slots: four-hop packets at their source")
         chk.eq(sum(srv[4:7]), 192, "server b-slots: two-hop packets at their source")
         chk.eq(sw[0] + srv[0], 0, "nothing in HQ (no ARP, no control traffic)")
+        incast(chk, bc)
         prefix = t.prefix
     left = [ns for ns in sh("ip netns list").split() if ns.startswith(prefix)]
     pins = glob.glob(f"/sys/fs/bpf/portfc-{prefix}*")
