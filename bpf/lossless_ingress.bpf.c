@@ -28,6 +28,7 @@
 
 #include "lossless.h"
 #include "ctrl.h"
+#include "portfc.h"
 #include "lossless_ingress.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -60,7 +61,15 @@ struct {
 	__type(value, struct ll_ingress_ctrl_stats);
 } ll_ctrl_stats SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LL_INGRESS_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct ll_ingress_portfc);
+} ll_portfc_rx SEC(".maps");
+
 #define ETHERTYPE_OFF (2 * LL_ETH_ALEN)
+#define OPCODE_OFF 14
 #define VLAN_PCP_SHIFT 13
 #define VLAN_PCP_MASK 7
 #define IPV4_VERSION 4
@@ -112,6 +121,60 @@ static __always_inline const __u8 *port_addr(struct __sk_buff *skb,
 }
 
 /*
+ * A PortFC frame on ifindex (portfc.h, docs/PORTFC.md): 0 to take it, 1 to
+ * drop it (counted). A server relays class B once to each of its other
+ * ports as PORTFC_R (the opcode rewritten in a clone sent to their egress,
+ * where the qdisc's control band sends it on), then takes it itself.
+ */
+static __always_inline int portfc_rx(struct __sk_buff *skb, __u32 ifindex,
+				     const struct ll_ctrl_msg *msg,
+				     struct ll_ingress_ctrl_stats *st)
+{
+	const struct ll_ingress_portfc *pc;
+	__be16 relayed = bpf_htons(LL_CTRL_OP_PORTFC_R);
+	__be16 own = bpf_htons(LL_CTRL_OP_PORTFC_B);
+	__u64 sent = 0, failed = 0;
+	enum ll_portfc_rx rx;
+	int i, drop = 0;
+
+	pc = bpf_map_lookup_elem(&ll_portfc_rx, &ifindex);
+	rx = pc ? ll_portfc_rx_check(msg, pc->role, pc->n) :
+		  LL_PORTFC_RX_UNEXPECTED;
+	if (rx != LL_PORTFC_RX_APPLY && rx != LL_PORTFC_RX_APPLY_RELAY) {
+		if (st)
+			st->portfc_refused++;
+		return 1;
+	}
+	if (rx != LL_PORTFC_RX_APPLY_RELAY || !pc)
+		return 0;
+	if (bpf_skb_store_bytes(skb, OPCODE_OFF, &relayed, sizeof(relayed), 0)) {
+		if (st)
+			st->portfc_relay_failed++;
+		return 1;
+	}
+	for (i = 0; i < LL_INGRESS_PORTFC_RELAYS; i++) {
+		if (!pc->relay[i] || pc->relay[i] == ifindex)
+			continue;
+		if (bpf_clone_redirect(skb, pc->relay[i], 0))
+			failed++;
+		else
+			sent++;
+	}
+	if (bpf_skb_store_bytes(skb, OPCODE_OFF, &own, sizeof(own), 0)) {
+		failed++;
+		drop = 1;
+	}
+	/* Counted once, after the loop: the 6.1 verifier refuses an address
+	 * computed on a counter pointer not yet tested for NULL.
+	 */
+	if (st) {
+		st->portfc_relayed += sent;
+		st->portfc_relay_failed += failed;
+	}
+	return drop;
+}
+
+/*
  * A frame whose EtherType (after any inline VLAN tags) is a control
  * frame's (the core's table, ctrl.h: 0x8808 for PAUSE and PFC). It is
  * consumed here in every case: redirected to the qdisc or dropped.
@@ -158,6 +221,11 @@ static __noinline int handle_ctrl(struct __sk_buff *skb, __u32 accel_tagged,
 		if (st && res < LL_PARSE_RESULT_COUNT)
 			st->parse_error[res]++;
 		return TC_ACT_SHOT;
+	}
+	if (msg.kind == LL_CTRL_PORTFC_A || msg.kind == LL_CTRL_PORTFC_B ||
+	    msg.kind == LL_CTRL_PORTFC_R) {
+		if (portfc_rx(skb, ifindex, &msg, st))
+			return TC_ACT_SHOT;
 	}
 
 	/*

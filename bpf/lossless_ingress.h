@@ -22,6 +22,12 @@
  *                  Data frames and bytes per (port, priority it was given).
  *   ll_ctrl_stats  PERCPU_HASH  __u32 ifindex -> struct ll_ingress_ctrl_stats
  *                  control frames (ctrl.h's kinds) per port.
+ *   ll_portfc_rx   HASH         __u32 ifindex -> struct ll_ingress_portfc
+ *                  A BCube port's role for PortFC's frames (docs/PORTFC.md):
+ *                  which kinds it takes (portfc.h's ll_portfc_rx_check())
+ *                  and, at a server, the ports it relays class B to (as
+ *                  PORTFC_R, cloned to their egress). A PortFC frame on a
+ *                  port without an entry is dropped and counted.
  *
  * ifindex values are per network namespace: ports of different namespaces
  * that may share an ifindex need separate pin directories (one program
@@ -37,6 +43,7 @@ extern "C" {	/* the core is C: its functions need C linkage */
 #endif
 #include "lossless.h"	/* kernel/uapi: LOSSLESS_PRIOMAP_LEN */
 #include "ctrl.h"	/* kernel/core: LL_PARSE_RESULT_COUNT, kinds */
+#include "portfc.h"	/* kernel/core: PortFC's roles and radix */
 #ifdef __cplusplus
 }
 #endif
@@ -56,6 +63,9 @@ extern "C" {	/* the core is C: its functions need C linkage */
 #define LL_INGRESS_MAP_DSCP "ll_dscp_map"
 #define LL_INGRESS_MAP_PRIO_STATS "ll_prio_stats"
 #define LL_INGRESS_MAP_CTRL_STATS "ll_ctrl_stats"
+#define LL_INGRESS_MAP_PORTFC "ll_portfc_rx"
+/* A server relays to its other k ports: k <= 3 (portfc.h). */
+#define LL_INGRESS_PORTFC_RELAYS 3
 
 /* How a data frame gets its priority. Zero is the default. */
 enum ll_ingress_mode {
@@ -72,6 +82,13 @@ struct ll_ingress_port_cfg {
 	__u8 mode;		/* enum ll_ingress_mode; unknown = PCP_DSCP */
 	__u8 default_prio;	/* < LL_INGRESS_PRIOS, else 0 */
 	__u8 reserved[6];	/* 0 */
+};
+
+struct ll_ingress_portfc {
+	__u8 role;		/* LL_PORTFC_ROLE_SERVER or _SWITCH */
+	__u8 n;			/* the BCube radix */
+	__u8 reserved[2];	/* 0 */
+	__u32 relay[LL_INGRESS_PORTFC_RELAYS];	/* ifindexes; 0: none */
 };
 
 struct ll_ingress_dscp_entry {
@@ -106,6 +123,13 @@ struct ll_ingress_ctrl_stats {
 	__u64 parse_error[LL_PARSE_RESULT_COUNT];
 	__u64 rewrite_failed;	/* valid, but the EtherType rewrite failed */
 	__u64 redirect_failed;	/* valid, but bpf_redirect() refused */
+	/* PortFC's frames (ll_portfc_rx): refused (a kind this port's role
+	 * never hears, a slot beyond n - 2, no entry), relayed (one per copy
+	 * sent), copies the kernel refused to send.
+	 */
+	__u64 portfc_refused;
+	__u64 portfc_relayed;
+	__u64 portfc_relay_failed;
 };
 
 #endif /* LOSSLESS_INGRESS_H */

@@ -401,7 +401,10 @@ void print_json(const std::string &pin_dir, const std::vector<PortView> &ports)
         << json_str(ll_parse_result_name(static_cast<ll_parse_result>(r)))
         << ":" << p.ctrl.parse_error[r];
     o << "},\"rewrite_failed\":" << p.ctrl.rewrite_failed
-      << ",\"redirect_failed\":" << p.ctrl.redirect_failed << "}"
+      << ",\"redirect_failed\":" << p.ctrl.redirect_failed
+      << ",\"portfc_refused\":" << p.ctrl.portfc_refused
+      << ",\"portfc_relayed\":" << p.ctrl.portfc_relayed
+      << ",\"portfc_relay_failed\":" << p.ctrl.portfc_relay_failed << "}"
       << ",\"priorities\":[";
     for (unsigned pr = 0; pr < li::kPrios; pr++)
       o << (pr ? "," : "") << "{\"prio\":" << pr
@@ -448,6 +451,13 @@ void print_table(const std::vector<PortView> &ports)
       if (p.ctrl.redirect_failed)
         std::printf(" redirect-failed %llu",
                     (unsigned long long)p.ctrl.redirect_failed);
+      if (p.ctrl.portfc_refused)
+        std::printf(" portfc-refused %llu",
+                    (unsigned long long)p.ctrl.portfc_refused);
+      if (p.ctrl.portfc_relayed || p.ctrl.portfc_relay_failed)
+        std::printf(" portfc-relayed %llu relay-failed %llu",
+                    (unsigned long long)p.ctrl.portfc_relayed,
+                    (unsigned long long)p.ctrl.portfc_relay_failed);
       std::printf("\n");
     }
     std::printf("  %-6s %20s %20s\n", "PRIO", "PACKETS", "BYTES");

@@ -32,8 +32,9 @@ const char kHelp[] = R"(NAME
 
 SYNOPSIS
     lossless-portfc plan --n N --k K [--base ADDR]
-    lossless-portfc [OPTIONS] attach DEV... --n N --k K --level L
-                    (--server ID | --switch W) [--major M]
+    lossless-portfc [OPTIONS] attach DEV... --n N --k K
+                    (--server ID | --switch W --level L) [--major M]
+                    [--ingress-pin-dir DIR]
     lossless-portfc [OPTIONS] detach DEV...
     lossless-portfc [OPTIONS] addrs --n N --k K [--base ADDR]
     lossless-portfc [OPTIONS] show [--json]
@@ -55,11 +56,16 @@ DESCRIPTION
     attach   loads the classifier (once per network namespace: its maps
              are pinned in the pin directory), writes each DEV's position and
              puts it on DEV's clsact egress (filter pref 3, handle
-             0x4c50). A server port: --server ID and --level L, the level
-             of the switch it is cabled to. A switch port: --switch W, the
-             switch's fixed digit (k = 1: its index), and --level L, the
-             switch's level. Every packet leaving DEV gets skb->priority
-             M:QUEUE+1 (M: --major, the lossless qdisc's handle, default 1).
+             0x4c50). A server: --server ID and its k+1 ports, DEV i cabled
+             to its level-i switch. A switch: --switch W, its fixed digit
+             (k = 1: its index), --level L, its level, and any of its
+             ports. Every packet leaving DEV gets skb->priority M:QUEUE+1
+             (M: --major, the lossless qdisc's handle, default 1).
+             With --ingress-pin-dir DIR, also tells lossless-ingress's
+             program (its maps pinned in DIR, attached to the same ports)
+             which of PortFC's frames each port takes: a server takes
+             PORTFC_A and _B from its switch and relays _B to its other
+             ports as PORTFC_R; a switch takes PORTFC_R only.
     detach   removes the classifier from DEV (the maps stay).
     addrs    writes the address of every server of the plan into the
              classifier's address map.
@@ -84,7 +90,7 @@ struct UsageError {
 };
 
 struct Args {
-  std::string cmd, pin_dir = lp::kDefaultPinDir;
+  std::string cmd, pin_dir = lp::kDefaultPinDir, ingress_pin_dir;
   std::vector<std::string> devs;
   std::optional<unsigned long> n, k, level, server, sw, major;
   std::uint32_t base = 0x0a010001;  // 10.1.0.1
@@ -124,6 +130,8 @@ Args parse_args(int argc, char **argv, bool &exit_now)
       a.verbose = true;
     } else if (s == "--pin-dir") {
       a.pin_dir = value();
+    } else if (s == "--ingress-pin-dir") {
+      a.ingress_pin_dir = value();
     } else if (s == "--json") {
       a.json = true;
     } else if (s == "--n") {
@@ -187,8 +195,15 @@ int run(const Args &a)
   }
   if (a.cmd == "attach") {
     ll_bcube b = bcube(a);
-    if (!a.level || (!a.server == !a.sw))
-      throw UsageError{"attach needs --level and one of --server or --switch"};
+    if (!a.server == !a.sw)
+      throw UsageError{"attach needs one of --server or --switch"};
+    if (a.sw && !a.level)
+      throw UsageError{"attach --switch needs its --level"};
+    if (a.server && a.level)
+      throw UsageError{"a server's ports are given in level order: no --level"};
+    if (a.server && a.devs.size() != b.k + 1)
+      throw UsageError{"a server of BCube(" + std::to_string(b.n) + "," + std::to_string(b.k) +
+                       ") has " + std::to_string(b.k + 1) + " ports: give all, level 0 first"};
     ll_portfc_port p;
     std::memset(&p, 0, sizeof(p));
     p.role = a.server ? LL_PORTFC_ROLE_SERVER : LL_PORTFC_ROLE_SWITCH;
@@ -196,9 +211,9 @@ int run(const Args &a)
     p.k = static_cast<__u8>(b.k);
     unsigned long node = a.server ? *a.server : *a.sw;
     unsigned long major = a.major.value_or(1);
-    if (*a.level > 255 || node > 0xFFFFFFFFul || major > 0xFFFF)
+    if (a.level.value_or(0) > 255 || node > 0xFFFFFFFFul || major > 0xFFFF)
       throw lp::Error(EINVAL, "--level, --server/--switch or --major out of range");
-    p.level = static_cast<__u8>(*a.level);
+    p.level = static_cast<__u8>(a.level.value_or(0));
     p.node = static_cast<__u32>(node);
     p.major = static_cast<__u16>(major);
     std::string why = lp::check(p);  // refused before anything is loaded
@@ -207,12 +222,29 @@ int run(const Args &a)
     std::vector<std::uint32_t> ifindexes;
     for (const std::string &dev : a.devs)
       ifindexes.push_back(lossless::ingress::ifindex_of(dev));
+    std::optional<lossless::ingress::Maps> ingress;
+    if (!a.ingress_pin_dir.empty())
+      ingress.emplace(lossless::ingress::Maps::open_pinned(a.ingress_pin_dir));
     lp::Program prog = lp::Program::load(a.pin_dir);
     for (std::size_t i = 0; i < ifindexes.size(); i++) {
+      if (a.server)
+        p.level = static_cast<__u8>(i);
       prog.set_port(ifindexes[i], p);
       std::uint32_t id = prog.attach(ifindexes[i]);
-      std::printf("%s: PortFC classifier attached (prog id %u), %s %lu at level %u\n",
-                  a.devs[i].c_str(), id, a.server ? "server" : "switch", node, p.level);
+      if (ingress) {
+        lossless::ingress::PortfcRx rx;
+        rx.role = p.role;
+        rx.n = p.n;
+        for (std::size_t j = 0; a.server && j < ifindexes.size(); j++)
+          if (j != i)
+            rx.relay.push_back(ifindexes[j]);
+        ingress->set_portfc(ifindexes[i], rx);
+      }
+      std::printf("%s: PortFC classifier attached (prog id %u), %s %lu at level %u%s\n",
+                  a.devs[i].c_str(), id, a.server ? "server" : "switch", node, p.level,
+                  ingress ? (a.server ? ", takes PORTFC_A/B, relays B"
+                                      : ", takes PORTFC_R")
+                          : "");
     }
     return kExitOk;
   }

@@ -252,7 +252,7 @@ std::optional<Mode> parse_mode(std::string_view name)
 
 std::uint64_t CtrlCounters::dropped() const
 {
-  std::uint64_t n = rewrite_failed + redirect_failed;
+  std::uint64_t n = rewrite_failed + redirect_failed + portfc_refused;
   for (std::uint64_t e : parse_error)
     n += e;
   return n;
@@ -311,9 +311,10 @@ void check_bpffs(const std::string &path)
 
 // ---------------------------------------------------------------- Maps
 
-Maps::Maps(Fd port_cfg, Fd dscp, Fd prio_stats, Fd ctrl_stats)
+Maps::Maps(Fd port_cfg, Fd dscp, Fd prio_stats, Fd ctrl_stats, Fd portfc)
     : port_cfg_(std::move(port_cfg)), dscp_(std::move(dscp)),
-      prio_stats_(std::move(prio_stats)), ctrl_stats_(std::move(ctrl_stats))
+      prio_stats_(std::move(prio_stats)), ctrl_stats_(std::move(ctrl_stats)),
+      portfc_(std::move(portfc))
 {
   int n = libbpf_num_possible_cpus();
   if (n <= 0)
@@ -325,7 +326,7 @@ bool Maps::pinned(const std::string &pin_dir)
 {
   for (const char *name :
        {LL_INGRESS_MAP_PORT_CFG, LL_INGRESS_MAP_DSCP, LL_INGRESS_MAP_PRIO_STATS,
-        LL_INGRESS_MAP_CTRL_STATS})
+        LL_INGRESS_MAP_CTRL_STATS, LL_INGRESS_MAP_PORTFC})
     if (!path_exists(pin_path(pin_dir, name)))
       return false;
   return true;
@@ -348,7 +349,8 @@ Maps Maps::open_pinned(const std::string &pin_dir)
     return Fd(fd);
   };
   return Maps(open(LL_INGRESS_MAP_PORT_CFG), open(LL_INGRESS_MAP_DSCP),
-              open(LL_INGRESS_MAP_PRIO_STATS), open(LL_INGRESS_MAP_CTRL_STATS));
+              open(LL_INGRESS_MAP_PRIO_STATS), open(LL_INGRESS_MAP_CTRL_STATS),
+              open(LL_INGRESS_MAP_PORTFC));
 }
 
 void Maps::set_port_config(std::uint32_t ifindex, const PortConfig &cfg)
@@ -384,6 +386,7 @@ void Maps::remove_port(std::uint32_t ifindex)
   delete_key(port_cfg_.get(), ifindex, "the port config map");
   delete_key(prio_stats_.get(), ifindex, "the priority counters");
   delete_key(ctrl_stats_.get(), ifindex, "the control-frame counters");
+  delete_key(portfc_.get(), ifindex, "the PortFC map");
 }
 
 void Maps::set_dscp(unsigned dscp, unsigned prio)
@@ -460,8 +463,38 @@ std::optional<CtrlCounters> Maps::ctrl_counters(std::uint32_t ifindex) const
       sum.parse_error[i] += v.parse_error[i];
     sum.rewrite_failed += v.rewrite_failed;
     sum.redirect_failed += v.redirect_failed;
+    sum.portfc_refused += v.portfc_refused;
+    sum.portfc_relayed += v.portfc_relayed;
+    sum.portfc_relay_failed += v.portfc_relay_failed;
   }
   return sum;
+}
+
+void Maps::set_portfc(std::uint32_t ifindex, const PortfcRx &rx)
+{
+  if (rx.role != LL_PORTFC_ROLE_SERVER && rx.role != LL_PORTFC_ROLE_SWITCH)
+    throw Error(EINVAL, "PortFC: unknown role " + std::to_string(rx.role));
+  if (rx.n < LL_PORTFC_MIN_N || rx.n > LL_PORTFC_MAX_N)
+    throw Error(EINVAL, "PortFC: BCube radix " + std::to_string(rx.n) + " not in 2..8");
+  if (rx.relay.size() > LL_INGRESS_PORTFC_RELAYS ||
+      (rx.role == LL_PORTFC_ROLE_SWITCH && !rx.relay.empty()))
+    throw Error(EINVAL, "PortFC: a server relays to at most " +
+                            std::to_string(LL_INGRESS_PORTFC_RELAYS) +
+                            " other ports, a switch to none");
+  ll_ingress_portfc v;
+  std::memset(&v, 0, sizeof(v));
+  v.role = rx.role;
+  v.n = rx.n;
+  for (std::size_t i = 0; i < rx.relay.size(); i++)
+    v.relay[i] = rx.relay[i];
+  if (bpf_map_update_elem(portfc_.get(), &ifindex, &v, BPF_ANY))
+    fail(errno, "writing the PortFC map");
+}
+
+void Maps::del_portfc(std::uint32_t ifindex)
+{
+  if (bpf_map_delete_elem(portfc_.get(), &ifindex) && errno != ENOENT)
+    fail(errno, "deleting from the PortFC map");
 }
 
 std::vector<std::uint32_t> Maps::ports() const
@@ -499,13 +532,15 @@ Program Program::load(const Options &opts)
   lossless_ingress *obj = skel->obj;
 
   bpf_map *shared[] = {obj->maps.ll_port_cfg, obj->maps.ll_dscp_map,
-                       obj->maps.ll_prio_stats, obj->maps.ll_ctrl_stats};
-  bool reused[4] = {};
+                       obj->maps.ll_prio_stats, obj->maps.ll_ctrl_stats,
+                       obj->maps.ll_portfc_rx};
+  constexpr int kShared = sizeof(shared) / sizeof(shared[0]);
+  bool reused[kShared] = {};
 
   if (!opts.pin_dir.empty()) {
     check_bpffs(opts.pin_dir);
     mkdir_p(opts.pin_dir);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < kShared; i++)
       reused[i] = reuse_pinned_map(
           shared[i], pin_path(opts.pin_dir, bpf_map__name(shared[i])));
   }
@@ -523,7 +558,7 @@ Program Program::load(const Options &opts)
   skel->program_loaded = opts.load_program;
 
   if (!opts.pin_dir.empty()) {
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < kShared; i++) {
       if (reused[i])
         continue;
       std::string path = pin_path(opts.pin_dir, bpf_map__name(shared[i]));
@@ -536,7 +571,8 @@ Program Program::load(const Options &opts)
   Maps maps(dup_fd(bpf_map__fd(obj->maps.ll_port_cfg)),
             dup_fd(bpf_map__fd(obj->maps.ll_dscp_map)),
             dup_fd(bpf_map__fd(obj->maps.ll_prio_stats)),
-            dup_fd(bpf_map__fd(obj->maps.ll_ctrl_stats)));
+            dup_fd(bpf_map__fd(obj->maps.ll_ctrl_stats)),
+            dup_fd(bpf_map__fd(obj->maps.ll_portfc_rx)));
   return Program(std::move(skel), std::move(maps));
 }
 

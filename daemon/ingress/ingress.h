@@ -83,7 +83,20 @@ struct CtrlCounters {
   std::array<std::uint64_t, LL_PARSE_RESULT_COUNT> parse_error{};
   std::uint64_t rewrite_failed = 0;
   std::uint64_t redirect_failed = 0;
+  // PortFC's frames (lossless_ingress.h): refused, relayed copies, copies
+  // the kernel refused to send.
+  std::uint64_t portfc_refused = 0;
+  std::uint64_t portfc_relayed = 0;
+  std::uint64_t portfc_relay_failed = 0;
   std::uint64_t dropped() const;  // every frame that was not handed on
+};
+
+// A BCube port's part in PortFC's frames (ll_portfc_rx): its role
+// (LL_PORTFC_ROLE_*), the radix n and, at a server, its other ports.
+struct PortfcRx {
+  std::uint8_t role = 0;
+  std::uint8_t n = 0;
+  std::vector<std::uint32_t> relay;  // at most LL_INGRESS_PORTFC_RELAYS
 };
 
 struct DscpEntry {
@@ -109,17 +122,17 @@ class Fd {
   int fd_ = -1;
 };
 
-// The four maps of lossless_ingress.h, by file descriptor.
+// The maps of lossless_ingress.h, by file descriptor.
 class Maps {
  public:
   // Opens the maps pinned in pin_dir. Throws Error (ENOENT with a hint if
   // nothing is pinned there, or a bpffs hint if pin_dir is not on bpffs).
   static Maps open_pinned(const std::string &pin_dir = kDefaultPinDir);
-  // True if all four maps are pinned in pin_dir.
+  // True if all the maps are pinned in pin_dir.
   static bool pinned(const std::string &pin_dir = kDefaultPinDir);
 
-  // Takes the four fds (dups of another owner's are fine).
-  Maps(Fd port_cfg, Fd dscp, Fd prio_stats, Fd ctrl_stats);
+  // Takes the fds (dups of another owner's are fine).
+  Maps(Fd port_cfg, Fd dscp, Fd prio_stats, Fd ctrl_stats, Fd portfc);
 
   void set_port_config(std::uint32_t ifindex, const PortConfig &cfg);
   std::optional<PortConfig> port_config(std::uint32_t ifindex) const;
@@ -132,6 +145,10 @@ class Maps {
 
   std::optional<PrioCounters> prio_counters(std::uint32_t ifindex) const;
   std::optional<CtrlCounters> ctrl_counters(std::uint32_t ifindex) const;
+  // PortFC's frames on a BCube port (Error(EINVAL) for a bad role, n or
+  // relay list); del: the port takes none.
+  void set_portfc(std::uint32_t ifindex, const PortfcRx &rx);
+  void del_portfc(std::uint32_t ifindex);
   // Every ifindex with a config or counter entry, ascending.
   std::vector<std::uint32_t> ports() const;
 
@@ -141,7 +158,7 @@ class Maps {
   int ctrl_stats_fd() const { return ctrl_stats_.get(); }
 
  private:
-  Fd port_cfg_, dscp_, prio_stats_, ctrl_stats_;
+  Fd port_cfg_, dscp_, prio_stats_, ctrl_stats_, portfc_;
   unsigned ncpus_;
 };
 

@@ -303,25 +303,6 @@ ll_u8 ll_portfc_tell(ll_u32 up_ports, ll_u32 n, ll_u32 t)
 	return mask;
 }
 
-enum ll_portfc_rx ll_portfc_rx_check(const struct ll_ctrl_msg *m,
-				     ll_u32 role, ll_u32 n)
-{
-	ll_u32 slots = (1u << (n - 1)) - 1;
-
-	if (m->kind != LL_CTRL_PORTFC_A && m->kind != LL_CTRL_PORTFC_B &&
-	    m->kind != LL_CTRL_PORTFC_R)
-		return LL_PORTFC_RX_NOT_PORTFC;
-	/* Servers hear their switch (A, B); switches a relay (R) only. */
-	if (role == LL_PORTFC_ROLE_SERVER ? m->kind == LL_CTRL_PORTFC_R :
-	    role != LL_PORTFC_ROLE_SWITCH || m->kind != LL_CTRL_PORTFC_R)
-		return LL_PORTFC_RX_UNEXPECTED;
-	if (n < LL_PORTFC_MIN_N || n > LL_PORTFC_MAX_N || (m->gate_mask & ~slots))
-		return LL_PORTFC_RX_BAD_SLOT;
-	if (role == LL_PORTFC_ROLE_SERVER && m->kind == LL_CTRL_PORTFC_B)
-		return LL_PORTFC_RX_APPLY_RELAY;
-	return LL_PORTFC_RX_APPLY;
-}
-
 int ll_portfc_need(const struct ll_bcube *b,
 		   const struct ll_portfc_thresholds *t,
 		   const struct ll_headroom_params *link,

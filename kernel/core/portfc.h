@@ -283,10 +283,30 @@ enum ll_portfc_rx {
  * Whether a parsed PortFC frame (ctrl.h's kinds PORTFC_A, _B, _R) is
  * taken by a port of role in a BCube of radix n (Algorithms 3 and 4 with
  * the spec's strict rules): servers hear A and B from their switch and
- * relay B; switches hear only R (a server's relay). Nothing else.
+ * relay B; switches hear only R (a server's relay). Nothing else. Inline:
+ * the ingress program runs it without linking this file.
  */
-enum ll_portfc_rx ll_portfc_rx_check(const struct ll_ctrl_msg *m,
-				     ll_u32 role, ll_u32 n);
+static inline enum ll_portfc_rx ll_portfc_rx_check(const struct ll_ctrl_msg *m,
+						   ll_u32 role, ll_u32 n)
+{
+	ll_u32 slots;
+
+	if (m->kind != LL_CTRL_PORTFC_A && m->kind != LL_CTRL_PORTFC_B &&
+	    m->kind != LL_CTRL_PORTFC_R)
+		return LL_PORTFC_RX_NOT_PORTFC;
+	/* Servers hear their switch (A, B); switches a relay (R) only. */
+	if (role == LL_PORTFC_ROLE_SERVER ? m->kind == LL_CTRL_PORTFC_R :
+	    role != LL_PORTFC_ROLE_SWITCH || m->kind != LL_CTRL_PORTFC_R)
+		return LL_PORTFC_RX_UNEXPECTED;
+	if (n < LL_PORTFC_MIN_N || n > LL_PORTFC_MAX_N)
+		return LL_PORTFC_RX_BAD_SLOT;
+	slots = (1u << (n - 1)) - 1;
+	if (m->gate_mask & ~slots)
+		return LL_PORTFC_RX_BAD_SLOT;
+	if (role == LL_PORTFC_ROLE_SERVER && m->kind == LL_CTRL_PORTFC_B)
+		return LL_PORTFC_RX_APPLY_RELAY;
+	return LL_PORTFC_RX_APPLY;
+}
 
 /* ------------------------------------------------------------ headroom */
 

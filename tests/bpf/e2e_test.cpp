@@ -239,11 +239,11 @@ TEST_F(IngressE2E, PfcAndPauseAreConsumedAndRedirected)
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("\"name\":\"swp0\",\"attached\":true"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("\"pfc\":1,\"pause\":1,\"tokens\":0,\"dropped\":0"), std::string::npos)
+  EXPECT_NE(r.out.find("\"pfc\":1,\"pause\":1,\"tokens\":0,\"portfcA\":0,\"portfcB\":0,\"portfcR\":0,\"dropped\":0"), std::string::npos)
       << r.out;
   r = cli("show");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("control frames: pfc 1  pause 1  tokens 0  dropped 0"),
+  EXPECT_NE(r.out.find("control frames: pfc 1  pause 1  tokens 0  portfcA 0  portfcB 0  portfcR 0  dropped 0"),
             std::string::npos)
       << r.out;
 }

@@ -124,24 +124,28 @@ class BCube:
                                 f"strict 1 gates {gates} {opts}")
                 h.run("tc -batch -", input="\n".join(cmds) + "\n")
 
+    def ingress_pin_dir(self, host):
+        return f"/sys/fs/bpf/ll-{host.ns}"
+
     def _classify(self):
+        """The classifier on every port and, with the ingress program on
+        every port, each port's part in PortFC's frames."""
         n, k = self.n, self.k
-        for s in self.plan["servers"]:
-            h = self.servers[s["id"]]
-            pin = shlex.quote(self.pin_dir(h))
-            for port in s["ports"]:
-                h.run(f"{Paths.portfc} --pin-dir {pin} attach if{port['level']} --n {n} --k {k} "
-                      f"--level {port['level']} --server {s['id']}")
-            h.run(f"{Paths.portfc} --pin-dir {pin} addrs --n {n} --k {k} "
-                  f"--base {self.plan['servers'][0]['addr']}")
-        for w in self.plan["switches"]:
-            h = self.switches[w["id"]]
-            pin = shlex.quote(self.pin_dir(h))
-            devs = " ".join(f"if{p['port']}" for p in w["ports"])
-            h.run(f"{Paths.portfc} --pin-dir {pin} attach {devs} --n {n} --k {k} "
-                  f"--level {w['level']} --switch {w['w']}")
-            h.run(f"{Paths.portfc} --pin-dir {pin} addrs --n {n} --k {k} "
-                  f"--base {self.plan['servers'][0]['addr']}")
+        base = self.plan["servers"][0]["addr"]
+        for role, hosts in (("server", self.servers), ("switch", self.switches)):
+            for ident, h in hosts.items():
+                pin, ipin = shlex.quote(self.pin_dir(h)), shlex.quote(self.ingress_pin_dir(h))
+                devs = " ".join(h.ifaces)
+                cmds = [f"{Paths.ingress} --pin-dir {ipin} attach {dev}" for dev in h.ifaces]
+                if role == "server":
+                    where = f"--server {ident}"
+                else:
+                    w = next(x for x in self.plan["switches"] if x["id"] == ident)
+                    where = f"--switch {w['w']} --level {w['level']}"
+                cmds += [f"{Paths.portfc} --pin-dir {pin} attach {devs} --n {n} --k {k} {where} "
+                         f"--ingress-pin-dir {ipin}",
+                         f"{Paths.portfc} --pin-dir {pin} addrs --n {n} --k {k} --base {base}"]
+                h.run("sh -ec " + shlex.quote(" >/dev/null && ".join(cmds) + " >/dev/null"))
 
     def classifier_stats(self, host):
         return host.json(f"{Paths.portfc} --pin-dir {shlex.quote(self.pin_dir(host))} show --json")

@@ -22,7 +22,11 @@ HQ strict, the plan's gates) and PortFC's egress classifier. Checks:
      frames to its other ports; each sender's qdisc takes them into the gate
      of its b-slot for port 0 (class 1:5), which stops; the switch's pool
      drops nothing while the receiver gets the port's rate;
-  4. torn down: no namespace and no pinned map of it left.
+  4. the relayed pause: four-hop flows 5, 6, 7 -> 0 through relays 1, 2,
+     3 into switch 16's port 0; its B onset is relayed by the servers to
+     switches 21-23 (PORTFC_R), whose A-slots for that port stop, fill and
+     pause the senders' a-slots: three hops, no drop anywhere;
+  5. torn down: no namespace and no pinned map of it left.
 """
 
 import glob
@@ -62,12 +66,68 @@ def class_block(host, dev, cls):
     return m.group(0) if m else ""
 
 
+def send(bc, srcs, dst, port, seconds=3):
+    """UDP from srcs to dst as fast as each sender's 256 KB socket buffer
+    lets it (the qdiscs' pauses hold it back): (sent per sender, flows)."""
+    rx = bc.server(dst)
+    recv = rx.popen(f"{Paths.traffic} recv --port {port} --duration {seconds + 5} --idle-exit 1")
+    rx.wait_udp(port)
+    senders = [bc.server(i).popen(f"{Paths.traffic} send --dst {bc.addr(dst)} --port {port} "
+                                  f"--flow {i} --duration {seconds} --rate-mbit 0 --sndbuf 262144")
+               for i in srcs]
+    sent = [json.loads(p.communicate()[0]) for p in senders]
+    return sent, json.loads(recv.communicate()[0])["flows"]
+
+
+def scheme_stat(host, dev, name):
+    return (json.loads(host.run(f"tc -s -j qdisc show dev {dev}"))[0]
+            .get("scheme_stats", {}).get(name, 0))
+
+
+def class_pauses(host, dev, cls):
+    m = re.search(r"pause_frames_rx (\d+)", class_block(host, dev, cls))
+    return int(m.group(1)) if m else 0
+
+
+def pool_drops(bc):
+    return sum(q.get("pool_drops_lossless", 0) + q.get("pool_drops_lossy", 0)
+               for h in bc.switches.values()
+               for q in (json.loads(h.run(f"tc -s -j qdisc show dev {h.ifaces[0]}"))[0],))
+
+
+def relayed(chk, bc):
+    """Four-hop flows 5, 6, 7 -> 0, digit 1 first: through switches 21, 22,
+    23 to relays 1, 2, 3, then switch 16's port 0 (its B queue). Its onset
+    reaches the servers 1-3, which relay it to 21-23 (their A-slot for
+    port 0 stops), whose A-slots then pause the senders' a-slots."""
+    before = scheme_stat(bc.switches[16], "if0", "pauses_b")
+    sent, flows = send(bc, (5, 6, 7), 0, 7001)
+    chk.ok(scheme_stat(bc.switches[16], "if0", "pauses_b") > before,
+           "four-hop incast: switch 16 port 0's B queue reached xoff-b")
+    relays = [json.loads(bc.server(i).run(f"{Paths.ingress} --pin-dir "
+                                          f"{bc.ingress_pin_dir(bc.server(i))} show --json"))
+              for i in (1, 2, 3)]
+    counts = [find(r, "portfc_relayed") for r in relays]
+    chk.ok(all(c and c >= 1 for c in counts), "servers 1-3 relayed it (as PORTFC_R)",
+           f"relayed {counts}")
+    # Switch 21 + i - 1's port 0 faces relay i: its A-slot for port 0 (1:2).
+    took = [class_pauses(bc.switches[20 + i], "if0", "1:2") for i in (1, 2, 3)]
+    chk.ok(all(t >= 1 for t in took), "switches 21-23 stopped the A-slot feeding it (two hops up)",
+           f"pause_frames_rx {took}")
+    a_onsets = [scheme_stat(bc.switches[20 + i], "if0", "pauses_a") for i in (1, 2, 3)]
+    senders = [class_pauses(bc.server(i), "if1", "1:2") for i in (5, 6, 7)]
+    print(f"  switches 21-23 port 0 A onsets {a_onsets}; senders 5-7 a-slot pauses {senders}",
+          flush=True)
+    chk.ok(all(a >= 1 for a in a_onsets) and all(s >= 1 for s in senders),
+           "their A-slots paused the senders' a-slot (three hops, no further)")
+    received = sum(f["received"] for f in flows.values())
+    chk.eq(received, sum(s["sent"] for s in sent), "every datagram sent arrived")
+    chk.eq(pool_drops(bc), 0, "no switch pool dropped anything")
+
+
 def incast(chk, bc):
     """Servers 1, 2, 3 (switch 16's ports 1-3) blast server 0 (its port 0)."""
     sw = bc.switches[16]
-    for i in (1, 2, 3):
-        h = bc.server(i)
-        h.run(f"{Paths.ingress} --pin-dir /sys/fs/bpf/ll-{h.ns} attach if0")
     rx = bc.server(0)
     recv = rx.popen(f"{Paths.traffic} recv --port 7000 --duration 8 --idle-exit 1")
     rx.wait_udp(7000)
@@ -107,7 +167,9 @@ def main():
     chk = Checks("bcube")
     ensure_modules()
     with Topology("bc") as t:
-        bc = BCube(t, 4, 1, qdisc=RATE, classify=True, switch_pool=SWITCH_POOL)
+        # The four-hop flows of the relayed incast correct digit 1 first.
+        bc = BCube(t, 4, 1, qdisc=RATE, classify=True, switch_pool=SWITCH_POOL,
+                   first=lambda s, d: 1 if d == 0 and s in (5, 6, 7) else 0)
         q = bc.plan["queues"]
         chk.eq((q["switch"], q["server"]), (5, 8), "queues per switch and server port (n+1, 2n)")
 
@@ -153,6 +215,7 @@ def main():
         chk.eq(sum(srv[4:7]), 192, "server b-slots: two-hop packets at their source")
         chk.eq(sw[0] + srv[0], 0, "nothing in HQ (no ARP, no control traffic)")
         incast(chk, bc)
+        relayed(chk, bc)
         prefix = t.prefix
     left = [ns for ns in sh("ip netns list").split() if ns.startswith(prefix)]
     pins = glob.glob(f"/sys/fs/bpf/portfc-{prefix}*")
