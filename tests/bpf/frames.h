@@ -89,6 +89,21 @@ inline Frame tokens(std::uint8_t mask, std::array<std::uint16_t, 8> credits,
   return mac_ctrl(m);
 }
 
+// A PortFC frame (kind LL_CTRL_PORTFC_A, _B or _R): pause time in quanta
+// (0: resume) for each slot of mask.
+inline Frame portfc(std::uint8_t kind, std::uint8_t mask, std::uint16_t quanta)
+{
+  ll_ctrl_msg m;
+  std::memset(&m, 0, sizeof(m));
+  std::memcpy(m.src, kSrcMac, 6);
+  m.kind = kind;
+  m.gate_mask = mask;
+  for (int i = 0; i < LL_CTRL_PORTFC_SLOTS; i++)
+    if (mask & (1u << i))
+      m.value[i] = quanta;
+  return mac_ctrl(m);
+}
+
 // Inserts a VLAN tag (TPID, PCP, VID) after the source address.
 inline Frame tagged(Frame f, std::uint16_t tpid, unsigned pcp, unsigned vid)
 {

@@ -183,6 +183,68 @@ TEST_F(IngressProg, TokensAreMarkedAndRedirectedUnchanged)
   EXPECT_EQ(c.frames[LL_CTRL_TOKENS], 1u);
 }
 
+// PortFC's frames (ll_portfc_rx): a port takes the kinds its role hears
+// (portfc.h's ll_portfc_rx_check()) and drops the others, counted; a
+// server relays class B to its other ports as PORTFC_R and takes the
+// frame itself unchanged. The relay's copy is sent to llc's egress for
+// real (its peer lld receives it; the e2e suite checks frames on a wire).
+TEST_F(IngressProg, PortfcFramesByRole)
+{
+  const Frame a = lltest::portfc(LL_CTRL_PORTFC_A, 0b001, 0xffff);
+  const Frame b = lltest::portfc(LL_CTRL_PORTFC_B, 0b100, 0xffff);
+  const Frame r = lltest::portfc(LL_CTRL_PORTFC_R, 0b010, 0);
+  // No entry: not a BCube port, every PortFC frame refused.
+  for (const Frame &f : {a, b, r})
+    EXPECT_EQ(run(f, port_a_).verdict, TC_ACT_SHOT);
+  EXPECT_EQ(ctrl(port_a_).portfc_refused, 3u);
+
+  li::PortfcRx server;
+  server.role = LL_PORTFC_ROLE_SERVER;
+  server.n = 4;
+  server.relay = {port_b_};
+  prog_->maps().set_portfc(port_a_, server);
+  RunResult got = run(a, port_a_);
+  EXPECT_EQ(got.verdict, TC_ACT_REDIRECT);
+  EXPECT_EQ(got.data, a);
+  EXPECT_EQ(ctrl(port_a_).portfc_relayed, 0u);	// A is never relayed
+  got = run(b, port_a_);
+  EXPECT_EQ(got.verdict, TC_ACT_REDIRECT);
+  EXPECT_EQ(got.ctx.mark, LOSSLESS_CTRL_MARK);
+  EXPECT_EQ(got.data, b);	// its own opcode again after the relay's copy
+  auto c = ctrl(port_a_);
+  EXPECT_EQ(c.portfc_relayed, 1u);
+  EXPECT_EQ(c.portfc_relay_failed, 0u);
+  EXPECT_EQ(c.frames[LL_CTRL_PORTFC_A], 1u);
+  EXPECT_EQ(c.frames[LL_CTRL_PORTFC_B], 1u);
+  EXPECT_EQ(run(r, port_a_).verdict, TC_ACT_SHOT);	// servers hear switches only
+  // A slot beyond n - 2 (bit 3 of a 4-port switch's frame).
+  EXPECT_EQ(run(lltest::portfc(LL_CTRL_PORTFC_A, 0b1000, 1), port_a_).verdict, TC_ACT_SHOT);
+  EXPECT_EQ(ctrl(port_a_).portfc_refused, 5u);
+
+  li::PortfcRx sw;
+  sw.role = LL_PORTFC_ROLE_SWITCH;
+  sw.n = 4;
+  prog_->maps().set_portfc(port_a_, sw);
+  EXPECT_EQ(run(r, port_a_).verdict, TC_ACT_REDIRECT);
+  EXPECT_EQ(run(a, port_a_).verdict, TC_ACT_SHOT);
+  EXPECT_EQ(run(b, port_a_).verdict, TC_ACT_SHOT);
+  c = ctrl(port_a_);
+  EXPECT_EQ(c.frames[LL_CTRL_PORTFC_R], 1u);
+  EXPECT_EQ(c.portfc_refused, 7u);
+  EXPECT_EQ(c.portfc_relayed, 1u);
+  expect_no_data_counted(port_a_);
+
+  // Entries the library refuses.
+  li::PortfcRx bad = sw;
+  bad.relay = {port_b_};
+  EXPECT_THROW(prog_->maps().set_portfc(port_a_, bad), li::Error);
+  bad = server;
+  bad.n = 9;
+  EXPECT_THROW(prog_->maps().set_portfc(port_a_, bad), li::Error);
+  bad.role = 3;
+  EXPECT_THROW(prog_->maps().set_portfc(port_a_, bad), li::Error);
+}
+
 TEST_F(IngressProg, XonAndEdgeLengthsAreValid)
 {
   // XON for all priorities; a PAUSE of 0 quanta (XON).

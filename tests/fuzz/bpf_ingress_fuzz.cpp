@@ -295,10 +295,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *in, std::size_t size)
         "rewrite or redirect failed");
 
   if (want.control) {
-    bool ok = want.res == LL_PARSE_OK;
+    bool parsed = want.res == LL_PARSE_OK;
+    // PortFC's kinds need the port's role (ll_portfc_rx), which this
+    // port has not: a valid one is refused, counted as such.
+    bool portfc = parsed && (want.msg.kind == LL_CTRL_PORTFC_A ||
+                             want.msg.kind == LL_CTRL_PORTFC_B ||
+                             want.msg.kind == LL_CTRL_PORTFC_R);
+    bool ok = parsed && !portfc;
     CHECK(verdict == (ok ? TC_ACT_REDIRECT : TC_ACT_SHOT),
           "control frame (%zu octets): core says %s, program says %d", n,
           ll_parse_result_name(want.res), verdict);
+    CHECK(c1.portfc_refused - c0.portfc_refused == (portfc ? 1u : 0u),
+          "portfc_refused +%llu", (unsigned long long)(c1.portfc_refused - c0.portfc_refused));
+    CHECK(c1.portfc_relayed == c0.portfc_relayed, "a frame was relayed");
     for (unsigned k = 1; k < LL_CTRL_KIND_COUNT; k++) {
       std::uint64_t d = c1.frames[k] - c0.frames[k];
       CHECK(d == (ok && want.msg.kind == k ? 1u : 0u), "%s +%llu for %s", ll_ctrl_kind(k)->name,
@@ -306,7 +315,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *in, std::size_t size)
     }
     for (unsigned r = 0; r < LL_PARSE_RESULT_COUNT; r++) {
       std::uint64_t d = c1.parse_error[r] - c0.parse_error[r];
-      CHECK(d == (!ok && r == unsigned(want.res) ? 1u : 0u), "parse_error[%s] +%llu (core: %s)",
+      CHECK(d == (!parsed && r == unsigned(want.res) ? 1u : 0u),
+            "parse_error[%s] +%llu (core: %s)",
             ll_parse_result_name(static_cast<ll_parse_result>(r)), (unsigned long long)d,
             ll_parse_result_name(want.res));
     }
