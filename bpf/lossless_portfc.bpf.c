@@ -101,7 +101,7 @@ int ll_portfc_classify(struct __sk_buff *skb)
 	pc = bpf_map_lookup_elem(&ll_portfc_port, &ifindex);
 	st = bpf_map_lookup_elem(&ll_portfc_stats, &key);
 	if (!pc || !st)
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	at.b.n = pc->n;
 	at.b.k = pc->k;
 	at.level = pc->level;
@@ -113,7 +113,7 @@ int ll_portfc_classify(struct __sk_buff *skb)
 	     pc->role != LL_PORTFC_ROLE_SERVER ||
 	     at.node >= at.b.n * at.b.n)) {
 		st->bad_port++;
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	}
 	pkt.hq = (__u8)parse(skb, &addr);
 	if (addr) {
@@ -136,5 +136,6 @@ int ll_portfc_classify(struct __sk_buff *skb)
 	if (queue < LL_PORTFC_MAX_QUEUES)
 		st->queue[queue]++;
 	skb->priority = ((__u32)pc->major << 16) | (queue + 1);
-	return TC_ACT_OK;
+	/* On to the hook's next filter; the chain's end accepts. */
+	return TC_ACT_UNSPEC;
 }

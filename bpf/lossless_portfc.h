@@ -12,6 +12,7 @@
  * MAJOR:QUEUE+1, which the port's `lossless` qdisc (handle MAJOR:) takes
  * as its class. The high-priority queue HQ (0) holds ARP, the control
  * frames and RoCEv2's ACK, NAK and CNP (BTH opcodes 0x11, 0x12, 0x81).
+ * It passes every packet on (TC_ACT_UNSPEC) to the hook's next filter.
  *
  * Maps (shared by every port of a network namespace):
  *

@@ -289,7 +289,7 @@ static const struct ll_param portfc_params[] = {
 	},
 	{
 		.tc = "portfc-xoff-a", .arg = "SIZE", .key = "xoff_a",
-		.ctl = "portfc.xoff_a",
+		.ctl = "portfc.xoff-a",
 		.help = "an egress port's A-slots together pause their feeders at this; 0: 24 MTU",
 		.unit = LL_PARAM_SIZE,
 		.flags = LL_PARAM_POLICY | LL_PARAM_MAX_BUFFER | LL_PARAM_SHOW_NONZERO,
@@ -300,7 +300,7 @@ static const struct ll_param portfc_params[] = {
 	},
 	{
 		.tc = "portfc-xon-a", .arg = "SIZE", .key = "xon_a",
-		.ctl = "portfc.xon_a",
+		.ctl = "portfc.xon-a",
 		.help = "... and resume them at this; 0: 16 MTU",
 		.unit = LL_PARAM_SIZE,
 		.flags = LL_PARAM_POLICY | LL_PARAM_MAX_BUFFER | LL_PARAM_SHOW_NONZERO,
@@ -311,7 +311,7 @@ static const struct ll_param portfc_params[] = {
 	},
 	{
 		.tc = "portfc-xoff-b", .arg = "SIZE", .key = "xoff_b",
-		.ctl = "portfc.xoff_b",
+		.ctl = "portfc.xoff-b",
 		.help = "an egress port's B queue pauses its feeders (and, relayed, the switch two hops up) at this; 0: 24 MTU",
 		.unit = LL_PARAM_SIZE,
 		.flags = LL_PARAM_POLICY | LL_PARAM_MAX_BUFFER | LL_PARAM_SHOW_NONZERO,
@@ -322,7 +322,7 @@ static const struct ll_param portfc_params[] = {
 	},
 	{
 		.tc = "portfc-xon-b", .arg = "SIZE", .key = "xon_b",
-		.ctl = "portfc.xon_b",
+		.ctl = "portfc.xon-b",
 		.help = "... and resumes them at this; 0: 16 MTU",
 		.unit = LL_PARAM_SIZE,
 		.flags = LL_PARAM_POLICY | LL_PARAM_MAX_BUFFER | LL_PARAM_SHOW_NONZERO,

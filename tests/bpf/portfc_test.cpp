@@ -93,7 +93,7 @@ class PortfcProg : public ::testing::Test {
     ctx.ingress_ifindex = in_ifindex;
     ctx.priority = priority;
     auto r = lltest::test_run(bpf_program__fd(skel_->progs.ll_portfc_classify), f, ctx);
-    EXPECT_EQ(r.verdict, TC_ACT_OK);
+    EXPECT_EQ(r.verdict, TC_ACT_UNSPEC);  // on to the next filter
     return r.ctx.priority;
   }
 

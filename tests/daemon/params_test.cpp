@@ -309,7 +309,8 @@ TEST(ParamTable, TextsAsUsersWriteThem)
                "[ scheme { dt | st [ st-threshold SIZE ] | dsh [ dsh-window TIME ] [ "
                "dsh-ewma-shift N ] [ dsh-gain N ] [ dsh-variant VARIANT ] | spfc [ spfc-window "
                "TIME ] [ spfc-irc-th SIZE ] [ spfc-irc-th-packets N ] [ spfc-victim-threshold "
-               "SIZE ] [ spfc-mode MODE ] [ spfc-k N ] } ]");
+               "SIZE ] [ spfc-mode MODE ] [ spfc-k N ] | portfc [ portfc-n N ] [ portfc-xoff-a "
+               "SIZE ] [ portfc-xon-a SIZE ] [ portfc-xoff-b SIZE ] [ portfc-xon-b SIZE ] } ]");
   ll_param_synopsis(&ll_params[LL_P_BUFFER], buf, sizeof(buf));
   EXPECT_STREQ(buf, "[ buffer SIZE ]");
   ll_param_range(&ll_params[LL_P_BUFFER], buf, sizeof(buf));

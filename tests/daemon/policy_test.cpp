@@ -215,7 +215,8 @@ TEST(PolicyRegistry, KnowsPfcPolicyStDshAndSpfc)
   EXPECT_NE(make("dsh", s), nullptr);
   EXPECT_NE(make("spfc", s), nullptr);
   EXPECT_EQ(make("pcn", s), nullptr);
-  EXPECT_EQ(names(), (std::vector<std::string>{"pfc-dt", "st", "dsh", "spfc"}));
+  EXPECT_NE(make("portfc", s), nullptr);
+  EXPECT_EQ(names(), (std::vector<std::string>{"pfc-dt", "st", "dsh", "spfc", "portfc"}));
   ASSERT_NE(by_scheme("st"), nullptr);
   EXPECT_EQ(by_scheme("st")->policy, "st");
   EXPECT_EQ(by_scheme("dt")->policy, "pfc-dt");
@@ -227,7 +228,9 @@ TEST(PolicyRegistry, KnowsPfcPolicyStDshAndSpfc)
   EXPECT_EQ(by_scheme_id(LOSSLESS_SCHEME_SPFC), by_scheme("spfc"));
   EXPECT_EQ(by_scheme("dsh")->params.size(), 4u);
   EXPECT_EQ(by_scheme("spfc")->params.size(), 6u);
-  EXPECT_EQ(scheme_names(), "dt, st, dsh, spfc");
+  EXPECT_EQ(by_scheme_id(LOSSLESS_SCHEME_PORTFC), by_scheme("portfc"));
+  EXPECT_EQ(by_scheme("portfc")->params.size(), 5u);
+  EXPECT_EQ(scheme_names(), "dt, st, dsh, spfc, portfc");
   lossless_plane_scheme d = default_block(*by_scheme("dsh"));
   EXPECT_EQ(d.id, (unsigned)LOSSLESS_SCHEME_DSH);
   EXPECT_EQ(d.p.dsh.window_ns, 10000000u);

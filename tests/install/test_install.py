@@ -126,6 +126,7 @@ def expected_files(src, prefix, tcdir):
         f"{prefix}/sbin/losslessctl": (rx, None),
         f"{prefix}/sbin/lossless-ingress": (rx, None),
         f"{prefix}/sbin/lossless-cc": (rx, None),
+        f"{prefix}/sbin/lossless-portfc": (rx, None),
         f"{prefix}/lib/lossless/lossless_ingress.bpf.o": (rw, None),
         f"{tcdir}/q_lossless.so": ((0o755, 0o644), None),
         f"{prefix}/lib/systemd/system/losslessd.service": (rw, None),
@@ -202,7 +203,8 @@ def check_manifest(dest, prefix, exp):
 def check_binaries(dest, prefix, build):
     sbin = f"{dest}{prefix}/sbin"
     for cmd in (["losslessd", "--version"], ["lossless-ingress", "--version"],
-                ["lossless-cc", "--version"], ["losslessctl", "--help"]):
+                ["lossless-cc", "--version"], ["lossless-portfc", "--version"],
+                ["losslessctl", "--help"]):
         r = run([f"{sbin}/{cmd[0]}"] + cmd[1:])
         if r.returncode != 0:
             fail(f"{cmd}: exit {r.returncode}: {r.stdout[-300:]}")
@@ -412,7 +414,7 @@ def main():
         if not shutil.which(tool):
             raise SystemExit(f"{tool} not found")
     for f in ("daemon/losslessd", "daemon/losslessctl", "daemon/lossless-ingress",
-              "daemon/lossless-cc",
+              "daemon/lossless-cc", "daemon/lossless-portfc",
               "tc-plugins/q_lossless.so", "bpf/lossless_ingress.bpf.o",
               *(f"man/{name}.gz" for name in man_pages(src))):
         if not os.path.exists(f"{build}/{f}"):
