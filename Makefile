@@ -30,6 +30,11 @@
 #                   FABRIC=leaf-spine through two leaves and two spines,
 #                   SET="KEY=VALUE ..." scenario keys for this run;
 #                   writes build/compare/SCENARIO.json and .png
+#   make portfc-deadlock
+#                   build, then PortFC's deadlock scenario S-04 on BCube(4,1)
+#                   in the VM, PFC against PortFC, SEEDS=3 seeds
+#                   (tests/portfc/deadlock.py; docs/PORTFC.md); writes
+#                   build/portfc-deadlock/deadlock.json
 #   make checkpatch kernel style check of the module and the core
 #   make install    build userspace, then install it under PREFIX (default
 #                   /usr/local; DESTDIR=DIR stages it there): losslessd,
@@ -141,6 +146,11 @@ compare: all
 		$(if $(FABRIC),--fabric '$(FABRIC)') $(foreach s,$(SET),--set '$(s)') \
 		--out $(BUILD_DIR)/compare
 
+portfc-deadlock: all
+	mkdir -p $(BUILD_DIR)/portfc-deadlock
+	$(RUN_VM) --timeout 3000 --out $(BUILD_DIR)/portfc-deadlock -- tests/portfc/deadlock.py \
+		--seeds '$(or $(SEEDS),3)' --out $(BUILD_DIR)/portfc-deadlock
+
 checkpatch:
 	$(MAKE) -C kernel checkpatch
 
@@ -161,5 +171,5 @@ clean:
 	rm -rf $(BUILD_DIR)
 	$(MAKE) -C kernel clean
 
-.PHONY: all userspace module check check-host check-san check-vm check-repeat demo bench line-rate compare checkpatch clean \
+.PHONY: all userspace module check check-host check-san check-vm check-repeat demo bench line-rate compare portfc-deadlock checkpatch clean \
 	install uninstall

@@ -178,6 +178,12 @@ int ll_kport_join(struct ll_kport *port, struct net *net, const char *name,
 		kp->nr_ports = max(kp->nr_ports, i + 1);
 		port->pool = kp;
 		port->index = i;
+		/* A scheme of egress state retells its frames (PortFC): the
+		 * others now; the new port when its qdisc first runs.
+		 */
+		if (kp->mmu->scheme_hooks & LL_SCHEME_HOOK_EGRESS)
+			ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, ktime_get_ns()) &
+					   ~BIT_ULL(i));
 	}
 	/* The core's own words, with the pool's MTU (not the device's). */
 	mode_msg = err == LL_MMU_ERR_MODE ?
@@ -214,6 +220,9 @@ void ll_kport_leave(struct ll_kport *port)
 	kp->ifindex[port->index] = 0;
 	while (kp->nr_ports && !kp->members[kp->nr_ports - 1])
 		kp->nr_ports--;
+	/* PortFC: the others resume what the leaving port asked for. */
+	if (kp->mmu->scheme_hooks & LL_SCHEME_HOOK_EGRESS)
+		ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, ktime_get_ns()));
 	spin_unlock_bh(&kp->lock);
 	ll_kpool_put(kp);
 	port->pool = NULL;

@@ -35,7 +35,7 @@ SYNOPSIS
     lossless-portfc [OPTIONS] attach DEV... --n N --k K
                     (--server ID | --switch W --level L) [--major M]
                     [--ingress-pin-dir DIR]
-    lossless-portfc [OPTIONS] detach DEV...
+    lossless-portfc [OPTIONS] detach DEV... [--ingress-pin-dir DIR]
     lossless-portfc [OPTIONS] addrs --n N --k K [--base ADDR]
     lossless-portfc [OPTIONS] show [--json]
 
@@ -66,7 +66,9 @@ DESCRIPTION
              which of PortFC's frames each port takes: a server takes
              PORTFC_A and _B from its switch and relays _B to its other
              ports as PORTFC_R; a switch takes PORTFC_R only.
-    detach   removes the classifier from DEV (the maps stay).
+    detach   removes the classifier from each DEV and its position (the
+             maps stay); with --ingress-pin-dir DIR, its part in PortFC's
+             frames too (the port then takes none).
     addrs    writes the address of every server of the plan into the
              classifier's address map.
     show     the classifier's counters: packets, to HQ, relayed, unknown
@@ -189,8 +191,18 @@ int run(const Args &a)
     return kExitOk;
   }
   if (a.cmd == "detach") {
-    for (const std::string &dev : a.devs)
-      lp::detach(lossless::ingress::ifindex_of(dev));
+    std::optional<lossless::ingress::Maps> ingress;
+    if (!a.ingress_pin_dir.empty())
+      ingress.emplace(lossless::ingress::Maps::open_pinned(a.ingress_pin_dir));
+    for (const std::string &dev : a.devs) {
+      std::uint32_t ifindex = lossless::ingress::ifindex_of(dev);
+      lp::detach(ifindex);
+      // The port's position goes too, and with --ingress-pin-dir its
+      // part in PortFC's frames: a detached port takes none.
+      lp::Program::load(a.pin_dir).del_port(ifindex);
+      if (ingress)
+        ingress->del_portfc(ifindex);
+    }
     return kExitOk;
   }
   if (a.cmd == "attach") {

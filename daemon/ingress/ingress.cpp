@@ -326,7 +326,7 @@ bool Maps::pinned(const std::string &pin_dir)
 {
   for (const char *name :
        {LL_INGRESS_MAP_PORT_CFG, LL_INGRESS_MAP_DSCP, LL_INGRESS_MAP_PRIO_STATS,
-        LL_INGRESS_MAP_CTRL_STATS, LL_INGRESS_MAP_PORTFC})
+        LL_INGRESS_MAP_CTRL_STATS})
     if (!path_exists(pin_path(pin_dir, name)))
       return false;
   return true;
@@ -348,9 +348,13 @@ Maps Maps::open_pinned(const std::string &pin_dir)
     }
     return Fd(fd);
   };
+  // PortFC's map came later: a pin directory from before it still opens
+  // (set_portfc() then says why it cannot), until the next attach pins it.
+  std::string portfc_path = pin_path(pin_dir, LL_INGRESS_MAP_PORTFC);
+  Fd portfc = path_exists(portfc_path) ? open(LL_INGRESS_MAP_PORTFC) : Fd();
   return Maps(open(LL_INGRESS_MAP_PORT_CFG), open(LL_INGRESS_MAP_DSCP),
               open(LL_INGRESS_MAP_PRIO_STATS), open(LL_INGRESS_MAP_CTRL_STATS),
-              open(LL_INGRESS_MAP_PORTFC));
+              std::move(portfc));
 }
 
 void Maps::set_port_config(std::uint32_t ifindex, const PortConfig &cfg)
@@ -386,7 +390,8 @@ void Maps::remove_port(std::uint32_t ifindex)
   delete_key(port_cfg_.get(), ifindex, "the port config map");
   delete_key(prio_stats_.get(), ifindex, "the priority counters");
   delete_key(ctrl_stats_.get(), ifindex, "the control-frame counters");
-  delete_key(portfc_.get(), ifindex, "the PortFC map");
+  if (portfc_.get() >= 0)
+    delete_key(portfc_.get(), ifindex, "the PortFC map");
 }
 
 void Maps::set_dscp(unsigned dscp, unsigned prio)
@@ -481,6 +486,9 @@ void Maps::set_portfc(std::uint32_t ifindex, const PortfcRx &rx)
     throw Error(EINVAL, "PortFC: a server relays to at most " +
                             std::to_string(LL_INGRESS_PORTFC_RELAYS) +
                             " other ports, a switch to none");
+  if (portfc_.get() < 0)
+    throw Error(ENOENT, "PortFC's map is not pinned with these maps (pinned by an older version)",
+                "attach the ports again with lossless-ingress attach: it pins the missing map");
   ll_ingress_portfc v;
   std::memset(&v, 0, sizeof(v));
   v.role = rx.role;
@@ -493,6 +501,8 @@ void Maps::set_portfc(std::uint32_t ifindex, const PortfcRx &rx)
 
 void Maps::del_portfc(std::uint32_t ifindex)
 {
+  if (portfc_.get() < 0)
+    return;
   if (bpf_map_delete_elem(portfc_.get(), &ifindex) && errno != ENOENT)
     fail(errno, "deleting from the PortFC map");
 }

@@ -171,7 +171,8 @@ static ll_u64 evaluate_all(struct ll_mmu_pool *pool, ll_u64 now_ns)
 				ll_scheme_evaluate(pool, port, prio, now_ns);
 		/* A mode's slot due: its port's timer must run it. */
 		if (xoff_due(p, now_ns) ||
-		    (p->mode && now_ns >= p->mode_next_ns))
+		    (p->mode && now_ns >= p->mode_next_ns) ||
+		    (own_frames(pool, p) && ll_mmu_ctrl_due(pool, port, now_ns)))
 			due |= 1ULL << port;
 	}
 	return due;
@@ -935,7 +936,11 @@ ll_u32 ll_mmu_purge(struct ll_mmu_pool *pool, struct ll_mmu_charge *charge,
 
 ll_u64 ll_mmu_sweep(struct ll_mmu_pool *pool, ll_u64 now_ns)
 {
-	ll_u64 due = evaluate_all(pool, now_ns);
+	ll_u64 due;
+
+	/* A scheme of egress state reads the counters again (PortFC). */
+	ll_scheme_resync(pool, now_ns);
+	due = evaluate_all(pool, now_ns) | ll_mmu_take_kicks(pool);
 
 	pool->sweep_mark = pool->shared_used;
 	pool->ctr.sweeps++;

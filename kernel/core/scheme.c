@@ -175,6 +175,14 @@ ll_u64 ll_scheme_frames_next_ns(const struct ll_mmu_pool *pool, ll_u32 port)
 					LL_MMU_NEVER;
 }
 
+void ll_scheme_resync(struct ll_mmu_pool *pool, ll_u64 now_ns)
+{
+	const struct ll_scheme_desc *d = ll_scheme_lookup(pool->cfg.scheme);
+
+	if (d && d->resync)
+		d->resync(pool, now_ns);
+}
+
 int ll_scheme_ecn_mark(const struct ll_mmu_pool *pool, ll_u32 port,
 		       ll_u32 queue, ll_u32 rnd)
 {

@@ -136,6 +136,13 @@ struct ll_scheme_desc {
 	void (*frames_complete)(struct ll_mmu_pool *pool, ll_u32 port, int sent,
 				ll_u64 at_ns);
 	ll_u64 (*frames_next_ns)(const struct ll_mmu_pool *pool, ll_u32 port);
+	/*
+	 * After a change of the pool, its ports or their numbers (the MMU's
+	 * sweep, which the module runs after every change): bring the
+	 * scheme's state in line with the counters and mark the ports whose
+	 * frames may be due (kick_mask). NULL: nothing to do.
+	 */
+	void (*resync)(struct ll_mmu_pool *pool, ll_u64 now_ns);
 };
 
 /*
@@ -313,6 +320,9 @@ int ll_scheme_frames_take(struct ll_mmu_pool *pool, ll_u32 port,
 void ll_scheme_frames_complete(struct ll_mmu_pool *pool, ll_u32 port,
 			       int sent, ll_u64 at_ns);
 ll_u64 ll_scheme_frames_next_ns(const struct ll_mmu_pool *pool, ll_u32 port);
+
+/* The scheme's resync (its descriptor's), from ll_mmu_sweep(). */
+void ll_scheme_resync(struct ll_mmu_pool *pool, ll_u64 now_ns);
 
 /* The scheme's rewrite of the frame port sends (its port_frame). */
 void ll_scheme_port_frame(const struct ll_mmu_pool *pool, ll_u32 port,

@@ -13,8 +13,10 @@
  *
  * No ingress PFC: the lossless bytes of a PortFC switch go to the shared
  * region up to its end, then to the headroom, then drop (counted, a
- * sizing bug: portfc.md 4.10 sizes the pool). A port's number in the
- * BCube is its scheme_port (tc's scheme-port), or its pool index.
+ * sizing bug: portfc.md 4.10 sizes the pool). Every priority is lossless:
+ * the classifier makes a packet's queue its priority. A port's number in
+ * the BCube is its scheme_port (tc's scheme-port), or its pool index; a
+ * port numbered n or above takes no part.
  */
 #include "scheme.h"
 #include "lossless.h"	/* the uapi: its netlink nest, the plane */
@@ -52,6 +54,9 @@ static const char *portfc_check(const struct ll_mmu_config *cfg)
 
 	if (pp->n < LL_PORTFC_MIN_N || pp->n > LL_PORTFC_MAX_N)
 		return "portfc: portfc-n (the BCube radix) must be 2 to 8";
+	/* The classifier makes a packet's queue its priority: all count. */
+	if (cfg->lossless_mask != 0xFF)
+		return "portfc: every priority must be lossless (lossless-prios 0,1,2,3,4,5,6,7)";
 	thresholds(cfg, &t);
 	if (t.xoff_a_bytes > cfg->total_bytes ||
 	    t.xoff_b_bytes > cfg->total_bytes)
@@ -66,62 +71,102 @@ ll_u32 ll_portfc_port_number(const struct ll_mmu_pool *pool, ll_u32 port)
 	return p->scheme_port ? p->scheme_port - 1u : port;
 }
 
-/* Bit p: BCube port p's flag of a class is up (cls 0: A, 1: B). */
-static ll_u32 up_ports(const struct ll_mmu_pool *pool, ll_u32 cls)
+/* Port's detector against its egress queues now; returns its events. */
+static ll_u32 detect_port(struct ll_mmu_pool *pool, ll_u32 port)
 {
-	ll_u32 port, up = 0, n = portfc_n(pool), bp;
+	struct ll_mmu_port *p = &pool->ports[port];
+	struct ll_portfc_thresholds t;
+	ll_u32 n = portfc_n(pool), q;
+	ll_u64 sum_a = 0;
 
-	for (port = 0; port < pool->cfg.max_ports; port++) {
-		const struct ll_mmu_port *p = &pool->ports[port];
-		const struct ll_portfc_eport *e = &p->sch.portfc.e;
+	for (q = 1; q < n; q++)
+		sum_a += p->eq[q].bytes;
+	thresholds(&pool->cfg, &t);
+	return ll_portfc_detect(&p->sch.portfc.e, &t, sum_a, p->eq[n].bytes);
+}
 
-		if (!p->attached)
-			continue;
-		bp = ll_portfc_port_number(pool, port);
-		if (bp < n && (cls ? e->up_b : e->up_a))
-			up |= 1u << bp;
-	}
-	return up;
+/* Port's flags into the pool's masks, by its BCube number. */
+static void set_up(struct ll_mmu_pool *pool, ll_u32 port)
+{
+	struct ll_portfc_pool_state *ps = &pool->sch.portfc;
+	const struct ll_portfc_eport *e = &pool->ports[port].sch.portfc.e;
+	ll_u32 bp = ll_portfc_port_number(pool, port);
+	ll_u8 bit;
+
+	if (bp >= portfc_n(pool))
+		return;
+	bit = (ll_u8)(1u << bp);
+	ps->up_a = (ll_u8)(e->up_a ? ps->up_a | bit : ps->up_a & ~bit);
+	ps->up_b = (ll_u8)(e->up_b ? ps->up_b | bit : ps->up_b & ~bit);
+}
+
+/* The ring's record of a port's onsets and reliefs (ev: its events). */
+static void log_events(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 ev,
+		       ll_u64 now_ns)
+{
+	const struct ll_mmu_port *p = &pool->ports[port];
+	ll_u64 a = p->sch.portfc.e.sum_a_bytes, b = p->sch.portfc.e.b_bytes;
+
+	if (ev & LL_PORTFC_EV_PAUSE_A)
+		ll_scheme_log_event(pool, port, 0xff, LL_PORTFC_EVT_PAUSE_A, a,
+				    now_ns);
+	if (ev & LL_PORTFC_EV_RESUME_A)
+		ll_scheme_log_event(pool, port, 0xff, LL_PORTFC_EVT_RESUME_A, a,
+				    now_ns);
+	if (ev & LL_PORTFC_EV_PAUSE_B)
+		ll_scheme_log_event(pool, port, 0xff, LL_PORTFC_EVT_PAUSE_B, b,
+				    now_ns);
+	if (ev & LL_PORTFC_EV_RESUME_B)
+		ll_scheme_log_event(pool, port, 0xff, LL_PORTFC_EVT_RESUME_B, b,
+				    now_ns);
 }
 
 void ll_portfc_egress(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 {
-	struct ll_mmu_port *p = &pool->ports[port];
-	struct ll_portfc_port_state *st = &p->sch.portfc;
-	struct ll_portfc_thresholds t;
-	ll_u32 n = portfc_n(pool), q, ev;
-	ll_u64 sum_a = 0;
+	ll_u32 ev;
 
-	if (ll_portfc_port_number(pool, port) >= n)
+	/* Admissions come without a clock: events take the latest one. */
+	now_ns = ll_scheme_clock(&pool->sch.portfc.now_ns, now_ns);
+	if (ll_portfc_port_number(pool, port) >= portfc_n(pool))
 		return;
-	for (q = 1; q < n; q++)
-		sum_a += p->eq[q].bytes;
-	thresholds(&pool->cfg, &t);
-	ev = ll_portfc_detect(&st->e, &t, sum_a, p->eq[n].bytes);
+	ev = detect_port(pool, port);
 	if (!ev)
 		return;
+	set_up(pool, port);
 	/* Every other attached port has a frame due. */
 	pool->kick_mask |= pool->attached_mask & ~(1ULL << port);
-	if (ev & LL_PORTFC_EV_PAUSE_A)
-		ll_scheme_log_event(pool, port, 0xff, LL_PORTFC_EVT_PAUSE_A,
-				    sum_a, now_ns);
-	if (ev & LL_PORTFC_EV_RESUME_A)
-		ll_scheme_log_event(pool, port, 0xff, LL_PORTFC_EVT_RESUME_A,
-				    sum_a, now_ns);
-	if (ev & LL_PORTFC_EV_PAUSE_B)
-		ll_scheme_log_event(pool, port, 0xff, LL_PORTFC_EVT_PAUSE_B,
-				    p->eq[n].bytes, now_ns);
-	if (ev & LL_PORTFC_EV_RESUME_B)
-		ll_scheme_log_event(pool, port, 0xff, LL_PORTFC_EVT_RESUME_B,
-				    p->eq[n].bytes, now_ns);
+	log_events(pool, port, ev, now_ns);
 }
 
-/* What port should tell of a class now, and what it told. */
+/*
+ * After a change of thresholds, ports or their numbers: every attached
+ * port's flags from its queues, the masks from the flags, and a frame
+ * due wherever what a port told may be stale.
+ */
+static void portfc_resync(struct ll_mmu_pool *pool, ll_u64 now_ns)
+{
+	ll_u32 port;
+
+	now_ns = ll_scheme_clock(&pool->sch.portfc.now_ns, now_ns);
+	pool->sch.portfc.up_a = 0;
+	pool->sch.portfc.up_b = 0;
+	for (port = 0; port < pool->cfg.max_ports; port++) {
+		if (!pool->ports[port].attached ||
+		    ll_portfc_port_number(pool, port) >= portfc_n(pool))
+			continue;
+		log_events(pool, port, detect_port(pool, port), now_ns);
+		set_up(pool, port);
+	}
+	pool->kick_mask |= pool->attached_mask;
+}
+
+/* What port should tell of a class now (O(n): the pool's masks). */
 static ll_u8 want(const struct ll_mmu_pool *pool, ll_u32 port, ll_u32 cls)
 {
+	const struct ll_portfc_pool_state *ps = &pool->sch.portfc;
 	ll_u32 n = portfc_n(pool), t = ll_portfc_port_number(pool, port);
 
-	return t < n ? ll_portfc_tell(up_ports(pool, cls), n, t) : 0;
+	return t < n ? ll_portfc_tell(cls ? ps->up_b : ps->up_a, n, t) : 0;
 }
 
 /* A frame of class cls is due: a change, or a pause to refresh. */
@@ -340,8 +385,7 @@ const struct ll_scheme_desc ll_scheme_portfc = {
 	.name = "portfc",
 	.title = "PortFC: per-port Pause/Resume for BCube",
 	.doc = "docs/PORTFC.md",
-	.hooks = LL_SCHEME_HOOK_EGRESS | LL_SCHEME_HOOK_LOSSY |
-		 LL_SCHEME_HOOK_FRAMES,
+	.hooks = LL_SCHEME_HOOK_EGRESS | LL_SCHEME_HOOK_FRAMES,
 	.params = portfc_params,
 	.n_params = LL_ARRAY_SIZE(portfc_params),
 	.nl_nest = TCA_LOSSLESS_SCHEME_PORTFC,
@@ -358,4 +402,5 @@ const struct ll_scheme_desc ll_scheme_portfc = {
 	.frames_take = portfc_frames_take,
 	.frames_complete = portfc_frames_complete,
 	.frames_next_ns = portfc_frames_next_ns,
+	.resync = portfc_resync,
 };

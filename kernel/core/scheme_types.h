@@ -225,6 +225,14 @@ struct ll_portfc_port_state {
 	ll_u8 reserved0;
 };
 
+/* PortFC's pool: its clock, and its ports' flags by BCube port number. */
+struct ll_portfc_pool_state {
+	ll_u64 now_ns;		/* latest time a hook was given */
+	ll_u8 up_a;		/* bit p: BCube port p's A flag is up */
+	ll_u8 up_b;
+	ll_u8 reserved0[6];
+};
+
 struct ll_spfc_iq_state {
 	ll_u32 irc;		/* IRC: departures this window (saturated) */
 	ll_u32 last_win;	/* the last completed window's count */
@@ -251,6 +259,7 @@ struct ll_spfc_iq_state {
 union ll_scheme_pool_state {
 	struct ll_dsh_pool_state dsh;
 	struct ll_spfc_pool_state spfc;
+	struct ll_portfc_pool_state portfc;
 
 	LL_SCHEME_EXTRA_POOL_STATE	/* the unit tests' way in */
 };

@@ -25,8 +25,11 @@ With qdisc (tc-lossless options, e.g. "rate 100mbit"), every port gets
 plan's gates; with switch_pool (pool options, e.g. "buffer 4mb scheme
 portfc portfc-n 4"), a switch's ports also share its pool, named w<id>,
 each with its BCube number (scheme-port). With classify, PortFC's
-classifier on every port (the maps pinned per namespace in
-/sys/fs/bpf/portfc-<namespace>, removed with the topology).
+classifier and lossless-ingress on every port (the maps pinned per
+namespace in /sys/fs/bpf/portfc-<namespace> and ll-<namespace>, removed
+with the topology). For PFC instead (the baseline): classify False,
+ingress True (PFC frames reach the qdiscs), the default 8 queues, and
+server_pool to make each server a PFC switch of its own two ports.
 """
 
 import json
@@ -37,7 +40,7 @@ from topology import Paths, sh
 
 class BCube:
     def __init__(self, t, n, k, base="10.1.0.1", first=None, qdisc=None, classify=False,
-                 switch_pool=None):
+                 switch_pool=None, server_pool=None, ingress=None):
         self.t, self.n, self.k = t, n, k
         self.plan = json.loads(sh(f"{Paths.portfc} plan --n {n} --k {k} --base {base}"))
         self.first = first or (lambda src, dst: 0)
@@ -46,9 +49,9 @@ class BCube:
         self._cable()
         self._route()
         if qdisc is not None:
-            self._qdiscs(qdisc, switch_pool)
-        if classify:
-            self._classify()
+            self._qdiscs(qdisc, switch_pool, server_pool, portfc=classify)
+        if classify or ingress:
+            self._programs(classify)
 
     def server(self, i):
         return self.servers[i]
@@ -110,26 +113,30 @@ class BCube:
                                  f"onlink src {s['addr']}")
             srv.run("ip -batch -", input="\n".join(batch) + "\n")
 
-    def _qdiscs(self, opts, switch_pool):
+    def _qdiscs(self, opts, switch_pool, server_pool, portfc):
+        """lossless on every port: PortFC's queues and gates, or (portfc
+        False) the default 8 queues, for PFC; the pools on request."""
         q, g = self.plan["queues"], self.plan["gates"]
-        for hosts, queues, gates in ((self.servers, q["server"], g["server"]),
-                                     (self.switches, q["switch"], g["switch"])):
+        for hosts, queues, gates, pool_opts in (
+                (self.servers, q["server"], g["server"], server_pool),
+                (self.switches, q["switch"], g["switch"], switch_pool)):
             for h in hosts.values():
                 cmds = []
                 for dev in h.ifaces:
                     pool = ""
-                    if switch_pool is not None and hosts is self.switches:
-                        pool = f"pool {h.name} scheme-port {dev[2:]} {switch_pool} "
-                    cmds.append(f"qdisc add dev {dev} root handle 1: lossless {pool}queues {queues} "
-                                f"strict 1 gates {gates} {opts}")
+                    if pool_opts is not None:
+                        number = f"scheme-port {dev[2:]} " if hosts is self.switches else ""
+                        pool = f"pool {h.name} {number}{pool_opts} "
+                    plan = f"queues {queues} strict 1 gates {gates} " if portfc else ""
+                    cmds.append(f"qdisc add dev {dev} root handle 1: lossless {pool}{plan}{opts}")
                 h.run("tc -batch -", input="\n".join(cmds) + "\n")
 
     def ingress_pin_dir(self, host):
         return f"/sys/fs/bpf/ll-{host.ns}"
 
-    def _classify(self):
-        """The classifier on every port and, with the ingress program on
-        every port, each port's part in PortFC's frames."""
+    def _programs(self, classify):
+        """The ingress program on every port; with classify, PortFC's
+        classifier and each port's part in PortFC's frames too."""
         n, k = self.n, self.k
         base = self.plan["servers"][0]["addr"]
         for role, hosts in (("server", self.servers), ("switch", self.switches)):
@@ -137,6 +144,9 @@ class BCube:
                 pin, ipin = shlex.quote(self.pin_dir(h)), shlex.quote(self.ingress_pin_dir(h))
                 devs = " ".join(h.ifaces)
                 cmds = [f"{Paths.ingress} --pin-dir {ipin} attach {dev}" for dev in h.ifaces]
+                if not classify:
+                    h.run("sh -ec " + shlex.quote(" >/dev/null && ".join(cmds) + " >/dev/null"))
+                    continue
                 if role == "server":
                     where = f"--server {ident}"
                 else:

@@ -147,6 +147,7 @@ extern "C" const ll_scheme_desc ll_scheme_test = {
     .frames_take = nullptr,
     .frames_complete = nullptr,
     .frames_next_ns = nullptr,
+    .resync = nullptr,
 };
 
 namespace {

@@ -26,6 +26,8 @@ constexpr ll_u32 kPkt = 1000;
 ll_mmu_config SwitchConfig()
 {
 	ll_mmu_config c = PaperConfig(4, ll_mmu_alpha{1, 0}, 1000000, 10000);
+	c.total_bytes += 4 * 7 * 10000;	// headroom for every priority
+	c.lossless_mask = 0xFF;
 	c.scheme = LL_SCHEME_PORTFC;
 	c.scheme_params.portfc.n = 4;
 	c.scheme_params.portfc.xoff_a_bytes = 6000;
@@ -173,6 +175,38 @@ TEST_F(PortfcSwitch, AFailedSendIsRetried)
 	EXPECT_FALSE(ll_mmu_ctrl_due(pool.p(), 2, now));
 }
 
+// Changes take effect at the sweep the module runs after each: new
+// thresholds pause or resume at once, a detached congested port resumes
+// its feeders, and every port is kicked to retell what it told.
+TEST_F(PortfcSwitch, ChangesResyncAtTheSweep)
+{
+	for (int i = 0; i < 5; i++)
+		Send(0, 2, 4);	// 5000 bytes in port 2's B: quiet at 6000
+	EXPECT_EQ(ll_mmu_take_kicks(pool.p()), 0u);
+	ll_mmu_config c = SwitchConfig();
+	c.scheme_params.portfc.xoff_b_bytes = 5000;
+	c.scheme_params.portfc.xon_b_bytes = 3000;
+	ASSERT_EQ(ll_mmu_pool_reconfigure(pool.p(), &c), LL_MMU_OK);
+	ll_u64 due = ll_mmu_sweep(pool.p(), now);
+	EXPECT_EQ(due & 0b1011u, 0b1011u);	// the others tell B for port 2
+	EXPECT_EQ(pool.p()->sch.portfc.up_b, 1u << 2);
+	ll_ctrl_msg m = Take(0);
+	EXPECT_EQ(m.kind, LL_CTRL_PORTFC_B);
+	EXPECT_EQ(m.gate_mask, 1u << 1);	// slot(2, 0)
+	// Port 2 leaves the pool with its queue: the others resume it.
+	ll_mmu_port_detach(pool.p(), 2, now);
+	ll_mmu_sweep(pool.p(), now);
+	EXPECT_EQ(pool.p()->sch.portfc.up_b, 0u);
+	m = Take(0);
+	EXPECT_EQ(m.kind, LL_CTRL_PORTFC_B);
+	EXPECT_EQ(m.gate_mask, 1u << 1);
+	EXPECT_EQ(m.value[1], 0);
+	// Events carry the pool's latest clock, even from a clockless admission.
+	const ll_scheme_event &ev = pool.p()->events.ev[0];
+	EXPECT_EQ(ev.type, LL_PORTFC_EVT_PAUSE_B);
+	EXPECT_EQ(ev.time_ns, now);
+}
+
 // The BCube number of a port is its scheme_port, not its pool index.
 TEST(PortfcScheme, PortNumbersComeFromTheConfiguration)
 {
@@ -207,6 +241,10 @@ TEST(PortfcScheme, ParametersAreChecked)
 		     "portfc: portfc-n (the BCube radix) must be 2 to 8");
 	c.scheme_params.portfc.n = 0;
 	EXPECT_EQ(ll_mmu_config_check(&c), LL_MMU_ERR_SCHEME_PARAMS);
+	c = SwitchConfig();
+	c.lossless_mask = 1u << 3;
+	EXPECT_STREQ(ll_scheme_check_msg(&c),
+		     "portfc: every priority must be lossless (lossless-prios 0,1,2,3,4,5,6,7)");
 	c = SwitchConfig();
 	c.scheme_params.portfc.xon_b_bytes = 6000;
 	EXPECT_STREQ(ll_scheme_check_msg(&c), "portfc: xon-b must be above 0 and below xoff-b");
