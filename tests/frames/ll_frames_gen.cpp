@@ -4,6 +4,7 @@
 //
 //   ll_frames_gen OUT.pcap OUT.json            PFC and PAUSE (0x8808)
 //   ll_frames_gen --tokens OUT.pcap OUT.json   TOKENS (0x88B6/0x0001)
+//   ll_frames_gen --portfc OUT.pcap OUT.json   PORTFC_A/B/R (0x88B6/2..4)
 //
 // Besides the valid frames, a few negative controls are written: frames
 // built by ll_ctrl_build and then corrupted (bad DA, reserved vector
@@ -212,6 +213,89 @@ std::vector<Case> TokensCases()
 	return c;
 }
 
+std::string Mac(const ll_u8 *a);
+
+ll_ctrl_msg Portfc(int idx, ll_u8 kind, ll_u8 mask, const std::vector<ll_u16> &times)
+{
+	ll_ctrl_msg m;
+	std::memset(&m, 0, sizeof(m));
+	const ll_u8 src[6] = {0x02, 0x00, 0x5E, 0x50, 0x00, (ll_u8)idx};
+	std::memcpy(m.src, src, 6);
+	m.kind = kind;
+	m.gate_mask = mask;
+	for (size_t i = 0; i < times.size() && i < LL_CTRL_PORTFC_SLOTS; i++)
+		m.value[i] = times[i];
+	return m;
+}
+
+// PortFC's three kinds, each with its slots in several masks; times of
+// slots outside the mask hold junk that must not reach the wire.
+std::vector<Case> PortfcCases()
+{
+	std::vector<Case> c;
+	int i = 0;
+	const std::vector<ll_u16> junk = {0x1111, 0x2222, 0x3333, 0x4444, 0x5555, 0x6666, 0x7777};
+	for (ll_u8 kind : {(ll_u8)LL_CTRL_PORTFC_A, (ll_u8)LL_CTRL_PORTFC_B,
+			   (ll_u8)LL_CTRL_PORTFC_R}) {
+		const std::string k = ll_ctrl_kind(kind)->name;
+		auto add = [&](const std::string &name, ll_ctrl_msg m) {
+			Case x;
+			x.name = k + "_" + name;
+			x.m = m;
+			c.push_back(x);
+		};
+		add("pause_all", Portfc(i++, kind, 0x7F, std::vector<ll_u16>(7, 0xFFFF)));
+		add("resume_all", Portfc(i++, kind, 0x7F, std::vector<ll_u16>(7, 0)));
+		add("s0", Portfc(i++, kind, 0x01, junk));
+		add("s6", Portfc(i++, kind, 0x40, junk));
+		add("mixed", Portfc(i++, kind, 0x55, {1, 9, 0, 9, 0x8000, 9, 0xFFFE}));
+		add("none", Portfc(i++, kind, 0x00, junk));
+	}
+	for (Case &k : c) {
+		k.bytes.assign(LL_MAC_CTRL_FRAME_BYTES, 0);
+		if (ll_ctrl_build(k.bytes.data(), k.bytes.size(), &k.m) !=
+		    LL_MAC_CTRL_FRAME_BYTES) {
+			std::fprintf(stderr, "build failed for %s\n", k.name.c_str());
+			std::exit(1);
+		}
+	}
+	// One to the receiving port's own address (802.3 Annex 31B).
+	Case uni = c[2];
+	uni.name = "portfcA_unicast_da";
+	std::memcpy(uni.bytes.data(), kTokensPortAddr, 6);
+	c.push_back(uni);
+	auto neg = [&](size_t from, const char *name, const char *how,
+		       const char *reject) -> Case & {
+		Case k = c[from];
+		k.name = name;
+		k.valid = false;
+		k.corruption = how;
+		k.reject = reject;
+		c.push_back(k);
+		return c.back();
+	};
+	neg(0, "neg_reserved_set", "reserved octet 0x01",
+	    "reserved-bits-set").bytes[16] = 0x01;
+	neg(6, "neg_truncated_31", "cut to 31 octets (time 6 incomplete)",
+	    "truncated").bytes.resize(LL_CTRL_PORTFC_MIN_BYTES - 1);
+	neg(12, "neg_bad_da", "dst 01:80:c2:00:00:02",
+	    "bad-destination").bytes[5] = 0x02;
+	return c;
+}
+
+void PortfcIntent(FILE *js, const ll_ctrl_msg &m)
+{
+	std::fprintf(js, "\"ethertype\": %d, \"kind\": \"%s\", \"opcode\": %d, ",
+		     LL_ETH_P_LOSSLESS_CTRL, ll_ctrl_kind(m.kind)->name,
+		     ll_ctrl_kind(m.kind)->opcode);
+	std::fprintf(js, "\"port_addr\": \"%s\", ", Mac(kTokensPortAddr).c_str());
+	std::fprintf(js, "\"mask\": %d, \"times\": [", m.gate_mask & 0xFF);
+	for (int i = 0; i < LL_CTRL_PORTFC_SLOTS; i++)
+		std::fprintf(js, "%s%d", i ? ", " : "",
+			     (m.gate_mask >> i) & 1 ? m.value[i] : 0);
+	std::fprintf(js, "]");
+}
+
 std::string Mac(const ll_u8 *a)
 {
 	char s[18];
@@ -272,14 +356,15 @@ void MacCtrlIntent(FILE *js, const ll_ctrl_msg &m)
 int main(int argc, char **argv)
 {
 	bool tokens = argc == 4 && !std::strcmp(argv[1], "--tokens");
-	if (argc != 3 && !tokens) {
-		std::fprintf(stderr, "usage: %s [--tokens] OUT.pcap OUT.json\n",
+	bool portfc = argc == 4 && !std::strcmp(argv[1], "--portfc");
+	if (argc != 3 && !tokens && !portfc) {
+		std::fprintf(stderr, "usage: %s [--tokens | --portfc] OUT.pcap OUT.json\n",
 			     argv[0]);
 		return 2;
 	}
-	if (tokens)
+	if (tokens || portfc)
 		argv++;
-	std::vector<Case> cases = tokens ? TokensCases() : Cases();
+	std::vector<Case> cases = tokens ? TokensCases() : portfc ? PortfcCases() : Cases();
 
 	std::vector<const std::vector<ll_u8> *> frames;
 	for (const Case &k : cases)
@@ -311,6 +396,9 @@ int main(int argc, char **argv)
 		std::fprintf(js, "\"src\": \"%s\", ", Mac(m.src).c_str());
 		if (m.kind == LL_CTRL_TOKENS)
 			TokensIntent(js, m);
+		else if (m.kind == LL_CTRL_PORTFC_A || m.kind == LL_CTRL_PORTFC_B ||
+			 m.kind == LL_CTRL_PORTFC_R)
+			PortfcIntent(js, m);
 		else
 			MacCtrlIntent(js, m);
 		std::fprintf(js, ", \"hex\": \"");

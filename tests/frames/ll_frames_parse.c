@@ -58,6 +58,7 @@ static void print_frame(unsigned long index, const ll_u8 *frame, ll_u32 len)
 		/* The wire's fields: only PFC has a class-enable vector (a
 		 * PAUSE message speaks of its one gate, bit 0 of gate_mask).
 		 */
+		printf(", \"gate_mask\": %u", m.gate_mask);
 		printf(", \"enable_vector\": %u, \"quanta\": [",
 		       m.kind == LL_CTRL_PFC ? m.gate_mask : 0);
 		for (i = 0; i < LL_PFC_PRIOS; i++)

@@ -2,8 +2,8 @@
 --
 -- Wireshark dissector (Lua, Wireshark 4.0 API) for the project's own
 -- control frames: EtherType 0x88B6 (LL_ETH_P_LOSSLESS_CTRL, IEEE 802 local
--- experimental 2) with an opcode at octet 14 (kernel/core/ctrl.h). One
--- opcode so far, TOKENS (0x0001), BifrostX's feedback frame:
+-- experimental 2) with an opcode at octet 14 (kernel/core/ctrl.h). TOKENS
+-- (0x0001), BifrostX's feedback frame:
 --
 --   14 opcode 0x0001   16 reserved octet, 0 (the layout's version)
 --   17 priority mask e7..e0   18 credit[0..7]   34 link credit
@@ -11,6 +11,13 @@
 --
 -- every field past 17 two octets big-endian, credits in 64-octet units;
 -- a credit whose mask bit is clear is not meaningful (sent as 0).
+--
+-- PortFC's frames (docs/PORTFC.md): PORTFC_A (0x0002) and PORTFC_B
+-- (0x0003) from a BCube switch, PORTFC_R (0x0004), a class-B frame a
+-- server relays:
+--
+--   14 opcode   16 reserved octet, 0   17 slot mask s6..s0
+--   18 pause time[0..6] in quanta (0: resume)   32.. padding to 60
 -- Expert info flags what the core's ll_ctrl_parse() rejects and a
 -- dissector can see: a reserved octet not 0, an unknown opcode, a frame
 -- shorter than 38 octets, longer than 64, or to a group address other
@@ -41,6 +48,11 @@
 
 local ETHERTYPE = 0x88B6
 local OP_TOKENS = 0x0001
+local OP_PORTFC_A = 0x0002
+local OP_PORTFC_B = 0x0003
+local OP_PORTFC_R = 0x0004
+local PORTFC_MIN_BYTES = 32     -- LL_CTRL_PORTFC_MIN_BYTES
+local PORTFC_SLOTS = 7          -- LL_CTRL_PORTFC_SLOTS
 local ETH_HLEN = 14
 local TOKENS_MIN_BYTES = 38     -- LL_CTRL_TOKENS_MIN_BYTES: the whole PDU
 local FRAME_MAX_BYTES = 64      -- 60 plus an FCS some drivers leave on
@@ -50,7 +62,8 @@ local GROUP_DA = "0180c2000001"
 
 local proto = Proto("lossless", "Lossless Ethernet control (0x88B6)")
 
-local opcodes = { [OP_TOKENS] = "TOKENS" }
+local opcodes = { [OP_TOKENS] = "TOKENS", [OP_PORTFC_A] = "PORTFC_A",
+                  [OP_PORTFC_B] = "PORTFC_B", [OP_PORTFC_R] = "PORTFC_R" }
 
 local f = {
     opcode = ProtoField.uint16("lossless.opcode", "Opcode", base.HEX, opcodes),
@@ -68,7 +81,20 @@ local f = {
         "Lifetime (quanta)", base.DEC),
     padding = ProtoField.bytes("lossless.padding", "Padding"),
     data = ProtoField.bytes("lossless.data", "Data"),
+    pf_reserved = ProtoField.uint8("lossless.portfc.reserved",
+        "Reserved (layout version)", base.HEX),
+    pf_mask = ProtoField.uint8("lossless.portfc.mask", "Slot mask", base.HEX),
+    pf_class = ProtoField.string("lossless.portfc.class", "Class"),
+    pf_relayed = ProtoField.bool("lossless.portfc.relayed", "Relayed by a server"),
+    pf_bit = {},
+    pf_time = {},
 }
+for i = 0, PORTFC_SLOTS - 1 do
+    f.pf_bit[i] = ProtoField.bool("lossless.portfc.mask.s" .. i,
+        "Slot " .. i, 8, { "named", "not named" }, bit.lshift(1, i))
+    f.pf_time[i] = ProtoField.uint16("lossless.portfc.time.t" .. i,
+        "Pause time " .. i .. " (quanta)", base.DEC)
+end
 for i = 0, PRIOS - 1 do
     f.mask_bit[i] = ProtoField.bool("lossless.tokens.mask.p" .. i,
         "Priority " .. i, 8, { "credited", "not credited" }, bit.lshift(1, i))
@@ -79,7 +105,12 @@ for i = 0, PRIOS - 1 do
 end
 
 local fields = { f.opcode, f.reserved, f.mask, f.link_credit,
-                 f.link_credit_bytes, f.lifetime, f.padding, f.data }
+                 f.link_credit_bytes, f.lifetime, f.padding, f.data,
+                 f.pf_reserved, f.pf_mask, f.pf_class, f.pf_relayed }
+for i = 0, PORTFC_SLOTS - 1 do
+    fields[#fields + 1] = f.pf_bit[i]
+    fields[#fields + 1] = f.pf_time[i]
+end
 for i = 0, PRIOS - 1 do
     fields[#fields + 1] = f.mask_bit[i]
     fields[#fields + 1] = f.credit[i]
@@ -104,7 +135,17 @@ local ef = {
         "Group destination other than 01-80-C2-00-00-01: receivers reject the frame",
         expert.group.PROTOCOL, expert.severity.WARN),
 }
-proto.experts = { ef.reserved, ef.opcode, ef.short, ef.long, ef.da }
+ef.pf_reserved = ProtoExpert.new("lossless.portfc.reserved_not_zero",
+    "Reserved octet not zero (unknown layout version): receivers reject the frame",
+    expert.group.PROTOCOL, expert.severity.WARN)
+ef.pf_short = ProtoExpert.new("lossless.portfc.too_short",
+    "Frame shorter than 32 octets: the PortFC PDU is incomplete, receivers reject it",
+    expert.group.MALFORMED, expert.severity.ERROR)
+ef.pf_slot7 = ProtoExpert.new("lossless.portfc.slot7",
+    "Mask bit 7 names no slot: receivers of any BCube refuse the frame",
+    expert.group.PROTOCOL, expert.severity.WARN)
+proto.experts = { ef.reserved, ef.opcode, ef.short, ef.long, ef.da,
+                  ef.pf_reserved, ef.pf_short, ef.pf_slot7 }
 
 local eth_dst = Field.new("eth.dst")
 
@@ -178,6 +219,57 @@ local function dissect_tokens(tvb, pinfo, tree, root)
     pinfo.cols.info:set(summary)
 end
 
+-- PORTFC_A, _B, _R: the slots named and their pause times.
+local function dissect_portfc(tvb, pinfo, tree, root, op)
+    local len = tvb:len()
+    local name = opcodes[op]
+    local summary = name
+
+    tree:add(f.pf_class, tvb(0, 2), op == OP_PORTFC_A and "A" or "B")
+    tree:add(f.pf_relayed, tvb(0, 2), op == OP_PORTFC_R)
+    if len > 2 then
+        local item = tree:add(f.pf_reserved, tvb(2, 1))
+        if tvb(2, 1):uint() ~= 0 then
+            item:add_proto_expert_info(ef.pf_reserved)
+        end
+    end
+    local mask = nil
+    if len > 3 then
+        mask = tvb(3, 1):uint()
+        local m = tree:add(f.pf_mask, tvb(3, 1))
+        for i = 0, PORTFC_SLOTS - 1 do
+            m:add(f.pf_bit[i], tvb(3, 1))
+        end
+        if bit.band(mask, 0x80) ~= 0 then
+            m:add_proto_expert_info(ef.pf_slot7)
+        end
+    end
+    for i = 0, PORTFC_SLOTS - 1 do
+        local off = 4 + 2 * i
+        if off + 2 <= len then
+            local on = mask ~= nil and bit.band(mask, bit.lshift(1, i)) ~= 0
+            local t = tvb(off, 2):uint()
+            local item = tree:add(f.pf_time[i], tvb(off, 2))
+            if not on then
+                item:append_text(" [not in the mask]")
+            elseif t == 0 then
+                item:append_text(" (resume)")
+                summary = summary .. " s" .. i .. "=resume"
+            else
+                summary = summary .. " s" .. i .. "=" .. t
+            end
+        end
+    end
+    if len > 18 then
+        tree:add(f.padding, tvb(18))
+    end
+    if frame_len(tvb) < PORTFC_MIN_BYTES then
+        root:add_proto_expert_info(ef.pf_short)
+        summary = summary .. " [short]"
+    end
+    pinfo.cols.info:set(summary)
+end
+
 function proto.dissector(tvb, pinfo, tree)
     pinfo.cols.protocol:set("LOSSLESS")
     local root = tree:add(proto, tvb())
@@ -206,6 +298,8 @@ function proto.dissector(tvb, pinfo, tree)
     local opitem = root:add(f.opcode, tvb(0, 2))
     if op == OP_TOKENS then
         dissect_tokens(tvb, pinfo, root, root)
+    elseif op == OP_PORTFC_A or op == OP_PORTFC_B or op == OP_PORTFC_R then
+        dissect_portfc(tvb, pinfo, root, root, op)
     else
         opitem:add_proto_expert_info(ef.opcode)
         pinfo.cols.info:set(string.format("Unknown opcode 0x%04x", op))
