@@ -118,6 +118,9 @@ FILES
     /sys/fs/bpf/lossless/ll_dscp_map     DSCP -> priority (array of 64)
     /sys/fs/bpf/lossless/ll_prio_stats   data counters (per-CPU hash)
     /sys/fs/bpf/lossless/ll_ctrl_stats   control-frame counters (per-CPU)
+    /sys/fs/bpf/lossless/ll_portfc_rx    a BCube port's part in PortFC's
+                                         frames (hash, ifindex;
+                                         lossless-portfc writes it)
     The layouts are in bpf/lossless_ingress.h of the source tree.
 
 EXIT STATUS

@@ -903,7 +903,7 @@ void Daemon::cleanup(const Config &cfg)
     fs::remove(fs::path(plane_path(cfg, pc.settings.name)).parent_path(), ec);
   }
   for (const char *m : {LL_INGRESS_MAP_PORT_CFG, LL_INGRESS_MAP_DSCP, LL_INGRESS_MAP_PRIO_STATS,
-                        LL_INGRESS_MAP_CTRL_STATS})
+                        LL_INGRESS_MAP_CTRL_STATS, LL_INGRESS_MAP_PORTFC})
     fs::remove(fs::path(cfg.pin_dir) / m, ec);
   fs::remove(cfg.pin_dir, ec);  // only if empty
   if (cfg.host_cc)

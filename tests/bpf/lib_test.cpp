@@ -63,7 +63,8 @@ TEST_F(IngressLib, PinsAllFourMapsAndReusesThem)
     p.maps().set_dscp(46, 2);
   }
   for (const char *m : {LL_INGRESS_MAP_PORT_CFG, LL_INGRESS_MAP_DSCP,
-                        LL_INGRESS_MAP_PRIO_STATS, LL_INGRESS_MAP_CTRL_STATS})
+                        LL_INGRESS_MAP_PRIO_STATS, LL_INGRESS_MAP_CTRL_STATS,
+                        LL_INGRESS_MAP_PORTFC})
     EXPECT_TRUE(file_exists(pin_dir_ + "/" + m)) << m;
   EXPECT_TRUE(li::Maps::pinned(pin_dir_));
 
