@@ -274,12 +274,6 @@ ll_u32 ll_portfc_dequeue(struct ll_portfc_eport *e,
 	return detect(e, t) & (LL_PORTFC_EV_RESUME_A | LL_PORTFC_EV_RESUME_B);
 }
 
-ll_u32 ll_portfc_retune(struct ll_portfc_eport *e,
-			const struct ll_portfc_thresholds *t)
-{
-	return detect(e, t);
-}
-
 ll_u32 ll_portfc_detect(struct ll_portfc_eport *e,
 			const struct ll_portfc_thresholds *t,
 			ll_u64 sum_a_bytes, ll_u64 b_bytes)

@@ -242,16 +242,11 @@ ll_u32 ll_portfc_dequeue(struct ll_portfc_eport *e,
 			 const struct ll_bcube *b, ll_u32 queue, ll_u32 bytes);
 
 /*
- * New thresholds: the flags follow the bytes at once (a pause the new
- * X_on ends, an onset the new X_off makes). Returns LL_PORTFC_EV_*.
- */
-ll_u32 ll_portfc_retune(struct ll_portfc_eport *e,
-			const struct ll_portfc_thresholds *t);
-
-/*
  * The same from bytes counted elsewhere (the MMU's egress queues): the
  * port's A-slots hold sum_a_bytes and its B queue b_bytes now. Onset at
- * >= X_off, relief at <= X_on, each class on its own flag.
+ * >= X_off, relief at <= X_on, each class on its own flag. With new
+ * thresholds and the same bytes, the flags follow at once (the scheme's
+ * resync).
  */
 ll_u32 ll_portfc_detect(struct ll_portfc_eport *e,
 			const struct ll_portfc_thresholds *t,

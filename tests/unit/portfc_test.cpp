@@ -420,10 +420,13 @@ TEST_F(Detector, RetuneResumesOrPausesAtOnce)
 {
 	Enq(Q(0), 5000);
 	ll_portfc_thresholds low{4000, 2000, 4000, 2000};
-	EXPECT_EQ(ll_portfc_retune(&e, &low), LL_PORTFC_EV_PAUSE_A);
-	EXPECT_EQ(ll_portfc_retune(&e, &kTh), 0u);	// 5000 > X_on 4000: held
+	auto retune = [&](const ll_portfc_thresholds &t) {
+		return ll_portfc_detect(&e, &t, e.sum_a_bytes, e.b_bytes);
+	};
+	EXPECT_EQ(retune(low), LL_PORTFC_EV_PAUSE_A);
+	EXPECT_EQ(retune(kTh), 0u);	// 5000 > X_on 4000: held
 	ll_portfc_thresholds high{20000, 10000, 20000, 10000};
-	EXPECT_EQ(ll_portfc_retune(&e, &high), LL_PORTFC_EV_RESUME_A);
+	EXPECT_EQ(retune(high), LL_PORTFC_EV_RESUME_A);
 	EXPECT_NE(ll_portfc_thresholds_check(&kTh, 3001), nullptr);	// X_off < 2 MTU
 	EXPECT_EQ(ll_portfc_thresholds_check(&kTh, 3000), nullptr);
 	ll_portfc_thresholds bad{4000, 4000, 6000, 4000};
