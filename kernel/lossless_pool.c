@@ -190,6 +190,9 @@ int ll_kport_join(struct ll_kport *port, struct net *net, const char *name,
 		   ll_mode_check(port->cfg.mode, &port->cfg.mode_params,
 				 port->cfg.rate_bps, kp->mmu->cfg.mtu_bytes) :
 		   NULL;
+	if (err == LL_MMU_ERR_SCHEME_PORT)
+		mode_msg = ll_scheme_ports_check(kp->mmu, &kp->mmu->cfg, i,
+						 port->cfg.scheme_port);
 	spin_unlock_bh(&kp->lock);
 	if (err != LL_MMU_OK) {
 		ll_attach_err(extack, err);

@@ -468,6 +468,7 @@ int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
 	struct ll_mmu_config cfg, old_cfg;
 	enum ll_mmu_err e = LL_MMU_OK;
 	bool pool_given, created, port_failed = false;
+	const char *scheme_msg = NULL;
 	int err;
 
 	err = ll_port_options(tb, rate, shaper_burst, &pc, extack);
@@ -568,9 +569,23 @@ int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
 		port->cfg = pc;
 		ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, ktime_get_ns()));
 	}
+	/* The scheme's own words (static), on the state it refused. */
+	if (e == LL_MMU_ERR_SCHEME_PORT)
+		scheme_msg = port_failed ?
+			     ll_scheme_ports_check(kp->mmu, pool_given ?
+						   &cfg : &kp->mmu->cfg,
+						   port->index, pc.scheme_port) :
+			     ll_scheme_ports_check(kp->mmu, &cfg,
+						   LL_MMU_MAX_PORTS, 0);
 	spin_unlock_bh(&kp->lock);
 	if (e != LL_MMU_OK) {
 		ll_kplane_free(plane);
+		if (scheme_msg) {
+			NL_SET_ERR_MSG_MOD(extack, "the scheme refused the ports' numbers");
+			if (extack)
+				extack->_msg = scheme_msg;	/* static */
+			return -EINVAL;
+		}
 		if (e == LL_MMU_ERR_BUSY && !port_failed &&
 		    cfg.scheme != old_cfg.scheme)
 			NL_SET_ERR_MSG_MOD(extack,

@@ -320,6 +320,8 @@ enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 		return err;
 	if (cfg->max_ports != pool->cfg.max_ports)
 		return LL_MMU_ERR_PORTS;
+	if (ll_scheme_ports_check(pool, cfg, LL_MMU_MAX_PORTS, 0))
+		return LL_MMU_ERR_SCHEME_PORT;
 	if ((cfg->lossless_mask != pool->cfg.lossless_mask ||
 	     cfg->release_order != pool->cfg.release_order ||
 	     cfg->scheme != pool->cfg.scheme) && !pool_idle(pool))
@@ -559,6 +561,8 @@ enum ll_mmu_err ll_mmu_port_attach(struct ll_mmu_pool *pool, ll_u32 port,
 	err = port_config_check(pool, pc, &headroom);
 	if (err)
 		return err;
+	if (ll_scheme_ports_check(pool, &pool->cfg, port, pc->scheme_port))
+		return LL_MMU_ERR_SCHEME_PORT;
 	reserved_size = pool->reserved_size +
 			(ll_u64)LL_MMU_PRIOS * pool->cfg.reserved_bytes;
 	headroom_size = pool->headroom_size +
@@ -600,6 +604,8 @@ enum ll_mmu_err ll_mmu_port_update(struct ll_mmu_pool *pool, ll_u32 port,
 	err = port_config_check(pool, pc, &headroom);
 	if (err)
 		return err;
+	if (ll_scheme_ports_check(pool, &pool->cfg, port, pc->scheme_port))
+		return LL_MMU_ERR_SCHEME_PORT;
 	/* A mode comes and goes only while the port holds no lossless
 	 * bytes: its region and the scheme's would not describe them.
 	 */
@@ -1329,6 +1335,7 @@ const char *ll_mmu_err_name(enum ll_mmu_err e)
 	case LL_MMU_ERR_SCHEME: return "unknown-scheme";
 	case LL_MMU_ERR_SCHEME_PARAMS: return "bad-scheme-parameters";
 	case LL_MMU_ERR_MODE: return "bad-port-mode";
+	case LL_MMU_ERR_SCHEME_PORT: return "bad-scheme-port";
 	default: return "invalid-error";
 	}
 }

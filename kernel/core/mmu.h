@@ -201,6 +201,7 @@ enum ll_mmu_err {
 	LL_MMU_ERR_SCHEME,		/* unknown scheme id */
 	LL_MMU_ERR_SCHEME_PARAMS,	/* the scheme refused its parameters */
 	LL_MMU_ERR_MODE,		/* the port's mode refused (ll_mode_check) */
+	LL_MMU_ERR_SCHEME_PORT,		/* the scheme refused the ports' numbers */
 	LL_MMU_ERR_COUNT,
 };
 

@@ -96,6 +96,17 @@ const char *ll_scheme_check_msg(const struct ll_mmu_config *cfg)
 	return d->check ? d->check(cfg) : (const char *)0;
 }
 
+const char *ll_scheme_ports_check(const struct ll_mmu_pool *pool,
+				  const struct ll_mmu_config *cfg,
+				  ll_u32 port, ll_u32 scheme_port)
+{
+	const struct ll_scheme_desc *d = ll_scheme_lookup(cfg->scheme);
+
+	return d && d->ports_check ?
+	       d->ports_check(pool, cfg, port, scheme_port) :
+	       (const char *)0;
+}
+
 enum ll_mmu_err ll_scheme_check(const struct ll_mmu_config *cfg)
 {
 	if (!ll_scheme_lookup(cfg->scheme))

@@ -86,6 +86,15 @@ struct ll_scheme_desc {
 	ll_u32 headroom_peak_stat;
 	/* Why cfg's parameters are refused, for the user, or NULL. */
 	const char *(*check)(const struct ll_mmu_config *cfg);
+	/*
+	 * Why the pool's ports cannot have their numbers (scheme_port, 1 +
+	 * tc's scheme-port; 0: the pool index) under cfg, for the user, or
+	 * NULL. port < LL_MMU_MAX_PORTS is attaching or changing, with
+	 * scheme_port; the other ports as they are. NULL hook: any numbers.
+	 */
+	const char *(*ports_check)(const struct ll_mmu_pool *pool,
+				   const struct ll_mmu_config *cfg,
+				   ll_u32 port, ll_u32 scheme_port);
 	/* Headroom a port of headroom h carves (NULL: h per lossless prio). */
 	ll_u64 (*port_carve)(const struct ll_mmu_config *cfg, ll_u64 h);
 	/* The port's timer at its deadline (LL_SCHEME_HOOK_TIMER). */
@@ -205,6 +214,12 @@ enum ll_mmu_err ll_scheme_check(const struct ll_mmu_config *cfg);
  * static string.
  */
 const char *ll_scheme_check_msg(const struct ll_mmu_config *cfg);
+/* The scheme's ports_check (NULL: fine), for ll_mmu's attach, update and
+ * reconfigure, and the module's message.
+ */
+const char *ll_scheme_ports_check(const struct ll_mmu_pool *pool,
+				  const struct ll_mmu_config *cfg,
+				  ll_u32 port, ll_u32 scheme_port);
 
 static __always_inline ll_u64
 ll_scheme_ingress_threshold(const struct ll_mmu_pool *pool, ll_u32 port,

@@ -64,6 +64,36 @@ static const char *portfc_check(const struct ll_mmu_config *cfg)
 	return ll_portfc_thresholds_check(&t, cfg->mtu_bytes);
 }
 
+/*
+ * A switch's ports are its BCube ports 0 .. n - 1, one each: the
+ * detector tells port t's server about congested port p by slot(p, t),
+ * which two ports of one number, or a number >= n, would break.
+ */
+static const char *portfc_ports_check(const struct ll_mmu_pool *pool,
+				      const struct ll_mmu_config *cfg,
+				      ll_u32 port, ll_u32 scheme_port)
+{
+	ll_u32 n = (ll_u32)cfg->scheme_params.portfc.n, i, num;
+	ll_u64 seen = 0;
+
+	for (i = 0; i < pool->cfg.max_ports && i < LL_MMU_MAX_PORTS; i++) {
+		const struct ll_mmu_port *p = &pool->ports[i];
+
+		if (i == port)
+			num = scheme_port ? scheme_port - 1u : i;
+		else if (p->attached)
+			num = p->scheme_port ? p->scheme_port - 1u : i;
+		else
+			continue;
+		if (num >= n)
+			return "portfc: a port's scheme-port (or, without one, its index in the pool) must be below portfc-n: a BCube switch has ports 0 .. n-1";
+		if (seen & (1ULL << num))
+			return "portfc: two ports of the pool have the same scheme-port: each BCube port number once";
+		seen |= 1ULL << num;
+	}
+	return (const char *)0;
+}
+
 ll_u32 ll_portfc_port_number(const struct ll_mmu_pool *pool, ll_u32 port)
 {
 	const struct ll_mmu_port *p = &pool->ports[port];
@@ -397,6 +427,7 @@ const struct ll_scheme_desc ll_scheme_portfc = {
 	.events = portfc_events,
 	.n_events = LL_PORTFC_EVTS,
 	.check = portfc_check,
+	.ports_check = portfc_ports_check,
 	.port_stats = portfc_port_stats,
 	.frames_due = portfc_frames_due,
 	.frames_take = portfc_frames_take,

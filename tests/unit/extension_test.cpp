@@ -135,6 +135,7 @@ extern "C" const ll_scheme_desc ll_scheme_test = {
     .n_events = kTstEventTypes,
     .headroom_peak_stat = 0,
     .check = tst_check,
+    .ports_check = nullptr,
     .port_carve = nullptr,
     .port_tick = nullptr,
     .reset_peaks = nullptr,

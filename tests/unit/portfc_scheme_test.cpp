@@ -232,6 +232,52 @@ TEST(PortfcScheme, PortNumbersComeFromTheConfiguration)
 	EXPECT_EQ(ll_mmu_port_update(pool.p(), 0, &bad, 2), LL_MMU_ERR_PORT);
 }
 
+// A switch's ports are BCube ports 0 .. n-1, each once: a number >= n or
+// one taken is refused on attach, on update and by a smaller n, with the
+// scheme's message; nothing changes.
+TEST(PortfcScheme, PortNumbersAreBelowNAndUnique)
+{
+	ll_mmu_config c = SwitchConfig();
+	Pool pool(c);
+	ll_mmu_port_config pc = PortCfg(kGbit, 10000);
+	pc.scheme_port = 1 + 2;	// BCube port 2
+	ASSERT_EQ(ll_mmu_port_attach(pool.p(), 0, &pc, 0), LL_MMU_OK);
+	pc.scheme_port = 1 + 4;	// n = 4: no port 4
+	EXPECT_EQ(ll_mmu_port_attach(pool.p(), 1, &pc, 0), LL_MMU_ERR_SCHEME_PORT);
+	EXPECT_STREQ(ll_scheme_ports_check(pool.p(), &pool.p()->cfg, 1, pc.scheme_port),
+		     "portfc: a port's scheme-port (or, without one, its index in the pool) must "
+		     "be below portfc-n: a BCube switch has ports 0 .. n-1");
+	pc.scheme_port = 1 + 2;	// taken by pool index 0
+	EXPECT_EQ(ll_mmu_port_attach(pool.p(), 1, &pc, 0), LL_MMU_ERR_SCHEME_PORT);
+	EXPECT_STREQ(ll_scheme_ports_check(pool.p(), &pool.p()->cfg, 1, pc.scheme_port),
+		     "portfc: two ports of the pool have the same scheme-port: each BCube port "
+		     "number once");
+	EXPECT_FALSE(pool.p()->ports[1].attached);
+	// Without a number, pool index 2 is port 2: taken too.
+	pc.scheme_port = 0;
+	EXPECT_EQ(ll_mmu_port_attach(pool.p(), 2, &pc, 0), LL_MMU_ERR_SCHEME_PORT);
+	pc.scheme_port = 1 + 0;
+	ASSERT_EQ(ll_mmu_port_attach(pool.p(), 1, &pc, 0), LL_MMU_OK);
+	// Renumbering onto a taken number is refused; onto a free one works.
+	pc.scheme_port = 1 + 2;
+	EXPECT_EQ(ll_mmu_port_update(pool.p(), 1, &pc, 1), LL_MMU_ERR_SCHEME_PORT);
+	EXPECT_EQ(ll_portfc_port_number(pool.p(), 1), 0u);
+	pc.scheme_port = 1 + 3;
+	EXPECT_EQ(ll_mmu_port_update(pool.p(), 1, &pc, 1), LL_MMU_OK);
+	EXPECT_EQ(ll_portfc_port_number(pool.p(), 1), 3u);
+	// A smaller radix would leave port 3 outside the switch.
+	ll_mmu_config small = c;
+	small.scheme_params.portfc.n = 3;
+	EXPECT_EQ(ll_mmu_pool_reconfigure(pool.p(), &small), LL_MMU_ERR_SCHEME_PORT);
+	EXPECT_EQ(pool.p()->cfg.scheme_params.portfc.n, 4u);
+	EXPECT_STREQ(ll_mmu_err_name(LL_MMU_ERR_SCHEME_PORT), "bad-scheme-port");
+	// Another scheme does not care.
+	ll_mmu_config dt = c;
+	dt.scheme = LL_SCHEME_DT;
+	dt.scheme_params = {};
+	EXPECT_EQ(ll_scheme_ports_check(pool.p(), &dt, 2, 1 + 3), nullptr);
+}
+
 TEST(PortfcScheme, ParametersAreChecked)
 {
 	ll_mmu_config c = SwitchConfig();

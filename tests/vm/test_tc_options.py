@@ -161,6 +161,33 @@ def pool_join(c, t, a, b):
         a.run(f"tc qdisc del dev {d} root")
 
 
+def portfc_numbers(c, a):
+    """A PortFC switch's ports are its BCube ports 0 .. n-1, each once:
+    scheme-port n or a taken number is refused on join, and a radix that
+    leaves a port outside on change, each with the scheme's message."""
+    pool = ("pool pf buffer 4mb lossless-prios 0,1,2,3,4,5,6,7 scheme portfc portfc-n 4")
+    a.run(f"tc qdisc add dev if1 root lossless rate 10mbit scheme-port 2 {pool}")
+    for number, what, text in ((4, "scheme-port 4 on a radix-4 switch", "must be below portfc-n"),
+                               (2, "a second port numbered 2", "the same scheme-port")):
+        r = a.run(f"tc qdisc add dev if2 root lossless rate 10mbit scheme-port {number} {pool}",
+                  check=False)
+        c.ok(r.returncode != 0 and text in r.stderr, f"portfc: {what} is refused with the reason",
+             r.stderr.strip().splitlines()[0] if r.stderr.strip() else "no message")
+    r = a.run("tc qdisc change dev if1 root lossless pool pf scheme portfc portfc-n 2", check=False)
+    c.ok(r.returncode != 0 and "must be below portfc-n" in r.stderr,
+         "portfc: portfc-n 2 with port 2 in the pool is refused",
+         r.stderr.strip().splitlines()[0] if r.stderr.strip() else "no message")
+    opts = json.loads(a.run("tc -j qdisc show dev if1"))[0]["options"]
+    c.ok(opts.get("portfc_n") == 4 and opts.get("scheme_port") == 2
+         and "lossless" not in a.run("tc qdisc show dev if2"),
+         "portfc: the refusals changed nothing", json.dumps(opts)[:300])
+    a.run("tc qdisc add dev if2 root lossless rate 10mbit scheme-port 3 "
+          "pool pf buffer 4mb lossless-prios 0,1,2,3,4,5,6,7 scheme portfc portfc-n 4")
+    c.ok("lossless" in a.run("tc qdisc show dev if2"), "portfc: a free number below n joins")
+    for d in ("if1", "if2"):
+        a.run(f"tc qdisc del dev {d} root")
+
+
 def main():
     c = Checks("tc_options")
     with Topology("opt") as t:
@@ -188,6 +215,7 @@ def main():
         pool_options(c, t, a, b)
         needs_pool_messages(c, a)
         pool_join(c, t, a, b)
+        portfc_numbers(c, a)
 
         # A valid change still works after all that.
         a.run("tc qdisc change dev if0 root lossless limit 800")
