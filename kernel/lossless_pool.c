@@ -324,7 +324,7 @@ bool ll_kport_admit(struct ll_kport *port, struct sk_buff *skb, u32 queue,
 	 * changes a pause wish; a refresh falls due on the port's own timer.
 	 */
 	if ((ll_skb_charge(skb)->lossless || ll_scheme_hooks_for(kp->mmu, 0)) &&
-	    ll_mmu_ctrl_due(kp->mmu, in_port, now))
+	    ll_mmu_admit_due(kp->mmu, in_port, now))
 		ll_kpool_kick(kp, in_port);
 	/* A scheme's frames due on other ports (PortFC's egress onsets). */
 	if (unlikely(kp->mmu->kick_mask))

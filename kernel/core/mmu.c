@@ -1023,6 +1023,15 @@ int ll_mmu_ctrl_due(const struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 	return xoff_due(p, now_ns);
 }
 
+int ll_mmu_admit_due(const struct ll_mmu_pool *pool, ll_u32 in_port,
+		     ll_u64 now_ns)
+{
+	if (port_ok(pool, in_port) &&
+	    own_frames(pool, &pool->ports[in_port]))
+		return 0;
+	return ll_mmu_ctrl_due(pool, in_port, now_ns);
+}
+
 int ll_mmu_ctrl_take(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns,
 		    struct ll_ctrl_msg *frame)
 {

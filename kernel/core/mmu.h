@@ -473,8 +473,8 @@ int ll_mmu_get_mode_stats(const struct ll_mmu_pool *pool, ll_u32 port,
  * Admit bytes arriving on (in_port, prio) for egress (eg_port, eg_queue).
  * On admission, charge describes what was charged: store it with the
  * packet and pass it to ll_mmu_release() exactly once. On a drop, charge
- * is zeroed (releasing it is a no-op). Afterwards, check ll_mmu_ctrl_due()
- * for in_port. Ingress ports that are not switch ports (local traffic)
+ * is zeroed (releasing it is a no-op). Afterwards, check ll_mmu_admit_due()
+ * for in_port and take the kick mask. Ingress ports that are not switch ports (local traffic)
  * need a pseudo-port attached for them.
  */
 enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
@@ -541,6 +541,15 @@ int ll_mmu_port_timer(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
  * slot is (the port's timer must run it).
  */
 int ll_mmu_ctrl_due(const struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
+
+/*
+ * ll_mmu_ctrl_due() after an admission on in_port, per packet: a scheme's
+ * own frames (PortFC's) fall due through the kick mask (another port's
+ * onset) and the port's timer, never by an arrival at the port itself,
+ * so they are not asked (O(n) for PortFC): 0 for such a port.
+ */
+int ll_mmu_admit_due(const struct ll_mmu_pool *pool, ll_u32 in_port,
+		     ll_u64 now_ns);
 
 /*
  * Claim the frame due on port: fills frame (kind PFC, vector, quanta; src

@@ -111,6 +111,43 @@ TEST_F(PortfcSwitch, OnsetOfTheASlotsTellsEveryOtherPort)
 	EXPECT_EQ(pool.p()->ports[3].sch.portfc.told_a, 0);
 }
 
+// The module asks no PortFC port after an admission (ll_mmu_admit_due(),
+// O(1)): that is right only if every frame an admission or a departure
+// makes due is in the kick mask. Random traffic across the 4 ports and
+// both classes, frames taken as the module takes them: after every step
+// a port with a frame newly due was kicked.
+TEST_F(PortfcSwitch, EveryFrameAnArrivalMakesDueIsKicked)
+{
+	ll_u32 rnd = 12345;
+	auto next = [&rnd](ll_u32 m) { rnd = rnd * 1103515245u + 12345u; return (rnd >> 16) % m; };
+	int kicked = 0;
+	for (int step = 0; step < 4000; step++) {
+		bool due_before[4];
+		for (ll_u32 p = 0; p < 4; p++)
+			due_before[p] = ll_mmu_ctrl_due(pool.p(), p, now);
+		ll_u32 eg = next(4), in = (eg + 1 + next(3)) % 4;
+		ll_u32 queue = next(2) ? 4 : 1 + next(3);
+		if (next(5) < 3 || held.empty()) {
+			Send(in, eg, queue);
+			EXPECT_EQ(ll_mmu_admit_due(pool.p(), in, now), 0);
+		} else {
+			ll_mmu_charge ch = held[next(held.size())];
+			Leave(ch.eg_port, ch.eg_queue, next(4) == 0);
+		}
+		ll_u64 kicks = ll_mmu_take_kicks(pool.p());
+		for (ll_u32 p = 0; p < 4; p++) {
+			bool due = ll_mmu_ctrl_due(pool.p(), p, now);
+			ASSERT_TRUE(!due || due_before[p] || (kicks >> p & 1))
+				<< "step " << step << " port " << p;
+			kicked += due && !due_before[p];
+			if (due && next(2))
+				Take(p);
+		}
+		now += 1000;
+	}
+	EXPECT_GT(kicked, 50);	// the walk made frames due, not only quiet steps
+}
+
 TEST_F(PortfcSwitch, BQueueHasItsOwnFlagAndFrame)
 {
 	for (int i = 0; i < 6; i++)

@@ -59,7 +59,9 @@ shows how much of that it had (docs/MMU.md, "The bench's receivers")."""
 import json
 import os
 import random
+import shlex
 import statistics
+import subprocess
 import sys
 import time
 
@@ -114,6 +116,26 @@ if NP_ECN:
     KINDS["pool np-ecn"] = f"{POOL} dt ecn off ecn-mode np-ecn"
     TARGETS["pool np-ecn"] = 0.85
 ECN_FLAG = " --ecn" if NP_ECN else ""
+# LL_BENCH_PORTFC=1: a path whose egress port is a BCube switch's port
+# under PortFC (docs/PORTFC.md): the pool's scheme portfc, the switch
+# port's 5 queues and gates from the plan, and PortFC's egress classifier
+# (two hash lookups and the core's queue plan per packet), attached for
+# the rounds this path runs the kind and detached for the others. The
+# receiver is BCube(4,1)'s server 1 on port 1 of switch 0 at level 0, so
+# every packet ends in its B queue. Its buffer is 64 MB: every priority
+# is lossless, so each port carves eight 10 Gbit/s headrooms. Target
+# >= 0.85 (issue 28).
+PORTFC = os.environ.get("LL_BENCH_PORTFC", "0") == "1"
+PORTFC_KIND = "pool portfc"
+PORTFC_PIN = "/sys/fs/bpf/portfc-bench-{ns}"
+if PORTFC:
+    _plan = json.loads(subprocess.run([Paths.portfc, "plan", "--n", "4", "--k", "1"], check=True,
+                                      capture_output=True, text=True).stdout)
+    KINDS[PORTFC_KIND] = (f"handle 1: lossless rate 10gbit pool bench scheme-port 1 buffer 64mb "
+                          f"lossless-prios 0,1,2,3,4,5,6,7 scheme portfc portfc-n 4 "
+                          f"queues {_plan['queues']['switch']} strict 1 "
+                          f"gates {_plan['gates']['switch']}")
+    TARGETS[PORTFC_KIND] = 0.85
 # LL_BENCH_AA=1 (default): pfifo_fast on one more path, an A/A control.
 # Its ratio should be 1: how far its rounds and median stray is the
 # bench's own noise in this run, the yardstick for every other ratio.
@@ -182,6 +204,38 @@ def build(t):
     return paths
 
 
+def portfc_classifier(path, on):
+    """PortFC's classifier on the path's egress port (on) or not. Its
+    maps are the switch namespace's; the receiver's address is server 1
+    of the plan (base = its address - 1)."""
+    sw, dev, ip2 = path[3], path[4], path[2]
+    pin = shlex.quote(PORTFC_PIN.format(ns=sw.ns))
+    if not on:
+        sw.run(f"{Paths.portfc} --pin-dir {pin} detach {dev}", check=False)
+        return
+    a, b, c, d = (int(x) for x in ip2.split("."))
+    base = f"{a}.{b}.{c}.{d - 1}"
+    sw.run(f"{Paths.portfc} --pin-dir {pin} attach {dev} --n 4 --k 1 --switch 0 --level 0")
+    sw.run(f"{Paths.portfc} --pin-dir {pin} addrs --n 4 --k 1 --base {base}")
+
+
+def portfc_counts(paths):
+    """What the classifier did on every path, summed: a bench whose
+    packets the classifier did not put in the B queue measured nothing."""
+    total = {"packets": 0, "b_queue": 0, "unknown": 0}
+    for path in paths:
+        sw = path[3]
+        pin = shlex.quote(PORTFC_PIN.format(ns=sw.ns))
+        r = sw.run(f"{Paths.portfc} --pin-dir {pin} show --json", check=False)
+        if r.returncode:
+            continue
+        st = json.loads(r.stdout)
+        total["packets"] += st["packets"]
+        total["b_queue"] += st["queue"][4]
+        total["unknown"] += st["unknown"]
+    return total
+
+
 def assign(paths, rnd, shuffle=False):
     """Round rnd's kind per path, rotated so that no path (its place in the
     scheduler, its devices) favours one kind; shuffled (a fixed permutation
@@ -194,6 +248,8 @@ def assign(paths, rnd, shuffle=False):
     for j, path in enumerate(paths):
         kind = kinds[(j + rnd) % len(kinds)]
         path[3].run(f"tc qdisc del dev {path[4]} root", check=False)
+        if PORTFC:
+            portfc_classifier(path, kind == PORTFC_KIND)
         path[3].run(f"tc qdisc add dev {path[4]} root {KINDS[kind]}")
         if INGRESS_MODE:	# the ingress port's mode: the kind's, or none
             path[3].run(f"tc qdisc change dev {path[5]} root lossless "
@@ -356,6 +412,12 @@ def main():
             print(f"  {kind:14s} median {statistics.median(pps[kind]):8.0f} pkt/s; per-round ratios "
                   f"{', '.join(f'{r:.3f}' for r in ratios)}; median ratio {med:.3f}, spread "
                   f"{min(ratios):.3f}-{max(ratios):.3f} (stdev {statistics.pstdev(ratios):.3f}); {verdict}")
+        if PORTFC:
+            pc = portfc_counts(paths)
+            print(f"  PortFC's classifier: {pc['packets']} packets, {pc['b_queue']} to the B queue, "
+                  f"{pc['unknown']} unknown")
+            if not pc["packets"] or pc["b_queue"] != pc["packets"]:
+                sys.exit("bench: PortFC's classifier did not put every packet in the B queue")
         print(f"  lossless drops counted by the pools over the run: {pool_drops}")
         if pool_drops:
             sys.exit("bench: the pools dropped lossless packets (a bug, not a speed)")
