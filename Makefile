@@ -129,7 +129,8 @@ bench: all
 	$(BUILD_DIR)/tests/bench/ll_bench_daemon --benchmark_enable_random_interleaving=true
 	$(BUILD_DIR)/tests/bench/ll_bench_cc --benchmark_enable_random_interleaving=true
 	$(BUILD_DIR)/tests/bench/ll_bench_portfc --benchmark_enable_random_interleaving=true
-	$(RUN_VM) --timeout 1200 -- env LL_BENCH_SCHEMES="dsh spfc" LL_BENCH_MODES=bifrost LL_BENCH_NP_ECN=1 LL_BENCH_DSCP=$(BENCH_DSCP) \
+	$(RUN_VM) --timeout 1500 -- env LL_BENCH_SCHEMES="dsh spfc" LL_BENCH_MODES=bifrost LL_BENCH_NP_ECN=1 LL_BENCH_PORTFC=1 \
+		LL_BENCH_DSCP=$(BENCH_DSCP) \
 		tests/vm/bench-bridge.py
 	$(RUN_VM) --timeout 900 -- tests/vm/bench-daemon.py
 

@@ -52,7 +52,8 @@ DESCRIPTION
              kind's `gates` for tc-lossless(8). Computed by the core
              (kernel/core/portfc.c), which the classifier runs too.
              Servers get the addresses base, base+1, ... (default
-             10.1.0.1).
+             10.1.0.1). A plan lists a route per pair of servers:
+             networks of more than 256 servers are refused.
     attach   loads the classifier (once per network namespace: its maps
              are pinned in the pin directory), writes each DEV's position and
              puts it on DEV's clsact egress (filter pref 3, handle

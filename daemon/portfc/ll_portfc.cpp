@@ -101,6 +101,13 @@ ordered_json plan(const ll_bcube &b, std::uint32_t base)
   ll_u32 servers = ll_bcube_servers(&b), per_level = ll_bcube_switches(&b) / (b.k + 1);
   if (static_cast<std::uint64_t>(base) + servers > 0xFFFFFFFFull)
     throw Error(EINVAL, "the servers' addresses run past 255.255.255.255");
+  // The routes are one entry per pair of servers: BCube(8,3)'s 4096 would
+  // be 16.8 million, gigabytes of JSON.
+  if (servers > kPlanMaxServers)
+    throw Error(E2BIG, "BCube(" + std::to_string(b.n) + "," + std::to_string(b.k) + ") has " +
+                           std::to_string(servers) + " servers: the plan lists a route per pair "
+                           "of servers and prints BCube networks of up to " +
+                           std::to_string(kPlanMaxServers) + " servers");
   ordered_json j;
   j["n"] = b.n;
   j["k"] = b.k;

@@ -42,10 +42,13 @@ using Stats = ll_portfc_stats;
 // Why (n, k) or a port's position is refused, for the user; "" if fine.
 std::string check(const ll_portfc_port &p);
 
+// The largest BCube plan() prints (BCube(4,3), BCube(2,7)).
+inline constexpr std::uint32_t kPlanMaxServers = 256;
+
 // The plan of BCube(n, k) with server i at address base + i (IPv4, host
 // order). Throws Error(EINVAL) for a BCube the core refuses or addresses
-// past 255.255.255.255. Keys: n, k, servers[], switches[], queues, gates
-// (docs/PORTFC.md, "The plan").
+// past 255.255.255.255, Error(E2BIG) above kPlanMaxServers servers. Keys:
+// n, k, servers[], switches[], queues, gates (docs/PORTFC.md, "The plan").
 nlohmann::ordered_json plan(const ll_bcube &b, std::uint32_t base);
 
 // The loaded program and its maps.
