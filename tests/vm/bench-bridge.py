@@ -125,7 +125,7 @@ ECN_FLAG = " --ecn" if NP_ECN else ""
 # every packet ends in its B queue. Its buffer is 64 MB: every priority
 # is lossless, so each port carves eight 10 Gbit/s headrooms. Target
 # >= 0.85 (issue 28).
-PORTFC = os.environ.get("LL_BENCH_PORTFC", "0") == "1"
+PORTFC = os.environ.get("LL_BENCH_PORTFC", "0") in ("1", "2")
 PORTFC_KIND = "pool portfc"
 PORTFC_PIN = "/sys/fs/bpf/portfc-bench-{ns}"
 if PORTFC:
@@ -136,6 +136,13 @@ if PORTFC:
                           f"queues {_plan['queues']['switch']} strict 1 "
                           f"gates {_plan['gates']['switch']}")
     TARGETS[PORTFC_KIND] = 0.85
+# LL_BENCH_PORTFC=2: also the same port without the classifier (the
+# scheme, queues and gates alone): the classifier's share of the cost.
+PORTFC_BARE = "portfc no classifier"
+if os.environ.get("LL_BENCH_PORTFC", "0") == "2":
+    PORTFC = True
+    KINDS[PORTFC_BARE] = KINDS[PORTFC_KIND]
+    TARGETS[PORTFC_BARE] = 0.85
 # LL_BENCH_AA=1 (default): pfifo_fast on one more path, an A/A control.
 # Its ratio should be 1: how far its rounds and median stray is the
 # bench's own noise in this run, the yardstick for every other ratio.
