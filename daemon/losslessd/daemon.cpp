@@ -526,7 +526,14 @@ void Daemon::arm_link_watch()
 }
 
 struct Daemon::Session : std::enable_shared_from_this<Session> {
-  Session(Daemon &d, asio::local::stream_protocol::socket s) : daemon(d), sock(std::move(s)) {}
+  // A request is one line of JSON, the largest a scheme's channel command
+  // of a few KiB: a longer line is refused, so no client (root, but maybe
+  // broken) can grow the daemon's memory without bound.
+  static constexpr std::size_t kMaxRequestBytes = 64 * 1024;
+  Session(Daemon &d, asio::local::stream_protocol::socket s)
+      : daemon(d), sock(std::move(s)), buf(kMaxRequestBytes)
+  {
+  }
   void start()
   {
     ucred cred{};
@@ -541,6 +548,13 @@ struct Daemon::Session : std::enable_shared_from_this<Session> {
   {
     auto self = shared_from_this();
     asio::async_read_until(sock, buf, '\n', [self](boost::system::error_code ec, std::size_t n) {
+      if (ec == asio::error::not_found) {  // the line outgrew the buffer
+        log("control socket: a request line longer than %zu bytes refused", kMaxRequestBytes);
+        self->reply(json{{"error", "request refused: a request is one line of at most " +
+                                       std::to_string(kMaxRequestBytes) + " bytes"}}
+                        .dump());
+        return;
+      }
       if (ec)
         return;
       std::string line(asio::buffers_begin(self->buf.data()),

@@ -23,6 +23,7 @@ the daemon installs everything from a configuration file.
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -93,6 +94,20 @@ def bad_inputs(c, sw, ports):
     r = sw.run(f"{Paths.losslessd} --config {CONF}", check=False)
     c.ok(r.returncode == 1 and "another losslessd is running" in r.stderr,
          "a second instance is refused", r.stderr.strip())
+    # A request line longer than 64 KiB: refused with a message, the
+    # daemon's memory not grown by it, and the daemon answers the next.
+    script = ("import socket, sys\n"
+              "s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])\n"
+              "try:\n"
+              "    s.sendall(b'{' * (1 << 20))\n"
+              "except OSError:\n"
+              "    pass\n"
+              "print(s.makefile().readline().strip())\n")
+    r = sw.run(f"{Paths.python} -c {shlex.quote(script)} {SOCK}", check=False)
+    c.ok("request refused: a request is one line of at most 65536 bytes" in r.stdout,
+         "a request line of 1 MiB is refused with the limit", (r.stdout + r.stderr).strip()[:200])
+    st = ctl(sw, "daemon --json", check=False)
+    c.ok(st.returncode == 0, "and the daemon answers the next request", st.stderr.strip()[:200])
 
 
 def bad_configs(c, sw, ports, spare):
