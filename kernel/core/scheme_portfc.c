@@ -105,14 +105,18 @@ ll_u32 ll_portfc_port_number(const struct ll_mmu_pool *pool, ll_u32 port)
 static ll_u32 detect_port(struct ll_mmu_pool *pool, ll_u32 port)
 {
 	struct ll_mmu_port *p = &pool->ports[port];
-	struct ll_portfc_thresholds t;
 	ll_u32 n = portfc_n(pool), q;
 	ll_u64 sum_a = 0;
 
+	/* Before the pool's first sweep (a pool the module has not swept
+	 * yet, the unit tests' pools): the thresholds now.
+	 */
+	if (!pool->sch.portfc.t.xoff_a_bytes)
+		thresholds(&pool->cfg, &pool->sch.portfc.t);
 	for (q = 1; q < n; q++)
 		sum_a += p->eq[q].bytes;
-	thresholds(&pool->cfg, &t);
-	return ll_portfc_detect(&p->sch.portfc.e, &t, sum_a, p->eq[n].bytes);
+	return ll_portfc_detect(&p->sch.portfc.e, &pool->sch.portfc.t, sum_a,
+				p->eq[n].bytes);
 }
 
 /* Port's flags into the pool's masks, by its BCube number. */
@@ -178,6 +182,7 @@ static void portfc_resync(struct ll_mmu_pool *pool, ll_u64 now_ns)
 	ll_u32 port;
 
 	now_ns = ll_scheme_clock(&pool->sch.portfc.now_ns, now_ns);
+	thresholds(&pool->cfg, &pool->sch.portfc.t);
 	pool->sch.portfc.up_a = 0;
 	pool->sch.portfc.up_b = 0;
 	for (port = 0; port < pool->cfg.max_ports; port++) {

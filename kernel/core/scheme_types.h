@@ -231,6 +231,10 @@ struct ll_portfc_pool_state {
 	ll_u8 up_a;		/* bit p: BCube port p's A flag is up */
 	ll_u8 up_b;
 	ll_u8 reserved0[6];
+	/* The pool's thresholds, defaults applied, as of the last resync
+	 * (every change of the pool sweeps): not derived per packet.
+	 */
+	struct ll_portfc_thresholds t;
 };
 
 struct ll_spfc_iq_state {
