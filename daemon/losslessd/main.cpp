@@ -117,6 +117,9 @@ int main(int argc, char **argv)
       if (cfg.host_cc)
         cc = ", host_cc " + std::string(lossless::cc::algo_name(cfg.host_cc->algo)) + " on " +
              std::to_string(cfg.host_cc->ports.size()) + " ports";
+      if (cfg.portfc)
+        cc += ", portfc " + std::string(lossless::config::portfc_role_name(cfg.portfc->role)) +
+              " on " + std::to_string(cfg.portfc->ports.size()) + " ports";
       lossless::daemon::Daemon(std::move(cfg), lossless::daemon::load_config).validate();
       std::printf("%s: valid (%zu pools, %zu ports%s)\n", config.c_str(), pools, ports,
                   cc.c_str());
