@@ -511,10 +511,7 @@ void Daemon::on_tick()
   for (auto &pool : pools_)
     tick_pool(*pool);
   if (portfc_)
-    portfc_->poll(rtnl_, static_cast<std::uint64_t>(
-                             std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                 t0.time_since_epoch())
-                                 .count()));
+    portfc_->poll(rtnl_, cc::monotonic_ns());
   busy_ += Clock::now() - t0;
   arm_tick();
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "cc.h"      // monotonic_ns
 #include "daemon.h"  // log
 
 namespace lossless::daemon {
@@ -205,11 +206,15 @@ void PortFc::poll(Rtnl &rtnl, std::uint64_t now_ns, bool force)
     if (!p.ifindex)
       continue;
     try {
-      for (const ClassStats &c : rtnl.classes(static_cast<int>(p.ifindex))) {
-        if (!c.gate_mask)
-          continue;  // HQ, B, RQ: never paused
+      std::vector<ClassStats> classes = rtnl.classes(static_cast<int>(p.ifindex));
+      std::uint64_t at = cc::monotonic_ns();  // the kernel's paused_ns is of about now
+      for (const ClassStats &c : classes) {
+        // The queues PortFC frames stop (the plan's gates); HQ, B and RQ
+        // are never paused by PortFC.
+        if (c.queue >= plan_.gates.size() || !plan_.gates[c.queue])
+          continue;
         p.queues.push_back(c);
-        samples.push_back({p.dev, c.queue, c.paused, c.paused_ns});
+        samples.push_back({p.dev, c.queue, c.paused, c.paused_ns, at});
       }
       if (ingress_)
         if (auto ctr = ingress_->ctrl_counters(p.ifindex))

@@ -96,39 +96,40 @@ std::vector<StuckEvent> StuckDetector::feed(std::uint64_t now_ns,
   for (const QueueSample &s : samples) {
     Key key{s.dev, s.queue};
     sampled[key] = true;
+    const std::uint64_t at = s.at_ns ? s.at_ns : now_ns;
     auto [it, fresh] = queues_.try_emplace(key);
     Queue &q = it->second;
     if (!s.paused) {
       if (q.alarm)
-        events.push_back({s.dev, s.queue, false, now_ns - q.since_ns, now_ns});
+        events.push_back({s.dev, s.queue, false, at - q.since_ns, at});
       q.paused = false;
       q.alarm = false;
     } else {
-      // Paused through the whole interval: its closed time grew by the
-      // interval (a tenth and a millisecond of slack for the clocks).
-      std::uint64_t dt = now_ns - q.seen_ns;
+      // Paused through the interval: its closed time grew by at least
+      // half of it.
+      std::uint64_t dt = at >= q.seen_ns ? at - q.seen_ns : 0;
       std::uint64_t grew = s.paused_ns >= q.paused_ns ? s.paused_ns - q.paused_ns : 0;
-      bool through = !fresh && q.paused && grew + dt / 10 + 1000000 >= dt;
+      bool through = !fresh && q.paused && 2 * grew >= dt;
       if (!through) {
         if (q.alarm)
-          events.push_back({s.dev, s.queue, false, now_ns - q.since_ns, now_ns});
+          events.push_back({s.dev, s.queue, false, at - q.since_ns, at});
         q.alarm = false;
-        q.since_ns = now_ns;
+        q.since_ns = at;
       }
       q.paused = true;
-      std::uint64_t held = now_ns - q.since_ns;
+      std::uint64_t held = at - q.since_ns;
       if (!q.alarm && stuck_ns_ && held >= stuck_ns_) {
         q.alarm = true;
         q.alarms++;
         alarms_total_++;
-        events.push_back({s.dev, s.queue, true, held, now_ns});
+        events.push_back({s.dev, s.queue, true, held, at});
       } else if (q.alarm && !stuck_ns_) {
         q.alarm = false;
-        events.push_back({s.dev, s.queue, false, held, now_ns});
+        events.push_back({s.dev, s.queue, false, held, at});
       }
     }
     q.paused_ns = s.paused_ns;
-    q.seen_ns = now_ns;
+    q.seen_ns = at;
   }
   // Queues no longer sampled (their port went away): cleared, forgotten
   // but for their alarm counts.

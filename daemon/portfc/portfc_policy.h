@@ -78,6 +78,7 @@ struct QueueSample {
   std::uint32_t queue = 0;  // class 1:queue+1
   bool paused = false;
   std::uint64_t paused_ns = 0;
+  std::uint64_t at_ns = 0;  // when it was read (0: feed()'s now_ns)
 };
 
 // An alarm raised or cleared.
@@ -91,8 +92,9 @@ struct StuckEvent {
 
 // A queue is stuck when it has been paused continuously for stuck_ns or
 // longer. Continuously: paused at every sample since, and its paused time
-// grew by (about) the time between the samples, so a queue that resumed
-// and paused again between two samples starts over. The alarm clears
+// grew by at least half the time between the samples (the rest is slack
+// for a sample read late), so a queue that resumed for a while and paused
+// again between two samples starts over. The alarm clears
 // when the queue resumes (or is no longer sampled: its port went away).
 class StuckDetector {
  public:

@@ -338,6 +338,31 @@ TEST(PortfcStuck, ShortPausesAndFlappingStaySilent)
   EXPECT_TRUE(off.feed(10000 * kMs, {q(1, true, 10000)}).empty());
 }
 
+// Samples read late (the daemon's loop was busy): each its own time; a
+// queue held paused raises once and never flaps.
+TEST(PortfcStuck, LateSamplesDoNotFlap)
+{
+  pf::StuckDetector d(500 * kMs);
+  std::uint64_t raised = 0, cleared = 0;
+  // Paused from 0; polled every 125 ms, each read 0 .. 60 ms late.
+  for (std::uint64_t i = 0; i <= 24; i++) {
+    std::uint64_t at = i * 125 * kMs + (i % 3) * 30 * kMs;
+    pf::QueueSample s = q(1, true, at / kMs);
+    s.at_ns = at;
+    for (const auto &e : d.feed(i * 125 * kMs, {s}))
+      (e.raised ? raised : cleared)++;
+  }
+  EXPECT_EQ(raised, 1u);
+  EXPECT_EQ(cleared, 0u);
+  // A resume of 100 ms between two polls 125 ms apart: starts over.
+  pf::StuckDetector e(200 * kMs);
+  e.feed(0, {q(1, true, 0)});
+  e.feed(125 * kMs, {q(1, true, 125)});
+  e.feed(250 * kMs, {q(1, true, 150)});  // grew 25 ms in 125
+  EXPECT_EQ(e.queues().at({"if0", 1}).since_ns, 250 * kMs);
+  EXPECT_EQ(e.alarms_total(), 0u);
+}
+
 TEST(PortfcStuck, AQueueThatGoesAwayClears)
 {
   pf::StuckDetector d(100 * kMs);
