@@ -17,9 +17,11 @@ namespaces p0 and p1, which play its switches. losslessd runs it from a
     sent every second raises the alarm once (log line, counter, event,
     metric); the Resume clears it;
   - --cleanup removes the classifier and its pins.
-Then a BCube switch's sizing by --check alone (two veth ports): a pool
-too small for its thresholds and headroom is refused with the numbers,
-one large enough is accepted.
+Then the same ports as a BCube(2,1) switch's: a pool too small for its
+thresholds and headroom is refused by --check with the numbers; one
+large enough runs: the thresholds from the link (6 and 4 BDPs of 4 MTU),
+the qdiscs with scheme portfc, n, the ports' BCube numbers and the
+thresholds, the classifier with the switch's position.
 """
 
 import json
@@ -75,6 +77,8 @@ pin_dir = "{PF_PIN}"
 
 
 def switch_config(buffer):
+    """The same two ports as a BCube(2,1) switch's (a pool of scheme
+    portfc), thresholds left to the daemon."""
     return f'''[daemon]
 socket = "{SOCK}"
 pin_dir = "{PIN}"
@@ -87,12 +91,12 @@ lossless_prios = [0, 1, 2, 3, 4, 5, 6, 7]
 sw_delay = "1ms"
 
 [[port]]
-dev = "d0"
+dev = "if0"
 pool = "w"
 rate = "{RATE}"
 
 [[port]]
-dev = "d1"
+dev = "if1"
 pool = "w"
 rate = "{RATE}"
 
@@ -101,7 +105,7 @@ n = 2
 role = "switch"
 switch = 0
 level = 0
-ports = ["d0", "d1"]
+ports = ["if0", "if1"]
 pin_dir = "{PF_PIN}-w"
 '''
 
@@ -147,8 +151,13 @@ def queue(st, dev, q):
 
 
 def metrics(h):
-    return h.run("python3 -c 'import urllib.request; print(urllib.request.urlopen("
-                 f"\"http://{PROM}/metrics\", timeout=5).read().decode())'")
+    """GET /metrics over a plain socket: urllib's imports cost seconds
+    under TCG."""
+    host, port = PROM.split(":")
+    out = h.run(f"{Paths.python} -c \"import socket; s = socket.create_connection(('{host}', "
+                f"{port}), 5); s.sendall(b'GET /metrics HTTP/1.0\\r\\n\\r\\n'); "
+                f"import sys; [sys.stdout.buffer.write(b) for b in iter(lambda: s.recv(65536), b'')]\"")
+    return out.replace("\r\n", "\n").split("\n\n", 1)[-1]
 
 
 def main():
@@ -208,10 +217,12 @@ def main():
         # A long pause, refreshed every second as a switch would: the
         # alarm, once.
         t0 = time.monotonic()
-        holder = send_every(p0, "if0", portfc_a(1, QUANTA_MAX), 1.0, 12)
+        holder = send_every(p0, "if0", portfc_a(1, QUANTA_MAX), 1.0, 60)
         raised = wait_for(lambda: portfc_status(srv)["stuck"]["active"] == 1, 4, 0.1)
         after = time.monotonic() - t0
+        t1 = time.monotonic()
         m = metrics(srv)
+        print(f"  (a scrape took {time.monotonic() - t1:.2f} s)", flush=True)
         st = portfc_status(srv)
         q1 = queue(st, "if0", 1)
         events = st["stuck"]["events"]
@@ -264,8 +275,7 @@ def main():
         c.ok("handle 0x4c50" not in srv.run("tc filter show dev if0 egress", check=False).stdout
              and not os.path.exists(PF_PIN), "--cleanup removes the classifier and its pins")
 
-        # A switch's sizing, by --check alone.
-        srv.run("ip link add d0 type veth peer name d1")
+        # A switch: its sizing by --check, then installed.
         with open(SW_CONF, "w") as f:
             f.write(switch_config("64kb"))
         chk = srv.run(f"{Paths.losslessd} --config {SW_CONF} --check", check=False)
@@ -278,7 +288,31 @@ def main():
         chk = srv.run(f"{Paths.losslessd} --config {SW_CONF} --check", check=False)
         c.ok(chk.returncode == 0 and "portfc switch on 2 ports" in chk.stdout,
              "one large enough is accepted", (chk.stdout + chk.stderr).strip()[:300])
-        srv.run("ip link del d0", check=False)
+        d = srv.popen(f"{Paths.losslessd} --config {SW_CONF}")
+        ready = wait_for(lambda: ctl(srv, "portfc --json", check=False).returncode == 0, 20, 0.2)
+        c.ok(ready, "losslessd starts a switch", "" if d.poll() is None else d.stderr.read()[:400])
+        if ready:
+            sz = portfc_status(srv)["sizing"]
+            # 10 Mbit/s, no cable: a BDP of 4 MTU (1518 bytes), thresholds
+            # of 24 and 16 MTU.
+            c.eq((sz["bdp_bytes"], sz["xoff_a_bytes"], sz["xon_a_bytes"], sz["xoff_b_bytes"],
+                  sz["xon_b_bytes"]), (6072, 36432, 24288, 36432, 24288),
+                 "the thresholds from the link (6 and 4 BDPs)")
+            opts = [json.loads(srv.run(f"tc -j qdisc show dev {p}"))[0]["options"]
+                    for p in ("if0", "if1")]
+            got = [(o.get("scheme"), o.get("portfc_n"), o.get("scheme_port"),
+                    o.get("portfc_xoff_a"), o.get("portfc_xon_b")) for o in opts]
+            c.eq(got, [("portfc", 2, 0, 36432, 24288), ("portfc", 2, 1, 36432, 24288)],
+                 "the qdiscs: scheme portfc, n, the ports' BCube numbers, the thresholds (tc)")
+            classes = srv.run("tc class show dev if0").count("class lossless")
+            c.eq(classes, 3, "a switch port's n + 1 = 3 queues")
+            shown = json.loads(srv.run(f"{Paths.portfc} --pin-dir {PF_PIN}-w show --json"))
+            c.eq(sorted((p["dev"], p["role"], p["level"], p["node"]) for p in shown["ports"]),
+                 [("if0", "switch", 0, 0), ("if1", "switch", 0, 0)],
+                 "the classifier's positions: switch 0 at level 0")
+        d.terminate()
+        d.wait(timeout=10)
+        srv.run(f"{Paths.losslessd} --config {SW_CONF} --cleanup", check=False)
     c.finish()
 
 
