@@ -17,9 +17,9 @@ namespace lossless::config {
 
 namespace {
 
-const std::vector<std::string_view> kPortfcKeys = {
-    "n", "k", "role", "server", "switch", "level", "ports", "base", "stuck", "relay_queue",
-    "pin_dir"};
+const std::vector<std::string_view> kPortfcKeys = {"n",      "k",           "role",   "server",
+                                                   "switch", "level",       "ports",  "base",
+                                                   "stuck",  "relay_queue", "pin_dir"};
 
 constexpr std::uint64_t kStuckMaxNs = 3600ULL * 1000000000ULL;  // 1 h
 
@@ -91,8 +91,8 @@ void portfc_section(Parser &ps, const toml::node &node, Config &cfg,
         p.role = *v == "server" ? PortfcRole::Server : PortfcRole::Switch;
         role_ok = true;
       } else {
-        ps.bad(ctx, "role", *x, "must be \"server\" or \"switch\"" +
-                                    suggest(*v, {"server", "switch"}));
+        ps.bad(ctx, "role", *x,
+               "must be \"server\" or \"switch\"" + suggest(*v, {"server", "switch"}));
       }
     }
   } else {
@@ -104,20 +104,20 @@ void portfc_section(Parser &ps, const toml::node &node, Config &cfg,
     for (const char *key : server ? std::vector<const char *>{"switch", "level", "relay_queue"}
                                   : std::vector<const char *>{"server"})
       if (const toml::node *x = t->get(key))
-        ps.bad(ctx, key, *x, std::string("is a key of role = \"") + (server ? "switch" : "server") +
-                                 "\", not of role = \"" + std::string(portfc_role_name(p.role)) +
-                                 "\"");
+        ps.bad(ctx, key, *x,
+               std::string("is a key of role = \"") + (server ? "switch" : "server") +
+                   "\", not of role = \"" + std::string(portfc_role_name(p.role)) + "\"");
     const char *id_key = server ? "server" : "switch";
     if (const toml::node *x = t->get(id_key)) {
-      std::uint32_t count = bcube_ok ? (server ? ll_bcube_servers(&b) : ll_bcube_switches(&b) / (b.k + 1))
-                                     : 0;
+      std::uint32_t count =
+          bcube_ok ? (server ? ll_bcube_servers(&b) : ll_bcube_switches(&b) / (b.k + 1)) : 0;
       auto v = ps.integer(ctx, id_key, *x, 0, kU32Max);
       if (v && bcube_ok && *v >= count) {
         // Its digits: one would be n or more.
         ps.bad(ctx, id_key, *x,
-               std::string(server ? "a server id" : "a switch index (its fixed digit)") +
-                   " of " + bcube_text(p.n, p.k) + " is 0 .. " + std::to_string(count - 1) +
-                   " (" + std::to_string(server ? b.k + 1 : b.k) + " base-" + std::to_string(p.n) +
+               std::string(server ? "a server id" : "a switch index (its fixed digit)") + " of " +
+                   bcube_text(p.n, p.k) + " is 0 .. " + std::to_string(count - 1) + " (" +
+                   std::to_string(server ? b.k + 1 : b.k) + " base-" + std::to_string(p.n) +
                    " digits, each below n = " + std::to_string(p.n) + ")");
       } else if (v) {
         p.node = static_cast<std::uint32_t>(*v);
@@ -144,8 +144,8 @@ void portfc_section(Parser &ps, const toml::node &node, Config &cfg,
     auto arr = ports_node->as_array();
     if (!arr || arr->empty()) {
       ps.bad(ctx, "ports", *ports_node,
-             arr ? "must name this node's BCube ports" : "must be an array of device names, not " +
-                                                             type_phrase(*ports_node));
+             arr ? "must name this node's BCube ports"
+                 : "must be an array of device names, not " + type_phrase(*ports_node));
     } else {
       for (const toml::node &e : *arr) {
         auto s = e.as_string();
@@ -168,13 +168,11 @@ void portfc_section(Parser &ps, const toml::node &node, Config &cfg,
                      " ports, not " + std::to_string(p.ports.size()) +
                      (server ? " (one per level, level 0 first)"
                              : " (its BCube ports 0 .. n-1, in order)"));
-        std::uint32_t queues =
-            server ? ll_portfc_server_queues(&b) : ll_portfc_switch_queues(&b);
+        std::uint32_t queues = server ? ll_portfc_server_queues(&b) : ll_portfc_switch_queues(&b);
         if (queues > lossless::portfc::kQdiscQueuesMax)
           ps.bad(ctx, "ports", *ports_node,
-                 "a " + std::string(portfc_role_name(p.role)) + " port of " +
-                     bcube_text(p.n, p.k) + " needs " + std::to_string(queues) +
-                     " queues, more than the qdisc's " +
+                 "a " + std::string(portfc_role_name(p.role)) + " port of " + bcube_text(p.n, p.k) +
+                     " needs " + std::to_string(queues) + " queues, more than the qdisc's " +
                      std::to_string(lossless::portfc::kQdiscQueuesMax));
       }
     }
@@ -256,14 +254,16 @@ void portfc_section(Parser &ps, const toml::node &node, Config &cfg,
                                    " runs scheme \"portfc\", a switch's: a PortFC server's ports "
                                    "never detect congestion (give their pool another scheme)");
     } else if (!server && !is_portfc) {
-      ps.error(port_line(dev), "port " + quote(dev) + ": pool " + quote(pool->name) +
-                                   " runs scheme " + quote(pool->scheme) +
-                                   ": a PortFC switch's ports share a pool with scheme = \"portfc\"");
+      ps.error(port_line(dev),
+               "port " + quote(dev) + ": pool " + quote(pool->name) + " runs scheme " +
+                   quote(pool->scheme) +
+                   ": a PortFC switch's ports share a pool with scheme = \"portfc\"");
     } else if (!server) {
       if (!switch_pool.empty() && switch_pool != pool->name)
-        ps.error(port_line(dev), "port " + quote(dev) + ": pool " + quote(pool->name) +
-                                     ": a PortFC switch's ports share one pool (the others are in " +
-                                     quote(switch_pool) + ")");
+        ps.error(port_line(dev),
+                 "port " + quote(dev) + ": pool " + quote(pool->name) +
+                     ": a PortFC switch's ports share one pool (the others are in " +
+                     quote(switch_pool) + ")");
       if (!switch_pool.empty())
         continue;  // the pool's own checks once
       switch_pool = pool->name;
@@ -277,10 +277,10 @@ void portfc_section(Parser &ps, const toml::node &node, Config &cfg,
         std::uint64_t xoff = cls ? pf.xoff_b_bytes : pf.xoff_a_bytes;
         std::uint64_t xon = cls ? pf.xon_b_bytes : pf.xon_a_bytes;
         if (xoff && xon && xon >= xoff)
-          ps.error(pool->line, "pool " + quote(pool->name) + ": portfc: " +
-                                   (cls ? "xon_b " : "xon_a ") + std::to_string(xon) +
-                                   " must be below " + (cls ? "xoff_b " : "xoff_a ") +
-                                   std::to_string(xoff) + " (0 < X_on < X_off)");
+          ps.error(pool->line,
+                   "pool " + quote(pool->name) + ": portfc: " + (cls ? "xon_b " : "xon_a ") +
+                       std::to_string(xon) + " must be below " + (cls ? "xoff_b " : "xoff_a ") +
+                       std::to_string(xoff) + " (0 < X_on < X_off)");
       }
     }
   }

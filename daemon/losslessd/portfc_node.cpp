@@ -17,8 +17,8 @@ namespace pf = lossless::portfc;
 
 namespace {
 
-constexpr std::uint64_t kPollMinNs = 50000000;     // 50 ms
-constexpr std::uint64_t kPollMaxNs = 1000000000;   // 1 s
+constexpr std::uint64_t kPollMinNs = 50000000;    // 50 ms
+constexpr std::uint64_t kPollMaxNs = 1000000000;  // 1 s
 constexpr std::size_t kMaxEvents = 32;
 
 std::string error_text(const std::exception &e)
@@ -70,7 +70,8 @@ PortFc PortFc::prepare(const config::Portfc &cfg, const std::string &source,
   if (!server && sw) {
     pf::Sizing s = pf::size_switch(b, sw->given, sw->link, cfg.relay_queue_bytes, sw->buffer_bytes);
     if (!s.error.empty())
-      throw std::runtime_error(source + ":" + std::to_string(sw->pool_line ? sw->pool_line : cfg.line) +
+      throw std::runtime_error(source + ":" +
+                               std::to_string(sw->pool_line ? sw->pool_line : cfg.line) +
                                ": pool \"" + cfg.pool + "\": portfc: " + s.error);
     p.sizing_ = s;
   }
@@ -102,8 +103,8 @@ void PortFc::attach_all()
   std::vector<std::uint32_t> ifindexes;
   for (const Port &p : ports_)
     ifindexes.push_back(p.ifindex);
-  std::vector<std::uint32_t> ids =
-      pf::attach_node(*program_, node(), ifindexes, ingress_ ? &*ingress_ : nullptr);
+  std::vector<std::uint32_t> ids = pf::attach_node(*program_, node(), ifindexes,
+                                                   ingress_ ? &*ingress_ : nullptr);
   for (std::size_t i = 0; i < ports_.size(); i++) {
     ports_[i].prog_id = ids[i];
     ports_[i].state = "attached";
@@ -129,15 +130,14 @@ void PortFc::start(const std::string &ingress_pin_dir)
       } catch (const std::exception &) {
       }
     }
-    throw std::runtime_error(source_ + ":" + std::to_string(cfg_.line) + ": [portfc]: " +
-                             error_text(e));
+    throw std::runtime_error(source_ + ":" + std::to_string(cfg_.line) +
+                             ": [portfc]: " + error_text(e));
   }
   std::string devs;
   for (const Port &p : ports_)
     devs += (devs.empty() ? "" : ", ") + p.dev;
-  log("portfc: %s on %s (%u queues a port, addresses from %s, maps in %s)%s",
-      summary().c_str(), devs.c_str(), plan_.queues, dotted(cfg_.base).c_str(),
-      cfg_.pin_dir.c_str(),
+  log("portfc: %s on %s (%u queues a port, addresses from %s, maps in %s)%s", summary().c_str(),
+      devs.c_str(), plan_.queues, dotted(cfg_.base).c_str(), cfg_.pin_dir.c_str(),
       cfg_.stuck_ns ? (", stuck after " + pf::duration_text(cfg_.stuck_ns)).c_str()
                     : ", no stuck detector");
   if (sizing_)
@@ -279,8 +279,11 @@ ordered_json PortFc::status() const
                    {"xon_a_bytes", s.t.xon_a_bytes},
                    {"xoff_b_bytes", s.t.xoff_b_bytes},
                    {"xon_b_bytes", s.t.xon_b_bytes},
-                   {"computed", {{"xoff_a", !s.given[0]}, {"xon_a", !s.given[1]},
-                                 {"xoff_b", !s.given[2]}, {"xon_b", !s.given[3]}}},
+                   {"computed",
+                    {{"xoff_a", !s.given[0]},
+                     {"xon_a", !s.given[1]},
+                     {"xoff_b", !s.given[2]},
+                     {"xon_b", !s.given[3]}}},
                    {"o1_bytes", s.need.o1_bytes},
                    {"o2_bytes", s.need.o2_bytes},
                    {"port_headroom_bytes", s.need.port_headroom_bytes},
@@ -305,15 +308,15 @@ ordered_json PortFc::status() const
     for (const ClassStats &c : p.queues) {
       auto it = qs.find({p.dev, c.queue});
       bool alarm = it != qs.end() && it->second.alarm;
-      qj.push_back({{"queue", c.queue},
-                    {"paused", c.paused},
-                    {"paused_ns", c.paused_ns},
-                    {"pause_frames_rx", c.pause_frames_rx},
-                    {"stuck", alarm},
-                    {"stuck_alarms", it != qs.end() ? it->second.alarms : 0},
-                    {"paused_for_ns", it != qs.end() && it->second.paused
-                                          ? it->second.seen_ns - it->second.since_ns
-                                          : 0}});
+      qj.push_back(
+          {{"queue", c.queue},
+           {"paused", c.paused},
+           {"paused_ns", c.paused_ns},
+           {"pause_frames_rx", c.pause_frames_rx},
+           {"stuck", alarm},
+           {"stuck_alarms", it != qs.end() ? it->second.alarms : 0},
+           {"paused_for_ns",
+            it != qs.end() && it->second.paused ? it->second.seen_ns - it->second.since_ns : 0}});
     }
     pj["queues"] = qj;
     ports.push_back(pj);
@@ -322,8 +325,8 @@ ordered_json PortFc::status() const
   if (program_) {
     try {
       pf::Stats st = program_->stats();
-      ordered_json cj = {{"packets", st.packets}, {"hq", st.hq},       {"relayed", st.relayed},
-                         {"unknown", st.unknown}, {"self", st.self},   {"misrouted", st.misrouted},
+      ordered_json cj = {{"packets", st.packets},  {"hq", st.hq},     {"relayed", st.relayed},
+                         {"unknown", st.unknown},  {"self", st.self}, {"misrouted", st.misrouted},
                          {"bad_port", st.bad_port}};
       ordered_json q = ordered_json::array();
       for (std::size_t i = 0; i < LL_PORTFC_MAX_QUEUES; i++)
@@ -341,12 +344,9 @@ ordered_json PortFc::status() const
                   {"queue", e.queue},
                   {"event", e.raised ? "raised" : "cleared"},
                   {"paused_for_ns", e.paused_for_ns}});
-  j["stuck"] = {{"stuck_ns", cfg_.stuck_ns},
-                {"period_ns", poll_period_ns()},
-                {"polls", polls_},
-                {"alarms_total", stuck_.alarms_total()},
-                {"active", stuck_.active()},
-                {"events", ev}};
+  j["stuck"] = {{"stuck_ns", cfg_.stuck_ns}, {"period_ns", poll_period_ns()},
+                {"polls", polls_},           {"alarms_total", stuck_.alarms_total()},
+                {"active", stuck_.active()}, {"events", ev}};
   if (!last_error_.empty())
     j["last_error"] = last_error_;
   return j;
@@ -364,8 +364,8 @@ metrics::PortfcSample PortFc::sample() const
   if (program_) {
     try {
       pf::Stats st = program_->stats();
-      s.classifier = {{"packets", st.packets}, {"hq", st.hq},       {"relayed", st.relayed},
-                      {"unknown", st.unknown}, {"self", st.self},   {"misrouted", st.misrouted},
+      s.classifier = {{"packets", st.packets},  {"hq", st.hq},     {"relayed", st.relayed},
+                      {"unknown", st.unknown},  {"self", st.self}, {"misrouted", st.misrouted},
                       {"bad_port", st.bad_port}};
       s.classifier_queue.assign(st.queue, st.queue + LL_PORTFC_MAX_QUEUES);
     } catch (const std::exception &) {
@@ -373,8 +373,8 @@ metrics::PortfcSample PortFc::sample() const
   }
   const auto &qs = stuck_.queues();
   for (const Port &p : ports_) {
-    s.ports.push_back({p.dev, p.frames.portfc_refused, p.frames.portfc_relayed,
-                       p.frames.portfc_relay_failed});
+    s.ports.push_back(
+        {p.dev, p.frames.portfc_refused, p.frames.portfc_relayed, p.frames.portfc_relay_failed});
     for (const ClassStats &c : p.queues) {
       auto it = qs.find({p.dev, c.queue});
       metrics::PortfcQueue q;

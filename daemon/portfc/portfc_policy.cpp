@@ -51,8 +51,8 @@ Sizing size_switch(const ll_bcube &b, const ll_portfc_thresholds &given,
     auto v = [&](int i, const char *key) {
       return std::string(key) + " " + std::to_string(out[i]) + (s.given[i] ? "" : " (computed)");
     };
-    s.error = "thresholds " + v(0, "xoff_a") + ", " + v(1, "xon_a") + ", " + v(2, "xoff_b") +
-              ", " + v(3, "xon_b") + ": " + why;
+    s.error = "thresholds " + v(0, "xoff_a") + ", " + v(1, "xon_a") + ", " + v(2, "xoff_b") + ", " +
+              v(3, "xon_b") + ": " + why;
     return s;
   }
   if (ll_portfc_need(&b, &s.t, &link, relay_queue_bytes, &s.need)) {

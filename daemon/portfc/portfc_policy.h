@@ -38,12 +38,12 @@ struct Sizing {
   ll_bcube b{};
   ll_headroom_params link{};
   std::uint64_t bdp_bytes = 0;
-  ll_portfc_thresholds t{};           // as the pool will run them
-  bool given[4] = {};                 // xoff_a, xon_a, xoff_b, xon_b given
+  ll_portfc_thresholds t{};  // as the pool will run them
+  bool given[4] = {};        // xoff_a, xon_a, xoff_b, xon_b given
   std::uint64_t relay_queue_bytes = 0;
-  struct ll_portfc_need need{};
-  std::uint64_t buffer_bytes = 0;     // the pool's
-  std::string error;                  // "" if they fit (with the numbers otherwise)
+  struct ll_portfc_need need {};
+  std::uint64_t buffer_bytes = 0;  // the pool's
+  std::string error;               // "" if they fit (with the numbers otherwise)
 };
 
 // given: the pool's [pool.portfc] thresholds, 0 for "compute" (then from
@@ -85,7 +85,7 @@ struct QueueSample {
 struct StuckEvent {
   std::string dev;
   std::uint32_t queue = 0;
-  bool raised = true;              // false: cleared (the queue resumed, or went away)
+  bool raised = true;               // false: cleared (the queue resumed, or went away)
   std::uint64_t paused_for_ns = 0;  // how long it had been paused then
   std::uint64_t at_ns = 0;          // the sample's time
 };
@@ -101,10 +101,10 @@ class StuckDetector {
   struct Queue {
     bool paused = false;
     bool alarm = false;
-    std::uint64_t since_ns = 0;       // paused continuously since (sample time)
-    std::uint64_t paused_ns = 0;      // the last sample's
-    std::uint64_t seen_ns = 0;        // the last sample's time
-    std::uint64_t alarms = 0;         // raised so far
+    std::uint64_t since_ns = 0;   // paused continuously since (sample time)
+    std::uint64_t paused_ns = 0;  // the last sample's
+    std::uint64_t seen_ns = 0;    // the last sample's time
+    std::uint64_t alarms = 0;     // raised so far
   };
   using Key = std::pair<std::string, std::uint32_t>;
 

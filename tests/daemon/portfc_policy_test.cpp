@@ -22,9 +22,10 @@ namespace pf = lossless::portfc;
 std::string a_switch(const std::string &extra, const std::string &pool_extra = "",
                      const std::string &ports = R"(["w0", "w1", "w2", "w3"])")
 {
-  std::string s = "[[pool]]\nname = \"w19\"\npolicy = \"portfc\"\nbuffer = \"4mb\"\n"
-                  "lossless_prios = [0, 1, 2, 3, 4, 5, 6, 7]\n" +
-                  pool_extra + "\n";
+  std::string s =
+      "[[pool]]\nname = \"w19\"\npolicy = \"portfc\"\nbuffer = \"4mb\"\n"
+      "lossless_prios = [0, 1, 2, 3, 4, 5, 6, 7]\n" +
+      pool_extra + "\n";
   for (int i = 0; i < 4; i++)
     s += "[[port]]\ndev = \"w" + std::to_string(i) + "\"\npool = \"w19\"\n";
   return s + "[portfc]\nn = 4\nk = 1\nrole = \"switch\"\nswitch = 3\nlevel = 0\nports = " + ports +
@@ -106,50 +107,63 @@ INSTANTIATE_TEST_SUITE_P(
     B11, PortfcRefusals,
     ::testing::Values(
         // n < 2, n above the frame's 7 slots.
-        Refusal{"NBelowTwo", a_server("n = 1\nserver = 0\n"),
+        Refusal{"NBelowTwo",
+                a_server("n = 1\nserver = 0\n"),
                 {"t.toml:13: [portfc]: n 1: must be an integer 2 .. 8"}},
-        Refusal{"NAboveEight", a_server("n = 9\nserver = 0\n"),
+        Refusal{"NAboveEight",
+                a_server("n = 9\nserver = 0\n"),
                 {"t.toml:13: [portfc]: n 9: must be an integer 2 .. 8"}},
-        Refusal{"NMissing", a_server("server = 0\n"),
+        Refusal{"NMissing",
+                a_server("server = 0\n"),
                 {"t.toml:10: [portfc]: missing required key \"n\" (the BCube radix, 2 .. 8)"}},
         // k >= 2 (no experimental flag: the classifier refuses it too).
-        Refusal{"KTwo", a_server("n = 4\nk = 2\nserver = 0\n"),
+        Refusal{"KTwo",
+                a_server("n = 4\nk = 2\nserver = 0\n"),
                 {"t.toml:14: [portfc]: k 2: PortFC's flow control is built for k = 1 only (with "
                  "k >= 2 a relay may forward into another A queue and the deadlock argument no "
                  "longer holds; docs/PORTFC.md, Limits)"}},
         // A digit >= n: the server id or the switch index out of range.
-        Refusal{"ServerDigit", a_server("n = 4\nserver = 16\n"),
+        Refusal{"ServerDigit",
+                a_server("n = 4\nserver = 16\n"),
                 {"t.toml:14: [portfc]: server 16: a server id of BCube(4,1) is 0 .. 15 (2 base-4 "
                  "digits, each below n = 4)"}},
-        Refusal{"SwitchDigit", a_switch("", "", R"(["w0", "w1", "w2", "w3"])")
-                                   .replace(a_switch("").find("switch = 3"), 10, "switch = 4"),
+        Refusal{"SwitchDigit",
+                a_switch("", "", R"(["w0", "w1", "w2", "w3"])")
+                    .replace(a_switch("").find("switch = 3"), 10, "switch = 4"),
                 {"t.toml:23: [portfc]: switch 4: a switch index (its fixed digit) of BCube(4,1) "
                  "is 0 .. 3 (1 base-4 digits, each below n = 4)"}},
         Refusal{"LevelAboveK",
                 a_switch("").replace(a_switch("").find("level = 0"), 9, "level = 2"),
                 {"t.toml:24: [portfc]: level 2: must be an integer 0 .. 1"}},
-        Refusal{"LevelMissing", a_switch("").replace(a_switch("").find("level = 0"), 9, ""),
+        Refusal{"LevelMissing",
+                a_switch("").replace(a_switch("").find("level = 0"), 9, ""),
                 {"t.toml:19: [portfc]: missing required key \"level\" (this switch's level, "
                  "0 .. k)"}},
-        Refusal{"RoleUnknown", a_server("n = 4\nserver = 0\n").replace(
-                                   a_server("").find("\"server\""), 8, "\"sever\""),
+        Refusal{"RoleUnknown",
+                a_server("n = 4\nserver = 0\n")
+                    .replace(a_server("").find("\"server\""), 8, "\"sever\""),
                 {"t.toml:11: [portfc]: role \"sever\": must be \"server\" or \"switch\" (did you "
                  "mean \"server\"?)"}},
-        Refusal{"OtherRolesKey", a_server("n = 4\nserver = 0\nlevel = 1\n"),
+        Refusal{"OtherRolesKey",
+                a_server("n = 4\nserver = 0\nlevel = 1\n"),
                 {"t.toml:15: [portfc]: level 1: is a key of role = \"switch\", not of role = "
                  "\"server\""}},
         // The interface count: k + 1 for a server, n for a switch.
-        Refusal{"ServerPorts", a_server("n = 4\nserver = 0\n", R"(["s0"])"),
+        Refusal{"ServerPorts",
+                a_server("n = 4\nserver = 0\n", R"(["s0"])"),
                 {"t.toml:12: [portfc]: ports: a server of BCube(4,1) has k + 1 = 2 "
                  "ports, not 1 (one per level, level 0 first)"}},
-        Refusal{"SwitchPorts", a_switch("", "", R"(["w0", "w1", "w2"])"),
+        Refusal{"SwitchPorts",
+                a_switch("", "", R"(["w0", "w1", "w2"])"),
                 {"t.toml:25: [portfc]: ports: a switch of BCube(4,1) "
                  "has n = 4 ports, not 3 (its BCube ports 0 .. n-1, in order)"}},
         // Duplicate ports.
-        Refusal{"DuplicatePort", a_switch("", "", R"(["w0", "w1", "w1", "w3"])"),
+        Refusal{"DuplicatePort",
+                a_switch("", "", R"(["w0", "w1", "w1", "w3"])"),
                 {"t.toml:25: [portfc]: ports \"w1\": is listed twice"}},
         // A port without a [[port]]; a [[port]] with another queue count.
-        Refusal{"NoPortTable", a_server("n = 4\nserver = 0\n", R"(["s0", "eth9"])"),
+        Refusal{"NoPortTable",
+                a_server("n = 4\nserver = 0\n", R"(["s0", "eth9"])"),
                 {"t.toml:12: [portfc]: ports \"eth9\": no [[port]] has dev = \"eth9\" (losslessd "
                  "gives PortFC's queues to the lossless qdisc of a [[port]])"}},
         Refusal{"PortQueues",
@@ -160,7 +174,8 @@ INSTANTIATE_TEST_SUITE_P(
                  "queues, which [portfc] gives it (leave queues out)"}},
         // Pools of the wrong scheme, n that disagrees, X_on >= X_off.
         Refusal{"SwitchPoolScheme",
-                a_switch("").replace(a_switch("").find("policy = \"portfc\""), 17, "policy = \"pfc-dt\""),
+                a_switch("").replace(a_switch("").find("policy = \"portfc\""), 17,
+                                     "policy = \"pfc-dt\""),
                 {"t.toml:7: port \"w0\": pool \"w19\" runs scheme \"dt\": a PortFC switch's ports "
                  "share a pool with scheme = \"portfc\"",
                  "t.toml:10: port \"w1\": pool \"w19\" runs scheme \"dt\": a PortFC switch's "
@@ -169,17 +184,20 @@ INSTANTIATE_TEST_SUITE_P(
                  "ports share a pool with scheme = \"portfc\"",
                  "t.toml:16: port \"w3\": pool \"w19\" runs scheme \"dt\": a PortFC switch's "
                  "ports share a pool with scheme = \"portfc\""}},
-        Refusal{"PoolN", a_switch("", "[pool.portfc]\nn = 3\n"),
+        Refusal{"PoolN",
+                a_switch("", "[pool.portfc]\nn = 3\n"),
                 {"t.toml:1: pool \"w19\": portfc: n 3 disagrees with [portfc] n = 4 (leave it "
                  "out: [portfc] gives it)"}},
         Refusal{"XonNotBelowXoff",
                 a_switch("", "[pool.portfc]\nxoff_a = \"30kb\"\nxon_a = \"30kb\"\n"),
                 {"t.toml:1: pool \"w19\": portfc: xon_a 30720 must be below xoff_a 30720 (0 < "
                  "X_on < X_off)"}},
-        Refusal{"BaseOverflow", a_server("n = 4\nserver = 0\nbase = \"255.255.255.250\"\n"),
+        Refusal{"BaseOverflow",
+                a_server("n = 4\nserver = 0\nbase = \"255.255.255.250\"\n"),
                 {"t.toml:15: [portfc]: base \"255.255.255.250\": the servers' addresses run past "
                  "255.255.255.255"}},
-        Refusal{"UnknownKey", a_server("n = 4\nserver = 0\nstuk = \"1s\"\n"),
+        Refusal{"UnknownKey",
+                a_server("n = 4\nserver = 0\nstuk = \"1s\"\n"),
                 {"t.toml:15: [portfc]: unknown key \"stuk\" (did you mean \"stuck\"?)"}}),
     [](const ::testing::TestParamInfo<Refusal> &i) { return std::string(i.param.name); });
 
@@ -244,9 +262,10 @@ TEST(PortfcSizing, ThresholdsFromTheBdp)
   s = pf::size_switch(b, {0, 40000, 0, 0}, link, 0, 4 << 20);
   const char *why = ll_portfc_thresholds_check(&s.t, 1518);
   ASSERT_TRUE(why);
-  EXPECT_EQ(s.error, "thresholds xoff_a 36432 (computed), xon_a 40000, xoff_b 36432 (computed), "
-                     "xon_b 24288 (computed): " +
-                         std::string(why));
+  EXPECT_EQ(s.error,
+            "thresholds xoff_a 36432 (computed), xon_a 40000, xoff_b 36432 (computed), "
+            "xon_b 24288 (computed): " +
+                std::string(why));
 }
 
 TEST(PortfcSizing, TheRelayQueueCountsInO2)

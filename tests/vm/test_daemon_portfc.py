@@ -39,6 +39,7 @@ PIN = "/sys/fs/bpf/ll-lldpf-srv"
 PF_PIN = "/sys/fs/bpf/pf-lldpf-srv"
 CONF = "/tmp/losslessd-portfc.toml"
 SW_CONF = "/tmp/losslessd-portfc-switch.toml"
+STOP = "/tmp/losslessd-portfc-stop"  # the pause holder stops when it exists
 PROM = "127.0.0.1:9471"
 RATE = "10mbit"
 QUANTA_100MS = 1953  # 512-bit quanta at 10 Mbit/s
@@ -124,13 +125,13 @@ def send(host, dev, hexframe):
              f"socket.SOCK_RAW); s.bind(('{dev}', 0)); s.send(bytes.fromhex('{hexframe}'))\"")
 
 
-def send_every(host, dev, hexframe, period_s, count):
-    """A process that sends the frame every period_s, count times: a pause
-    held by refreshes, as a switch holds it."""
-    return host.popen(f"{Paths.python} -c \"import socket, time; s = socket.socket("
+def send_until(host, dev, hexframe, period_s, stop_file):
+    """A process that sends the frame every period_s until stop_file
+    exists: a pause held by refreshes, as a switch holds it."""
+    return host.popen(f"{Paths.python} -c \"import os, socket, time; s = socket.socket("
                       f"socket.AF_PACKET, socket.SOCK_RAW); s.bind(('{dev}', 0)); "
                       f"[(s.send(bytes.fromhex('{hexframe}')), time.sleep({period_s})) "
-                      f"for _ in range({count})]\"")
+                      f"for _ in iter(lambda: os.path.exists('{stop_file}'), True)]\"")
 
 
 def ctl(h, args, check=True):
@@ -217,7 +218,9 @@ def main():
         # A long pause, refreshed every second as a switch would: the
         # alarm, once.
         t0 = time.monotonic()
-        holder = send_every(p0, "if0", portfc_a(1, QUANTA_MAX), 1.0, 60)
+        if os.path.exists(STOP):
+            os.unlink(STOP)
+        holder = send_until(p0, "if0", portfc_a(1, QUANTA_MAX), 1.0, STOP)
         raised = wait_for(lambda: portfc_status(srv)["stuck"]["active"] == 1, 4, 0.1)
         after = time.monotonic() - t0
         t1 = time.monotonic()
@@ -254,8 +257,10 @@ def main():
         c.eq(portfc_status(srv)["stuck"]["alarms_total"], 1, "still paused: raised once")
 
         # The Resume clears it.
-        holder.kill()
-        holder.wait()
+        with open(STOP, "w"):
+            pass
+        holder.wait(timeout=10)
+        os.unlink(STOP)
         send(p0, "if0", portfc_a(1, 0))
         c.ok(wait_for(lambda: portfc_status(srv)["stuck"]["active"] == 0, 3, 0.1),
              "the Resume clears the alarm")
