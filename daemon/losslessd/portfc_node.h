@@ -10,7 +10,7 @@
 //              numbers when they do not fit. Nothing changes yet; the
 //              daemon then installs the ports' qdiscs with PortFC's queues,
 //              gates, port numbers and thresholds (queue_plan(),
-//              thresholds()).
+//              sizing()).
 //   start()    loads the classifier (bpf/lossless_portfc.bpf.c; its maps
 //              pinned in pin_dir), writes every port's position and the
 //              servers' addresses, attaches it to the ports and tells the
