@@ -31,10 +31,15 @@ set(LL_POLICY_SOURCES
 # ll_cc_params), which the configuration loader's [host_cc] uses.
 set(LL_CC_PARAMS_SOURCES ${LL_SOURCE_ROOT}/daemon/cc/cc_params.cpp)
 
+# PortFC's pure policy (daemon/portfc/portfc_policy.h: sizing, queues,
+# the stuck detector), without BPF: the configuration loader's [portfc].
+set(LL_PORTFC_POLICY_SOURCES ${LL_SOURCE_ROOT}/daemon/portfc/portfc_policy.cpp)
+
 # The configuration loader (daemon/config), one file per section.
 set(LL_CONFIG_SOURCES
   ${LL_SOURCE_ROOT}/daemon/config/config.cpp ${LL_SOURCE_ROOT}/daemon/config/config_daemon.cpp
   ${LL_SOURCE_ROOT}/daemon/config/config_pool.cpp
   ${LL_SOURCE_ROOT}/daemon/config/config_watchdog.cpp
   ${LL_SOURCE_ROOT}/daemon/config/config_port.cpp
-  ${LL_SOURCE_ROOT}/daemon/config/config_host_cc.cpp)
+  ${LL_SOURCE_ROOT}/daemon/config/config_host_cc.cpp
+  ${LL_SOURCE_ROOT}/daemon/config/config_portfc.cpp)

@@ -108,6 +108,8 @@ int cmd_set_daemon(const std::string &sock, const std::string &pool,
 json daemon_request(const std::string &socket_path, const json &req);
 int print_reply(const json &r, bool as_json);
 int cmd_daemon(const std::string &sock, bool as_json);
+// ctl_portfc.cpp: losslessd's [portfc] (its status reply's "portfc").
+int cmd_portfc(const std::string &sock, bool as_json);
 
 // ctl_scheme.cpp: a command for the pool's scheme (its agent).
 int cmd_scheme_daemon(const std::string &sock, const std::string &pool,

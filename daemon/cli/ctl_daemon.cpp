@@ -108,6 +108,17 @@ int cmd_daemon(const std::string &sock, bool as_json)
       std::printf("    port %-12s ifindex %-4d %s\n", p["dev"].get<std::string>().c_str(),
                   p["ifindex"].get<int>(), p["state"].get<std::string>().c_str());
   }
+  if (r.contains("portfc")) {
+    const json &p = r["portfc"];
+    bool server = p.value("role", std::string()) == "server";
+    std::printf("  portfc %s %llu%s of BCube(%llu,%llu): %llu stuck alarms, %llu now "
+                "(losslessctl portfc)\n",
+                server ? "server" : "switch",
+                p.value(server ? "server" : "switch", 0ULL),
+                server ? "" : (" at level " + std::to_string(p.value("level", 0ULL))).c_str(),
+                p.value("n", 0ULL), p.value("k", 0ULL), p["stuck"].value("alarms_total", 0ULL),
+                p["stuck"].value("active", 0ULL));
+  }
   return kExitOk;
 }
 

@@ -195,14 +195,14 @@ int run(const Args &a)
     std::optional<lossless::ingress::Maps> ingress;
     if (!a.ingress_pin_dir.empty())
       ingress.emplace(lossless::ingress::Maps::open_pinned(a.ingress_pin_dir));
+    lp::Program prog = lp::Program::load(a.pin_dir);
     for (const std::string &dev : a.devs) {
       std::uint32_t ifindex = lossless::ingress::ifindex_of(dev);
-      lp::detach(ifindex);
+      if (!lp::attached(ifindex))
+        lp::detach(ifindex);  // Error(ENOENT): not there
       // The port's position goes too, and with --ingress-pin-dir its
       // part in PortFC's frames: a detached port takes none.
-      lp::Program::load(a.pin_dir).del_port(ifindex);
-      if (ingress)
-        ingress->del_portfc(ifindex);
+      lp::detach_port(prog, ifindex, ingress ? &*ingress : nullptr);
     }
     return kExitOk;
   }
@@ -217,21 +217,21 @@ int run(const Args &a)
     if (a.server && a.devs.size() != b.k + 1)
       throw UsageError{"a server of BCube(" + std::to_string(b.n) + "," + std::to_string(b.k) +
                        ") has " + std::to_string(b.k + 1) + " ports: give all, level 0 first"};
-    ll_portfc_port p;
-    std::memset(&p, 0, sizeof(p));
-    p.role = a.server ? LL_PORTFC_ROLE_SERVER : LL_PORTFC_ROLE_SWITCH;
-    p.n = static_cast<__u8>(b.n);
-    p.k = static_cast<__u8>(b.k);
     unsigned long node = a.server ? *a.server : *a.sw;
     unsigned long major = a.major.value_or(1);
     if (a.level.value_or(0) > 255 || node > 0xFFFFFFFFul || major > 0xFFFF)
       throw lp::Error(EINVAL, "--level, --server/--switch or --major out of range");
-    p.level = static_cast<__u8>(a.level.value_or(0));
-    p.node = static_cast<__u32>(node);
-    p.major = static_cast<__u16>(major);
-    std::string why = lp::check(p);  // refused before anything is loaded
-    if (!why.empty())
-      throw lp::Error(EINVAL, why);
+    lp::Node nd;
+    nd.b = b;
+    nd.role = a.server ? LL_PORTFC_ROLE_SERVER : LL_PORTFC_ROLE_SWITCH;
+    nd.node = static_cast<std::uint32_t>(node);
+    nd.level = static_cast<std::uint32_t>(a.level.value_or(0));
+    nd.major = static_cast<std::uint16_t>(major);
+    for (std::size_t i = 0; i < a.devs.size(); i++) {
+      std::string why = lp::check(lp::port_of(nd, i));  // refused before anything is loaded
+      if (!why.empty())
+        throw lp::Error(EINVAL, why);
+    }
     std::vector<std::uint32_t> ifindexes;
     for (const std::string &dev : a.devs)
       ifindexes.push_back(lossless::ingress::ifindex_of(dev));
@@ -239,34 +239,21 @@ int run(const Args &a)
     if (!a.ingress_pin_dir.empty())
       ingress.emplace(lossless::ingress::Maps::open_pinned(a.ingress_pin_dir));
     lp::Program prog = lp::Program::load(a.pin_dir);
-    for (std::size_t i = 0; i < ifindexes.size(); i++) {
-      if (a.server)
-        p.level = static_cast<__u8>(i);
-      prog.set_port(ifindexes[i], p);
-      std::uint32_t id = prog.attach(ifindexes[i]);
-      if (ingress) {
-        lossless::ingress::PortfcRx rx;
-        rx.role = p.role;
-        rx.n = p.n;
-        for (std::size_t j = 0; a.server && j < ifindexes.size(); j++)
-          if (j != i)
-            rx.relay.push_back(ifindexes[j]);
-        ingress->set_portfc(ifindexes[i], rx);
-      }
+    std::vector<std::uint32_t> ids =
+        lp::attach_node(prog, nd, ifindexes, ingress ? &*ingress : nullptr);
+    for (std::size_t i = 0; i < ifindexes.size(); i++)
       std::printf("%s: PortFC classifier attached (prog id %u), %s %lu at level %u%s\n",
-                  a.devs[i].c_str(), id, a.server ? "server" : "switch", node, p.level,
+                  a.devs[i].c_str(), ids[i], a.server ? "server" : "switch", node,
+                  lp::port_of(nd, i).level,
                   ingress ? (a.server ? ", takes PORTFC_A/B, relays B"
                                       : ", takes PORTFC_R")
                           : "");
-    }
     return kExitOk;
   }
   if (a.cmd == "addrs") {
     ll_bcube b = bcube(a);
     lp::Program prog = lp::Program::load(a.pin_dir);
-    for (ll_u32 s = 0; s < ll_bcube_servers(&b); s++)
-      prog.set_addr(htonl(a.base + s), s);
-    std::printf("%u server addresses written\n", ll_bcube_servers(&b));
+    std::printf("%u server addresses written\n", lp::write_addrs(prog, b, a.base));
     return kExitOk;
   }
   if (a.cmd == "show") {

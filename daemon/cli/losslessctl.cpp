@@ -125,6 +125,14 @@ Commands:
   daemon [--json]       losslessd's state: its pools, policies and their
                         parameters, pushes to the datapath and their latency,
                         its ports and what it did with them
+  portfc [--json]       losslessd's [portfc]: the node (role, BCube
+                        position), a switch's thresholds and buffer need,
+                        per port the classifier, the PortFC frames the
+                        ingress program refused and relayed, and per
+                        pausable queue whether it is paused, its time
+                        paused, the frames that named it and its stuck
+                        alarm; the classifier's counters and the stuck
+                        detector's last events
   config                the configuration losslessd runs with (JSON)
   reload                make losslessd re-read its configuration file; an
                         invalid file is refused and the running one stays
@@ -333,6 +341,12 @@ int run(int argc, char **argv)
     }
     return each_plane(planes_to_read(plane_path), as_json, events_json, print_events);
   }
+  if (cmd == "portfc") {
+    bool as_json = rest.size() == 1 && rest[0] == "--json";
+    if (!rest.empty() && !as_json)
+      throw UsageError{"portfc: unknown argument \"" + rest[0] + "\""};
+    return cmd_portfc(sock, as_json);
+  }
   if (cmd == "daemon") {
     bool as_json = rest.size() == 1 && rest[0] == "--json";
     if (!rest.empty() && !as_json)
@@ -395,7 +409,7 @@ int main(int argc, char **argv)
   } catch (const UsageError &e) {
     std::fprintf(
         stderr,
-        "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|watchdog|events|set|scheme|watch|record|plot|daemon|config|reload|help ...  (see --help)\n",
+        "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|watchdog|events|set|scheme|watch|record|plot|daemon|portfc|config|reload|help ...  (see --help)\n",
         e.msg.c_str());
     return kExitUsage;
   } catch (const std::exception &e) {

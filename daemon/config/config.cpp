@@ -109,7 +109,7 @@ namespace {
 
 // ------------------------------------------------------------ key tables
 
-const std::vector<std::string_view> kSections = {"daemon", "pool", "port", "host_cc"};
+const std::vector<std::string_view> kSections = {"daemon", "pool", "port", "host_cc", "portfc"};
 // The keys of a [[pool]] and a [[port]]: the pool's parameter table's
 // (ll_params.h: a [[pool]]'s unless LL_PARAM_TOML_PORT), then the others.
 std::vector<std::string_view> table_keys(bool port, std::vector<std::string_view> others)
@@ -451,6 +451,9 @@ Config parse_document(const toml::table &doc, std::string_view name)
   for (std::size_t i = 0; i < cfg.pools.size(); i++)
     if (!cfg.pools[i].name.empty() && pool_ok[i])
       scheme_checks(ps, *pool_tables[i], cfg.pools[i], port_tables, cfg);
+
+  if (const toml::node *n = doc.get("portfc"))
+    portfc_section(ps, *n, cfg, port_tables);
 
   for (std::size_t i = 0; i < cfg.pools.size(); i++) {
     const Pool &p = cfg.pools[i];

@@ -195,12 +195,40 @@ struct HostCc {
 std::string host_cc_params(const HostCc &h, std::uint64_t line_rate_kbps,
                            lossless::cc::Config *out, std::uint32_t *line = nullptr);
 
+// [portfc]: this node's part in PortFC (docs/PORTFC.md; docs/DAEMON.md
+// "PortFC"): its BCube, its role and position, its ports. Checked against
+// the core's plan and the [[port]] and [[pool]] tables (spec 10.4 B-11);
+// the switch's thresholds and buffer need the links, so the daemon sizes
+// them (portfc_policy.h's size_switch()).
+enum class PortfcRole : std::uint8_t { Server = 1, Switch = 2 };  // LL_PORTFC_ROLE_*
+std::string_view portfc_role_name(PortfcRole r);  // "server", "switch"
+
+inline constexpr std::uint64_t kPortfcStuckDefaultNs = 500000000;  // 500 ms
+inline constexpr std::uint32_t kPortfcBaseDefault = 0x0a010001;    // 10.1.0.1
+
+struct Portfc {
+  std::uint32_t line = 0;  // of its [portfc] header
+  std::uint32_t n = 0, k = 1;
+  PortfcRole role = PortfcRole::Server;
+  std::uint32_t node = 0;   // server: its id; switch: its index W (k = 1: fixed digit)
+  std::uint32_t level = 0;  // switch: its level
+  // server: one per level, level 0 first; switch: its BCube ports 0 .. n-1.
+  std::vector<std::string> ports;
+  std::uint32_t base = kPortfcBaseDefault;  // server 0's IPv4 address, host order
+  std::uint64_t stuck_ns = kPortfcStuckDefaultNs;  // T_stuck; 0: no detector
+  std::uint64_t relay_queue_bytes = 0;  // Q_RQ of spec 4.10 (switch)
+  std::string pin_dir = "/sys/fs/bpf/lossless_portfc";  // the classifier's maps
+  // The pool of a switch's ports (scheme portfc); "" for a server.
+  std::string pool;
+};
+
 struct Config {
   std::string source;  // the file name given to the parser
   Daemon daemon;
   std::vector<Pool> pools;  // in file order
   std::vector<Port> ports;  // in file order
   std::optional<HostCc> host_cc;  // [host_cc]; nullopt: none
+  std::optional<Portfc> portfc;   // [portfc]; nullopt: none
   // "file:line: message" for what is legal but probably a mistake (a
   // pool that no port names).
   std::vector<std::string> warnings;

@@ -342,6 +342,11 @@ struct Parser {
   }
 };
 
+// config_portfc.cpp: [portfc], after the pools and ports (it checks its
+// ports against them).
+void portfc_section(Parser &ps, const toml::node &node, Config &cfg,
+                    const std::vector<const toml::table *> &port_tables);
+
 // config_pool.cpp
 void scheme_checks(Parser &ps, const toml::table &pool_table, Pool &pool,
                    const std::vector<const toml::table *> &port_tables, const Config &cfg);

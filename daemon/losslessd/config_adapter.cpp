@@ -6,10 +6,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "config.h"
 #include "ll_params.h"
+#include "portfc_policy.h"
 
 namespace lossless::daemon {
 namespace {
@@ -98,9 +100,25 @@ Config load_config(const std::string &path)
                                  p.watchdog->detect_ns, p.watchdog->restore_ns,
                                  p.watchdog->poll_ns, p.watchdog->xoff_alarm_ns};
     pc.mode = p.mode;
+    // A port of [portfc]: PortFC's queues, HQ strict, the plan's gates,
+    // and at a switch its BCube port number (its place in ports).
+    if (c.portfc) {
+      const auto &pf = *c.portfc;
+      auto at = std::find(pf.ports.begin(), pf.ports.end(), p.dev);
+      if (at != pf.ports.end()) {
+        bool server = pf.role == config::PortfcRole::Server;
+        lossless::portfc::PortQueues q = lossless::portfc::port_queues({pf.n, pf.k}, server);
+        pc.queues = static_cast<std::uint8_t>(q.queues);
+        pc.strict = 1;
+        pc.gates = q.gates;
+        if (!server)
+          pc.scheme_port = static_cast<std::uint8_t>(at - pf.ports.begin());
+      }
+    }
     out.ports.push_back(pc);
   }
   out.host_cc = c.host_cc;
+  out.portfc = c.portfc;
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include "host_cc.h"
 #include "metrics.h"
 #include "pool.h"
+#include "portfc_node.h"
 #include "registry.h"
 #include "request.h"
 
@@ -187,10 +188,15 @@ void Daemon::validate()
   pools_.clear();
   ports_.clear();
   host_cc_.reset();
+  portfc_.reset();
   // A host with [host_cc] alone has no pool: the pools' pin directory
   // matters only with pools or ports.
   if (!cfg_.pools.empty() || !cfg_.ports.empty())
     ingress::check_bpffs(cfg_.pin_dir);
+  auto links = rtnl_.links();
+  // [portfc] first: a switch's thresholds go into its pool's scheme.
+  if (cfg_.portfc)
+    portfc_ = prepare_portfc(cfg_, links);
   for (const auto &pc : cfg_.pools) {
     auto pool = std::make_unique<Pool>();
     pool->cfg = pc;
@@ -212,7 +218,6 @@ void Daemon::validate()
     }
     pools_.push_back(std::move(pool));
   }
-  auto links = rtnl_.links();
   for (const auto &pc : cfg_.ports) {
     Port p;
     p.cfg = pc;
@@ -237,6 +242,59 @@ void Daemon::validate()
   }
   if (cfg_.host_cc)
     host_cc_ = std::make_unique<HostCc>(HostCc::prepare(*cfg_.host_cc, cfg_.source));
+}
+
+// [portfc] on this system (portfc.h): for a switch, its link from the
+// ports of [portfc] (the fastest rate, the longest cable, the largest
+// frame) and its pool; the thresholds it sizes (those the pool leaves 0)
+// go into cfg's pool, so that the qdiscs and the policy take them.
+std::unique_ptr<PortFc> Daemon::prepare_portfc(Config &cfg, const std::vector<Link> &links) const
+{
+  const config::Portfc &pc = *cfg.portfc;
+  std::optional<PortFc::SwitchInputs> sw;
+  PoolConfig *pool = nullptr;
+  for (auto &p : cfg.pools)
+    if (p.settings.name == pc.pool)
+      pool = &p;
+  if (pc.role == config::PortfcRole::Switch && pool) {
+    PortFc::SwitchInputs in;
+    bool known = true;
+    for (const std::string &dev : pc.ports) {
+      auto port = std::find_if(cfg.ports.begin(), cfg.ports.end(),
+                               [&](const PortConfig &x) { return x.dev == dev; });
+      auto l = std::find_if(links.begin(), links.end(),
+                            [&](const Link &x) { return x.name == dev; });
+      if (port == cfg.ports.end() || l == links.end()) {
+        known = false;  // the ports' own checks say why
+        continue;
+      }
+      std::uint64_t rate = port->rate_bps ? *port->rate_bps
+                                          : std::uint64_t(device_speed_mbps(dev)) * 1000000;
+      if (!rate)
+        known = false;
+      in.link.rate_bps = std::max<std::uint64_t>(in.link.rate_bps, rate);
+      in.link.cable_delay_ns = std::max(in.link.cable_delay_ns, port->cable_delay_ns);
+      std::uint32_t frame = port->mtu.value_or(l->mtu) + l->hard_header_len + 4;
+      in.link.mtu_bytes = std::max(in.link.mtu_bytes, frame);
+    }
+    in.link.sw_response_ns = pool->settings.sw_delay_ns;
+    const auto &t = pool->settings.scheme.p.portfc;
+    in.given = {t.xoff_a_bytes, t.xon_a_bytes, t.xoff_b_bytes, t.xon_b_bytes};
+    in.buffer_bytes = pool->buffer_bytes;
+    in.pool_line = pool->line;
+    if (known)
+      sw = in;
+  }
+  auto p = std::make_unique<PortFc>(PortFc::prepare(pc, cfg.source, sw));
+  if (pool && p->sizing()) {
+    auto &t = pool->settings.scheme.p.portfc;
+    const ll_portfc_thresholds &r = p->sizing()->t;
+    t.xoff_a_bytes = r.xoff_a_bytes;
+    t.xon_a_bytes = r.xon_a_bytes;
+    t.xoff_b_bytes = r.xoff_b_bytes;
+    t.xon_b_bytes = r.xon_b_bytes;
+  }
+  return p;
 }
 
 void Daemon::ensure_port(Port &p, bool first_run)
@@ -268,6 +326,9 @@ void Daemon::ensure_port(Port &p, bool first_run)
     spec.ecn_mode = pool.cfg.ecn_mode;
     spec.np_ecn_k_bytes = pool.cfg.np_ecn_k_bytes;
     spec.watchdog = p.cfg.watchdog;
+    spec.strict = p.cfg.strict;
+    spec.gates = p.cfg.gates;
+    spec.scheme_port = p.cfg.scheme_port;
     rtnl_.add_lossless(p.ifindex, spec);
     p.state = "installed";
     cur = rtnl_.root_qdisc(p.ifindex);
@@ -325,6 +386,10 @@ void Daemon::install()
     // The hosts' congestion control (it undoes its own attachments).
     if (host_cc_)
       host_cc_->start();
+    // PortFC's classifier, after the ports' ingress program (it writes
+    // into its maps); it undoes its own attachments too.
+    if (portfc_)
+      portfc_->start(cfg_.pin_dir);
   } catch (...) {
     // Nothing half-way: undo what this run installed.
     for (Port *p : touched) {
@@ -445,6 +510,8 @@ void Daemon::on_tick()
   ticks_++;
   for (auto &pool : pools_)
     tick_pool(*pool);
+  if (portfc_)
+    portfc_->poll(rtnl_, cc::monotonic_ns());
   busy_ += Clock::now() - t0;
   arm_tick();
 }
@@ -499,6 +566,8 @@ void Daemon::refresh_links()
     pool->links_stale = true;
   if (host_cc_)
     host_cc_->links(links);
+  if (portfc_)
+    portfc_->links(links);
 }
 
 void Daemon::arm_link_watch()
@@ -651,6 +720,8 @@ std::string Daemon::handle_request(const std::string &line)
                   {"ports", ports}};
     if (host_cc_)
       reply["host_cc"] = json::parse(host_cc_->status().dump());
+    if (portfc_)
+      reply["portfc"] = json::parse(portfc_->status().dump());
     return reply.dump();
   }
   if (cmd == "set") {
@@ -731,6 +802,17 @@ std::string Daemon::handle_request(const std::string &line)
                   {"ports", ports}};
     if (host_cc_)
       reply["host_cc"] = json::parse(host_cc_->config().dump());
+    if (cfg_.portfc) {
+      const config::Portfc &pf = *cfg_.portfc;
+      reply["portfc"] = {{"role", std::string(config::portfc_role_name(pf.role))},
+                         {"n", pf.n},
+                         {"k", pf.k},
+                         {"node", pf.node},
+                         {"level", pf.level},
+                         {"ports", pf.ports},
+                         {"stuck_ns", pf.stuck_ns},
+                         {"pin_dir", pf.pin_dir}};
+    }
     return reply.dump();
   }
   return json{{"error", "unknown command \"" + cmd + "\" (status, config, set, scheme, reload)"}}
@@ -815,6 +897,15 @@ void Daemon::reload()
     next_cc = std::make_unique<HostCc>(HostCc::prepare(*next.host_cc, next.source));
   if (host_cc_ && next_cc && host_cc_->cfg().pin_dir != next_cc->cfg().pin_dir)
     throw std::runtime_error("[host_cc] pin_dir cannot change by a reload; restart losslessd");
+  // [portfc]: only its stuck may change by a reload (its sizing is
+  // checked again, against next's pools).
+  if (!next.portfc != !portfc_)
+    throw std::runtime_error("[portfc] cannot be added or removed by a reload; restart losslessd");
+  std::unique_ptr<PortFc> next_pf;
+  if (next.portfc) {
+    next_pf = prepare_portfc(next, rtnl_.links());
+    portfc_->reconfigure(*next_pf);  // throws before changing anything
+  }
   // Pools and their policies must stay the same set; parameters may change.
   if (next.pools.size() != cfg_.pools.size())
     throw std::runtime_error("pools cannot be added or removed by a reload; restart losslessd");
@@ -842,6 +933,7 @@ void Daemon::reload()
     log("host_cc: removed from the configuration: detached from its ports");
   }
   cfg_.host_cc = next.host_cc;
+  cfg_.portfc = next.portfc;
   for (const auto &pc : next.pools) {
     Pool *p = pool_named(pc.settings.name);
     p->cfg = pc;
@@ -874,7 +966,11 @@ void Daemon::run()
       std::optional<metrics::HostCcSample> cc;
       if (host_cc_)
         cc = host_cc_->sample();
-      return metrics::render_daemon(pools_, ports_, ticks_, busy_, cc ? &*cc : nullptr);
+      std::optional<metrics::PortfcSample> pf;
+      if (portfc_)
+        pf = portfc_->sample();
+      return metrics::render_daemon(pools_, ports_, ticks_, busy_, cc ? &*cc : nullptr,
+                                    pf ? &*pf : nullptr);
     });
     log("metrics: http://%s/metrics", cfg_.prometheus->c_str());
   }
@@ -886,14 +982,20 @@ void Daemon::run()
   refresh_links();
   tick_.expires_at(Clock::now());
   arm_tick();
-  log("running: %zu pools, %zu ports%s, period %lld us, control %s", pools_.size(), ports_.size(),
+  log("running: %zu pools, %zu ports%s%s, period %lld us, control %s", pools_.size(),
+      ports_.size(),
       host_cc_ ? (", host_cc " + std::string(cc::algo_name(host_cc_->params().algo))).c_str() : "",
+      portfc_ ? (", portfc " + portfc_->summary()).c_str() : "",
       static_cast<long long>(cfg_.period.count() / 1000), cfg_.socket.c_str());
   io_.run();
 }
 
 void Daemon::cleanup(const Config &cfg)
 {
+  // PortFC first: it takes its ports out of the ingress maps, which go
+  // below.
+  if (cfg.portfc)
+    PortFc::cleanup(*cfg.portfc, cfg.pin_dir);
   Rtnl rtnl;
   auto links = rtnl.links();
   for (const auto &pc : cfg.ports) {
@@ -922,8 +1024,8 @@ void Daemon::cleanup(const Config &cfg)
   fs::remove(cfg.pin_dir, ec);  // only if empty
   if (cfg.host_cc)
     HostCc::cleanup(*cfg.host_cc);
-  log("cleaned up %zu ports and %zu pools%s", cfg.ports.size(), cfg.pools.size(),
-      cfg.host_cc ? " and host_cc" : "");
+  log("cleaned up %zu ports and %zu pools%s%s", cfg.ports.size(), cfg.pools.size(),
+      cfg.host_cc ? " and host_cc" : "", cfg.portfc ? " and portfc" : "");
 }
 
 }  // namespace lossless::daemon

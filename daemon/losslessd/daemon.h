@@ -45,6 +45,11 @@ struct PortConfig {
   std::optional<WatchdogSpec> watchdog;
   // Its mode (mode_policy.h); nullopt: the daemon leaves it alone.
   std::optional<policy::ModeSetting> mode;
+  // PortFC's plan for a port of [portfc] (portfc_node.h): queues 0 .. strict-1
+  // strict, the gates of each queue, its BCube port number (a switch's).
+  std::optional<std::uint8_t> strict;
+  std::vector<std::uint32_t> gates;
+  std::optional<std::uint8_t> scheme_port;
 };
 
 struct PoolConfig {
@@ -67,6 +72,8 @@ struct Config {
   std::vector<PortConfig> ports;
   // [host_cc]: the hosts' congestion control (host_cc.h); nullopt: none.
   std::optional<config::HostCc> host_cc;
+  // [portfc]: this node's part in PortFC (portfc_node.h); nullopt: none.
+  std::optional<config::Portfc> portfc;
 };
 
 // "losslessd: " and the message on stderr (the journal under systemd).
@@ -82,6 +89,7 @@ using ConfigLoader = Config (*)(const std::string &path);
 struct Pool;     // pool.h
 struct Request;  // request.h
 class HostCc;    // host_cc.h
+class PortFc;    // portfc_node.h
 
 class Daemon {
  public:
@@ -123,6 +131,7 @@ class Daemon {
   void accept_control();
   void reload();
   std::string scheme_command(const Request &req);
+  std::unique_ptr<PortFc> prepare_portfc(Config &cfg, const std::vector<Link> &links) const;
   Pool *pool_named(const std::string &name);
 
   Config cfg_;
@@ -138,6 +147,7 @@ class Daemon {
   std::vector<std::unique_ptr<Pool>> pools_;
   std::vector<Port> ports_;
   std::unique_ptr<HostCc> host_cc_;  // [host_cc]; null: none
+  std::unique_ptr<PortFc> portfc_;   // [portfc]; null: none
   int lock_fd_ = -1;
   std::uint64_t ticks_ = 0;
   std::chrono::nanoseconds busy_{0};

@@ -30,7 +30,10 @@ serves a root-only control socket for losslessctl. With a [host_cc] table
 (a host needs no pool) it also runs the hosts' congestion control, PCN or
 DCQCN: it attaches lossless-cc's programs to the ports, writes the
 parameters it derives from the line rate, deletes idle flows and exports
-the counters and the top flows.
+the counters and the top flows. With a [portfc] table it runs the node's
+part in PortFC on a BCube: PortFC's queues on the ports, the egress
+classifier, a switch's thresholds and buffer checked (spec 4.10), and a
+stuck detector on the paused queues.
 
 The datapath does not depend on the daemon: stopped, killed or crashed,
 it leaves qdiscs, filters and maps in place, and the ports stay lossless
@@ -44,11 +47,14 @@ Options:
                      before it changes anything: the pin directory is on
                      bpffs, a pool's pinned plane has the plane layout,
                      every port's device exists and, without rate,
-                     reports a link speed. Prints the result, or the
-                     first failure with its file and line; changes nothing
+                     reports a link speed; a [portfc] switch's pool holds
+                     its thresholds and headroom. Prints the result, or
+                     the first failure with its file and line; changes
+                     nothing
       --cleanup      remove what the configuration installs (qdiscs of its
                      ports, their ingress filters, the pools' planes and the
-                     ingress maps; [host_cc]'s programs and pins) and exit
+                     ingress maps; [host_cc]'s programs and pins; [portfc]'s
+                     classifier and pins) and exit
   -h, --help         this text
       --version      the version
 
@@ -117,6 +123,9 @@ int main(int argc, char **argv)
       if (cfg.host_cc)
         cc = ", host_cc " + std::string(lossless::cc::algo_name(cfg.host_cc->algo)) + " on " +
              std::to_string(cfg.host_cc->ports.size()) + " ports";
+      if (cfg.portfc)
+        cc += ", portfc " + std::string(lossless::config::portfc_role_name(cfg.portfc->role)) +
+              " on " + std::to_string(cfg.portfc->ports.size()) + " ports";
       lossless::daemon::Daemon(std::move(cfg), lossless::daemon::load_config).validate();
       std::printf("%s: valid (%zu pools, %zu ports%s)\n", config.c_str(), pools, ports,
                   cc.c_str());

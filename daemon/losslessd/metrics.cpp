@@ -540,10 +540,79 @@ void add_host_cc(Writer &w, const HostCcSample &h)
   }
 }
 
+// PortFC ([portfc]): the node, the classifier's counters, the ingress
+// program's PortFC frames per port, and per pausable queue of its ports
+// the pause state and time and the stuck alarm.
+void add_portfc(Writer &w, const PortfcSample &p)
+{
+  const std::string n = std::to_string(p.n), k = std::to_string(p.k),
+                    node = std::to_string(p.node);
+  w.add_named("lossless_portfc_info", "gauge",
+              "This node's part in PortFC ([portfc]: role, BCube(n,k), server id or switch "
+              "index): always 1",
+              {{"role", p.role}, {"n", n}, {"k", k}, {"node", node}}, "1");
+  for (const auto &[name, v] : p.classifier) {
+    std::string_view kv = name;
+    w.add_named("lossless_portfc_classified_packets_total", "counter",
+                "Packets PortFC's egress classifier saw on this node's ports (kind=\"packets\": "
+                "all; the others: to HQ, relayed, no BCube address, for the sender itself, "
+                "out of a port no shortest path uses, bad port entry)",
+                {{"kind", kv}}, u64(v));
+  }
+  for (std::size_t q = 0; q < p.classifier_queue.size(); q++) {
+    if (!p.classifier_queue[q])
+      continue;
+    std::string qs = std::to_string(q);
+    std::string_view qv = qs;
+    w.add_named("lossless_portfc_queue_packets_total", "counter",
+                "Packets the classifier put in this queue (class 1:queue+1), all ports",
+                {{"queue", qv}}, u64(p.classifier_queue[q]));
+  }
+  for (const PortfcPort &pt : p.ports) {
+    std::string_view dv = pt.dev;
+    w.add_named("lossless_portfc_frames_refused_total", "counter",
+                "PortFC frames the ingress program dropped on this port (a kind its role never "
+                "hears, a slot beyond n - 2, no role)",
+                {{"dev", dv}}, u64(pt.frames_refused));
+    w.add_named("lossless_portfc_frames_relayed_total", "counter",
+                "PORTFC_R copies a server sent for a PORTFC_B received on this port",
+                {{"dev", dv}}, u64(pt.frames_relayed));
+    w.add_named("lossless_portfc_relay_failed_total", "counter",
+                "Relayed copies the kernel refused to send", {{"dev", dv}},
+                u64(pt.relay_failed));
+  }
+  for (const PortfcQueue &q : p.queues) {
+    std::string qs = std::to_string(q.queue);
+    std::string_view dv = q.dev, qv = qs;
+    w.add_named("lossless_portfc_queue_paused", "gauge",
+                "1 while a gate of this PortFC queue is closed", {{"dev", dv}, {"queue", qv}},
+                q.paused ? "1" : "0");
+    w.add_named("lossless_portfc_queue_paused_seconds_total", "counter",
+                "Time this queue's gates were closed (summed over its gates)",
+                {{"dev", dv}, {"queue", qv}}, seconds(q.paused_ns));
+    w.add_named("lossless_portfc_queue_pause_frames_total", "counter",
+                "PortFC frames received that named this queue's gates",
+                {{"dev", dv}, {"queue", qv}}, u64(q.pause_frames_rx));
+    w.add_named("lossless_portfc_queue_stuck", "gauge",
+                "1 while this queue has been paused longer than [portfc] stuck",
+                {{"dev", dv}, {"queue", qv}}, q.stuck ? "1" : "0");
+    w.add_named("lossless_portfc_queue_stuck_alarms_total", "counter",
+                "Stuck alarms raised for this queue since the daemon started",
+                {{"dev", dv}, {"queue", qv}}, u64(q.stuck_alarms));
+  }
+  w.add_named("lossless_portfc_stuck_seconds", "gauge",
+              "T_stuck: a queue paused longer raises an alarm ([portfc] stuck; 0: off)", {},
+              seconds(p.stuck_ns));
+  w.add_named("lossless_portfc_stuck_alarms_total", "counter",
+              "Stuck alarms raised since the daemon started, all queues", {},
+              u64(p.stuck_alarms_total));
+}
+
 }  // namespace
 
 std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
-                   const std::optional<DaemonStats> &daemon, const HostCcSample *host_cc)
+                   const std::optional<DaemonStats> &daemon, const HostCcSample *host_cc,
+                   const PortfcSample *portfc)
 {
   Writer w;
   for (const auto &ps : pools) {
@@ -682,6 +751,8 @@ std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
   }
   if (host_cc)
     add_host_cc(w, *host_cc);
+  if (portfc)
+    add_portfc(w, *portfc);
   return w.text();
 }
 

@@ -71,6 +71,35 @@ struct HostCcSample {
   std::vector<HostCcFlow> flows;
 };
 
+// PortFC's telemetry ([portfc], portfc.h): per queue of its ports the
+// pause state and time and the stuck alarms; the classifier's counters;
+// the ingress program's PortFC frame counters per port.
+struct PortfcQueue {
+  std::string dev;
+  std::uint32_t queue = 0;  // class 1:queue+1
+  bool paused = false;
+  std::uint64_t paused_ns = 0;        // its gates' closed time so far
+  std::uint64_t pause_frames_rx = 0;  // frames that named its gates
+  bool stuck = false;                 // the stuck alarm is raised now
+  std::uint64_t stuck_alarms = 0;     // raised so far (this daemon)
+};
+struct PortfcPort {
+  std::string dev;
+  std::uint64_t frames_refused = 0, frames_relayed = 0, relay_failed = 0;  // lossless_ingress
+};
+struct PortfcSample {
+  std::string role;  // "server", "switch"
+  std::uint32_t n = 0, k = 0, node = 0;
+  // The classifier's counters by name (packets, hq, relayed, unknown,
+  // self, misrouted, bad_port), and its packets per queue.
+  std::vector<std::pair<std::string, std::uint64_t>> classifier;
+  std::vector<std::uint64_t> classifier_queue;
+  std::vector<PortfcPort> ports;
+  std::vector<PortfcQueue> queues;
+  std::uint64_t stuck_ns = 0;  // T_stuck, 0: off
+  std::uint64_t stuck_alarms_total = 0;
+};
+
 // ifindex -> device name, for the dev label. An ifindex it lacks is
 // labelled "if<N>".
 using DevNames = std::map<std::uint32_t, std::string>;
@@ -80,10 +109,11 @@ using DevNames = std::map<std::uint32_t, std::string>;
 // pools and ports in the given order. Families without samples are left
 // out.
 // host_cc: the lossless_host_cc_* families, after the pools' and the
-// daemon's.
+// daemon's; portfc: the lossless_portfc_* families, last.
 std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
                    const std::optional<DaemonStats> &daemon = std::nullopt,
-                   const HostCcSample *host_cc = nullptr);
+                   const HostCcSample *host_cc = nullptr,
+                   const PortfcSample *portfc = nullptr);
 
 // render() for losslessd (daemon.cpp), from its own structures: pools
 // (pointers to objects with tel, have_tel, pushes, refusals, last_latency)
@@ -91,7 +121,8 @@ std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
 // yet are left out.
 template <typename Pools, typename Ports>
 std::string render_daemon(const Pools &pools, const Ports &ports, std::uint64_t ticks,
-                          std::chrono::nanoseconds busy, const HostCcSample *host_cc = nullptr)
+                          std::chrono::nanoseconds busy, const HostCcSample *host_cc = nullptr,
+                          const PortfcSample *portfc = nullptr)
 {
   std::vector<PoolSample> samples;
   for (const auto &p : pools)
@@ -101,7 +132,7 @@ std::string render_daemon(const Pools &pools, const Ports &ports, std::uint64_t 
   for (const auto &p : ports)
     if (p.ifindex > 0)
       devs[static_cast<std::uint32_t>(p.ifindex)] = p.cfg.dev;
-  return render(samples, devs, DaemonStats{ticks, busy}, host_cc);
+  return render(samples, devs, DaemonStats{ticks, busy}, host_cc, portfc);
 }
 
 // Content-Type of the text render() returns.

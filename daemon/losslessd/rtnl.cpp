@@ -3,6 +3,7 @@
 
 #include <linux/if.h>
 #include <linux/netlink.h>
+#include <linux/gen_stats.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <netlink/attr.h>
@@ -10,6 +11,7 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -27,6 +29,8 @@ struct Reply {
   std::string msg;
   std::vector<Link> *links = nullptr;
   std::vector<RootQdisc> *qdiscs = nullptr;
+  std::vector<ClassStats> *classes = nullptr;
+  int ifindex = 0;  // classes: of this port only
 };
 
 // The extack message of an error reply (NLMSGERR_ATTR_MSG).
@@ -128,6 +132,35 @@ void parse_qdisc(nlmsghdr *nlh, Reply *r)
   r->qdiscs->push_back(q);
 }
 
+// A class of a lossless qdisc: its xstats (TCA_STATS2's TCA_STATS_APP,
+// as long as the kernel's struct or ours, whichever is shorter).
+void parse_class(nlmsghdr *nlh, Reply *r)
+{
+  auto *tcm = static_cast<tcmsg *>(nlmsg_data(nlh));
+  nlattr *tb[TCA_MAX + 1];
+  if (tcm->tcm_ifindex != r->ifindex || nlmsg_parse(nlh, sizeof(*tcm), tb, TCA_MAX, nullptr) < 0)
+    return;
+  if (!tb[TCA_KIND] || std::string(nla_get_string(tb[TCA_KIND])) != "lossless" || !tb[TCA_STATS2])
+    return;
+  nlattr *st[TCA_STATS_MAX + 1];
+  if (nla_parse_nested(st, TCA_STATS_MAX, tb[TCA_STATS2], nullptr) < 0 || !st[TCA_STATS_APP])
+    return;
+  tc_lossless_class_xstats x{};
+  std::size_t len = std::min<std::size_t>(static_cast<std::size_t>(nla_len(st[TCA_STATS_APP])),
+                                          sizeof(x));
+  std::memcpy(&x, nla_data(st[TCA_STATS_APP]), len);
+  std::uint32_t minor = TC_H_MIN(tcm->tcm_handle);
+  if (x.type != TC_LOSSLESS_XSTATS_CLASS || !minor)
+    return;
+  ClassStats c;
+  c.queue = minor - 1;
+  c.paused = x.paused != 0;
+  c.gate_mask = x.gate_mask;
+  c.pause_frames_rx = x.pause_frames_rx;
+  c.paused_ns = x.paused_ns;
+  r->classes->push_back(c);
+}
+
 int on_valid(nl_msg *msg, void *arg)
 {
   auto *r = static_cast<Reply *>(arg);
@@ -136,6 +169,8 @@ int on_valid(nl_msg *msg, void *arg)
     parse_link(nlh, r);
   else if (nlh->nlmsg_type == RTM_NEWQDISC && r->qdiscs)
     parse_qdisc(nlh, r);
+  else if (nlh->nlmsg_type == RTM_NEWTCLASS && r->classes)
+    parse_class(nlh, r);
   return NL_OK;
 }
 
@@ -193,6 +228,13 @@ void put_options(nl_msg *m, const LosslessSpec &s)
   put_param(m, LL_P_CABLE_DELAY, s.cable_delay_ns);
   put_param(m, LL_P_SW_DELAY, s.sw_delay_ns);
   put_param(m, LL_P_HEADROOM, s.headroom_bytes);
+  if (s.strict)
+    nla_put_u8(m, TCA_LOSSLESS_STRICT, *s.strict);
+  if (!s.gates.empty())
+    nla_put(m, TCA_LOSSLESS_GATES, static_cast<int>(s.gates.size() * sizeof(std::uint32_t)),
+            s.gates.data());
+  if (s.scheme_port)
+    nla_put_u8(m, TCA_LOSSLESS_SCHEME_PORT, *s.scheme_port);
   if (s.scheme)
     put_scheme(m, *s.scheme);
   if (s.ecn_kmin_bytes && s.ecn_kmax_bytes && s.ecn_pmax) {
@@ -325,5 +367,20 @@ void Rtnl::change_lossless(int ifindex, const LosslessSpec &spec)
 }
 
 void Rtnl::delete_root(int ifindex) { send_qdisc(RTM_DELQDISC, 0, ifindex, nullptr); }
+
+std::vector<ClassStats> Rtnl::classes(int ifindex)
+{
+  std::vector<ClassStats> out;
+  Reply r;
+  r.classes = &out;
+  r.ifindex = ifindex;
+  tcmsg tcm{};
+  tcm.tcm_family = AF_UNSPEC;
+  tcm.tcm_ifindex = ifindex;
+  Msg m(nlmsg_alloc_simple(RTM_GETTCLASS, NLM_F_REQUEST | NLM_F_DUMP));
+  nlmsg_append(m.get(), &tcm, sizeof(tcm), NLMSG_ALIGNTO);
+  exchange(sk_, m.get(), r, "netlink: listing the classes of ifindex " + std::to_string(ifindex));
+  return out;
+}
 
 }  // namespace lossless::daemon

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+
 #include "lossless.h"
 
 struct nl_sock;
@@ -83,6 +84,22 @@ struct LosslessSpec {
   std::optional<int> plane_fd;
   std::optional<WatchdogSpec> watchdog;  // the nest, every field
   std::optional<lossless_plane_scheme> scheme;  // TCA_LOSSLESS_SCHEME (registry.h)
+  // The queues' plan (PortFC): queues 0 .. strict-1 strict, the gates that
+  // stop each queue (empty: the priorities' and the port's), the port's
+  // number in the pool's scheme.
+  std::optional<std::uint8_t> strict;
+  std::vector<std::uint32_t> gates;
+  std::optional<std::uint8_t> scheme_port;
+};
+
+// A queue of a lossless qdisc as tc -s class shows it (its class
+// xstats, struct tc_lossless_class_xstats).
+struct ClassStats {
+  std::uint32_t queue = 0;  // class major:queue+1
+  bool paused = false;      // a gate of it is closed now
+  std::uint32_t gate_mask = 0;
+  std::uint64_t pause_frames_rx = 0;
+  std::uint64_t paused_ns = 0;  // its gates' closed time, including now
 };
 
 class Rtnl {
@@ -101,6 +118,8 @@ class Rtnl {
   void add_lossless(int ifindex, const LosslessSpec &spec);
   void change_lossless(int ifindex, const LosslessSpec &spec);
   void delete_root(int ifindex);
+  // The queues of the port's root lossless qdisc (empty if it has none).
+  std::vector<ClassStats> classes(int ifindex);
 
  private:
   void send_qdisc(int type, int flags, int ifindex, const LosslessSpec *spec);

@@ -85,4 +85,36 @@ class Program {
 void detach(std::uint32_t ifindex);
 std::optional<std::uint32_t> attached(std::uint32_t ifindex);
 
+// A BCube node and its ports, as lossless-portfc attach and losslessd's
+// [portfc] put it on them: a server's ports one per level (level 0
+// first), a switch's any of its ports (its level and index W in node).
+struct Node {
+  ll_bcube b{};
+  std::uint8_t role = LL_PORTFC_ROLE_SERVER;  // LL_PORTFC_ROLE_*
+  std::uint32_t node = 0;   // server id, or switch index W
+  std::uint32_t level = 0;  // a switch's
+  std::uint16_t major = 1;  // the lossless qdisc's handle
+};
+
+// The position of port i of the node (a server's port i is at level i);
+// check() it first.
+ll_portfc_port port_of(const Node &node, std::size_t i);
+
+// Puts the classifier on every port of the node: its position, the
+// filter and, with ingress (lossless-ingress's maps on the same ports),
+// which of PortFC's frames it takes (a server: A and B, relaying B to its
+// other ports; a switch: R). Returns each port's program id. Throws
+// Error(EINVAL) with check()'s message before touching anything.
+std::vector<std::uint32_t> attach_node(Program &prog, const Node &node,
+                                       const std::vector<std::uint32_t> &ifindexes,
+                                       ingress::Maps *ingress);
+// The classifier off a port: the filter, its position and, with ingress,
+// its part in PortFC's frames. Absent parts are fine.
+void detach_port(Program &prog, std::uint32_t ifindex, ingress::Maps *ingress);
+// Writes the address of every server of b: server i at base + i (host
+// order). Returns how many.
+std::uint32_t write_addrs(Program &prog, const ll_bcube &b, std::uint32_t base);
+// Removes the maps pinned in pin_dir, and pin_dir if it is then empty.
+void remove_pins(const std::string &pin_dir);
+
 }  // namespace lossless::portfc

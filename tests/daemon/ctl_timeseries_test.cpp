@@ -1036,4 +1036,41 @@ TEST_F(CtlTimeSeries, SchemeTelemetryAndEventTimeline)
   EXPECT_NE(err.find("events: unknown argument \"--bogus\""), std::string::npos) << err;
 }
 
+// A PortFC switch's pool: the scheme's per-port counters (onsets, reliefs
+// and frames per class, the BCube port number) flow through status by its
+// descriptor's names, as any scheme's (docs/PORTFC.md).
+TEST_F(CtlTimeSeries, StatusShowsThePortfcSchemesCounters)
+{
+  auto t = std::make_unique<lossless_plane_tel>();
+  t->magic = LOSSLESS_PLANE_MAGIC;
+  t->version = LOSSLESS_PLANE_VERSION;
+  std::strcpy(t->pool, "w19");
+  t->time_ns = 10000000000ULL;
+  t->snapshots = 9;
+  t->nr_ports = 1;
+  t->lossless_mask = 0xFF;
+  t->scheme.id = LOSSLESS_SCHEME_PORTFC;
+  t->scheme.p.portfc.n = 4;
+  t->ports[0].ifindex = 1;
+  auto &s = t->sch[0];
+  s.s.scheme = LOSSLESS_SCHEME_PORTFC;
+  for (unsigned i = 0; i < 6; i++)
+    s.s.ctr[i] = 10 + i;  // pauses_a, pauses_b, resumes_a, resumes_b, frames_a, frames_b
+  s.s.ctr[6] = 3;         // bcube_port
+  kernel_write_tel(plane_->fd(), *t);
+
+  std::string out, err;
+  ASSERT_EQ(run({"--plane", path_, "status"}, &out, &err), 0) << err;
+  for (const char *part : {"scheme portfc telemetry", "pauses_a 10", "pauses_b 11",
+                           "resumes_a 12", "resumes_b 13", "frames_a 14", "frames_b 15",
+                           "bcube_port 3"})
+    EXPECT_NE(out.find(part), std::string::npos) << part << "\n" << out;
+  ASSERT_EQ(run({"--plane", path_, "status", "--json"}, &out, &err), 0) << err;
+  const auto ss = nlohmann::json::parse(out)["pools"][0]["ports"][0]["scheme_stats"];
+  EXPECT_EQ(ss["scheme"], "portfc");
+  EXPECT_EQ(ss["pauses_a"], 10);
+  EXPECT_EQ(ss["frames_b"], 15);
+  EXPECT_EQ(ss["bcube_port"], 3);
+}
+
 }  // namespace

@@ -904,3 +904,88 @@ TEST(RenderHostCc, CountersAndBoundedFlows)
 }
 
 }  // namespace hostcc
+
+namespace portfc {
+
+// PortFC's switch scheme: its port counters flow through the generic
+// scheme families, named by its descriptor (scheme_portfc.c).
+TEST(RenderPortfc, TheSwitchSchemesCountersByItsDescriptor)
+{
+  auto t = sample_tel();
+  t->scheme.id = LOSSLESS_SCHEME_PORTFC;
+  t->lossless_mask = 0xFF;
+  auto &d = t->sch[0].s;
+  d = {};
+  d.scheme = LOSSLESS_SCHEME_PORTFC;
+  for (unsigned i = 0; i < 6; i++)
+    d.ctr[i] = 10 + i;
+  d.ctr[6] = 3;  // bcube_port
+  std::string text = lm::render({{t.get(), std::nullopt}}, {{5, "w19p3"}});
+  for (const char *line :
+       {"# TYPE lossless_portfc_port_pauses_a_total counter\n"
+        "lossless_portfc_port_pauses_a_total{pool=\"sw0\",dev=\"w19p3\"} 10\n",
+        "lossless_portfc_port_pauses_b_total{pool=\"sw0\",dev=\"w19p3\"} 11\n",
+        "lossless_portfc_port_resumes_a_total{pool=\"sw0\",dev=\"w19p3\"} 12\n",
+        "lossless_portfc_port_resumes_b_total{pool=\"sw0\",dev=\"w19p3\"} 13\n",
+        "lossless_portfc_port_frames_a_total{pool=\"sw0\",dev=\"w19p3\"} 14\n",
+        "lossless_portfc_port_frames_b_total{pool=\"sw0\",dev=\"w19p3\"} 15\n",
+        "# TYPE lossless_portfc_port_bcube_port gauge\n"
+        "lossless_portfc_port_bcube_port{pool=\"sw0\",dev=\"w19p3\"} 3\n",
+        "lossless_pool_scheme_info{pool=\"sw0\",scheme=\"portfc\"} 1\n"})
+    EXPECT_NE(text.find(line), std::string::npos) << line << text;
+}
+
+// losslessd's [portfc]: the node, the classifier, the ingress program's
+// frames and per queue the pause state, time paused and stuck alarms,
+// with units in the names.
+TEST(RenderPortfc, TheDaemonsPortfcFamilies)
+{
+  lm::PortfcSample p;
+  p.role = "switch";
+  p.n = 4;
+  p.k = 1;
+  p.node = 3;
+  p.classifier = {{"packets", 100}, {"hq", 7}, {"unknown", 2}};
+  p.classifier_queue = {7, 0, 40, 0, 51};
+  p.ports = {{"if0", 1, 2, 3}};
+  p.queues = {{"if0", 1, true, 1500000000, 9, true, 2}, {"if0", 2, false, 0, 0, false, 0}};
+  p.stuck_ns = 500000000;
+  p.stuck_alarms_total = 2;
+  std::string text = lm::render({}, {}, std::nullopt, nullptr, &p);
+  for (const char *line :
+       {"lossless_portfc_info{role=\"switch\",n=\"4\",k=\"1\",node=\"3\"} 1\n",
+        "# TYPE lossless_portfc_classified_packets_total counter\n"
+        "lossless_portfc_classified_packets_total{kind=\"packets\"} 100\n",
+        "lossless_portfc_classified_packets_total{kind=\"unknown\"} 2\n",
+        "lossless_portfc_queue_packets_total{queue=\"2\"} 40\n",
+        "lossless_portfc_frames_refused_total{dev=\"if0\"} 1\n",
+        "lossless_portfc_frames_relayed_total{dev=\"if0\"} 2\n",
+        "lossless_portfc_relay_failed_total{dev=\"if0\"} 3\n",
+        "# TYPE lossless_portfc_queue_paused gauge\n"
+        "lossless_portfc_queue_paused{dev=\"if0\",queue=\"1\"} 1\n",
+        "lossless_portfc_queue_paused{dev=\"if0\",queue=\"2\"} 0\n",
+        "# TYPE lossless_portfc_queue_paused_seconds_total counter\n"
+        "lossless_portfc_queue_paused_seconds_total{dev=\"if0\",queue=\"1\"} 1.5\n",
+        "lossless_portfc_queue_pause_frames_total{dev=\"if0\",queue=\"1\"} 9\n",
+        "lossless_portfc_queue_stuck{dev=\"if0\",queue=\"1\"} 1\n",
+        "lossless_portfc_queue_stuck_alarms_total{dev=\"if0\",queue=\"1\"} 2\n",
+        "# TYPE lossless_portfc_stuck_seconds gauge\nlossless_portfc_stuck_seconds 0.5\n",
+        "lossless_portfc_stuck_alarms_total 2\n"})
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\nin:\n" << text;
+  EXPECT_EQ(text.find("lossless_portfc_queue_packets_total{queue=\"1\"}"), std::string::npos)
+      << "queues without packets are left out";
+  // Every family once, counters (and only they) end in _total.
+  std::set<std::string> seen;
+  std::istringstream in(text);
+  std::string l;
+  while (std::getline(in, l)) {
+    if (l.rfind("# HELP ", 0) == 0) {
+      EXPECT_TRUE(seen.insert(l.substr(7, l.find(' ', 7) - 7)).second) << l;
+    } else if (l.rfind("# TYPE ", 0) == 0) {
+      EXPECT_EQ(l.ends_with(" counter"), l.find("_total ") != std::string::npos) << l;
+    }
+  }
+  EXPECT_EQ(lm::render({}, {}).find("portfc"), std::string::npos);
+}
+
+}  // namespace portfc
