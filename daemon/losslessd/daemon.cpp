@@ -211,8 +211,8 @@ void Daemon::validate()
       try {
         pool->plane.emplace(plane::Plane::open(path));
       } catch (const plane::Error &e) {
-        throw std::runtime_error(at(pc.line) + "pool \"" + pc.settings.name + "\": " +
-                                 e.what() + " (a stale pin directory? remove " +
+        throw std::runtime_error(at(pc.line) + "pool \"" + pc.settings.name + "\": " + e.what() +
+                                 " (a stale pin directory? remove " +
                                  fs::path(path).parent_path().string() + ")");
       }
     }
@@ -224,11 +224,10 @@ void Daemon::validate()
     auto l = std::find_if(links.begin(), links.end(),
                           [&](const Link &x) { return x.name == pc.dev; });
     if (l == links.end())
-      throw std::runtime_error(at(pc.line) + "port \"" + pc.dev +
-                               "\": no such network device");
+      throw std::runtime_error(at(pc.line) + "port \"" + pc.dev + "\": no such network device");
     if (!pool_named(pc.pool))
-      throw std::runtime_error(at(pc.line) + "port \"" + pc.dev + "\": unknown pool \"" +
-                               pc.pool + "\"");
+      throw std::runtime_error(at(pc.line) + "port \"" + pc.dev + "\": unknown pool \"" + pc.pool +
+                               "\"");
     // The kernel takes the device's link speed for a rate left out, and
     // refuses the qdisc if there is none.
     if (!pc.rate_bps && !device_speed_mbps(pc.dev))
@@ -270,8 +269,13 @@ std::unique_ptr<PortFc> Daemon::prepare_portfc(Config &cfg, const std::vector<Li
       }
       std::uint64_t rate = port->rate_bps ? *port->rate_bps
                                           : std::uint64_t(device_speed_mbps(dev)) * 1000000;
+      // Sizing without it would give the pool thresholds of 0.
       if (!rate)
-        known = false;
+        throw std::runtime_error(
+            (port->line ? cfg.source + ":" + std::to_string(port->line) + ": " : std::string()) +
+            "port \"" + dev +
+            "\": rate is required to size PortFC's thresholds: the "
+            "device reports no link speed (give rate)");
       in.link.rate_bps = std::max<std::uint64_t>(in.link.rate_bps, rate);
       in.link.cable_delay_ns = std::max(in.link.cable_delay_ns, port->cable_delay_ns);
       std::uint32_t frame = port->mtu.value_or(l->mtu) + l->hard_header_len + 4;
@@ -369,6 +373,7 @@ void Daemon::install()
 {
   std::vector<std::string> created_planes;
   std::vector<Port *> touched;
+  bool portfc_started = false;
   try {
     for (auto &pool : pools_) {
       if (!pool->plane) {
@@ -383,15 +388,24 @@ void Daemon::install()
       if (p.state == "installed")
         touched.push_back(&p);
     }
+    // PortFC's classifier, after the ports' ingress program (it writes
+    // into its maps); it undoes its own attachments if it fails.
+    if (portfc_) {
+      portfc_->start(cfg_.pin_dir);
+      portfc_started = true;
+    }
     // The hosts' congestion control (it undoes its own attachments).
     if (host_cc_)
       host_cc_->start();
-    // PortFC's classifier, after the ports' ingress program (it writes
-    // into its maps); it undoes its own attachments too.
-    if (portfc_)
-      portfc_->start(cfg_.pin_dir);
   } catch (...) {
     // Nothing half-way: undo what this run installed.
+    if (portfc_started) {
+      try {
+        PortFc::cleanup(portfc_->cfg(), cfg_.pin_dir);
+      } catch (const std::exception &e) {
+        log("rollback: %s", e.what());
+      }
+    }
     for (Port *p : touched) {
       try {
         rtnl_.delete_root(p->ifindex);
@@ -636,10 +650,11 @@ struct Daemon::Session : std::enable_shared_from_this<Session> {
   {
     auto self = shared_from_this();
     out = std::move(text) + "\n";
-    asio::async_write(sock, asio::buffer(out), [self, more](boost::system::error_code ec, std::size_t) {
-      if (!ec && more)
-        self->read();
-    });
+    asio::async_write(sock, asio::buffer(out),
+                      [self, more](boost::system::error_code ec, std::size_t) {
+                        if (!ec && more)
+                          self->read();
+                      });
   }
   Daemon &daemon;
   asio::local::stream_protocol::socket sock;
@@ -661,13 +676,13 @@ void Daemon::start_control()
 
 void Daemon::accept_control()
 {
-  control_->async_accept([this](boost::system::error_code ec,
-                                asio::local::stream_protocol::socket s) {
-    if (ec)
-      return;
-    std::make_shared<Session>(*this, std::move(s))->start();
-    accept_control();
-  });
+  control_->async_accept(
+      [this](boost::system::error_code ec, asio::local::stream_protocol::socket s) {
+        if (ec)
+          return;
+        std::make_shared<Session>(*this, std::move(s))->start();
+        accept_control();
+      });
 }
 
 std::string Daemon::handle_request(const std::string &line)
@@ -758,9 +773,8 @@ std::string Daemon::handle_request(const std::string &line)
     }
     return json{{"ok", true},
                 {"gen", gen},
-                {"latency_us", std::chrono::duration_cast<std::chrono::microseconds>(
-                                   Clock::now() - t0)
-                                   .count()}}
+                {"latency_us",
+                 std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count()}}
         .dump();
   }
   if (cmd == "scheme")
@@ -769,8 +783,8 @@ std::string Daemon::handle_request(const std::string &line)
     try {
       reload();
     } catch (const std::exception &e) {
-      return json{{"error", std::string("reload refused, the running configuration stays: ") +
-                                e.what()}}
+      return json{
+          {"error", std::string("reload refused, the running configuration stays: ") + e.what()}}
           .dump();
     }
     return json{{"ok", true}}.dump();
@@ -794,12 +808,9 @@ std::string Daemon::handle_request(const std::string &line)
                        {"cable_delay_ns", p.cable_delay_ns},
                        {"headroom_bytes", p.headroom_bytes},
                        {"watchdog", watchdog_json(p.watchdog)}});
-    json reply = {{"source", cfg_.source},
-                  {"pin_dir", cfg_.pin_dir},
-                  {"socket", cfg_.socket},
-                  {"period_us", cfg_.period.count() / 1000},
-                  {"pools", pools},
-                  {"ports", ports}};
+    json reply = {{"source", cfg_.source}, {"pin_dir", cfg_.pin_dir},
+                  {"socket", cfg_.socket}, {"period_us", cfg_.period.count() / 1000},
+                  {"pools", pools},        {"ports", ports}};
     if (host_cc_)
       reply["host_cc"] = json::parse(host_cc_->config().dump());
     if (cfg_.portfc) {
@@ -835,8 +846,8 @@ std::string Daemon::scheme_command(const Request &req)
     for (const auto &u : pool->policy->command_usage())
       usage += "; " + u;
     return error("pool " + req.pool + ": no command given" +
-                 (usage.empty() ? " (its scheme takes none)" : " (its scheme takes" +
-                                                                   usage.substr(1) + ")"));
+                 (usage.empty() ? " (its scheme takes none)"
+                                : " (its scheme takes" + usage.substr(1) + ")"));
   }
   if (pool->links_stale)
     update_links(*pool);
@@ -904,7 +915,7 @@ void Daemon::reload()
   std::unique_ptr<PortFc> next_pf;
   if (next.portfc) {
     next_pf = prepare_portfc(next, rtnl_.links());
-    portfc_->reconfigure(*next_pf);  // throws before changing anything
+    portfc_->reload_check(*next_pf);  // applied below, after every check
   }
   // Pools and their policies must stay the same set; parameters may change.
   if (next.pools.size() != cfg_.pools.size())
@@ -932,6 +943,8 @@ void Daemon::reload()
         cc::detach(idx);
     log("host_cc: removed from the configuration: detached from its ports");
   }
+  if (next_pf)
+    portfc_->reconfigure(*next_pf);  // checked above: cannot fail
   cfg_.host_cc = next.host_cc;
   cfg_.portfc = next.portfc;
   for (const auto &pc : next.pools) {
@@ -982,8 +995,7 @@ void Daemon::run()
   refresh_links();
   tick_.expires_at(Clock::now());
   arm_tick();
-  log("running: %zu pools, %zu ports%s%s, period %lld us, control %s", pools_.size(),
-      ports_.size(),
+  log("running: %zu pools, %zu ports%s%s, period %lld us, control %s", pools_.size(), ports_.size(),
       host_cc_ ? (", host_cc " + std::string(cc::algo_name(host_cc_->params().algo))).c_str() : "",
       portfc_ ? (", portfc " + portfc_->summary()).c_str() : "",
       static_cast<long long>(cfg_.period.count() / 1000), cfg_.socket.c_str());

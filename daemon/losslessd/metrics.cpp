@@ -23,8 +23,7 @@ namespace metrics {
 namespace {
 
 // A priority's label value; the gates' 9th (LOSSLESS_GATES) is the port's.
-constexpr const char *kPrioLabel[LOSSLESS_GATES] = {"0", "1", "2", "3", "4",
-                                                    "5", "6", "7", "all"};
+constexpr const char *kPrioLabel[LOSSLESS_GATES] = {"0", "1", "2", "3", "4", "5", "6", "7", "all"};
 
 // Every metric family, in the order they are printed. docs/DAEMON.md
 // ("Prometheus metrics") has the same list.
@@ -131,8 +130,7 @@ const FamilyDef kDefs[kFamilies] = {
     {"lossless_pool_paused_queues", "gauge",
      "Ingress (port, priority) queues whose upstream is told XOFF now."},
     {"lossless_pool_ports", "gauge", "Ports attached to the pool."},
-    {"lossless_pool_scheme_info", "gauge",
-     "1 for the MMU scheme the pool runs (docs/SCHEMES.md)."},
+    {"lossless_pool_scheme_info", "gauge", "1 for the MMU scheme the pool runs (docs/SCHEMES.md)."},
     {"lossless_pool_scheme_param", "gauge",
      "The parameters of the pool's scheme, in their units (bytes, ns)."},
     {param_family(LL_P_ALPHA), "gauge", "Dynamic Threshold alpha of the lossless priorities."},
@@ -153,8 +151,7 @@ const FamilyDef kDefs[kFamilies] = {
     {"lossless_daemon_last_push_latency_seconds", "gauge",
      "Time from losslessd's last push to the datapath's answer."},
     {"lossless_daemon_ticks_total", "counter", "Policy periods losslessd has run."},
-    {"lossless_daemon_busy_seconds_total", "counter",
-     "Time losslessd spent running the policies."},
+    {"lossless_daemon_busy_seconds_total", "counter", "Time losslessd spent running the policies."},
     {"lossless_port_line_rate_bits_per_second", "gauge", "The port's line rate (tc rate)."},
     {"lossless_port_tx_packets_total", "counter", "Packets the port's qdisc sent."},
     {"lossless_port_tx_bytes_total", "counter", "Bytes the port's qdisc sent."},
@@ -409,8 +406,8 @@ void add_scheme_port(Writer &w, const lossless_plane_tel &t, std::uint32_t slot,
 // or min is a gauge), labels pool, dev and mode; the slot loop's lateness
 // as the histogram lossless_port_mode_lateness_seconds (bucket 0 < 1 us,
 // bucket i below 2^i us, the last one in +Inf only).
-void add_mode_port(Writer &w, const lossless_plane_tel &t, std::uint32_t slot,
-                   std::string_view pv, std::string_view dv)
+void add_mode_port(Writer &w, const lossless_plane_tel &t, std::uint32_t slot, std::string_view pv,
+                   std::string_view dv)
 {
   const tc_lossless_mode_stats &ms = t.mode[slot];
   const ll_mode_desc *desc = ms.mode ? ll_mode_lookup(ms.mode) : nullptr;
@@ -425,8 +422,7 @@ void add_mode_port(Writer &w, const lossless_plane_tel &t, std::uint32_t slot,
     bool extreme = name.rfind("max_", 0) == 0 || name.rfind("min_", 0) == 0;
     const char *unit = d.unit == LL_STAT_BYTES ? "_bytes" : d.unit == LL_STAT_NS ? "_seconds" : "";
     w.add_named("lossless_port_mode_" + name + unit + (extreme ? "" : "_total"),
-                extreme ? "gauge" : "counter",
-                d.help, {{"pool", pv}, {"dev", dv}, {"mode", mv}},
+                extreme ? "gauge" : "counter", d.help, {{"pool", pv}, {"dev", dv}, {"mode", mv}},
                 d.unit == LL_STAT_NS ? seconds(ms.ctr[i]) : u64(ms.ctr[i]));
   }
   // Per lossless priority: lossless_port_mode_prio_<name>, label prio.
@@ -437,9 +433,8 @@ void add_mode_port(Writer &w, const lossless_plane_tel &t, std::uint32_t slot,
     const char *unit = d.unit == LL_STAT_BYTES ? "_bytes" : d.unit == LL_STAT_NS ? "_seconds" : "";
     for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++)
       if (t.lossless_mask & (1u << q))
-        w.add_named(std::string("lossless_port_mode_prio_") + d.name + unit + "_total",
-                    "counter", d.help,
-                    {{"pool", pv}, {"dev", dv}, {"mode", mv}, {"prio", kPrioLabel[q]}},
+        w.add_named(std::string("lossless_port_mode_prio_") + d.name + unit + "_total", "counter",
+                    d.help, {{"pool", pv}, {"dev", dv}, {"mode", mv}, {"prio", kPrioLabel[q]}},
                     d.unit == LL_STAT_NS ? seconds(ms.prio[v][q]) : u64(ms.prio[v][q]));
   }
   static const char kHelp[] = "Lateness of the port mode's slots (the slot loop's timer).";
@@ -472,12 +467,11 @@ void add_channel_pool(Writer &w, const lossless_plane_tel &t, std::string_view p
   w.add_named("lossless_pool_channel_applied_seq", "gauge",
               "Seq of the last control channel block the datapath applied or refused.",
               {{"pool", pv}}, u64(t.channel_applied_seq));
-  w.add_named("lossless_pool_channel_apply_error", "gauge",
-              "Errno of the datapath's refusal of that block; 0 when it was applied.",
-              {{"pool", pv}},
-              std::to_string(t.channel_apply_error < 0
-                                 ? -static_cast<std::int64_t>(t.channel_apply_error)
-                                 : static_cast<std::int64_t>(t.channel_apply_error)));
+  w.add_named(
+      "lossless_pool_channel_apply_error", "gauge",
+      "Errno of the datapath's refusal of that block; 0 when it was applied.", {{"pool", pv}},
+      std::to_string(t.channel_apply_error < 0 ? -static_cast<std::int64_t>(t.channel_apply_error)
+                                               : static_cast<std::int64_t>(t.channel_apply_error)));
 }
 
 // The hosts' congestion control: its counters (one counter family each,
@@ -535,8 +529,8 @@ void add_host_cc(Writer &w, const HostCcSample &h)
                 {{"map", mv}, {"flow", fv}}, u64(f.cnps));
     if (f.flow == "other")
       w.add_named("lossless_host_cc_other_flows", "gauge",
-                  "Flows summed into flow=\"other\" (beyond the top_flows)",
-                  {{"map", mv}}, u64(f.flows));
+                  "Flows summed into flow=\"other\" (beyond the top_flows)", {{"map", mv}},
+                  u64(f.flows));
   }
 }
 
@@ -545,19 +539,24 @@ void add_host_cc(Writer &w, const HostCcSample &h)
 // the pause state and time and the stuck alarm.
 void add_portfc(Writer &w, const PortfcSample &p)
 {
-  const std::string n = std::to_string(p.n), k = std::to_string(p.k),
-                    node = std::to_string(p.node);
+  const std::string n = std::to_string(p.n), k = std::to_string(p.k), node = std::to_string(p.node);
   w.add_named("lossless_portfc_info", "gauge",
               "This node's part in PortFC ([portfc]: role, BCube(n,k), server id or switch "
               "index): always 1",
               {{"role", p.role}, {"n", n}, {"k", k}, {"node", node}}, "1");
+  // The total on its own: the kinds overlap (a relayed packet may be
+  // misrouted too) and a sum over a label must not count it twice.
   for (const auto &[name, v] : p.classifier) {
     std::string_view kv = name;
-    w.add_named("lossless_portfc_classified_packets_total", "counter",
-                "Packets PortFC's egress classifier saw on this node's ports (kind=\"packets\": "
-                "all; the others: to HQ, relayed, no BCube address, for the sender itself, "
-                "out of a port no shortest path uses, bad port entry)",
-                {{"kind", kv}}, u64(v));
+    if (name == "packets")
+      w.add_named("lossless_portfc_classified_packets_total", "counter",
+                  "Packets PortFC's egress classifier saw on this node's ports", {}, u64(v));
+    else
+      w.add_named("lossless_portfc_classified_by_kind_total", "counter",
+                  "Of the classified packets: to HQ, relayed, no BCube address (unknown), for "
+                  "the sender itself (self), out of a port no shortest path uses (misrouted), "
+                  "on a port with a bad entry (bad_port); kinds may overlap",
+                  {{"kind", kv}}, u64(v));
   }
   for (std::size_t q = 0; q < p.classifier_queue.size(); q++) {
     if (!p.classifier_queue[q])
@@ -575,11 +574,10 @@ void add_portfc(Writer &w, const PortfcSample &p)
                 "hears, a slot beyond n - 2, no role)",
                 {{"dev", dv}}, u64(pt.frames_refused));
     w.add_named("lossless_portfc_frames_relayed_total", "counter",
-                "PORTFC_R copies a server sent for a PORTFC_B received on this port",
-                {{"dev", dv}}, u64(pt.frames_relayed));
+                "PORTFC_R copies a server sent for a PORTFC_B received on this port", {{"dev", dv}},
+                u64(pt.frames_relayed));
     w.add_named("lossless_portfc_relay_failed_total", "counter",
-                "Relayed copies the kernel refused to send", {{"dev", dv}},
-                u64(pt.relay_failed));
+                "Relayed copies the kernel refused to send", {{"dev", dv}}, u64(pt.relay_failed));
   }
   for (const PortfcQueue &q : p.queues) {
     std::string qs = std::to_string(q.queue);
@@ -816,13 +814,20 @@ using State = MetricsServer::State;
 const char *reason(int status)
 {
   switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    default: return "Error";
+  case 200:
+    return "OK";
+  case 400:
+    return "Bad Request";
+  case 404:
+    return "Not Found";
+  case 405:
+    return "Method Not Allowed";
+  case 431:
+    return "Request Header Fields Too Large";
+  case 500:
+    return "Internal Server Error";
+  default:
+    return "Error";
   }
 }
 
@@ -879,7 +884,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     auto sp1 = line.find(' ');
     auto sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
     if (sp1 == std::string_view::npos || sp2 == std::string_view::npos ||
-        line.substr(sp2 + 1).substr(0, 5) != "HTTP/" || line.find(' ', sp2 + 1) != std::string_view::npos)
+        line.substr(sp2 + 1).substr(0, 5) != "HTTP/" ||
+        line.find(' ', sp2 + 1) != std::string_view::npos)
       return respond(400, "malformed request\n");
     std::string_view method = line.substr(0, sp1);
     std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);

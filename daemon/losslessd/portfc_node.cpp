@@ -200,6 +200,7 @@ void PortFc::poll(Rtnl &rtnl, std::uint64_t now_ns, bool force)
   next_poll_ns_ = now_ns + poll_period_ns();
   polls_++;
   std::vector<pf::QueueSample> samples;
+  std::set<std::string> unread;  // ports whose read failed: their queues keep their state
   std::string err;
   for (Port &p : ports_) {
     p.queues.clear();
@@ -221,12 +222,13 @@ void PortFc::poll(Rtnl &rtnl, std::uint64_t now_ns, bool force)
           p.frames = *ctr;
     } catch (const std::exception &e) {
       err = p.dev + ": " + error_text(e);
+      unread.insert(p.dev);
     }
   }
   if (err != last_error_ && !err.empty())
     log("portfc: telemetry: %s", err.c_str());
   last_error_ = err;
-  for (const pf::StuckEvent &ev : stuck_.feed(now_ns, samples)) {
+  for (const pf::StuckEvent &ev : stuck_.feed(now_ns, samples, unread)) {
     if (ev.raised)
       log("portfc: ALARM: port %s queue %u (class 1:%u) paused for %s, longer than stuck %s",
           ev.dev.c_str(), ev.queue, ev.queue + 1, pf::duration_text(ev.paused_for_ns).c_str(),
@@ -240,7 +242,7 @@ void PortFc::poll(Rtnl &rtnl, std::uint64_t now_ns, bool force)
   }
 }
 
-void PortFc::reconfigure(const PortFc &next)
+void PortFc::reload_check(const PortFc &next) const
 {
   config::Portfc a = cfg_, b = next.cfg_;
   a.stuck_ns = b.stuck_ns = 0;
@@ -249,6 +251,13 @@ void PortFc::reconfigure(const PortFc &next)
       a.ports != b.ports || a.base != b.base || a.pin_dir != b.pin_dir ||
       a.relay_queue_bytes != b.relay_queue_bytes || a.pool != b.pool)
     throw std::runtime_error("[portfc] cannot change by a reload but for stuck; restart losslessd");
+}
+
+void PortFc::reconfigure(const PortFc &next)
+{
+  reload_check(next);
+  // A switch's sizing follows its pool's new buffer and thresholds.
+  sizing_ = next.sizing_;
   if (cfg_.stuck_ns != next.cfg_.stuck_ns)
     log("portfc: stuck %s (was %s)",
         next.cfg_.stuck_ns ? pf::duration_text(next.cfg_.stuck_ns).c_str() : "off",

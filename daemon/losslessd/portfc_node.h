@@ -84,6 +84,8 @@ class PortFc {
   const std::optional<portfc::Sizing> &sizing() const { return sizing_; }
   const config::Portfc &cfg() const { return cfg_; }
   // Take a reload's configuration: only stuck may change.
+  // Throws if next differs in more than a reload may change (stuck).
+  void reload_check(const PortFc &next) const;
   void reconfigure(const PortFc &next);
 
   nlohmann::ordered_json status() const;  // the status reply's "portfc"

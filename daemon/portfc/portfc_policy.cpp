@@ -89,7 +89,8 @@ PortQueues port_queues(const ll_bcube &b, bool server)
 }
 
 std::vector<StuckEvent> StuckDetector::feed(std::uint64_t now_ns,
-                                            const std::vector<QueueSample> &samples)
+                                            const std::vector<QueueSample> &samples,
+                                            const std::set<std::string> &unread)
 {
   std::vector<StuckEvent> events;
   std::map<Key, bool> sampled;
@@ -134,7 +135,7 @@ std::vector<StuckEvent> StuckDetector::feed(std::uint64_t now_ns,
   // Queues no longer sampled (their port went away): cleared, forgotten
   // but for their alarm counts.
   for (auto &[key, q] : queues_) {
-    if (sampled.count(key))
+    if (sampled.count(key) || unread.count(key.first))
       continue;
     if (q.alarm)
       events.push_back({key.first, key.second, false, now_ns - q.since_ns, now_ns});

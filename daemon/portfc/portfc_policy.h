@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,7 +49,7 @@ struct Sizing {
 
 // given: the pool's [pool.portfc] thresholds, 0 for "compute" (then from
 // the BDP of link: its rate and cable delay, at least kBdpMinMtu x
-// link.mtu_bytes). link: the slowest port, the longest cable, the pool's
+// link.mtu_bytes). link: the fastest port, the longest cable, the pool's
 // software delay, the largest accounted frame. Checks the thresholds
 // (0 < X_on < X_off, X_off >= 2 MTU: the core's) and the pool's buffer
 // against n (X_off + X^_off) + n max(O1, O2) + 2 n MTU; error says which
@@ -115,8 +116,11 @@ class StuckDetector {
   std::uint64_t stuck_ns() const { return stuck_ns_; }
 
   // One period's samples (every sampled queue) at now_ns: the alarms
-  // raised and cleared by it.
-  std::vector<StuckEvent> feed(std::uint64_t now_ns, const std::vector<QueueSample> &samples);
+  // raised and cleared by it. A queue not sampled is gone (cleared),
+  // unless its port is in unread: its read failed this period, and its
+  // state stays as it was (a failed read neither clears nor restarts it).
+  std::vector<StuckEvent> feed(std::uint64_t now_ns, const std::vector<QueueSample> &samples,
+                               const std::set<std::string> &unread = {});
 
   const std::map<Key, Queue> &queues() const { return queues_; }
   std::uint64_t alarms_total() const { return alarms_total_; }

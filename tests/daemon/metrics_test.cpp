@@ -955,8 +955,8 @@ TEST(RenderPortfc, TheDaemonsPortfcFamilies)
   for (const char *line :
        {"lossless_portfc_info{role=\"switch\",n=\"4\",k=\"1\",node=\"3\"} 1\n",
         "# TYPE lossless_portfc_classified_packets_total counter\n"
-        "lossless_portfc_classified_packets_total{kind=\"packets\"} 100\n",
-        "lossless_portfc_classified_packets_total{kind=\"unknown\"} 2\n",
+        "lossless_portfc_classified_packets_total 100\n",
+        "lossless_portfc_classified_by_kind_total{kind=\"unknown\"} 2\n",
         "lossless_portfc_queue_packets_total{queue=\"2\"} 40\n",
         "lossless_portfc_frames_refused_total{dev=\"if0\"} 1\n",
         "lossless_portfc_frames_relayed_total{dev=\"if0\"} 2\n",

@@ -382,6 +382,22 @@ TEST(PortfcStuck, LateSamplesDoNotFlap)
   EXPECT_EQ(e.alarms_total(), 0u);
 }
 
+// A port whose read failed this period (unread) is not gone: its alarm
+// stays raised and its pause is not restarted, and the next read goes on.
+TEST(PortfcStuck, AFailedReadKeepsTheState)
+{
+  pf::StuckDetector d(100 * kMs);
+  d.feed(0, {q(1, true, 0)});
+  ASSERT_EQ(d.feed(200 * kMs, {q(1, true, 200)}).size(), 1u);  // raised
+  EXPECT_TRUE(d.feed(300 * kMs, {}, {"if0"}).empty());         // unread: kept
+  EXPECT_EQ(d.active(), 1u);
+  EXPECT_TRUE(d.feed(400 * kMs, {q(1, true, 400)}).empty());  // still held
+  EXPECT_EQ(d.alarms_total(), 1u);
+  EXPECT_EQ(d.queues().at({"if0", 1}).since_ns, 0u);
+  // Another port's failed read does not shield it.
+  EXPECT_EQ(d.feed(500 * kMs, {}, {"if1"}).size(), 1u);  // gone: cleared
+}
+
 TEST(PortfcStuck, AQueueThatGoesAwayClears)
 {
   pf::StuckDetector d(100 * kMs);
