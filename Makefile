@@ -38,8 +38,10 @@
 #                   plot portfc-deadlock.png (docs/img/ has the doc's)
 #   make portfc-fct build, then throughput and FCT on BCube(4,1), a seeded
 #                   permutation of WebSearch and long flows through relays,
-#                   PFC against PortFC, SEEDS=2 seeds (tests/portfc/fct.py;
-#                   docs/PORTFC.md); writes build/portfc-fct/fct.json
+#                   PFC against PortFC, SEEDS=2 seeds, SW_DELAY=TIME the
+#                   software delay PFC's headroom is sized for (default
+#                   30ms) (tests/portfc/fct.py; docs/PORTFC.md); writes
+#                   build/portfc-fct/fct.json
 #   make checkpatch kernel style check of the module and the core
 #   make install    build userspace, then install it under PREFIX (default
 #                   /usr/local; DESTDIR=DIR stages it there): losslessd,
@@ -161,7 +163,7 @@ portfc-deadlock: all
 portfc-fct: all
 	mkdir -p $(BUILD_DIR)/portfc-fct
 	$(RUN_VM) --timeout 3000 --out $(BUILD_DIR)/portfc-fct -- tests/portfc/fct.py \
-		--seeds '$(or $(SEEDS),2)' --out $(BUILD_DIR)/portfc-fct
+		--seeds '$(or $(SEEDS),2)' $(if $(SW_DELAY),--sw-delay '$(SW_DELAY)') --out $(BUILD_DIR)/portfc-fct
 
 checkpatch:
 	$(MAKE) -C kernel checkpatch

@@ -38,7 +38,7 @@ ran 100 Gbit/s ns-3 links with 1 us delay: times here are some 10^4 times
 longer, and only ratios between the schemes compare with it.
 
 usage: fct.py [--schemes pfc portfc] [--seeds N] [--duration S] [--rate MBIT]
-              [--load L] [--out DIR]
+              [--load L] [--sw-delay TIME] [--out DIR]
 """
 
 import argparse
@@ -107,10 +107,11 @@ def host_totals(bc):
     return frames, peak, ll, qd
 
 
-def run(scheme, seed, duration, rate, load):
+def run(scheme, seed, duration, rate, load, sw_delay=None):
     dst, order = permutation(seed)
+    pfc_pool = PFC_POOL if not sw_delay else PFC_POOL.replace("sw-delay 30ms", f"sw-delay {sw_delay}")
     with Topology(f"fc{scheme[:2]}{seed}") as t:
-        bc = build(t, scheme, f"{rate}mbit", PFC_POOL, first=lambda s, d: order.get((s, d), 0))
+        bc = build(t, scheme, f"{rate}mbit", pfc_pool, first=lambda s, d: order.get((s, d), 0))
         recvs = [bc.server(i).popen(f"{Paths.flows} recv --port {PORT} --duration {duration + 40} "
                                     f"--idle-exit 4 --bucket-ms 0") for i in range(N)]
         for i in range(N):
@@ -174,6 +175,7 @@ def run(scheme, seed, duration, rate, load):
     last = max((f["last_ns"] for f in fl if f["last_ns"]), default=t0)
     # Throughput over the sending period: bytes that arrived by its end.
     return {"scheme": scheme, "seed": seed, "rate_mbit": rate, "load": load, "duration_s": duration,
+            "pfc_pool": pfc_pool if scheme == "pfc" else None,
             "permutation": dst, "relays": relays(dst, order),
             "flows": len(fl), "flows_complete": sum(1 for f in fl if f["fct_ns"] is not None),
             "short": fcts([f for f in bg if f["size"] <= SMALL_MAX]), "background": fcts(bg),
@@ -222,13 +224,15 @@ def main():
     ap.add_argument("--duration", type=float, default=10)
     ap.add_argument("--rate", type=int, default=4)
     ap.add_argument("--load", type=float, default=0.2)
+    ap.add_argument("--sw-delay", help="PFC's headroom: the software delay it is sized for "
+                    "(deadlock.py's 30ms unless given)")
     ap.add_argument("--out")
     a = ap.parse_args()
     ensure_modules()
     rows = []
     for seed in range(1, a.seeds + 1):
         for scheme in a.schemes:
-            r = run(scheme, seed, a.duration, a.rate, a.load)
+            r = run(scheme, seed, a.duration, a.rate, a.load, a.sw_delay)
             print(json.dumps({k: v for k, v in r.items()}), flush=True)
             rows.append(r)
     table(rows)
