@@ -193,17 +193,20 @@ class Sampler(threading.Thread):
             self.read_ms = [round(r[0] / 1e6, 1), round(r[len(r) // 2] / 1e6, 1), round(r[-1] / 1e6, 1)] if r else []
             self.reader.close()
 
-    def longest(self):
+    def longest(self, waiting=False):
         """Per key, the longest continuous pause the samples prove (ns),
-        and the samples' mean period (ns)."""
+        and the samples' mean period (ns). With waiting, only a pause with
+        packets queued at both samples counts (a paused empty queue holds
+        nobody up; the PFC watchdog's storm is judged so too)."""
         best, run_ns, periods = {}, {}, []
         for a, b in zip(self.samples, self.samples[1:]):
-            for k, (t1, p1, pt1, _) in b.items():
+            for k, (t1, p1, pt1, q1) in b.items():
                 if k not in a:
                     continue
-                t0, p0, pt0, _ = a[k]
+                t0, p0, pt0, q0 = a[k]
                 periods.append(t1 - t0)
-                if p0 and p1 and pt1 - pt0 >= (t1 - t0) - self.SLACK_NS:
+                if (p0 and p1 and pt1 - pt0 >= (t1 - t0) - self.SLACK_NS
+                        and (not waiting or (q0 and q1))):
                     run_ns[k] = run_ns.get(k, 0) + (t1 - t0)
                     best[k] = max(best.get(k, 0), run_ns[k])
                 else:
@@ -336,6 +339,7 @@ def run(scheme, seed, duration, rate, window_ms):
     delivered = [sum(f["received"] for f in got[i]["flows"].values()) for i in range(len(FLOWS))]
     after = [sum(row[n:]) for row in window_bytes]
     longest, period = sampler.longest()
+    longest_waiting, _ = sampler.longest(waiting=True)
     top = sorted(longest.items(), key=lambda kv: -kv[1])[:6]
     refresh = {k: tx_later[k] - tx_end[k] for k in tx_later if tx_later[k] - tx_end[k]}
     # Deadlocked: the pools still hold bytes 2 s after the senders stopped,
@@ -363,6 +367,8 @@ def run(scheme, seed, duration, rate, window_ms):
             "sampler_read_ms": sampler.read_ms,
             "longest_pause_ms": {k: round(v / 1e6) for k, v in top},
             "stuck_queues": sorted(k for k, v in longest.items() if v >= T_STUCK_MS * 1e6),
+            "stuck_waiting": sorted(k for k, v in longest_waiting.items() if v >= T_STUCK_MS * 1e6),
+            "longest_waiting_ms": max((round(v / 1e6) for v in longest_waiting.values()), default=0),
             "t_stuck_ms": T_STUCK_MS, "window_bytes": window_bytes}
 
 
@@ -373,17 +379,19 @@ def summary(rows):
     the pools 2 s after the senders stopped; drops: lossless drops;
     alarms: ports with the XOFF alarm raised at the end (PFC); stuck: queues
     the sampler saw paused longer than T_STUCK_MS; longest: the longest
-    such pause it saw (ms); last s: the ring's last delivery, seconds after
+    such pause it saw (ms); w/pkts: queues paused longer than T_STUCK_MS
+    with packets queued throughout; last s: the ring's last delivery, seconds after
     the senders started (they send for duration_s)."""
     print(f"{'scheme':7} {'seed':>4} {'delivered (4 ring flows)':>28} {'stalled':>12} {'zero ms':>7} "
-          f"{'held 2s':>8} {'drops':>6} {'alarms':>6} {'stuck':>5} {'longest':>7} {'last s':>6} dead")
+          f"{'held 2s':>8} {'drops':>6} {'alarms':>6} {'stuck':>5} {'longest':>7} {'w/pkts':>6} {'last s':>6} dead")
     for r in rows:
         ll = sum(v.get("lossless", 0) for v in r["drops"].values())
         lp = max(r["longest_pause_ms"].values(), default=0)
         print(f"{r['scheme']:7} {r['seed']:>4} {'/'.join(map(str, r['delivered'])):>28} "
               f"{'/'.join(map(str, r['stalled_windows'])):>12} {r['ring_longest_zero_ms']:>7} "
               f"{r['held_2s_later']:>8} {ll:>6} {len(r['alarm_ports']):>6} {len(r['stuck_queues']):>5} "
-              f"{lp:>7} {r['ring_last_delivery_s']:>6.1f} {'yes' if r['deadlocked'] else 'no'}", flush=True)
+              f"{lp:>7} {len(r['stuck_waiting']):>6} {r['ring_last_delivery_s']:>6.1f} "
+              f"{'yes' if r['deadlocked'] else 'no'}", flush=True)
 
 
 def plot(rows, png, seed=None):
