@@ -34,7 +34,14 @@
 #                   build, then PortFC's deadlock scenario S-04 on BCube(4,1)
 #                   in the VM, PFC against PortFC, SEEDS=3 seeds
 #                   (tests/portfc/deadlock.py; docs/PORTFC.md); writes
-#                   build/portfc-deadlock/deadlock.json
+#                   build/portfc-deadlock/deadlock.json and the ring flows'
+#                   plot portfc-deadlock.png (docs/img/ has the doc's)
+#   make portfc-fct build, then throughput and FCT on BCube(4,1), a seeded
+#                   permutation of WebSearch and long flows through relays,
+#                   PFC against PortFC, SEEDS=2 seeds, SW_DELAY=TIME the
+#                   software delay PFC's headroom is sized for (default
+#                   30ms) (tests/portfc/fct.py; docs/PORTFC.md); writes
+#                   build/portfc-fct/fct.json
 #   make checkpatch kernel style check of the module and the core
 #   make install    build userspace, then install it under PREFIX (default
 #                   /usr/local; DESTDIR=DIR stages it there): losslessd,
@@ -151,7 +158,13 @@ compare: all
 portfc-deadlock: all
 	mkdir -p $(BUILD_DIR)/portfc-deadlock
 	$(RUN_VM) --timeout 3000 --out $(BUILD_DIR)/portfc-deadlock -- tests/portfc/deadlock.py \
-		--seeds '$(or $(SEEDS),3)' --out $(BUILD_DIR)/portfc-deadlock
+		--seeds '$(or $(SEEDS),3)' --out $(BUILD_DIR)/portfc-deadlock \
+		--plot $(BUILD_DIR)/portfc-deadlock/portfc-deadlock.png
+
+portfc-fct: all
+	mkdir -p $(BUILD_DIR)/portfc-fct
+	$(RUN_VM) --timeout 3000 --out $(BUILD_DIR)/portfc-fct -- tests/portfc/fct.py \
+		--seeds '$(or $(SEEDS),2)' $(if $(SW_DELAY),--sw-delay '$(SW_DELAY)') --out $(BUILD_DIR)/portfc-fct
 
 checkpatch:
 	$(MAKE) -C kernel checkpatch
@@ -173,5 +186,5 @@ clean:
 	rm -rf $(BUILD_DIR)
 	$(MAKE) -C kernel clean
 
-.PHONY: all userspace module check check-host check-san check-vm check-repeat demo bench line-rate compare portfc-deadlock checkpatch clean \
+.PHONY: all userspace module check check-host check-san check-vm check-repeat demo bench line-rate compare portfc-deadlock portfc-fct checkpatch clean \
 	install uninstall

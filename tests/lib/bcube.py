@@ -30,6 +30,16 @@ namespace in /sys/fs/bpf/portfc-<namespace> and ll-<namespace>, removed
 with the topology). For PFC instead (the baseline): classify False,
 ingress True (PFC frames reach the qdiscs), the default 8 queues, and
 server_pool to make each server a PFC switch of its own two ports.
+
+dscp_prio ({DSCP: priority}, PFC only) keeps a relayed packet's priority
+through the server, as a PFC switch's "trust DSCP" does: Linux's IP
+forwarding sets a forwarded packet's skb->priority to rt_tos2priority(tos),
+0 for DSCP 24, which undoes what the ingress program set from the DSCP. So
+without it a PFC server relays lossless traffic in queue 0, lossy in its
+pool and never stopped by a PFC frame for the traffic's priority. Each
+server port gets a clsact egress filter (pref 10) per entry that sets the
+priority from the DSCP again. PortFC's classifier sets every packet's
+priority at egress itself.
 """
 
 import json
@@ -40,7 +50,7 @@ from topology import Paths, sh
 
 class BCube:
     def __init__(self, t, n, k, base="10.1.0.1", first=None, qdisc=None, classify=False,
-                 switch_pool=None, server_pool=None, ingress=None):
+                 switch_pool=None, server_pool=None, ingress=None, dscp_prio=None):
         self.t, self.n, self.k = t, n, k
         self.plan = json.loads(sh(f"{Paths.portfc} plan --n {n} --k {k} --base {base}"))
         self.first = first or (lambda src, dst: 0)
@@ -52,6 +62,8 @@ class BCube:
             self._qdiscs(qdisc, switch_pool, server_pool, portfc=classify)
         if classify or ingress:
             self._programs(classify)
+        if dscp_prio:
+            self._dscp_prio(dscp_prio)
 
     def server(self, i):
         return self.servers[i]
@@ -156,6 +168,20 @@ class BCube:
                          f"--ingress-pin-dir {ipin}",
                          f"{Paths.portfc} --pin-dir {pin} addrs --n {n} --k {k} --base {base}"]
                 h.run("sh -ec " + shlex.quote(" >/dev/null && ".join(cmds) + " >/dev/null"))
+
+    def _dscp_prio(self, dscp_prio):
+        """On every server port, a clsact egress filter per DSCP that sets
+        skb->priority back to the DSCP's priority (see dscp_prio above).
+        The guest loads no classifier on demand: u32 and skbedit first."""
+        sh("modprobe -a cls_u32 act_skbedit")
+        for h in self.servers.values():
+            cmds = []
+            for dev in h.ifaces:
+                cmds.append(f"tc qdisc add dev {dev} clsact 2>/dev/null || true")
+                for dscp, prio in sorted(dscp_prio.items()):
+                    cmds.append(f"tc filter add dev {dev} egress pref 10 protocol ip u32 "
+                                f"match ip dsfield {dscp << 2:#x} 0xfc action skbedit priority {prio}")
+            h.run("sh -ec " + shlex.quote("\n".join(cmds)))
 
     def classifier_stats(self, host):
         return host.json(f"{Paths.portfc} --pin-dir {shlex.quote(self.pin_dir(host))} show --json")
