@@ -41,7 +41,8 @@ holding bytes (`tc -s class show`), and the frames sent in the 2 s after
 the senders stopped (PFC's refreshes of the pauses). While the traffic
 runs, a sampler reads every queue of every port every 50 ms (rtnetlink,
 tcstats.py; its mean period is reported) and reports the longest pause it
-can prove, and every queue paused longer than T_STUCK_MS (500 ms). Prints one
+can prove, and every queue paused longer than T_stuck (t_stuck_ms below).
+Prints one
 JSON line per run and a table; --plot draws the ring flows per window
 (plot-deadlock.gp).
 
@@ -89,8 +90,21 @@ DSCP_PRIO = {24: 3}
 # The ring: its four servers and four switches (S0_0, S0_1, S1_0, S1_1).
 RING_SERVERS = (0, 1, 4, 5)
 RING_SWITCHES = (16, 17, 20, 21)
-# A queue paused longer than this is stuck (spec 10.3 S-04's T_stuck).
-T_STUCK_MS = 500
+# T_stuck (spec 10.3 S-04): one pause time at the ports' rate, 65535
+# quanta of 512 bit times (671 ms at 50 Mbit/s). PortFC's pauses are soft
+# state: a pause whose Resume was lost ends by itself within one pause
+# time (spec S-07, T_expire), so only a pause longer than that outlives
+# every frame that set it. The spec asks "while its cause queue is <= its
+# X_on"; the sampler does not see the cause (a switch queue up to two hops
+# away), so a legitimately long pause counts too: stricter than the spec.
+
+
+def t_stuck_ms(rate):
+    units = {"gbit": 1e9, "mbit": 1e6, "kbit": 1e3, "bit": 1}
+    for u, m in units.items():
+        if rate.endswith(u):
+            return 65535 * 512 / (float(rate[:-len(u)]) * m) * 1e3
+    raise ValueError(f"rate {rate!r}: a number with gbit, mbit, kbit or bit")
 
 
 def first_of(src, dst):
@@ -366,10 +380,11 @@ def run(scheme, seed, duration, rate, window_ms):
             "sampler_error": sampler.error, "sampler_reads_failed": sampler.failed,
             "sampler_read_ms": sampler.read_ms,
             "longest_pause_ms": {k: round(v / 1e6) for k, v in top},
-            "stuck_queues": sorted(k for k, v in longest.items() if v >= T_STUCK_MS * 1e6),
-            "stuck_waiting": sorted(k for k, v in longest_waiting.items() if v >= T_STUCK_MS * 1e6),
+            "stuck_queues": sorted(k for k, v in longest.items() if v >= t_stuck_ms(rate) * 1e6),
+            "stuck_waiting": sorted(k for k, v in longest_waiting.items()
+                                    if v >= t_stuck_ms(rate) * 1e6),
             "longest_waiting_ms": max((round(v / 1e6) for v in longest_waiting.values()), default=0),
-            "t_stuck_ms": T_STUCK_MS, "window_bytes": window_bytes}
+            "t_stuck_ms": round(t_stuck_ms(rate)), "window_bytes": window_bytes}
 
 
 def summary(rows):
@@ -378,8 +393,8 @@ def summary(rows):
     zero ms: the longest time none of the four delivered; held 2s: bytes in
     the pools 2 s after the senders stopped; drops: lossless drops;
     alarms: ports with the XOFF alarm raised at the end (PFC); stuck: queues
-    the sampler saw paused longer than T_STUCK_MS; longest: the longest
-    such pause it saw (ms); w/pkts: queues paused longer than T_STUCK_MS
+    the sampler saw paused longer than T_stuck; longest: the longest
+    such pause it saw (ms); w/pkts: queues paused longer than T_stuck
     with packets queued throughout; last s: the ring's last delivery, seconds after
     the senders started (they send for duration_s)."""
     print(f"{'scheme':7} {'seed':>4} {'delivered (4 ring flows)':>28} {'stalled':>12} {'zero ms':>7} "
