@@ -55,6 +55,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import struct
 import subprocess
 import sys
@@ -228,6 +229,32 @@ class Sampler(threading.Thread):
         return best, (sum(periods) / len(periods) if periods else 0)
 
 
+def relay_frames(bc):
+    """PortFC's frames as the ingress programs counted them, summed over
+    the servers and over the switches: A, B and R frames taken, B relayed
+    as R, relays that failed (the clone could not be sent), refused
+    (a kind the role never hears). A lost or late Resume shows here."""
+    out = {}
+    for role, hosts in (("servers", bc.servers), ("switches", bc.switches)):
+        tot = {"portfcA": 0, "portfcB": 0, "portfcR": 0, "relayed": 0, "relay_failed": 0,
+               "refused": 0, "redirect_failed": 0}
+        for h in hosts.values():
+            r = h.run(f"{Paths.ingress} --pin-dir {shlex.quote(bc.ingress_pin_dir(h))} show --json",
+                      check=False)
+            if r.returncode:
+                continue
+            for port in json.loads(r.stdout)["ports"]:
+                c = port["control"]
+                for k in ("portfcA", "portfcB", "portfcR"):
+                    tot[k] += c.get(k, 0)
+                tot["relayed"] += c["portfc_relayed"]
+                tot["relay_failed"] += c["portfc_relay_failed"]
+                tot["refused"] += c["portfc_refused"]
+                tot["redirect_failed"] += c["redirect_failed"]
+        out[role] = tot
+    return out
+
+
 def watchdog(bc):
     """The PFC watchdog's state on every port where it has anything to say:
     the XOFF alarm (raised now, how often, how long) and storms."""
@@ -332,6 +359,7 @@ def run(scheme, seed, duration, rate, window_ms):
         held_later, tx_later = pools(bc), pfc_tx(bc)
         wd = watchdog(bc) if scheme == "pfc" else {}
         queues = class_state(ring_hosts(bc))
+        frames = relay_frames(bc) if scheme == "portfc" else {}
         got = {k: json.loads(p.communicate()[0]) for k, p in recvs.items()}
         where = drops(bc)
     n = int(duration * 1000 / window_ms)
@@ -384,7 +412,7 @@ def run(scheme, seed, duration, rate, window_ms):
             "stuck_waiting": sorted(k for k, v in longest_waiting.items()
                                     if v >= t_stuck_ms(rate) * 1e6),
             "longest_waiting_ms": max((round(v / 1e6) for v in longest_waiting.values()), default=0),
-            "t_stuck_ms": round(t_stuck_ms(rate)), "window_bytes": window_bytes}
+            "t_stuck_ms": round(t_stuck_ms(rate)), "portfc_frames": frames, "window_bytes": window_bytes}
 
 
 def summary(rows):
