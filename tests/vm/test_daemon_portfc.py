@@ -316,6 +316,25 @@ def main():
             c.eq(sorted((p["dev"], p["role"], p["level"], p["node"]) for p in shown["ports"]),
                  [("if0", "switch", 0, 0), ("if1", "switch", 0, 0)],
                  "the classifier's positions: switch 0 at level 0")
+            # A reload: a new stuck and buffer apply, sizing included; one
+            # that changes the BCube is refused and changes nothing.
+            with open(SW_CONF, "w") as f:
+                f.write(switch_config("8mb").replace('pin_dir = "' + PF_PIN + '-w"',
+                                                      'pin_dir = "' + PF_PIN + '-w"\nstuck = "2s"'))
+            r = ctl(srv, "reload", check=False)
+            st = portfc_status(srv)
+            c.eq((r.returncode, r.stderr.strip()[:200], st["stuck"]["stuck_ns"],
+                  st["sizing"]["buffer_bytes"]), (0, "", 2_000_000_000, 8 << 20),
+                 "a reload applies stuck 2s and the 8 MB buffer")
+            with open(SW_CONF, "w") as f:
+                f.write(switch_config("4mb").replace("switch = 0", "switch = 1"))
+            r = ctl(srv, "reload", check=False)
+            st = portfc_status(srv)
+            c.ok(r.returncode != 0 and "[portfc] cannot change by a reload" in r.stderr
+                 and st["stuck"]["stuck_ns"] == 2_000_000_000
+                 and st["sizing"]["buffer_bytes"] == 8 << 20 and st["switch"] == 0,
+                 "a reload that moves the switch is refused, nothing changed",
+                 (r.stderr.strip() + " " + json.dumps(st["stuck"]))[:300])
         d.terminate()
         d.wait(timeout=10)
         srv.run(f"{Paths.losslessd} --config {SW_CONF} --cleanup", check=False)
