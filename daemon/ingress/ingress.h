@@ -51,6 +51,16 @@ class Error : public std::runtime_error {
   std::string hint_;
 };
 
+// e's message, and its hint in parentheses when e is an Error with one
+// (ll_cc's and ll_portfc's errors are this Error too).
+inline std::string error_text(const std::exception &e)
+{
+  std::string s = e.what();
+  if (auto *le = dynamic_cast<const Error *>(&e); le && !le->hint().empty())
+    s += " (" + le->hint() + ")";
+  return s;
+}
+
 enum class Mode : std::uint8_t {
   PcpDscp = LL_INGRESS_MODE_PCP_DSCP,
   Pcp = LL_INGRESS_MODE_PCP,

@@ -22,14 +22,6 @@ namespace {
 constexpr std::uint64_t kRefreshMinNs = 100000000;   // 100 ms
 constexpr std::uint64_t kRefreshMaxNs = 1000000000;  // 1 s
 
-std::string error_text(const std::exception &e)
-{
-  std::string s = e.what();
-  if (auto *ce = dynamic_cast<const cc::Error *>(&e); ce && !ce->hint().empty())
-    s += " (" + ce->hint() + ")";
-  return s;
-}
-
 metrics::HostCcFlow flow_sample(const char *map, const cc::FlowSummary &f, bool other)
 {
   metrics::HostCcFlow m;
@@ -55,7 +47,7 @@ HostCc HostCc::prepare(const config::HostCc &cfg, const std::string &source)
   try {
     cc::check_bpffs(cfg.pin_dir);
   } catch (const std::exception &e) {
-    throw std::runtime_error(at + "pin_dir \"" + cfg.pin_dir + "\": " + error_text(e));
+    throw std::runtime_error(at + "pin_dir \"" + cfg.pin_dir + "\": " + ingress::error_text(e));
   }
   std::uint32_t lowest = 0;
   std::string lowest_dev;
@@ -123,7 +115,7 @@ void HostCc::start()
       }
     }
     throw std::runtime_error(source_ + ":" + std::to_string(cfg_.line) + ": [host_cc]: " +
-                             error_text(e));
+                             ingress::error_text(e));
   }
   std::string devs;
   for (const Port &p : ports_)
@@ -140,7 +132,7 @@ void HostCc::start()
   try {
     worker_->maps.emplace(cc::Maps::open_pinned(cfg_.pin_dir));
   } catch (const std::exception &e) {
-    log("host_cc: telemetry: %s", error_text(e).c_str());  // status says it
+    log("host_cc: telemetry: %s", ingress::error_text(e).c_str());  // status says it
   }
   refresh(cc::monotonic_ns());
   worker_->thread = std::thread([w = worker_.get()] { w->run(); });
@@ -222,7 +214,7 @@ void HostCc::Worker::round(std::uint64_t now_ns)
     next.rp = cc::top(std::move(rp), n);
     next.snapshot_ns = now_ns;
   } catch (const std::exception &e) {
-    next.last_error = error_text(e);
+    next.last_error = ingress::error_text(e);
   }
   std::lock_guard<std::mutex> lock(mu);
   next.gc_runs = snap.gc_runs + gc_ran;
@@ -276,7 +268,7 @@ void HostCc::reconfigure(HostCc next)
         cc::detach(p.ifindex);
         log("host_cc: port %s: detached (no longer in ports)", p.dev.c_str());
       } catch (const std::exception &e) {
-        log("host_cc: port %s: %s", p.dev.c_str(), error_text(e).c_str());
+        log("host_cc: port %s: %s", p.dev.c_str(), ingress::error_text(e).c_str());
       }
     }
   }
@@ -317,7 +309,7 @@ void HostCc::links(const std::vector<Link> &links)
       attach(p);
       log("host_cc: port %s: attached (ifindex %u)", p.dev.c_str(), p.ifindex);
     } catch (const std::exception &e) {
-      p.state = "failed: " + error_text(e);
+      p.state = "failed: " + ingress::error_text(e);
       log("host_cc: port %s: %s", p.dev.c_str(), p.state.c_str());
     }
   }

@@ -21,14 +21,6 @@ constexpr std::uint64_t kPollMinNs = 50000000;    // 50 ms
 constexpr std::uint64_t kPollMaxNs = 1000000000;  // 1 s
 constexpr std::size_t kMaxEvents = 32;
 
-std::string error_text(const std::exception &e)
-{
-  std::string s = e.what();
-  if (auto *ie = dynamic_cast<const ingress::Error *>(&e); ie && !ie->hint().empty())
-    s += " (" + ie->hint() + ")";
-  return s;
-}
-
 std::string dotted(std::uint32_t host)
 {
   in_addr a{htonl(host)};
@@ -52,7 +44,7 @@ PortFc PortFc::prepare(const config::Portfc &cfg, const std::string &source,
   try {
     ingress::check_bpffs(cfg.pin_dir);
   } catch (const std::exception &e) {
-    throw std::runtime_error(at + "pin_dir \"" + cfg.pin_dir + "\": " + error_text(e));
+    throw std::runtime_error(at + "pin_dir \"" + cfg.pin_dir + "\": " + ingress::error_text(e));
   }
   for (const std::string &dev : cfg.ports) {
     Port port;
@@ -131,7 +123,7 @@ void PortFc::start(const std::string &ingress_pin_dir)
       }
     }
     throw std::runtime_error(source_ + ":" + std::to_string(cfg_.line) +
-                             ": [portfc]: " + error_text(e));
+                             ": [portfc]: " + ingress::error_text(e));
   }
   std::string devs;
   for (const Port &p : ports_)
@@ -182,8 +174,8 @@ void PortFc::links(const std::vector<Link> &links)
     log("portfc: ports attached again");
   } catch (const std::exception &e) {
     for (Port &p : ports_)
-      p.state = "failed: " + error_text(e);
-    log("portfc: %s", error_text(e).c_str());
+      p.state = "failed: " + ingress::error_text(e);
+    log("portfc: %s", ingress::error_text(e).c_str());
   }
 }
 
@@ -221,7 +213,7 @@ void PortFc::poll(Rtnl &rtnl, std::uint64_t now_ns, bool force)
         if (auto ctr = ingress_->ctrl_counters(p.ifindex))
           p.frames = *ctr;
     } catch (const std::exception &e) {
-      err = p.dev + ": " + error_text(e);
+      err = p.dev + ": " + ingress::error_text(e);
       unread.insert(p.dev);
     }
   }
@@ -343,7 +335,7 @@ ordered_json PortFc::status() const
       cj["queue"] = q;
       j["classifier"] = cj;
     } catch (const std::exception &e) {
-      j["classifier"] = {{"error", error_text(e)}};
+      j["classifier"] = {{"error", ingress::error_text(e)}};
     }
   }
   ordered_json ev = ordered_json::array();
