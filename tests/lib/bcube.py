@@ -185,3 +185,28 @@ class BCube:
 
     def classifier_stats(self, host):
         return host.json(f"{Paths.portfc} --pin-dir {shlex.quote(self.pin_dir(host))} show --json")
+
+
+def switch_port(rate="10gbit", buffer="64mb", pool="bench"):
+    """tc options of a lone BCube(4,1) switch port 1 under PortFC (the
+    benches' path: tests/vm/bench-bridge.py, prof-bridge.py): its pool of
+    scheme portfc, the port's queues and gates from the plan. Every
+    priority is lossless, so each port carves eight headrooms: hence the
+    large buffer."""
+    plan = json.loads(sh(f"{Paths.portfc} plan --n 4 --k 1"))
+    return (f"handle 1: lossless rate {rate} pool {pool} scheme-port 1 buffer {buffer} "
+            f"lossless-prios 0,1,2,3,4,5,6,7 scheme portfc portfc-n 4 "
+            f"queues {plan['queues']['switch']} strict 1 gates {plan['gates']['switch']}")
+
+
+def switch_port_classifier(sw, dev, dst_addr, pin, on):
+    """PortFC's classifier on dev, port 1 of switch 0 at level 0 whose
+    server 1 is dst_addr (the plan's base is dst_addr - 1), or (on False)
+    none; its maps pinned in pin."""
+    pin = shlex.quote(pin)
+    if not on:
+        sw.run(f"{Paths.portfc} --pin-dir {pin} detach {dev}", check=False)
+        return
+    a, b, c, d = (int(x) for x in dst_addr.split("."))
+    sw.run(f"{Paths.portfc} --pin-dir {pin} attach {dev} --n 4 --k 1 --switch 0 --level 0")
+    sw.run(f"{Paths.portfc} --pin-dir {pin} addrs --n 4 --k 1 --base {a}.{b}.{c}.{d - 1}")

@@ -61,11 +61,11 @@ import os
 import random
 import shlex
 import statistics
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import bcube  # noqa: E402
 from topology import Paths, Topology, announce, ensure_modules, host_pair_via  # noqa: E402
 
 SECONDS = float(os.environ.get("LL_BENCH_SECONDS", "1.5"))
@@ -129,12 +129,7 @@ PORTFC = os.environ.get("LL_BENCH_PORTFC", "0") in ("1", "2")
 PORTFC_KIND = "pool portfc"
 PORTFC_PIN = "/sys/fs/bpf/portfc-bench-{ns}"
 if PORTFC:
-    _plan = json.loads(subprocess.run([Paths.portfc, "plan", "--n", "4", "--k", "1"], check=True,
-                                      capture_output=True, text=True).stdout)
-    KINDS[PORTFC_KIND] = (f"handle 1: lossless rate 10gbit pool bench scheme-port 1 buffer 64mb "
-                          f"lossless-prios 0,1,2,3,4,5,6,7 scheme portfc portfc-n 4 "
-                          f"queues {_plan['queues']['switch']} strict 1 "
-                          f"gates {_plan['gates']['switch']}")
+    KINDS[PORTFC_KIND] = bcube.switch_port()
     TARGETS[PORTFC_KIND] = 0.85
 # LL_BENCH_PORTFC=2: also the same port without the classifier (the
 # scheme, queues and gates alone): the classifier's share of the cost.
@@ -212,18 +207,10 @@ def build(t):
 
 
 def portfc_classifier(path, on):
-    """PortFC's classifier on the path's egress port (on) or not. Its
-    maps are the switch namespace's; the receiver's address is server 1
-    of the plan (base = its address - 1)."""
-    sw, dev, ip2 = path[3], path[4], path[2]
-    pin = shlex.quote(PORTFC_PIN.format(ns=sw.ns))
-    if not on:
-        sw.run(f"{Paths.portfc} --pin-dir {pin} detach {dev}", check=False)
-        return
-    a, b, c, d = (int(x) for x in ip2.split("."))
-    base = f"{a}.{b}.{c}.{d - 1}"
-    sw.run(f"{Paths.portfc} --pin-dir {pin} attach {dev} --n 4 --k 1 --switch 0 --level 0")
-    sw.run(f"{Paths.portfc} --pin-dir {pin} addrs --n 4 --k 1 --base {base}")
+    """PortFC's classifier on the path's egress port (on) or not; the
+    receiver is server 1 of the plan."""
+    sw = path[3]
+    bcube.switch_port_classifier(sw, path[4], path[2], PORTFC_PIN.format(ns=sw.ns), on)
 
 
 def portfc_counts(paths):

@@ -17,11 +17,11 @@ vCPUs are counted); a sleeping one's wake-ups do instead, and are printed.
 64-byte UDP as fast as the sender goes, SECONDS (default 8) per kind."""
 import json
 import os
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import bcube  # noqa: E402
 from topology import Paths, Topology, announce, ensure_modules, host_pair_via  # noqa: E402
 
 POOL = "lossless rate 10gbit pool bench buffer 16mb lossless-prios 3 scheme"
@@ -31,23 +31,8 @@ def qdisc_of(kind):
     if kind == "pfifo":
         return "pfifo_fast"
     if kind in ("portfc", "portfc-bare"):
-        plan = json.loads(subprocess.run([Paths.portfc, "plan", "--n", "4", "--k", "1"], check=True,
-                                         capture_output=True, text=True).stdout)
-        return (f"handle 1: lossless rate 10gbit pool bench scheme-port 1 buffer 64mb "
-                f"lossless-prios 0,1,2,3,4,5,6,7 scheme portfc portfc-n 4 "
-                f"queues {plan['queues']['switch']} strict 1 gates {plan['gates']['switch']}")
+        return bcube.switch_port()
     return POOL + " " + kind
-
-
-def classifier(sw, dev, ip2, on):
-    """PortFC's classifier on dev (the receiver is server 1), or none."""
-    pin = f"/sys/fs/bpf/portfc-prof-{sw.ns}"
-    if not on:
-        sw.run(f"{Paths.portfc} --pin-dir {pin} detach {dev}", check=False)
-        return
-    a, b, c, d = (int(x) for x in ip2.split("."))
-    sw.run(f"{Paths.portfc} --pin-dir {pin} attach {dev} --n 4 --k 1 --switch 0 --level 0")
-    sw.run(f"{Paths.portfc} --pin-dir {pin} addrs --n 4 --k 1 --base {a}.{b}.{c}.{d - 1}")
 
 
 def snapshot(out, name):
@@ -83,7 +68,8 @@ def main():
             name = kind.replace(" ", "_")
             sw.run(f"tc qdisc del dev {l2['b_if']} root", check=False)
             sw.run(f"tc qdisc add dev {l2['b_if']} root {qdisc_of(kind)}")
-            classifier(sw, l2["b_if"], ip2, kind == "portfc")
+            bcube.switch_port_classifier(sw, l2["b_if"], ip2, f"/sys/fs/bpf/portfc-prof-{sw.ns}",
+                                         kind == "portfc")
             r = h2.popen(f"taskset -c 1 {Paths.traffic} recv --port {port} --idle-exit 2 --duration 300 "
                          f"--spin-us {os.environ.get('LL_BENCH_SPIN_US', '0')}")
             h2.wait_udp(port)
