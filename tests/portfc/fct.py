@@ -94,17 +94,25 @@ def host_totals(bc):
     (the pools'), and every qdisc's drops (a PortFC server has no pool:
     its queues' packet limit is all that bounds them)."""
     frames, peak, ll, qd = 0, 0, 0, 0
+    where = {}      # host -> its pool's lossless drops, where there are any
+    restores = {}   # host:dev -> watchdog restores, where there are any
     for h in list(bc.switches.values()) + list(bc.servers.values()):
         pools = {}
-        for q in qdiscs(h).values():
+        for dev, q in qdiscs(h).items():
             frames += q.get("pfc_frames_tx", 0)
             qd += q.get("drops", 0)
             if "pool_peak_shared" in q:
                 pools[q["options"]["pool"]] = (q["pool_peak_shared"] + q.get("pool_peak_headroom", 0),
                                                q.get("pool_drops_lossless", 0))
+            n = sum(p.get("restores", 0) for p in q.get("pfcwd", {}).get("prios", []))
+            if n:
+                restores[f"{h.name}:{dev}"] = n
         peak += sum(p for p, _ in pools.values())
-        ll += sum(d for _, d in pools.values())
-    return frames, peak, ll, qd
+        d = sum(d for _, d in pools.values())
+        ll += d
+        if d:
+            where[h.name] = d
+    return frames, peak, ll, qd, where, restores
 
 
 def run(scheme, seed, duration, rate, load, sw_delay=None):
@@ -148,7 +156,7 @@ def run(scheme, seed, duration, rate, load, sw_delay=None):
                     f"--cdf {WORKLOADS}/WebSearch_distribution.txt --load {load} --size-scale {SIZE_SCALE} "
                     f"--incast-size {LONG_BYTES} --incast-at {','.join(str(x) for x in LONG_AT)} "
                     f"--incast-dst {bc.addr(dst[i])} --payload {PAYLOAD} --dry-run")) | {"abandoned": True})
-        frames, peak, ll, qd = host_totals(bc)
+        frames, peak, ll, qd, ll_where, wd_restores = host_totals(bc)
     flows = {}
     for s in sends:
         for f in s["flows"]:
@@ -184,6 +192,7 @@ def run(scheme, seed, duration, rate, load, sw_delay=None):
             "throughput_mbit": received * 8 / max(1, last - t0) * 1e3,
             "span_s": (last - t0) / 1e9,
             "frames_tx": frames, "pool_peak_bytes": peak, "lossless_drops": ll, "qdisc_drops": qd,
+            "lossless_drops_by_host": ll_where, "watchdog_restores": wd_restores,
             "abandoned": sum(1 for s in sends if s["abandoned"]), "senders_blocked": blocked}
 
 
@@ -202,6 +211,9 @@ def table(rows):
               f"{fmt(r['long']['p50_ms'])}/{fmt(r['long']['p99_ms']):>8} {r['throughput_mbit']:>7.1f} "
               f"{r['span_s']:>6.1f} {r['frames_tx']:>7} {r['pool_peak_bytes'] // 1024:>8} "
               f"{r['lossless_drops']:>8} {r['qdisc_drops']:>7} {r['lost_bytes']:>9}", flush=True)
+        if r["lossless_drops_by_host"] or r["watchdog_restores"]:
+            print(f"        lossless drops by host {r['lossless_drops_by_host']}; "
+                  f"watchdog restores by port {r['watchdog_restores']}", flush=True)
     by = {(r["scheme"], r["seed"]): r for r in rows}
     for seed in sorted({r["seed"] for r in rows}):
         a, b = by.get(("pfc", seed)), by.get(("portfc", seed))
