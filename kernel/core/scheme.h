@@ -255,6 +255,10 @@ ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
  * region (mmu.c refuses a change that would leave more in use).
  */
 ll_u64 ll_scheme_port_carve(const struct ll_mmu_config *cfg, ll_u64 h);
+/* 1 if the scheme's headroom is the port's (a port_carve hook: DSH), 0 if
+ * each lossless priority has its own headroom_bytes.
+ */
+int ll_scheme_carves_per_port(const struct ll_mmu_config *cfg);
 
 /*
  * Before ll_mmu_admit() decides on a valid arrival at (port, prio): the
