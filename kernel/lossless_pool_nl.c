@@ -723,5 +723,6 @@ void ll_kport_xstats(struct ll_kport *port, struct tc_lossless_xstats *st,
 	ll_kpool_iq_stats(kp, port->index, now, st->iq);
 	ll_kpool_scheme_stats(kp, port->index, now, &st->sch, NULL);
 	ll_kpool_mode_stats(kp, port->index, &st->mode);
+	ll_kpool_premise_stats(kp, port->index, st);
 	spin_unlock_bh(&kp->lock);
 }

@@ -713,6 +713,21 @@ ll_u8 ll_mmu_port_detach(struct ll_mmu_pool *pool, ll_u32 port,
 
 /* ------------------------------------------------------ admit and release */
 
+/* Raise the headroom warning of (port, prio), once until its headroom is
+ * empty again.
+ */
+static void headroom_warn(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio)
+{
+	struct ll_mmu_port *p = &pool->ports[port];
+	ll_u8 bit = (ll_u8)(1u << prio);
+
+	if (p->headroom_near & bit)
+		return;
+	p->headroom_near |= bit;
+	p->headroom_warnings++;
+	pool->warn_mask |= 1ULL << port;
+}
+
 /* After a headroom admission: raise the warning if the priority's headroom
  * (or, where the scheme carves it per port, the port's) is past
  * LL_MMU_HEADROOM_NEAR_PCT of its size. Off the common path: only
@@ -722,10 +737,9 @@ static void headroom_watch(struct ll_mmu_pool *pool, ll_u32 port,
 			   ll_u32 prio)
 {
 	struct ll_mmu_port *p = &pool->ports[port];
-	ll_u8 bit = (ll_u8)(1u << prio);
 	ll_u64 used, size;
 
-	if (p->headroom_near & bit)
+	if (p->headroom_near & (1u << prio))
 		return;
 	if (ll_scheme_carves_per_port(&pool->cfg)) {
 		used = p->headroom_used;
@@ -734,11 +748,8 @@ static void headroom_watch(struct ll_mmu_pool *pool, ll_u32 port,
 		used = p->iq[prio].headroom_used;
 		size = p->headroom_bytes;
 	}
-	if (used * 100 <= size * LL_MMU_HEADROOM_NEAR_PCT)
-		return;
-	p->headroom_near |= bit;
-	p->headroom_warnings++;
-	pool->warn_mask |= 1ULL << port;
+	if (used * 100 > size * LL_MMU_HEADROOM_NEAR_PCT)
+		headroom_warn(pool, port, prio);
 }
 
 enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
@@ -786,6 +797,11 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 		region = ll_scheme_admit_lossless(pool, in_port, prio, bytes,
 						  now_ns);
 		if (region == LL_MMU_REGION_NONE) {
+			/* A packet the headroom did not hold: past 90 %
+			 * by any measure (packets may be too big for the
+			 * last tenth to hold one).
+			 */
+			headroom_warn(pool, in_port, prio);
 			iq->drops++;
 			pool->ctr.drops_lossless++;
 			return LL_MMU_DROP_LOSSLESS;

@@ -322,8 +322,9 @@ struct ll_mmu_port {
 	ll_u8 headroom_near;		/* bit p: prio p's warning is raised */
 	ll_u8 reserved0[3];
 	/* Times a lossless priority's headroom passed 90 % of its size
-	 * (LL_MMU_HEADROOM_NEAR_PCT), once per filling: the premise it was
-	 * sized on (sw-delay, the peer's response) nearly failed.
+	 * (LL_MMU_HEADROOM_NEAR_PCT) or overflowed, once per filling: the
+	 * premise it was sized on (sw-delay, the peer's response) nearly
+	 * failed, or failed.
 	 */
 	ll_u64 headroom_warnings;
 	struct ll_mmu_xoff xoff;
@@ -550,8 +551,8 @@ static inline ll_u64 ll_mmu_take_kicks(struct ll_mmu_pool *pool)
 /*
  * The headroom warning: a lossless priority whose headroom holds more than
  * this share of its size (its own headroom_bytes, or the port's carve for a
- * scheme whose headroom is the port's, DSH) raises it, once until the
- * priority's headroom is empty again.
+ * scheme whose headroom is the port's, DSH), or that drops a packet,
+ * raises it, once until the priority's headroom is empty again.
  */
 #define LL_MMU_HEADROOM_NEAR_PCT 90
 

@@ -332,6 +332,30 @@ TEST(MmuAdmission, HeadroomWarningPast90PercentOncePerFilling)
 	ExpectInvariants(pool.p());
 }
 
+// Packets too big for the last tenth: 2 of 3,400 B fill 68 % of 10,000,
+// the third does not fit. The drop raises the warning the 90 % never did.
+TEST(MmuAdmission, HeadroomOverflowWarnsBelow90Percent)
+{
+	Pool pool(PaperConfig(2, {2, 0}), k100G, kHdrm);
+	std::vector<ll_mmu_charge> q;
+	for (int k = 1; k <= 667; k++)
+		q.push_back(Admit(pool.p(), 0, 1));
+	ASSERT_TRUE(Paused(pool.p(), 0));
+	q.push_back(Admit(pool.p(), 0, 1, 3400));
+	q.push_back(Admit(pool.p(), 0, 1, 3400));
+	EXPECT_EQ(pool->ports[0].headroom_warnings, 0u);
+	ll_mmu_verdict v;
+	Admit(pool.p(), 0, 1, 3400, &v);
+	EXPECT_EQ(v, LL_MMU_DROP_LOSSLESS);
+	EXPECT_EQ(pool->ports[0].headroom_warnings, 1u);
+	EXPECT_EQ(ll_mmu_take_warnings(pool.p()), 1u);
+	Admit(pool.p(), 0, 1, 3400, &v);	/* once per filling */
+	EXPECT_EQ(pool->ports[0].headroom_warnings, 1u);
+	for (auto &ch : q)
+		ll_mmu_release(pool.p(), &ch, 0);
+	EXPECT_EQ(pool->ports[0].headroom_near, 0u);
+}
+
 TEST(MmuAdmission, U2TwoPortsAlternating)
 {
 	Pool pool(PaperConfig(3, {2, 0}), k100G, kHdrm);
