@@ -229,7 +229,7 @@ TEST(Config, TheExamplesOfTheDocumentationParse)
   EXPECT_EQ(c.daemon.prometheus->port, 9464);
   ASSERT_EQ(c.pools.size(), 1u);
   const Pool &p = c.pools[0];
-  EXPECT_EQ(p.buffer_bytes, 2097152u);
+  EXPECT_EQ(p.buffer_bytes, 16777216u);
   EXPECT_EQ(p.lossless_mask, 0x08);
   EXPECT_EQ(p.alpha, (1u << 8) | 3);
   EXPECT_EQ(p.egress_alpha, 1u << 8);
