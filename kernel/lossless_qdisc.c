@@ -51,7 +51,6 @@
 
 #define LL_DEFAULT_QUEUES 8
 #define LL_DEFAULT_LIMIT_PKTS 1000
-#define LL_BURST_DEFAULT_NS (100 * NSEC_PER_USEC)
 #define LL_TIMER_SLACK_NS (10 * NSEC_PER_USEC)
 
 /* Formatted extack messages arrived after 6.1; there, say it plainly. */
@@ -115,18 +114,6 @@ static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
 	[TCA_LOSSLESS_NP_ECN_K_BYTES] = { .type = NLA_U32 },
 	[TCA_LOSSLESS_SCHEME_PORT] = NLA_POLICY_MAX(NLA_U8, LL_MMU_MAX_PORTS - 1),
 };
-
-/* Default catch-up of the shaper: sw-delay at the line rate. sw-delay is
- * how late this machine's software may run (timers, softirqs), which the
- * headroom already assumes; a wake-up that late then costs no rate. Under
- * QEMU TCG the latest wake-up per test run was 5-40 ms (the tests set
- * sw-delay 60ms there); docs/CONFIGURATION.md, "Shaper".
- */
-static u32 ll_default_catchup(u64 rate_bps, u64 sw_delay_ns)
-{
-	return min_t(u64, ll_bytes_in_ns(rate_bps, sw_delay_ns),
-		     LOSSLESS_BURST_MAX_BYTES);
-}
 
 static void ll_skb_head_init(struct qdisc_skb_head *qh)
 {
@@ -903,17 +890,23 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 	else if (q->burst_explicit)
 		burst = q->burst_bytes;
 	else	/* two full frames, or 100 us at the rate if that is more */
-		burst = clamp_t(u64, div64_u64(rate * LL_BURST_DEFAULT_NS,
-					       8 * NSEC_PER_SEC),
-				2 * frame_bytes, LOSSLESS_BURST_MAX_BYTES);
+		burst = ll_shaper_default_burst_bytes(rate, frame_bytes);
 	if (tb[TCA_LOSSLESS_CATCHUP_BYTES])
 		catchup = nla_get_u32(tb[TCA_LOSSLESS_CATCHUP_BYTES]);
 	else if (q->catchup_explicit)
 		catchup = q->catchup_bytes;
-	else	/* sw-delay at the rate: see ll_default_catchup() */
-		catchup = ll_default_catchup(rate, tb[TCA_LOSSLESS_SW_DELAY_NS] ?
-					     nla_get_u64(tb[TCA_LOSSLESS_SW_DELAY_NS]) :
-					     q->port.cfg.sw_response_ns);
+	else	/*
+		 * sw-delay at the rate (core/shaper.h): sw-delay is how late
+		 * this machine's software may run (timers, softirqs), which
+		 * the headroom already assumes; a wake-up that late then
+		 * costs no rate. Under QEMU TCG the latest wake-up per test
+		 * run was 5-40 ms (the tests set sw-delay 60ms there);
+		 * docs/CONFIGURATION.md, "Shaper".
+		 */
+		catchup = ll_shaper_default_catchup_bytes(rate,
+				tb[TCA_LOSSLESS_SW_DELAY_NS] ?
+				nla_get_u64(tb[TCA_LOSSLESS_SW_DELAY_NS]) :
+				q->port.cfg.sw_response_ns, burst);
 	/* Below the burst it would mean nothing: the bucket holds that. */
 	catchup = max(catchup, burst);
 
