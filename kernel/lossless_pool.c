@@ -352,6 +352,9 @@ bool ll_kport_admit(struct ll_kport *port, struct sk_buff *skb, u32 queue,
 		now = ktime_get_ns();
 	v = ll_mmu_admit(kp->mmu, in_port, prio, port->index, queue, len, now,
 			 ll_skb_charge(skb));
+	/* A headroom past 90 %, or the drop of a full one. */
+	if (unlikely(kp->mmu->warn_mask))
+		ll_kpool_warn(kp, ll_mmu_take_warnings(kp->mmu));
 	if (!ll_mmu_admitted(v)) {
 		spin_unlock(&kp->lock);
 		return false;
@@ -365,8 +368,6 @@ bool ll_kport_admit(struct ll_kport *port, struct sk_buff *skb, u32 queue,
 		ll_mmu_xoff_decided(kp->mmu, in_port, now ? : ktime_get_ns());
 		ll_kpool_kick(kp, in_port);
 	}
-	if (unlikely(kp->mmu->warn_mask))
-		ll_kpool_warn(kp, ll_mmu_take_warnings(kp->mmu));
 	/* A scheme's frames due on other ports (PortFC's egress onsets). */
 	if (unlikely(kp->mmu->kick_mask))
 		ll_kpool_kick_mask(kp, ll_mmu_take_kicks(kp->mmu));
