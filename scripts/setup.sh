@@ -17,8 +17,9 @@ PACKAGES=(
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	# the kernel the module is built for and booted under QEMU
 	linux-image-amd64 linux-headers-amd64 kmod xz-utils
-	# make dkms-install, and make check's DKMS build of the module
-	dkms
+	# make dkms-install, and make check's DKMS build of the module (dkms
+	# signs it with a key it makes with openssl, which test_dkms.sh checks)
+	dkms openssl
 	qemu-system-x86 busybox-static
 	# networking userspace
 	iproute2 iperf3 ethtool tcpdump tshark python3 python3-scapy
