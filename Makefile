@@ -58,6 +58,13 @@
 #                   /lib/modules or /var/lib/dkms; checked), printing its
 #                   time; make check runs it, and tests/vm/test_dkms.sh
 #                   loads the result in the VM
+#   make netlink-fuzz
+#                   build, then NLFUZZ_MESSAGES=100000 random, mutated,
+#                   truncated and oversized qdisc requests (seed
+#                   NLFUZZ_SEED=1) to a pool with traffic in the VM: every
+#                   refusal with an extack message, nothing changed by one,
+#                   no kernel report (tests/vm/test_netlink_fuzz.py;
+#                   docs/RELIABILITY.md); make check runs 4000
 #   make checkpatch kernel style check of the module and the core
 #   make install    build userspace, then install it under PREFIX (default
 #                   /usr/local; DESTDIR=DIR stages it there): losslessd,
@@ -200,6 +207,11 @@ portfc-deadlock: all
 		--seeds '$(or $(SEEDS),3)' --out $(BUILD_DIR)/portfc-deadlock \
 		--plot $(BUILD_DIR)/portfc-deadlock/portfc-deadlock.png
 
+netlink-fuzz: all
+	mkdir -p $(BUILD_DIR)/netlink-fuzz
+	$(RUN_VM) --timeout 3600 --out $(BUILD_DIR)/netlink-fuzz -- tests/vm/test_netlink_fuzz.py \
+		--messages '$(or $(NLFUZZ_MESSAGES),100000)' --seed '$(or $(NLFUZZ_SEED),1)'
+
 portfc-fct: all
 	mkdir -p $(BUILD_DIR)/portfc-fct
 	$(RUN_VM) --timeout 3000 --out $(BUILD_DIR)/portfc-fct -- tests/portfc/fct.py \
@@ -225,5 +237,5 @@ clean:
 	rm -rf $(BUILD_DIR)
 	$(MAKE) -C kernel clean
 
-.PHONY: all userspace module dkms-install dkms-uninstall dkms-check check check-host check-san check-vm check-repeat demo bench line-rate compare portfc-deadlock portfc-fct checkpatch clean \
+.PHONY: all userspace module dkms-install dkms-uninstall dkms-check check check-host check-san check-vm check-repeat demo bench line-rate compare portfc-deadlock portfc-fct netlink-fuzz checkpatch clean \
 	install uninstall

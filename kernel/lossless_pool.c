@@ -275,6 +275,42 @@ void ll_kpool_kick_mask(struct ll_kpool *kp, u64 mask)
 
 /* ------------------------------------------------------- the packet path */
 
+/* Ports whose headroom passed LL_MMU_HEADROOM_NEAR_PCT: a log line each,
+ * rate-limited (the counter, headroom_warnings, counts every one). Under
+ * kp->lock.
+ */
+static void ll_kpool_warn(struct ll_kpool *kp, u64 mask)
+{
+	bool per_port = ll_scheme_carves_per_port(&kp->mmu->cfg);
+	u32 i, p;
+
+	for (i = 0; i < kp->nr_ports; i++) {
+		const struct ll_mmu_port *mp = &kp->mmu->ports[i];
+		struct ll_kport *port = kp->members[i];
+
+		if (!(mask & BIT_ULL(i)) || !port || !net_ratelimit())
+			continue;
+		for (p = 0; p < LL_PFC_PRIOS; p++) {
+			u64 used = mp->iq[p].headroom_used;
+			u64 size = mp->headroom_bytes;
+
+			if (!(mp->headroom_near & BIT(p)))
+				continue;
+			if (per_port) {
+				used = mp->headroom_used;
+				size = ll_scheme_port_carve(&kp->mmu->cfg,
+							    size);
+			}
+			netdev_warn(qdisc_dev(port->sch),
+				    "pool %s: priority %u headroom at %llu of %llu bytes, past %u%% or overflowing: the PFC response took longer than its sw-delay allows (last XOFF response %llu us); raise sw-delay\n",
+				    kp->name, p, used, size,
+				    LL_MMU_HEADROOM_NEAR_PCT,
+				    div_u64(mp->xoff.response_last_ns,
+					    NSEC_PER_USEC));
+		}
+	}
+}
+
 /* ECT(0) or ECT(1): a packet ECN marking may turn into CE. */
 static bool ll_skb_ect(struct sk_buff *skb)
 {
@@ -317,6 +353,9 @@ bool ll_kport_admit(struct ll_kport *port, struct sk_buff *skb, u32 queue,
 		now = ktime_get_ns();
 	v = ll_mmu_admit(kp->mmu, in_port, prio, port->index, queue, len, now,
 			 ll_skb_charge(skb));
+	/* A headroom past 90 %, or the drop of a full one. */
+	if (unlikely(kp->mmu->warn_mask))
+		ll_kpool_warn(kp, ll_mmu_take_warnings(kp->mmu));
 	if (!ll_mmu_admitted(v)) {
 		spin_unlock(&kp->lock);
 		return false;
@@ -325,8 +364,11 @@ bool ll_kport_admit(struct ll_kport *port, struct sk_buff *skb, u32 queue,
 	 * changes a pause wish; a refresh falls due on the port's own timer.
 	 */
 	if ((ll_skb_charge(skb)->lossless || ll_scheme_hooks_for(kp->mmu, 0)) &&
-	    ll_mmu_admit_due(kp->mmu, in_port, now))
+	    ll_mmu_admit_due(kp->mmu, in_port, now)) {
+		/* The clock of an XOFF decision: the headroom's premise. */
+		ll_mmu_xoff_decided(kp->mmu, in_port, now ? : ktime_get_ns());
 		ll_kpool_kick(kp, in_port);
+	}
 	/* A scheme's frames due on other ports (PortFC's egress onsets). */
 	if (unlikely(kp->mmu->kick_mask))
 		ll_kpool_kick_mask(kp, ll_mmu_take_kicks(kp->mmu));
@@ -437,6 +479,20 @@ u32 ll_kport_told_xoff(struct ll_kport *port, u64 now)
 }
 
 /* ---------------------------------------------------------- stats, need */
+
+void ll_kpool_premise_stats(struct ll_kpool *kp, u32 port,
+			    struct tc_lossless_xstats *st)
+{
+	struct ll_mmu_premise_stats ps;
+
+	if (ll_mmu_get_premise_stats(kp->mmu, port, &ps))
+		return;
+	st->xoff_response_last_ns = ps.response_last_ns;
+	st->xoff_response_max_ns = ps.response_max_ns;
+	st->xoff_responses = ps.responses;
+	st->headroom_warnings = ps.headroom_warnings;
+	st->headroom_near_mask = ps.headroom_near;
+}
 
 void ll_kpool_iq_stats(struct ll_kpool *kp, u32 port, u64 now,
 		       struct tc_lossless_iq_stats *iq)

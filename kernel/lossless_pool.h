@@ -150,6 +150,8 @@ u32 ll_kpool_backlog_need(struct ll_kpool *kp);
  * The ingress (port, priority) stats of port, for tc's xstats and the
  * plane's port slot alike. Under kp->lock.
  */
+void ll_kpool_premise_stats(struct ll_kpool *kp, u32 port,
+			    struct tc_lossless_xstats *st);
 void ll_kpool_iq_stats(struct ll_kpool *kp, u32 port, u64 now,
 		       struct tc_lossless_iq_stats *iq);
 

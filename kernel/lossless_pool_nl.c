@@ -455,6 +455,16 @@ void ll_kport_check_backlog(struct ll_kport *port,
 				   "net.core.netdev_max_backlog is below the pool's backlog-need (tc -s qdisc show): veth may drop lossless frames before the switch sees them (docs/MMU.md)");
 }
 
+/* SPFC without a window: four round trips of this port (core/scheme.h). */
+static void ll_spfc_window_default(struct ll_mmu_config *cfg,
+				   const struct ll_mmu_port_config *pc)
+{
+	if (cfg->scheme == LL_SCHEME_SPFC && !cfg->scheme_params.spfc.tc_ns)
+		cfg->scheme_params.spfc.tc_ns =
+			ll_spfc_window_for_rtt_ns(2 * (pc->cable_delay_ns +
+						       pc->sw_response_ns));
+}
+
 /* Join a pool (init) or change the pool's and this port's parameters.
  * Either everything applies or nothing does.
  */
@@ -498,6 +508,7 @@ int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
 		err = ll_pool_options(tb, &cfg, &pool_given, extack);
 		if (err)
 			return err;
+		ll_spfc_window_default(&cfg, &pc);
 		if (tb[TCA_LOSSLESS_PLANE_FD]) {
 			plane = ll_kplane_get(nla_get_u32(tb[TCA_LOSSLESS_PLANE_FD]),
 					      extack);
@@ -538,6 +549,8 @@ int ll_kport_change(struct ll_kport *port, struct nlattr **tb, u64 rate,
 	cfg = kp->mmu->cfg;
 	spin_unlock_bh(&kp->lock);
 	err = ll_pool_options(tb, &cfg, &pool_given, extack);
+	if (!err && pool_given)
+		ll_spfc_window_default(&cfg, &pc);
 	if (!err)
 		err = ll_port_mode_check(&pc, cfg.mtu_bytes,
 					 tb[TCA_LOSSLESS_MODE], extack);
@@ -723,5 +736,6 @@ void ll_kport_xstats(struct ll_kport *port, struct tc_lossless_xstats *st,
 	ll_kpool_iq_stats(kp, port->index, now, st->iq);
 	ll_kpool_scheme_stats(kp, port->index, now, &st->sch, NULL);
 	ll_kpool_mode_stats(kp, port->index, &st->mode);
+	ll_kpool_premise_stats(kp, port->index, st);
 	spin_unlock_bh(&kp->lock);
 }

@@ -51,7 +51,6 @@
 
 #define LL_DEFAULT_QUEUES 8
 #define LL_DEFAULT_LIMIT_PKTS 1000
-#define LL_BURST_DEFAULT_NS (100 * NSEC_PER_USEC)
 #define LL_TIMER_SLACK_NS (10 * NSEC_PER_USEC)
 
 /* Formatted extack messages arrived after 6.1; there, say it plainly. */
@@ -115,18 +114,6 @@ static const struct nla_policy ll_policy[TCA_LOSSLESS_MAX + 1] = {
 	[TCA_LOSSLESS_NP_ECN_K_BYTES] = { .type = NLA_U32 },
 	[TCA_LOSSLESS_SCHEME_PORT] = NLA_POLICY_MAX(NLA_U8, LL_MMU_MAX_PORTS - 1),
 };
-
-/* Default catch-up of the shaper: sw-delay at the line rate. sw-delay is
- * how late this machine's software may run (timers, softirqs), which the
- * headroom already assumes; a wake-up that late then costs no rate. Under
- * QEMU TCG the latest wake-up per test run was 5-40 ms (the tests set
- * sw-delay 60ms there); docs/CONFIGURATION.md, "Shaper".
- */
-static u32 ll_default_catchup(u64 rate_bps, u64 sw_delay_ns)
-{
-	return min_t(u64, ll_bytes_in_ns(rate_bps, sw_delay_ns),
-		     LOSSLESS_BURST_MAX_BYTES);
-}
 
 static void ll_skb_head_init(struct qdisc_skb_head *qh)
 {
@@ -903,17 +890,23 @@ static int ll_change(struct Qdisc *sch, struct nlattr *opt,
 	else if (q->burst_explicit)
 		burst = q->burst_bytes;
 	else	/* two full frames, or 100 us at the rate if that is more */
-		burst = clamp_t(u64, div64_u64(rate * LL_BURST_DEFAULT_NS,
-					       8 * NSEC_PER_SEC),
-				2 * frame_bytes, LOSSLESS_BURST_MAX_BYTES);
+		burst = ll_shaper_default_burst_bytes(rate, frame_bytes);
 	if (tb[TCA_LOSSLESS_CATCHUP_BYTES])
 		catchup = nla_get_u32(tb[TCA_LOSSLESS_CATCHUP_BYTES]);
 	else if (q->catchup_explicit)
 		catchup = q->catchup_bytes;
-	else	/* sw-delay at the rate: see ll_default_catchup() */
-		catchup = ll_default_catchup(rate, tb[TCA_LOSSLESS_SW_DELAY_NS] ?
-					     nla_get_u64(tb[TCA_LOSSLESS_SW_DELAY_NS]) :
-					     q->port.cfg.sw_response_ns);
+	else	/*
+		 * sw-delay at the rate (core/shaper.h): sw-delay is how late
+		 * this machine's software may run (timers, softirqs), which
+		 * the headroom already assumes; a wake-up that late then
+		 * costs no rate. Under QEMU TCG the latest wake-up per test
+		 * run was 5-40 ms (the tests set sw-delay 60ms there);
+		 * docs/CONFIGURATION.md, "Shaper".
+		 */
+		catchup = ll_shaper_default_catchup_bytes(rate,
+				tb[TCA_LOSSLESS_SW_DELAY_NS] ?
+				nla_get_u64(tb[TCA_LOSSLESS_SW_DELAY_NS]) :
+				q->port.cfg.sw_response_ns, burst);
 	/* Below the burst it would mean nothing: the bucket holds that. */
 	catchup = max(catchup, burst);
 
@@ -1088,58 +1081,74 @@ static int ll_put_xstats(struct gnet_dump *d, const void *st, int len)
 }
 
 /* Since 4.15 tc dumps stats without the qdisc lock: take it, as sch_fq
- * does, for a consistent snapshot (the gates expire here too).
+ * does, for a consistent snapshot (the gates expire here too). The dump
+ * runs in process context under RTNL; the xstats (2 KiB) are too big for
+ * the stack.
  */
-static int ll_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+static int ll_fill_xstats(struct Qdisc *sch, struct tc_lossless_xstats *st)
 {
 	struct ll_sched *q = qdisc_priv(sch);
-	struct tc_lossless_xstats st = { .type = TC_LOSSLESS_XSTATS_QDISC };
 	u64 now;
 	u32 i;
 
+	st->type = TC_LOSSLESS_XSTATS_QDISC;
 	sch_tree_lock(sch);
 	now = ll_now_ns();
-	st.pfc_frames_rx = q->pfc_frames_rx;
-	st.pause_frames_rx = q->pause_frames_rx;
-	st.ctrl_invalid = q->ctrl_invalid;
-	st.throttled = q->throttled;
-	st.pause_blocked = q->pause_blocked;
-	st.rate_bps = q->rate_bps;
-	st.catchup_bytes = q->catchup_bytes;
-	st.shaper_lost_ns = q->shaper.lost_ns;
-	st.wake_late_max_ns = q->wake_late_max_ns;
+	st->pfc_frames_rx = q->pfc_frames_rx;
+	st->pause_frames_rx = q->pause_frames_rx;
+	st->ctrl_invalid = q->ctrl_invalid;
+	st->throttled = q->throttled;
+	st->pause_blocked = q->pause_blocked;
+	st->rate_bps = q->rate_bps;
+	st->catchup_bytes = q->catchup_bytes;
+	st->shaper_lost_ns = q->shaper.lost_ns;
+	st->wake_late_max_ns = q->wake_late_max_ns;
 	BUILD_BUG_ON(LOSSLESS_LATENESS_BUCKETS != LL_LATENESS_BUCKETS);
-	memcpy(st.wake_late, q->wake_late, sizeof(st.wake_late));
-	ll_wd_stats(q, now, &st.wd_action, &st.wd_storm_mask,
-		    &st.wd_alarm_mask, st.wd);
+	memcpy(st->wake_late, q->wake_late, sizeof(st->wake_late));
+	ll_wd_stats(q, now, &st->wd_action, &st->wd_storm_mask,
+		    &st->wd_alarm_mask, st->wd);
 	ll_port_pause_expire(&q->pause, now);
 	ll_gates_refresh(q);
-	st.paused_mask = q->closed_mask;
+	st->paused_mask = q->closed_mask;
 	/* The PFC and port gates; the free ones show in the class stats. */
 	BUILD_BUG_ON(LOSSLESS_GATES > LL_GATES);
 	for (i = 0; i < LOSSLESS_GATES; i++) {
 		const struct ll_pause_gate *g = &q->pause.gates[i];
 
-		st.gates[i].xoff_frames = g->xoff_frames;
-		st.gates[i].xon_frames = g->xon_frames;
-		st.gates[i].paused_ns = ll_gate_closed_ns(g, now);
+		st->gates[i].xoff_frames = g->xoff_frames;
+		st->gates[i].xon_frames = g->xon_frames;
+		st->gates[i].paused_ns = ll_gate_closed_ns(g, now);
 	}
 	if (q->port.pool)
-		ll_kport_xstats(&q->port, &st, now);
+		ll_kport_xstats(&q->port, st, now);
 	sch_tree_unlock(sch);
 	/* Sent once and whole (ll_put_xstats()), with the options it must
 	 * fit a fresh socket's first NLMSG_GOODSIZE skb (3776 with 4 KiB
-	 * pages): 2024 B with a mode's per-priority values, in a message of
-	 * 2484 B for a Bifrost port (test_bifrost); room for blocks to come.
+	 * pages): 2064 B with a mode's per-priority values and the premise,
+	 * in a message of 2524 B for a Bifrost port (test_bifrost, 2484 B
+	 * before the premise); room for blocks to come.
 	 */
-	BUILD_BUG_ON(sizeof(st) > 2048);
-	if (st.mode.mode)
-		return ll_put_xstats(d, &st, sizeof(st));
-	if (st.sch.scheme)
-		return ll_put_xstats(d, &st, offsetof(typeof(st), mode));
-	if (!ll_wd_reported(q, &st))
-		return ll_put_xstats(d, &st, offsetof(typeof(st), wd_action));
-	return ll_put_xstats(d, &st, offsetof(typeof(st), sch));
+	BUILD_BUG_ON(sizeof(*st) > 2112);
+	/* A pool member sends the premise at the end, so every part. */
+	if (st->mode.mode || q->port.pool)
+		return sizeof(*st);
+	if (st->sch.scheme)
+		return offsetof(typeof(*st), mode);
+	if (!ll_wd_reported(q, st))
+		return offsetof(typeof(*st), wd_action);
+	return offsetof(typeof(*st), sch);
+}
+
+static int ll_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct tc_lossless_xstats *st = kzalloc(sizeof(*st), GFP_KERNEL);
+	int err;
+
+	if (!st)
+		return -ENOMEM;
+	err = ll_put_xstats(d, st, ll_fill_xstats(sch, st));
+	kfree(st);
+	return err;
 }
 
 static struct ll_queue *ll_class(struct Qdisc *sch, unsigned long arg)

@@ -81,14 +81,16 @@ static void ll_wd_tick(struct Qdisc *sch, u64 now)
 	if (q->port.pool && q->wd.cfg.xoff_alarm_ns)
 		v.told_xoff_mask = ll_kport_told_xoff(&q->port, now);
 	ch = ll_wd_poll(&q->wd, &v, now);
-	/* Restored: the peer has sent no XOFF for restore-time; a pause it
-	 * sent before (up to 65535 quanta, 1.7 s at 20 Mbit/s) is void, or the
-	 * priority would be found paused again and storm anew.
+	/* Restored after forward or drop: the peer has sent no XOFF for
+	 * restore-time; a pause it sent before (up to 65535 quanta, 1.7 s at
+	 * 20 Mbit/s), ignored so far, is void, or the priority would be found
+	 * paused again and storm anew. Alert never ignored the pause, and
+	 * restores only once it ran out: the datapath is the peer's.
 	 */
 	for (p = 0; p < LL_PFC_PRIOS; p++) {
 		struct ll_pause_gate *g = &q->pause.gates[p];
 
-		if ((ch.restored & BIT(p)) && g->closed) {
+		if ((ch.restored & old_ignore & BIT(p)) && g->closed) {
 			g->until_ns = min(g->until_ns, now);
 			ll_gate_expire(g, now);
 		}

@@ -285,6 +285,39 @@ static void ll_print_prio_list(__u32 mask)
 		print_string(PRINT_FP, NULL, " none", NULL);
 }
 
+/*
+ * The headroom's premise on a pool member (appended; len says whether the
+ * kernel sent it): the XOFF response measured, last and max, and the
+ * headroom warnings. Text: a line once anything was measured or warned
+ * (always with -d); JSON: always when sent.
+ */
+static void ll_print_premise_xstats(const struct tc_lossless_xstats *st,
+				    unsigned int len)
+{
+	if (len < offsetof(struct tc_lossless_xstats, premise_pad) +
+		  sizeof(st->premise_pad) || !st->pool_ports)
+		return;
+	if (!is_json_context() && !show_details && !st->xoff_responses &&
+	    !st->headroom_warnings)
+		return;
+	print_nl();
+	print_u64(PRINT_ANY, "xoff_responses", "  xoff responses %llu",
+		  st->xoff_responses);
+	ll_print_time("xoff_response_last_ns", " last %s",
+		      st->xoff_response_last_ns);
+	ll_print_time("xoff_response_max_ns", " max %s",
+		      st->xoff_response_max_ns);
+	print_u64(PRINT_ANY, "headroom_warnings", "  headroom warnings %llu",
+		  st->headroom_warnings);
+	print_uint(PRINT_JSON, "headroom_near_mask", NULL,
+		   st->headroom_near_mask);
+	if (st->headroom_near_mask) {
+		print_string(PRINT_FP, NULL, " (over 90%% now:", NULL);
+		ll_print_prio_list(st->headroom_near_mask);
+		print_string(PRINT_FP, NULL, ")", NULL);
+	}
+}
+
 static bool ll_wd_prio_active(const struct tc_lossless_wd_stats *w)
 {
 	return w->storm || w->xoff_alarm || w->storms || w->restores ||
@@ -522,6 +555,7 @@ int ll_tc_print_xstats(struct qdisc_util *qu, FILE *f,
 		memcpy(&st, RTA_DATA(xstats), min(len, (unsigned int)sizeof(st)));
 		ll_print_qdisc_xstats(&st, len);
 		ll_print_pool_xstats(&st, len);
+		ll_print_premise_xstats(&st, len);
 		ll_print_wd_xstats(&st, len);
 		ll_print_scheme_xstats(&st, len);
 		ll_tc_print_mode_xstats(&st, len);

@@ -11,6 +11,7 @@
 
 extern "C" {
 #include "headroom.h"
+#include "shaper.h"
 }
 
 namespace lossless::config {
@@ -265,9 +266,9 @@ void Parser::scheme_tables(const toml::table &t, const std::string &ctx,
 // defaults that depend on the ports, keys that do not go together), then
 // its checks against the pool's ports (registry.h's check_scheme()), each
 // at the line of the key it is about. Ports' headroom is the given one, or
-// the formula's when the rate is given (without the shaper's term, which
-// the qdisc reports later); round trips are 2 x (cable delay + the pool's
-// sw_delay).
+// the formula's when the rate is given, with the qdisc's default shaper
+// catch-up (term 9; core/shaper.h), as the kernel computes it; round trips
+// are 2 x (cable delay + the pool's sw_delay).
 void scheme_checks(Parser &ps, const toml::table &pool_table, Pool &pool,
                    const std::vector<const toml::table *> &port_tables, const Config &cfg)
 {
@@ -296,6 +297,9 @@ void scheme_checks(Parser &ps, const toml::table &pool_table, Pool &pool,
       h.cable_delay_ns = p.cable_delay_ns;
       h.sw_response_ns = pool.sw_delay_ns;
       h.mtu_bytes = f;
+      // The device's frame is the pool's less its VLAN tag.
+      h.shaper_burst_bytes = ll_shaper_default_catchup_bytes(
+          h.rate_bps, h.sw_response_ns, ll_shaper_default_burst_bytes(h.rate_bps, f - 4));
       sp.headroom_bytes = ll_headroom_bytes(&h);
     }
     ports.push_back(sp);

@@ -2,6 +2,7 @@
 #include "daemon.h"
 
 #include "datapath_error.h"
+#include "headroom_check.h"
 #include "host_cc.h"
 #include "metrics.h"
 #include "notify.h"
@@ -239,6 +240,32 @@ void Daemon::validate()
     p.up = l->up;
     p.mtu = l->mtu;
     ports_.push_back(p);
+  }
+  // Each pool's ports against its buffer, as the kernel will decide when
+  // their qdiscs join it (headroom_check.h): refused here, with the
+  // numbers, before anything is installed.
+  for (const auto &pool : pools_) {
+    std::vector<HeadroomPort> hp;
+    for (const auto &p : ports_) {
+      if (p.cfg.pool != pool->cfg.settings.name)
+        continue;
+      auto l = std::find_if(links.begin(), links.end(),
+                            [&](const Link &x) { return x.ifindex == p.ifindex; });
+      HeadroomPort h;
+      h.dev = p.cfg.dev;
+      h.line = p.cfg.line;
+      h.rate_bps = p.cfg.rate_bps.value_or(std::uint64_t(device_speed_mbps(p.cfg.dev)) * 1000000);
+      h.cable_delay_ns = p.cfg.cable_delay_ns;
+      h.dev_frame_bytes = l->mtu + l->hard_header_len;
+      h.headroom_bytes = p.cfg.headroom_bytes;
+      h.scheme_port = p.cfg.scheme_port ? *p.cfg.scheme_port + 1u : 0u;
+      hp.push_back(h);
+    }
+    policy::PoolSettings s = pool->cfg.settings;
+    s.buffer_bytes = pool->cfg.buffer_bytes;
+    HeadroomResult r = check_pool_headroom(s, pool->cfg.line, hp, cfg_.source);
+    if (!r.error.empty())
+      throw std::runtime_error(r.error);
   }
   if (cfg_.host_cc)
     host_cc_ = std::make_unique<HostCc>(HostCc::prepare(*cfg_.host_cc, cfg_.source));

@@ -10,6 +10,9 @@
 #include <cstring>
 
 #include "pfc_policy.h"
+extern "C" {
+#include "scheme.h"
+}
 #include "spfc_slow.h"
 
 namespace lossless::policy {
@@ -77,8 +80,7 @@ void configure(SchemeConfig &c)
         break;
       }
   if (!c.given("window") && c.max_rtt_ns)
-    c.block->p.spfc.tc_ns =
-        std::clamp<std::uint64_t>(4 * c.max_rtt_ns, row("window")->def, row("window")->max);
+    c.block->p.spfc.tc_ns = ll_spfc_window_for_rtt_ns(c.max_rtt_ns);  // the kernel's rule
 }
 
 // The one spelling of its command, for the usage line and the error.

@@ -108,6 +108,9 @@ void ll_mmu_want(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio, int on)
 	} else if (!on && (xo->want & bit)) {
 		xo->want &= (ll_u8)~bit;
 		pool->paused_count--;
+		/* Withdrawn before it was told: nothing to time. */
+		if (!(xo->want & ~xo->told))
+			xo->decided_ns = 0;
 	}
 }
 
@@ -710,6 +713,45 @@ ll_u8 ll_mmu_port_detach(struct ll_mmu_pool *pool, ll_u32 port,
 
 /* ------------------------------------------------------ admit and release */
 
+/* Raise the headroom warning of (port, prio), once until its headroom is
+ * empty again.
+ */
+static void headroom_warn(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio)
+{
+	struct ll_mmu_port *p = &pool->ports[port];
+	ll_u8 bit = (ll_u8)(1u << prio);
+
+	if (p->headroom_near & bit)
+		return;
+	p->headroom_near |= bit;
+	p->headroom_warnings++;
+	pool->warn_mask |= 1ULL << port;
+}
+
+/* After a headroom admission: raise the warning if the priority's headroom
+ * (or, where the scheme carves it per port, the port's) is past
+ * LL_MMU_HEADROOM_NEAR_PCT of its size. Off the common path: only
+ * arrivals that land in headroom come here.
+ */
+static void headroom_watch(struct ll_mmu_pool *pool, ll_u32 port,
+			   ll_u32 prio)
+{
+	struct ll_mmu_port *p = &pool->ports[port];
+	ll_u64 used, size;
+
+	if (p->headroom_near & (1u << prio))
+		return;
+	if (ll_scheme_carves_per_port(&pool->cfg)) {
+		used = p->headroom_used;
+		size = ll_scheme_port_carve(&pool->cfg, p->headroom_bytes);
+	} else {
+		used = p->iq[prio].headroom_used;
+		size = p->headroom_bytes;
+	}
+	if (used * 100 > size * LL_MMU_HEADROOM_NEAR_PCT)
+		headroom_warn(pool, port, prio);
+}
+
 enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 				 ll_u32 prio, ll_u32 eg_port, ll_u32 eg_queue,
 				 ll_u32 bytes, ll_u64 now_ns,
@@ -755,6 +797,11 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 		region = ll_scheme_admit_lossless(pool, in_port, prio, bytes,
 						  now_ns);
 		if (region == LL_MMU_REGION_NONE) {
+			/* A packet the headroom did not hold: past 90 %
+			 * by any measure (packets may be too big for the
+			 * last tenth to hold one).
+			 */
+			headroom_warn(pool, in_port, prio);
 			iq->drops++;
 			pool->ctr.drops_lossless++;
 			return LL_MMU_DROP_LOSSLESS;
@@ -790,6 +837,8 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 		pool->headroom_used += bytes;
 		raise_peak(&iq->peak_headroom, iq->headroom_used);
 		raise_peak(&pool->peak_headroom, pool->headroom_used);
+		if (!moded)
+			headroom_watch(pool, in_port, prio);
 		break;
 	}
 	raise_peak(&iq->peak_bytes,
@@ -844,6 +893,8 @@ static void uncharge_ingress(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
 		r = bytes - h - s;
 	}
 	bad |= sub_clamp(&iq->headroom_used, h);
+	if (h && !iq->headroom_used)	/* emptied: the warning re-arms */
+		p->headroom_near &= (ll_u8)~(1u << (iq - p->iq));
 	bad |= sub_clamp(&iq->shared_used, s);
 	bad |= sub_clamp(&iq->reserved_used, r);
 	bad |= sub_clamp(&p->headroom_used, h);
@@ -1032,6 +1083,25 @@ int ll_mmu_admit_due(const struct ll_mmu_pool *pool, ll_u32 in_port,
 	return ll_mmu_ctrl_due(pool, in_port, now_ns);
 }
 
+/* A baseline port (PFC or PAUSE frames) wanting a pause it has not told. */
+static int xoff_untold(const struct ll_mmu_pool *pool,
+		       const struct ll_mmu_port *p)
+{
+	return !p->mode && !own_frames(pool, p) &&
+	       (p->xoff.want & ~p->xoff.told);
+}
+
+void ll_mmu_xoff_decided(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
+{
+	struct ll_mmu_port *p;
+
+	if (!port_ok(pool, port))
+		return;
+	p = &pool->ports[port];
+	if (!p->xoff.decided_ns && xoff_untold(pool, p))
+		p->xoff.decided_ns = now_ns ? now_ns : 1;
+}
+
 int ll_mmu_ctrl_take(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns,
 		    struct ll_ctrl_msg *frame)
 {
@@ -1066,6 +1136,11 @@ int ll_mmu_ctrl_take(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns,
 		xo->taken_ns = now_ns;
 		return 1;
 	}
+	/* A decision the caller did not time (a scheme's, a sweep's) is
+	 * timed from here: the response then omits the wait for this run.
+	 */
+	if (!xo->decided_ns && (xo->want & ~xo->told))
+		xo->decided_ns = now_ns ? now_ns : 1;
 	/* Every change, and every pause still wanted (refreshed together). */
 	vector = (ll_u8)((xo->want ^ xo->told) | xo->want);
 	zero_bytes(frame, sizeof(*frame));
@@ -1114,6 +1189,14 @@ int ll_mmu_ctrl_complete(struct ll_mmu_pool *pool, ll_u32 port, int sent,
 	}
 	at = xo->taken_ns;
 	xo->frames++;
+	if (xo->decided_ns &&
+	    (xo->taken_xoff & xo->taken_vector & ~xo->told)) {
+		ll_u64 r = now_ns > xo->decided_ns ? now_ns - xo->decided_ns : 0;
+
+		xo->response_last_ns = r;
+		raise_peak(&xo->response_max_ns, r);
+		xo->responses++;
+	}
 	for (i = 0; i < LL_PFC_PRIOS; i++) {
 		struct ll_mmu_iq *iq = &p->iq[i];
 		ll_u8 bit = (ll_u8)(1u << i);
@@ -1135,6 +1218,8 @@ int ll_mmu_ctrl_complete(struct ll_mmu_pool *pool, ll_u32 port, int sent,
 	}
 	xo->told = (ll_u8)((xo->told & ~xo->taken_vector) |
 			    (xo->taken_xoff & xo->taken_vector));
+	if (!(xo->want & ~xo->told))
+		xo->decided_ns = 0;
 	if (xo->taken_xoff) {
 		/* Halfway through the pause this frame announced, whatever
 		 * later changes of quanta or rate do to refresh_ns.
@@ -1296,6 +1381,23 @@ ll_u64 ll_mmu_eq_bytes(const struct ll_mmu_pool *pool, ll_u32 port,
 	return pool->ports[port].eq[queue].bytes;
 }
 
+int ll_mmu_get_premise_stats(const struct ll_mmu_pool *pool, ll_u32 port,
+			     struct ll_mmu_premise_stats *out)
+{
+	const struct ll_mmu_port *p;
+
+	zero_bytes(out, sizeof(*out));
+	if (!port_ok(pool, port))
+		return -1;
+	p = &pool->ports[port];
+	out->response_last_ns = p->xoff.response_last_ns;
+	out->response_max_ns = p->xoff.response_max_ns;
+	out->responses = p->xoff.responses;
+	out->headroom_warnings = p->headroom_warnings;
+	out->headroom_near = p->headroom_near;
+	return 0;
+}
+
 void ll_mmu_reset_peaks(struct ll_mmu_pool *pool)
 {
 	ll_u32 port, i;
@@ -1314,6 +1416,7 @@ void ll_mmu_reset_peaks(struct ll_mmu_pool *pool)
 		}
 		for (i = 0; i < LL_MMU_MAX_QUEUES; i++)
 			p->eq[i].peak_bytes = p->eq[i].bytes;
+		p->xoff.response_max_ns = p->xoff.response_last_ns;
 		if (p->attached)
 			ll_scheme_reset_peaks(pool, port);
 	}

@@ -296,6 +296,17 @@ struct ll_mmu_xoff {
 	ll_u8 reserved0;
 	ll_u64 frames;			/* frames sent on this port */
 	ll_u64 send_failures;		/* completions with sent = 0 */
+	/*
+	 * The headroom's premise, measured: from the MMU's XOFF decision
+	 * (ll_mmu_xoff_decided(), else the take of the frame carrying it)
+	 * to that frame built for the wire (ll_mmu_ctrl_complete()), the
+	 * first part of headroom term (7). PFC and PAUSE frames only: a
+	 * scheme's or a mode's own frames are theirs to measure.
+	 */
+	ll_u64 decided_ns;		/* an XOFF decided, not yet told; 0 none */
+	ll_u64 response_last_ns;
+	ll_u64 response_max_ns;
+	ll_u64 responses;		/* XOFF decisions measured */
 };
 
 struct ll_mmu_port {
@@ -308,7 +319,14 @@ struct ll_mmu_port {
 	ll_u16 gen;			/* bumped by detach */
 	ll_u8 attached;
 	ll_u8 scheme_port;		/* ll_mmu_port_config's */
-	ll_u8 reserved0[4];
+	ll_u8 headroom_near;		/* bit p: prio p's warning is raised */
+	ll_u8 reserved0[3];
+	/* Times a lossless priority's headroom passed 90 % of its size
+	 * (LL_MMU_HEADROOM_NEAR_PCT) or overflowed, once per filling: the
+	 * premise it was sized on (sw-delay, the peer's response) nearly
+	 * failed, or failed.
+	 */
+	ll_u64 headroom_warnings;
 	struct ll_mmu_xoff xoff;
 	union ll_scheme_port_state sch;	/* the scheme's (scheme_types.h) */
 	/*
@@ -376,6 +394,10 @@ struct ll_mmu_pool {
 	 * (ll_mmu_take_kicks()).
 	 */
 	ll_u64 kick_mask;
+	/* Ports whose headroom warning was raised since the caller last
+	 * took them (ll_mmu_take_warnings()), for its log line.
+	 */
+	ll_u64 warn_mask;
 	struct ll_mmu_counters ctr;
 	union ll_scheme_pool_state sch;	/* the scheme's (scheme_types.h) */
 	struct ll_scheme_events events;	/* the schemes' event ring */
@@ -526,6 +548,31 @@ static inline ll_u64 ll_mmu_take_kicks(struct ll_mmu_pool *pool)
 	return m;
 }
 
+/*
+ * The headroom warning: a lossless priority whose headroom holds more than
+ * this share of its size (its own headroom_bytes, or the port's carve for a
+ * scheme whose headroom is the port's, DSH), or that drops a packet,
+ * raises it, once until the priority's headroom is empty again.
+ */
+#define LL_MMU_HEADROOM_NEAR_PCT 90
+
+/* Ports whose headroom warning was raised; clears them. */
+static inline ll_u64 ll_mmu_take_warnings(struct ll_mmu_pool *pool)
+{
+	ll_u64 m = pool->warn_mask;
+
+	pool->warn_mask = 0;
+	return m;
+}
+
+/*
+ * The caller's clock at an XOFF decision: an admission after which a frame
+ * is due (ll_mmu_admit_due()). Recorded if port wants a pause it has not
+ * told yet and none is being timed; the frame's completion measures the
+ * response from it. Cheap: callers read the clock only when a frame is due.
+ */
+void ll_mmu_xoff_decided(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
+
 /* ------------------------------------------------------- PFC generation */
 
 /*
@@ -658,6 +705,19 @@ void ll_mmu_get_pool_stats(const struct ll_mmu_pool *pool,
 int ll_mmu_get_iq_stats(const struct ll_mmu_pool *pool, ll_u32 port,
 			ll_u32 prio, ll_u64 now_ns,
 			struct ll_mmu_iq_stats *out);
+
+/* The headroom's premise on a port: its XOFF response and warnings. */
+struct ll_mmu_premise_stats {
+	ll_u64 response_last_ns;	/* XOFF decided -> frame built */
+	ll_u64 response_max_ns;		/* since the peaks' reset */
+	ll_u64 responses;
+	ll_u64 headroom_warnings;	/* LL_MMU_HEADROOM_NEAR_PCT passed */
+	ll_u8 headroom_near;		/* bit p: prio p's warning raised now */
+};
+
+/* 0 on success, -1 for an invalid or detached port. */
+int ll_mmu_get_premise_stats(const struct ll_mmu_pool *pool, ll_u32 port,
+			     struct ll_mmu_premise_stats *out);
 
 /* Bytes queued on egress (port, queue); 0 if invalid. */
 ll_u64 ll_mmu_eq_bytes(const struct ll_mmu_pool *pool, ll_u32 port,

@@ -114,6 +114,13 @@ enum ll_mmu_err ll_scheme_check(const struct ll_mmu_config *cfg)
 	return ll_scheme_check_msg(cfg) ? LL_MMU_ERR_SCHEME_PARAMS : LL_MMU_OK;
 }
 
+int ll_scheme_carves_per_port(const struct ll_mmu_config *cfg)
+{
+	const struct ll_scheme_desc *d = ll_scheme_lookup(cfg->scheme);
+
+	return d && d->port_carve;
+}
+
 ll_u64 ll_scheme_port_carve(const struct ll_mmu_config *cfg, ll_u64 h)
 {
 	const struct ll_scheme_desc *d = ll_scheme_lookup(cfg->scheme);

@@ -255,6 +255,10 @@ ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
  * region (mmu.c refuses a change that would leave more in use).
  */
 ll_u64 ll_scheme_port_carve(const struct ll_mmu_config *cfg, ll_u64 h);
+/* 1 if the scheme's headroom is the port's (a port_carve hook: DSH), 0 if
+ * each lossless priority has its own headroom_bytes.
+ */
+int ll_scheme_carves_per_port(const struct ll_mmu_config *cfg);
 
 /*
  * Before ll_mmu_admit() decides on a valid arrival at (port, prio): the
@@ -585,6 +589,16 @@ void ll_spfc_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 		      ll_u64 now_ns);
 void ll_spfc_port_tick(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
 void ll_spfc_reset_peaks(struct ll_mmu_pool *pool, ll_u32 port);
+
+/*
+ * The window SPFC takes when none is given: four round trips (spfc.md
+ * 3.6: TC >= 4 RTT, so that a window sees the reaction to a pause), with
+ * rtt_ns = 2 x (cable-delay + sw-delay) of the port that sets the scheme
+ * (tc) or of the pool's slowest port (losslessd); at least
+ * LL_SPFC_TC_NS_DEFAULT, at most LL_SPFC_TC_NS_MAX. The default sw-delay
+ * of 1 ms gives 8 ms: a 1 ms window would end before the upstream reacts.
+ */
+ll_u64 ll_spfc_window_for_rtt_ns(ll_u64 rtt_ns);
 
 /* IRC_th of port in IRC's unit: the parameter, or C_p x TC / 8 / K. */
 ll_u64 ll_spfc_irc_threshold(const struct ll_mmu_pool *pool, ll_u32 port);

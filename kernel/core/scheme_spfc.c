@@ -106,6 +106,15 @@ static const char *spfc_check(const struct ll_mmu_config *cfg)
 	return (const char *)0;
 }
 
+ll_u64 ll_spfc_window_for_rtt_ns(ll_u64 rtt_ns)
+{
+	/* 4 x rtt below 2^64 for any rtt up to the maximum window. */
+	if (rtt_ns >= LL_SPFC_TC_NS_MAX / 4)
+		return LL_SPFC_TC_NS_MAX;
+	return 4 * rtt_ns > LL_SPFC_TC_NS_DEFAULT ? 4 * rtt_ns :
+						      LL_SPFC_TC_NS_DEFAULT;
+}
+
 ll_u64 ll_spfc_irc_threshold(const struct ll_mmu_pool *pool, ll_u32 port)
 {
 	const struct ll_spfc_params *s = params(pool);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* The port's line-rate shaper: see shaper.h. */
 #include "shaper.h"
+#include "headroom.h"
+#include "lossless.h"	/* the uapi: LOSSLESS_BURST_MAX_BYTES */
 
 #define NSEC_PER_BYTE_AT_1BPS (8ULL * LL_NSEC_PER_SEC)
 
@@ -112,4 +114,29 @@ ll_u32 ll_lateness_bucket(ll_u64 late_ns)
 		b++;
 	}
 	return b;
+}
+
+ll_u32 ll_shaper_default_burst_bytes(ll_u64 rate_bps, ll_u32 frame_bytes)
+{
+	ll_u64 b = 2ULL * frame_bytes;
+	ll_u64 at_rate;
+
+	/* rate <= 1.6 Tbit/s: the product stays below 2^58. */
+	if (rate_bps > LL_HEADROOM_MAX_RATE_BPS)
+		rate_bps = LL_HEADROOM_MAX_RATE_BPS;
+	at_rate = ll_div_u64(rate_bps * LL_SHAPER_BURST_DEFAULT_NS,
+			     NSEC_PER_BYTE_AT_1BPS);
+	if (at_rate > b)
+		b = at_rate;
+	return b > LOSSLESS_BURST_MAX_BYTES ? LOSSLESS_BURST_MAX_BYTES : (ll_u32)b;
+}
+
+ll_u32 ll_shaper_default_catchup_bytes(ll_u64 rate_bps, ll_u64 sw_delay_ns,
+				       ll_u32 burst_bytes)
+{
+	ll_u64 c = ll_bytes_in_ns(rate_bps, sw_delay_ns);
+
+	if (c > LOSSLESS_BURST_MAX_BYTES)
+		c = LOSSLESS_BURST_MAX_BYTES;
+	return c > burst_bytes ? (ll_u32)c : burst_bytes;
 }

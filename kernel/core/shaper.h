@@ -82,4 +82,19 @@ void ll_shaper_idle(struct ll_shaper *s, ll_u64 now_ns);
 /* Bucket of a lateness for the histogram above. */
 ll_u32 ll_lateness_bucket(ll_u64 late_ns);
 
+/* The default burst's time at the rate: 100 us. */
+#define LL_SHAPER_BURST_DEFAULT_NS 100000ULL
+
+/*
+ * The qdisc's defaults, shared with losslessd --check (which sizes a
+ * pool's headroom as the qdisc will): the burst is 100 us at rate_bps
+ * (rounded down), at least two frames of frame_bytes (device MTU + link
+ * header) and at most LOSSLESS_BURST_MAX_BYTES; the catch-up is sw-delay
+ * at rate_bps, at most LOSSLESS_BURST_MAX_BYTES, and at least burst_bytes.
+ * Headroom term (9) is the catch-up (headroom.h).
+ */
+ll_u32 ll_shaper_default_burst_bytes(ll_u64 rate_bps, ll_u32 frame_bytes);
+ll_u32 ll_shaper_default_catchup_bytes(ll_u64 rate_bps, ll_u64 sw_delay_ns,
+				       ll_u32 burst_bytes);
+
 #endif /* LL_SHAPER_H */

@@ -58,7 +58,14 @@ static void wd_poll_storm(struct ll_wd *w, ll_u32 p,
 	ll_u64 start;
 
 	if (s->in_storm) {
-		if (now_ns >= s->last_xoff_ns + w->cfg.restore_ns) {
+		/* Under alert the peer's pauses are honoured all along, so the
+		 * storm lasts while the gate is closed: a pause sent before
+		 * the XOFFs stopped (up to 65535 quanta, refreshed only every
+		 * half of it) still holds, and restoring would open it.
+		 */
+		if (now_ns >= s->last_xoff_ns + w->cfg.restore_ns &&
+		    (w->cfg.action != LL_WD_ALERT ||
+		     !(v->paused_mask & bit))) {
 			wd_restore(w, p, now_ns);
 			ch->restored |= bit;
 		}

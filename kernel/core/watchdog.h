@@ -10,7 +10,10 @@
  *     and drop what is queued and what arrives for it). Frames keep being
  *     received and counted while in storm;
  *   - restore: a priority in storm for which no XOFF (a pause time > 0)
- *     has arrived for restore_ns is restored: its pause is honoured again;
+ *     has arrived for restore_ns is restored: its pause is honoured again
+ *     (under forward and drop the caller voids the pause it ignored);
+ *     under alert, which never stopped honouring it, only once the gate
+ *     is open too: the peer's last pause may still run;
  *   - XOFF alarm, the other direction: a priority this port's MMU keeps
  *     telling its upstream XOFF for xoff_alarm_ns raises an alarm (that is
  *     how a PFC deadlock looks from inside).

@@ -402,6 +402,19 @@ struct tc_lossless_xstats {
 	 * with every part above.
 	 */
 	struct tc_lossless_mode_stats mode;
+	/* The headroom's premise on this port (appended). Sent whenever the
+	 * qdisc is in a pool, with every part above. xoff_response: from
+	 * the MMU's XOFF decision to the PFC or PAUSE frame built for the
+	 * wire, the first part of the software delay (sw-delay) the
+	 * headroom is sized for; iq[].peak_headroom against headroom_size
+	 * is what the whole loop took.
+	 */
+	__u64 xoff_response_last_ns;
+	__u64 xoff_response_max_ns;	/* since the peaks' reset */
+	__u64 xoff_responses;		/* XOFF decisions timed */
+	__u64 headroom_warnings;	/* a priority's headroom past 90 % */
+	__u32 headroom_near_mask;	/* priorities past it now */
+	__u32 premise_pad;
 };
 
 struct tc_lossless_class_xstats {

@@ -86,11 +86,13 @@ class Check : public ::testing::Test {
 
   // A configuration: [daemon] (lines 1-3), one pool sw0 (lines 5-7), then
   // the ports given, each a [[port]] table of its own.
-  std::string config(const std::vector<std::string> &ports, const std::string &pin_dir = "")
+  // pool_extra: more keys of the pool, after line 7 (the ports' lines move).
+  std::string config(const std::vector<std::string> &ports, const std::string &pin_dir = "",
+                     const std::string &pool_extra = "")
   {
     std::string text = "[daemon]\npin_dir = \"" + (pin_dir.empty() ? pin_dir_ : pin_dir) +
                        "\"\nsocket = \"" + tmp_ + "/run/losslessd.sock\"\n\n"
-                       "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n";
+                       "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n" + pool_extra;
     for (const auto &p : ports)
       text += "\n[[port]]\n" + p;
     std::string path = tmp_ + "/losslessd.toml";
@@ -137,13 +139,33 @@ class Check : public ::testing::Test {
 const std::string kSwp1 = "dev = \"swp1\"\npool = \"sw0\"\nrate = \"5mbit\"\n";
 const std::string kSwp2Auto = "dev = \"swp2\"\npool = \"sw0\"\n";  // the veth's 10 Gbit/s
 
+// A 10 Gbit/s port's headroom at the default sw_delay (2.5 MB per
+// lossless priority, two of them by default) needs more than the default
+// 4 MiB: the buffer is given.
 TEST_F(Check, GoodConfigurationPasses)
 {
-  std::string path = config({kSwp1, kSwp2Auto});
+  std::string path = config({kSwp1, kSwp2Auto}, "", "buffer = \"8mb\"\n");
   Result r = check(path);
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out, path + ": valid (1 pools, 2 ports)\n");
   EXPECT_EQ(r.err, "");
+  expect_nothing_changed();
+}
+
+// The same ports in the default 4 MiB buffer: the kernel would refuse the
+// second port (the veth's 10 Gbit/s), and --check says so at its table,
+// with the numbers (headroom_check_test.cpp has the arithmetic).
+TEST_F(Check, PoolTooSmallForItsPortsFailsWithTheNumbers)
+{
+  std::string path = config({kSwp1, kSwp2Auto});
+  Result r = check(path);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("losslessd: " + path + ":14: port \"swp2\": pool \"sw0\" cannot hold it", 0),
+            0u)
+      << r.err;
+  EXPECT_NE(r.err.find("x 2 priorities"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("of buffer 4194304 B"), std::string::npos) << r.err;
   expect_nothing_changed();
 }
 

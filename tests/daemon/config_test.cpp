@@ -229,7 +229,7 @@ TEST(Config, TheExamplesOfTheDocumentationParse)
   EXPECT_EQ(c.daemon.prometheus->port, 9464);
   ASSERT_EQ(c.pools.size(), 1u);
   const Pool &p = c.pools[0];
-  EXPECT_EQ(p.buffer_bytes, 2097152u);
+  EXPECT_EQ(p.buffer_bytes, 16777216u);
   EXPECT_EQ(p.lossless_mask, 0x08);
   EXPECT_EQ(p.alpha, (1u << 8) | 3);
   EXPECT_EQ(p.egress_alpha, 1u << 8);
@@ -735,7 +735,10 @@ std::string scheme_pool(const std::string &name, const std::string &extra)
 
 TEST(Scheme, DshPolicyWithItsTable)
 {
-  Config c = parse_string(scheme_pool("dsh", "scheme = \"dsh\"\n[pool.dsh]\nwindow = \"5ms\"\n"
+  // 8mb: the 10 Gbit/s port's Phi (2.5 MB at sw_delay 1ms, its catch-up
+  // included) must fit the shared region.
+  Config c = parse_string(scheme_pool("dsh", "buffer = \"8mb\"\nscheme = \"dsh\"\n"
+                                             "[pool.dsh]\nwindow = \"5ms\"\n"
                                              "ewma_shift = 3\ngain = \"8\"\n"
                                              "variant = \"no-insurance,static-tau\""),
                           "t.toml");
@@ -748,7 +751,7 @@ TEST(Scheme, DshPolicyWithItsTable)
   EXPECT_EQ(p.scheme_block.p.dsh.deviation_gain, 8u);
   EXPECT_EQ(p.scheme_block.p.dsh.flags, LOSSLESS_DSH_F_NO_INSURANCE | LOSSLESS_DSH_F_STATIC_TAU);
   // The defaults are the rows' (the kernel's values for 0).
-  Config d = parse_string(scheme_pool("dsh", ""), "t.toml");
+  Config d = parse_string(scheme_pool("dsh", "buffer = \"8mb\""), "t.toml");
   EXPECT_EQ(d.pools[0].scheme_block.p.dsh.window_ns, 10000000u);
   EXPECT_EQ(d.pools[0].scheme_block.p.dsh.ewma_shift, 2u);
   EXPECT_EQ(d.pools[0].scheme_block.p.dsh.deviation_gain, 4u);
@@ -819,7 +822,7 @@ TEST(Scheme, SpfcWindowBelowFourRoundTripsWarns)
 // limit (dsh.md 9 #3's warning).
 TEST(Scheme, DshAlphaTimesPriosAboveOneWarns)
 {
-  Config c = parse_string(scheme_pool("dsh", "alpha = \"5/8\""), "t.toml");
+  Config c = parse_string(scheme_pool("dsh", "alpha = \"5/8\"\nbuffer = \"8mb\""), "t.toml");
   ASSERT_EQ(c.warnings.size(), 1u);
   EXPECT_NE(c.warnings[0].find("t.toml:4: pool \"sw0\": dsh: N_q x T (2 lossless priorities x T "),
             std::string::npos)
@@ -854,18 +857,19 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"SpfcTableUnderDsh", scheme_pool("dsh", "[pool.spfc]\nk = 5"),
                 {"t.toml:4: pool \"sw0\": [pool.spfc] is for scheme \"spfc\"; this pool runs \"dsh\""}},
         // The reserves and the port's insurance leave no shared region:
-        // 8 x 100000 + the 10G port's Phi (1 ms of software: 1.26 MB).
+        // 8 x 110000 + the 10G port's Phi (1 ms of software and its
+        // catch-up: 2.5 MB).
         BadCase{"DshInsuranceLeavesNoSharedRegion",
                 scheme_pool("dsh", "buffer = \"2mb\"\nreserved = \"110000\""),
                 {"t.toml:4: pool \"sw0\": dsh: the reserves (880000 bytes) and the ports' "
-                 "insurance headroom (1260958 bytes) leave no shared region in buffer (2097152 "
+                 "insurance headroom (2510958 bytes) leave no shared region in buffer (2097152 "
                  "bytes)"}},
         // One port: its Phi above what is left of the buffer (at the port).
         BadCase{"DshPhiAboveTheSharedRegionOfOnePort",
-                scheme_pool("dsh", "buffer = \"2mb\"\nreserved = \"100000\""),
-                {"t.toml:7: pool \"sw0\": dsh: port swp1's insurance headroom Phi (1260958 bytes) "
-                 "is larger than the shared region (36194 bytes: the buffer less the reserves "
-                 "(800000 bytes) and the ports' insurance headroom (1260958 bytes))"}},
+                scheme_pool("dsh", "buffer = \"4mb\"\nreserved = \"100000\""),
+                {"t.toml:7: pool \"sw0\": dsh: port swp1's insurance headroom Phi (2510958 bytes) "
+                 "is larger than the shared region (883346 bytes: the buffer less the reserves "
+                 "(800000 bytes) and the ports' insurance headroom (2510958 bytes))"}},
         // Phi of a port larger than the shared region (at the port's
         // headroom key).
         BadCase{"DshPhiAboveTheSharedRegion",
@@ -875,9 +879,10 @@ INSTANTIATE_TEST_SUITE_P(
                 {"t.toml:9: pool \"sw0\": dsh: port swp1's insurance headroom Phi (2100000 bytes) "
                  "is larger than the shared region (2004480 bytes: the buffer less the reserves "
                  "(24288 bytes) and the ports' insurance headroom (2165536 bytes))"}},
-        BadCase{"DshNqTimesTBeyondTheBuffer", scheme_pool("dsh", "alpha = \"4\""),
-                {"t.toml:4: pool \"sw0\": dsh: N_q x T (2 lossless priorities x T 11684808 bytes "
-                 "of an empty pool = 23369616 bytes) beyond the buffer (4194304 bytes): lower "
+        BadCase{"DshNqTimesTBeyondTheBuffer",
+                scheme_pool("dsh", "alpha = \"4\"\nbuffer = \"8mb\""),
+                {"t.toml:4: pool \"sw0\": dsh: N_q x T (2 lossless priorities x T 23462024 bytes "
+                 "of an empty pool = 46924048 bytes) beyond the buffer (8388608 bytes): lower "
                  "alpha or the lossless priorities"}},
         BadCase{"SpfcKZero", scheme_pool("spfc", "[pool.spfc]\nk = 0"),
                 {"t.toml:5: pool \"sw0\": spfc: k 0: must be an integer 1 .. 1000"}},

@@ -10,8 +10,8 @@ import struct
 
 CLONE_NEWNET = 0x40000000
 
-RTM_NEWQDISC, RTM_GETQDISC = 36, 38
-NLM_F_REQUEST, NLM_F_ACK, NLM_F_REPLACE, NLM_F_CREATE = 0x1, 0x4, 0x100, 0x400
+RTM_NEWQDISC, RTM_DELQDISC, RTM_GETQDISC = 36, 37, 38
+NLM_F_REQUEST, NLM_F_ACK, NLM_F_ECHO, NLM_F_REPLACE, NLM_F_CREATE = 0x1, 0x4, 0x8, 0x100, 0x400
 NLM_F_DUMP = 0x300
 NLMSG_ERROR, NLMSG_DONE = 2, 3
 TCA_XSTATS, TCA_STATS2 = 4, 7
@@ -91,24 +91,37 @@ def netns(name):
         os.close(target)
 
 
-def qdisc_request(ifindex, kind, options, handle=0x10000, change=False, ns=None):
-    """Send RTM_NEWQDISC (create, or change with change=True) in network
-    namespace ns; returns (errno, extack message)."""
+def qdisc_request(ifindex, kind, options, handle=0x10000, change=False, ns=None, flags=None):
+    """Send RTM_NEWQDISC (create, or change with change=True; flags, if
+    given, instead of either) in network namespace ns; returns (errno,
+    extack message)."""
+    if flags is None:
+        flags = NLM_F_REQUEST | NLM_F_ACK | (0 if change else NLM_F_CREATE | NLM_F_REPLACE)
+    return _request(RTM_NEWQDISC, flags, ifindex, handle, kind, options, ns)
+
+
+def _request(mtype, flags, ifindex, handle, kind, options, ns):
     with netns(ns):
         s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
     try:
         s.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
         s.bind((0, 0))
         tcm = struct.pack("=BxxxiIII", socket.AF_UNSPEC, ifindex, handle, TC_H_ROOT, 0)
-        body = tcm + attr(TCA_KIND, kind.encode() + b"\0")
+        body = tcm
+        if kind is not None:
+            body += attr(TCA_KIND, kind.encode() + b"\0")
         if options is not None:
             body += attr(TCA_OPTIONS | NLA_F_NESTED, b"".join(options))
-        flags = NLM_F_REQUEST | NLM_F_ACK | (0 if change else NLM_F_CREATE | NLM_F_REPLACE)
-        msg = struct.pack("=IHHII", 16 + len(body), RTM_NEWQDISC, flags, 1, 0) + body
+        msg = struct.pack("=IHHII", 16 + len(body), mtype, flags, 1, 0) + body
         s.send(msg)
         data = s.recv(65536)
     finally:
         s.close()
+    return _ack(data)
+
+
+def _ack(data):
+    """(errno, extack message) of an NLMSG_ERROR reply."""
     length, mtype, mflags, _, _ = struct.unpack_from("=IHHII", data, 0)
     if mtype != NLMSG_ERROR:
         raise RuntimeError(f"unexpected netlink reply type {mtype}")
@@ -169,11 +182,92 @@ def qdisc_dump(ifindex, ns=None):
                     st2 = top.get(TCA_STATS2, b"")
                     found = {"message_bytes": length,
                              "app": _attrs(st2, 0, len(st2)).get(TCA_STATS_APP),
-                             "xstats": top.get(TCA_XSTATS)}
+                             "xstats": top.get(TCA_XSTATS),
+                             "kind": top.get(TCA_KIND, b"").split(b"\0")[0].decode(),
+                             "options": top.get(TCA_OPTIONS)}
                 off += _align(length)
     finally:
         s.close()
     return found
+
+
+class Rtnl:
+    """One rtnetlink socket for many requests in the current network
+    namespace (the module functions above open one per request): the
+    netlink fuzzer sends 10^5 of them."""
+
+    def __init__(self):
+        self.s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
+        self.s.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
+        self.s.bind((0, 0))
+        self.s.settimeout(30)   # a request the kernel never answers fails
+        self.seq = 0
+
+    def close(self):
+        self.s.close()
+
+    def _send(self, mtype, flags, ifindex, handle, kind=None, options=None):
+        self.seq += 1
+        tcm = struct.pack("=BxxxiIII", socket.AF_UNSPEC, ifindex, handle, TC_H_ROOT, 0)
+        body = tcm
+        if kind is not None:
+            body += attr(TCA_KIND, kind.encode() + b"\0")
+        if options is not None:
+            body += attr(TCA_OPTIONS | NLA_F_NESTED, b"".join(options))
+        self.s.send(struct.pack("=IHHII", 16 + len(body), mtype, flags, self.seq, 0) + body)
+        while True:
+            data = self.s.recv(1 << 17)
+            if struct.unpack_from("=I", data, 8)[0] == self.seq:
+                return data
+
+    def request(self, mtype, flags, ifindex, handle=0x10000, kind=None, options=None):
+        """(errno, extack message) of RTM_NEWQDISC or RTM_DELQDISC."""
+        return _ack(self._send(mtype, flags | NLM_F_ACK, ifindex, handle, kind, options))
+
+    def qdisc(self, ifindex):
+        """The root qdisc of ifindex: {"kind", "options"} (RTM_GETQDISC, no
+        dump), or None."""
+        # The kernel answers a GET by notifying RTNLGRP_TC, and the
+        # requester only with NLM_F_ECHO.
+        data = self._send(RTM_GETQDISC, NLM_F_REQUEST | NLM_F_ECHO, ifindex, 0)
+        length, mtype = struct.unpack_from("=IH", data, 0)
+        if mtype != RTM_NEWQDISC:
+            return None
+        top = _attrs(data, 36, length)
+        return {"kind": top.get(TCA_KIND, b"").split(b"\0")[0].decode(),
+                "options": top.get(TCA_OPTIONS)}
+
+
+def qdisc_delete(ifindex, handle=0x10000, ns=None):
+    """RTM_DELQDISC of the root qdisc of ifindex; returns (errno, extack)."""
+    return _request(RTM_DELQDISC, NLM_F_REQUEST | NLM_F_ACK, ifindex, handle, None, None, ns)
+
+
+def uapi_enums():
+    """The attribute enums of kernel/uapi/lossless.h: {prefix: [(value,
+    name, comment)]} for every enum whose first member is PREFIX_UNSPEC
+    (TCA_LOSSLESS_, TCA_LOSSLESS_SCHEME_, TCA_LOSSLESS_WD_, ...), the
+    comment being the member's type note ("u64: ...", "nested
+    TCA_LOSSLESS_WD_*: ...")."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                        "kernel", "uapi", "lossless.h")
+    with open(path) as f:
+        text = f.read()
+    out = {}
+    for body in re.findall(r"enum\s*\{(.*?)\};", text, re.S):
+        members = re.findall(r"^[ \t]*(\w+)[ \t]*(?:=[ \t]*(\w+))?[ \t]*,?[ \t]*(?:/\*[ \t]*(.*?)(?:\*/|$))?",
+                             body, re.M)
+        if not members or not members[0][0].endswith("_UNSPEC"):
+            continue
+        prefix = members[0][0][:-len("UNSPEC")]
+        value, entries = -1, []
+        for name, explicit, comment in members:
+            value = int(explicit, 0) if explicit else value + 1
+            if name.startswith("__"):
+                break
+            entries.append((value, name, comment.strip()))
+        out[prefix] = entries
+    return out
 
 
 def uapi_defines():

@@ -94,17 +94,33 @@ def host_totals(bc):
     (the pools'), and every qdisc's drops (a PortFC server has no pool:
     its queues' packet limit is all that bounds them)."""
     frames, peak, ll, qd = 0, 0, 0, 0
+    where = {}      # host -> its pool's lossless drops, where there are any
+    restores = {}   # host:dev -> watchdog restores, where there are any
+    premise = {}    # host:dev -> (headroom warnings, max XOFF response ms)
+    resp_max = 0
     for h in list(bc.switches.values()) + list(bc.servers.values()):
         pools = {}
-        for q in qdiscs(h).values():
+        for dev, q in qdiscs(h).items():
             frames += q.get("pfc_frames_tx", 0)
             qd += q.get("drops", 0)
             if "pool_peak_shared" in q:
                 pools[q["options"]["pool"]] = (q["pool_peak_shared"] + q.get("pool_peak_headroom", 0),
                                                q.get("pool_drops_lossless", 0))
+            n = sum(p.get("restores", 0) for p in q.get("pfcwd", {}).get("prios", []))
+            if n:
+                restores[f"{h.name}:{dev}"] = n
+            if q.get("headroom_warnings"):
+                # The premise that failed: the headroom's warnings and
+                # the port's slowest XOFF response (decision to frame).
+                premise[f"{h.name}:{dev}"] = (q["headroom_warnings"],
+                                              round(q["xoff_response_max_ns"] / 1e6, 1))
+            resp_max = max(resp_max, q.get("xoff_response_max_ns", 0))
         peak += sum(p for p, _ in pools.values())
-        ll += sum(d for _, d in pools.values())
-    return frames, peak, ll, qd
+        d = sum(d for _, d in pools.values())
+        ll += d
+        if d:
+            where[h.name] = d
+    return frames, peak, ll, qd, where, restores, premise, resp_max
 
 
 def run(scheme, seed, duration, rate, load, sw_delay=None):
@@ -148,7 +164,7 @@ def run(scheme, seed, duration, rate, load, sw_delay=None):
                     f"--cdf {WORKLOADS}/WebSearch_distribution.txt --load {load} --size-scale {SIZE_SCALE} "
                     f"--incast-size {LONG_BYTES} --incast-at {','.join(str(x) for x in LONG_AT)} "
                     f"--incast-dst {bc.addr(dst[i])} --payload {PAYLOAD} --dry-run")) | {"abandoned": True})
-        frames, peak, ll, qd = host_totals(bc)
+        frames, peak, ll, qd, ll_where, wd_restores, premise, resp_max = host_totals(bc)
     flows = {}
     for s in sends:
         for f in s["flows"]:
@@ -184,6 +200,8 @@ def run(scheme, seed, duration, rate, load, sw_delay=None):
             "throughput_mbit": received * 8 / max(1, last - t0) * 1e3,
             "span_s": (last - t0) / 1e9,
             "frames_tx": frames, "pool_peak_bytes": peak, "lossless_drops": ll, "qdisc_drops": qd,
+            "lossless_drops_by_host": ll_where, "watchdog_restores": wd_restores,
+            "headroom_warnings_by_port": premise, "xoff_response_max_ms": resp_max / 1e6,
             "abandoned": sum(1 for s in sends if s["abandoned"]), "senders_blocked": blocked}
 
 
@@ -202,6 +220,11 @@ def table(rows):
               f"{fmt(r['long']['p50_ms'])}/{fmt(r['long']['p99_ms']):>8} {r['throughput_mbit']:>7.1f} "
               f"{r['span_s']:>6.1f} {r['frames_tx']:>7} {r['pool_peak_bytes'] // 1024:>8} "
               f"{r['lossless_drops']:>8} {r['qdisc_drops']:>7} {r['lost_bytes']:>9}", flush=True)
+        if r["lossless_drops_by_host"] or r["watchdog_restores"] or r["headroom_warnings_by_port"]:
+            print(f"        lossless drops by host {r['lossless_drops_by_host']}; "
+                  f"watchdog restores by port {r['watchdog_restores']}; headroom warnings "
+                  f"(count, max XOFF response ms) by port {r['headroom_warnings_by_port']}; "
+                  f"slowest XOFF response {r['xoff_response_max_ms']:.1f} ms", flush=True)
     by = {(r["scheme"], r["seed"]): r for r in rows}
     for seed in sorted({r["seed"] for r in rows}):
         a, b = by.get(("pfc", seed)), by.get(("portfc", seed))

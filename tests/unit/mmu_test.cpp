@@ -299,6 +299,63 @@ TEST(MmuAdmission, U1ThenHeadroomThenLosslessDrop)
 }
 
 // U2: two ports alternating: B pauses after its 400th, A after its 401st.
+// The headroom warning: past 90 % of a priority's headroom, once per
+// filling; ll_mmu_take_warnings() hands the port to the caller once; an
+// emptied headroom re-arms it.
+TEST(MmuAdmission, HeadroomWarningPast90PercentOncePerFilling)
+{
+	Pool pool(PaperConfig(2, {2, 0}), k100G, kHdrm);
+	std::vector<ll_mmu_charge> q;
+	for (int round = 1; round <= 2; round++) {
+		for (int k = 1; k <= 667; k++)
+			q.push_back(Admit(pool.p(), 0, 1));
+		ASSERT_TRUE(Paused(pool.p(), 0));
+		// 9 packets: 9,000 of 10,000 bytes, not past 90 %.
+		for (int k = 1; k <= 9; k++)
+			q.push_back(Admit(pool.p(), 0, 1));
+		EXPECT_EQ(pool->ports[0].headroom_warnings, ll_u64(round - 1));
+		EXPECT_EQ(ll_mmu_take_warnings(pool.p()), 0u);
+		q.push_back(Admit(pool.p(), 0, 1));	/* 10,000: past it */
+		EXPECT_EQ(pool->ports[0].headroom_warnings, ll_u64(round));
+		EXPECT_EQ(pool->ports[0].headroom_near, 1u << 3);
+		EXPECT_EQ(ll_mmu_take_warnings(pool.p()), 1u);
+		EXPECT_EQ(ll_mmu_take_warnings(pool.p()), 0u);
+		for (auto &ch : q)
+			ll_mmu_release(pool.p(), &ch, 0);
+		q.clear();
+		EXPECT_EQ(pool->ports[0].headroom_near, 0u);
+	}
+	ll_mmu_premise_stats ps;
+	ASSERT_EQ(ll_mmu_get_premise_stats(pool.p(), 0, &ps), 0);
+	EXPECT_EQ(ps.headroom_warnings, 2u);
+	EXPECT_EQ(ps.headroom_near, 0u);
+	ExpectInvariants(pool.p());
+}
+
+// Packets too big for the last tenth: 2 of 3,400 B fill 68 % of 10,000,
+// the third does not fit. The drop raises the warning the 90 % never did.
+TEST(MmuAdmission, HeadroomOverflowWarnsBelow90Percent)
+{
+	Pool pool(PaperConfig(2, {2, 0}), k100G, kHdrm);
+	std::vector<ll_mmu_charge> q;
+	for (int k = 1; k <= 667; k++)
+		q.push_back(Admit(pool.p(), 0, 1));
+	ASSERT_TRUE(Paused(pool.p(), 0));
+	q.push_back(Admit(pool.p(), 0, 1, 3400));
+	q.push_back(Admit(pool.p(), 0, 1, 3400));
+	EXPECT_EQ(pool->ports[0].headroom_warnings, 0u);
+	ll_mmu_verdict v;
+	Admit(pool.p(), 0, 1, 3400, &v);
+	EXPECT_EQ(v, LL_MMU_DROP_LOSSLESS);
+	EXPECT_EQ(pool->ports[0].headroom_warnings, 1u);
+	EXPECT_EQ(ll_mmu_take_warnings(pool.p()), 1u);
+	Admit(pool.p(), 0, 1, 3400, &v);	/* once per filling */
+	EXPECT_EQ(pool->ports[0].headroom_warnings, 1u);
+	for (auto &ch : q)
+		ll_mmu_release(pool.p(), &ch, 0);
+	EXPECT_EQ(pool->ports[0].headroom_near, 0u);
+}
+
 TEST(MmuAdmission, U2TwoPortsAlternating)
 {
 	Pool pool(PaperConfig(3, {2, 0}), k100G, kHdrm);
@@ -723,6 +780,68 @@ TEST_F(PfcGen, XoffFrameRefreshAndXon)
 	EXPECT_EQ(pool_->ports[0].xoff.frames, 3u);
 	Drain(3, 400000);
 	ExpectEmpty(p());
+}
+
+// The headroom's premise, measured: from the XOFF decision the caller
+// timed (ll_mmu_xoff_decided()) to the frame's completion; a decision the
+// caller did not time counts from the take; refreshes and XONs are not
+// responses; the peaks' reset restarts the maximum from the last one.
+TEST_F(PfcGen, XoffResponseFromDecisionToFrame)
+{
+	ll_mmu_premise_stats ps;
+	Fill(3, 50);
+	ASSERT_TRUE(Paused(p(), 0, 3));
+	ll_mmu_xoff_decided(p(), 0, 1000);
+	ll_mmu_xoff_decided(p(), 0, 3000);	/* the first decision counts */
+	Take(5000);
+	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 1, 5600), 0);
+	ASSERT_EQ(ll_mmu_get_premise_stats(p(), 0, &ps), 0);
+	EXPECT_EQ(ps.response_last_ns, 4600u);
+	EXPECT_EQ(ps.response_max_ns, 4600u);
+	EXPECT_EQ(ps.responses, 1u);
+	// Told: nothing more to time; a refresh is no response.
+	ll_mmu_xoff_decided(p(), 0, 6000);
+	Take(5000 + kRefresh100G);
+	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 1, 5000 + kRefresh100G), 0);
+	Drain(3, 400000);
+	Take(400000);				/* the XON */
+	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 1, 400000), 0);
+	ASSERT_EQ(ll_mmu_get_premise_stats(p(), 0, &ps), 0);
+	EXPECT_EQ(ps.responses, 1u);
+	// Untimed by the caller: from the take, 100 ns to its completion.
+	Fill(3, 50);
+	Take(500000);
+	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 1, 500100), 0);
+	ASSERT_EQ(ll_mmu_get_premise_stats(p(), 0, &ps), 0);
+	EXPECT_EQ(ps.response_last_ns, 100u);
+	EXPECT_EQ(ps.response_max_ns, 4600u);
+	EXPECT_EQ(ps.responses, 2u);
+	ll_mmu_reset_peaks(p());
+	ASSERT_EQ(ll_mmu_get_premise_stats(p(), 0, &ps), 0);
+	EXPECT_EQ(ps.response_max_ns, 100u);
+	EXPECT_EQ(ll_mmu_get_premise_stats(p(), 9, &ps), -1);
+	Drain(3, 600000);
+}
+
+// A pause withdrawn before any frame told it leaves no decision behind to
+// make the next response look long.
+TEST_F(PfcGen, WithdrawnXoffLeavesNoStaleDecision)
+{
+	ll_mmu_premise_stats ps;
+	Fill(3, 50);
+	ll_mmu_xoff_decided(p(), 0, 1000);
+	ll_mmu_release(p(), &q_[3].back(), 2000);
+	q_[3].pop_back();
+	ASSERT_FALSE(Paused(p(), 0, 3));
+	EXPECT_EQ(pool_->ports[0].xoff.decided_ns, 0u);
+	Fill(3, 1);
+	ASSERT_TRUE(Paused(p(), 0, 3));
+	Take(9000);
+	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 1, 9000), 0);
+	ASSERT_EQ(ll_mmu_get_premise_stats(p(), 0, &ps), 0);
+	EXPECT_EQ(ps.response_last_ns, 0u);
+	EXPECT_EQ(ps.responses, 1u);
+	Drain(3, 10000);
 }
 
 TEST_F(PfcGen, FailedSendIsRetriedNotDuplicated)

@@ -13,6 +13,7 @@
 extern "C" {
 #include "headroom.h"
 #include "shaper.h"
+#include "lossless.h"
 }
 
 namespace {
@@ -234,6 +235,31 @@ TEST(Shaper, LatenessBuckets) {
   EXPECT_EQ(ll_lateness_bucket((1ULL << 28) - 1), LL_LATENESS_BUCKETS - 2);
   EXPECT_EQ(ll_lateness_bucket(1ULL << 28), LL_LATENESS_BUCKETS - 1);
   EXPECT_EQ(ll_lateness_bucket(~0ULL), LL_LATENESS_BUCKETS - 1);
+}
+
+// The qdisc's defaults (and losslessd --check's): the burst is 100 us at
+// the rate, at least two frames; the catch-up is sw-delay at the rate, at
+// least the burst; both capped at LOSSLESS_BURST_MAX_BYTES.
+TEST(Shaper, DefaultBurstAndCatchup) {
+  // 5 Mbit/s, 1514-byte frames: 100 us is 62 B, two frames win.
+  EXPECT_EQ(ll_shaper_default_burst_bytes(5000000, 1514), 3028u);
+  // 10 Gbit/s: 100 us is 125000 B.
+  EXPECT_EQ(ll_shaper_default_burst_bytes(10000000000ULL, 1514), 125000u);
+  // lo's 64 KiB MTU at 100 Mbit/s: two frames.
+  EXPECT_EQ(ll_shaper_default_burst_bytes(100000000, 65536 + 14), 131100u);
+  // Rounded down: 100 us at 1,000,001 bit/s is 12.5000125 B.
+  EXPECT_EQ(ll_shaper_default_burst_bytes(1000001, 4), 12u);
+  EXPECT_LE(ll_shaper_default_burst_bytes(~0ULL, 1514), LOSSLESS_BURST_MAX_BYTES);
+
+  // 10 Gbit/s, 1 ms: 1250000 B, above the burst.
+  EXPECT_EQ(ll_shaper_default_catchup_bytes(10000000000ULL, kMs, 125000), 1250000u);
+  // 5 Mbit/s, 1 ms: 625 B, below the burst of two frames.
+  EXPECT_EQ(ll_shaper_default_catchup_bytes(5000000, kMs, 3028), 3028u);
+  // 5 Mbit/s, 60 ms: 37500 B.
+  EXPECT_EQ(ll_shaper_default_catchup_bytes(5000000, 60 * kMs, 3028), 37500u);
+  // Capped.
+  EXPECT_EQ(ll_shaper_default_catchup_bytes(1600000000000ULL, 1000 * kMs, 3028),
+            LOSSLESS_BURST_MAX_BYTES);
 }
 
 }  // namespace

@@ -1482,4 +1482,23 @@ TEST(SpfcTelemetry, ForcedMasks)
 	EXPECT_EQ(ev[0].time_ns, 1000u);
 }
 
+// The window when none is given: four round trips, never below the 1 ms
+// floor nor above 1 s. The defaults (sw-delay 1 ms, no cable) give 8 ms,
+// which is at least the round trip the daemon requires (TC >= RTT).
+TEST(Spfc, WindowFromTheRoundTrip)
+{
+	const ll_u64 ms = 1000000;
+	ll_u64 rtt = 2 * (0 + 1 * ms);	/* 2 x (cable-delay + sw-delay) */
+
+	EXPECT_EQ(ll_spfc_window_for_rtt_ns(rtt), 8 * ms);
+	EXPECT_GE(ll_spfc_window_for_rtt_ns(rtt), 4 * rtt);
+	EXPECT_EQ(ll_spfc_window_for_rtt_ns(2 * 60 * ms), 480 * ms);
+	EXPECT_EQ(ll_spfc_window_for_rtt_ns(0), LL_SPFC_TC_NS_DEFAULT);
+	EXPECT_EQ(ll_spfc_window_for_rtt_ns(100000), LL_SPFC_TC_NS_DEFAULT);
+	EXPECT_EQ(ll_spfc_window_for_rtt_ns(300 * ms), LL_SPFC_TC_NS_MAX);
+	EXPECT_EQ(ll_spfc_window_for_rtt_ns(~0ULL), LL_SPFC_TC_NS_MAX);
+	for (rtt = 0; rtt < 300 * ms; rtt += 7 * ms + 13)
+		EXPECT_GE(ll_spfc_window_for_rtt_ns(rtt), rtt);
+}
+
 } // namespace

@@ -104,6 +104,36 @@ TEST(PfcWatchdog, RestoredAfterRestoreTimeWithoutXoff)
 	EXPECT_EQ(ll_wd_drop_mask(&w), 0u);
 }
 
+// Alert honours the peer's pauses throughout: a pause sent before the
+// XOFFs stopped (65535 quanta: 8.4 s at 4 Mbit/s, refreshed every half)
+// may outlast restore_ns, and restoring then would open a gate the peer
+// still holds closed. So alert restores once the gate is open too; forward
+// and drop, which ignored the pause, restore on restore_ns alone.
+TEST(PfcWatchdog, AlertRestoresOnlyOnceThePauseRanOut)
+{
+	for (ll_u8 action : {LL_WD_ALERT, LL_WD_FORWARD, LL_WD_DROP}) {
+		ll_wd w = Make(action);
+		ll_wd_view v = Paused(3, 0);
+		ll_wd_xoff_rx(&w, 1U << 3, 0);
+		ASSERT_EQ(ll_wd_poll(&w, &v, 200 * kMs).stormed, 1U << 3);
+		// The last XOFF at 0; the gate stays closed until 4000 ms.
+		ll_wd_change ch = ll_wd_poll(&w, &v, 300 * kMs);
+		if (action != LL_WD_ALERT) {
+			EXPECT_EQ(ch.restored, 1U << 3) << int(action);
+			continue;
+		}
+		EXPECT_EQ(ch.restored, 0u);
+		for (ll_u64 t = 400; t < 4000; t += 100)
+			EXPECT_EQ(ll_wd_poll(&w, &v, t * kMs).restored, 0u) << t;
+		EXPECT_EQ(w.storm_mask, 1U << 3);
+		EXPECT_EQ(w.prio[3].storms, 1u);	/* one storm, not one per detect */
+		ll_wd_view open{};
+		EXPECT_EQ(ll_wd_poll(&w, &open, 4000 * kMs).restored, 1U << 3);
+		EXPECT_EQ(w.prio[3].restores, 1u);
+		EXPECT_EQ(ll_wd_storm_ns(&w.prio[3], 9000 * kMs), 3800 * kMs);
+	}
+}
+
 TEST(PfcWatchdog, ActionsMasks)
 {
 	for (ll_u8 a : {LL_WD_ALERT, LL_WD_FORWARD, LL_WD_DROP}) {

@@ -52,6 +52,23 @@ suite_budget=${LL_SUITE_BUDGET_S:-$("$here/budget.sh" suite --repeat "$repeat" "
 boot_s=$(cut -d. -f1 /proc/uptime)
 echo "run-all.sh: ${#tests[@]} test(s) x $repeat, suite budget $suite_budget s, booted in $boot_s s"
 
+# A test fails if the kernel logged, during it, a report (an oops, a
+# WARN, a lockdep or sanitizer splat) or our headroom warning: a port's
+# headroom past 90 % means the premise it was sized on nearly failed, and
+# only test_headroom_premise.py provokes that on purpose.
+kmsg_check() {
+	local log bad
+	log=$(dmesg | sed -n "/run-all.sh: start $1\$/,\$p")
+	bad=$(grep -E 'BUG:|WARNING:|Oops|Call Trace|UBSAN|KASAN|KFENCE|possible recursive locking|circular locking|sleeping function called' <<<"$log")
+	if [ "$2" != test_headroom_premise.py ]; then
+		bad+=$(grep 'raise sw-delay' <<<"$log")
+	fi
+	[ -z "$bad" ] && return 0
+	echo "=== $1: the kernel logged during it:"
+	head -n 20 <<<"$bad"
+	return 1
+}
+
 pass=0 fail=0 failed=()
 for run in $(seq 1 "$repeat"); do
 	for t in "${tests[@]}"; do
@@ -60,6 +77,8 @@ for run in $(seq 1 "$repeat"); do
 		label=$name
 		[ "$repeat" -gt 1 ] && label="$name (run $run of $repeat)"
 		echo "=== $label"
+		# The kernel log from here on is this test's (kmsg_check).
+		echo "run-all.sh: start $label" > /dev/kmsg
 		start=$(date +%s)
 		if [ -n "$logdir" ]; then
 			timeout -k 10 "$budget" "$t" 2>&1 | tee "$logdir/$name.$run.log"
@@ -69,6 +88,9 @@ for run in $(seq 1 "$repeat"); do
 			rc=$?
 		fi
 		took=$(($(date +%s) - start))
+		if [ "$rc" -eq 0 ] && ! kmsg_check "$label" "$name"; then
+			rc=1
+		fi
 		used=$(cut -d. -f1 /proc/uptime)
 		if [ "$rc" -eq 0 ]; then
 			pass=$((pass + 1))

@@ -41,6 +41,7 @@ import ctypes
 import json
 import mmap
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -113,6 +114,19 @@ def bad_input(c, sw, ports):
         c.ok(err in (EINVAL, ERANGE) and text and msg in text, f"kernel refuses {what}",
              f"errno {err}: '{text}'")
     c.eq(all_options(sw, ports), before, "every port's options are the same after the refusals")
+
+
+def default_window(c, sw, ports):
+    """`scheme spfc` without spfc-window: the window is 4 round trips of the
+    port that sets it, 4 x 2 x (cable-delay + sw-delay), as losslessd's rule
+    (TC >= RTT) wants; not the 1 ms floor."""
+    port = list(ports)[1]
+    change(c, sw, ports, "scheme spfc")
+    sw_ms = int(re.search(r"sw-delay (\d+)ms", POOL).group(1))
+    show = sw.run(f"tc qdisc show dev {port}")
+    m = re.search(r"spfc-window (\S+)", show)
+    c.eq(m.group(1) if m else None, f"{4 * 2 * sw_ms}ms",
+         "scheme spfc without a window: 4 round trips of the port (4 x 2 x sw-delay)")
 
 
 def change(c, sw, ports, args):
@@ -433,6 +447,7 @@ def main():
     c = Checks("spfc")
     with Topology("spfc") as t:
         sw, rx, tx, ports = build(t, f"lossless rate {MBIT}mbit {POOL}", 1 + BURST_PORTS, 2, MBIT)
+        default_window(c, sw, ports)
         change(c, sw, ports, SPFC)
         xstats_once(c, sw, next(iter(ports)))
         bad_input(c, sw, ports)
