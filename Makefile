@@ -43,6 +43,22 @@
 #                   200ms: with 30ms a loaded VM broke the premise and PFC
 #                   dropped) (tests/portfc/fct.py; docs/PORTFC.md); writes
 #                   build/portfc-fct/fct.json
+#   make module     the module for the running kernel if its headers are
+#                   installed, else for the newest /boot/vmlinuz-* with
+#                   headers (says which); KVER=VERSION or KDIR=DIR picks
+#                   another (kernel/Makefile)
+#   make dkms-install
+#                   the module as a DKMS package (root; package dkms): the
+#                   sources to /usr/src/lossless-VERSION, then dkms add,
+#                   build and install for KVER (default: as make module
+#                   picks it); dkms rebuilds it for every kernel installed
+#                   later. make dkms-uninstall removes it (dkms remove
+#                   --all, the sources)
+#   make dkms-check the same DKMS build against the VM's kernel headers with
+#                   dkms's trees in build/dkms (nothing written to /usr/src,
+#                   /lib/modules or /var/lib/dkms; checked), printing its
+#                   time; make check runs it, and tests/vm/test_dkms.sh
+#                   loads the result in the VM
 #   make netlink-fuzz
 #                   build, then NLFUZZ_MESSAGES=100000 random, mutated,
 #                   truncated and oversized qdisc requests (seed
@@ -90,12 +106,34 @@ userspace:
 module:
 	$(MAKE) -C kernel $(if $(filter ON,$(WERROR)),KCFLAGS=-Werror)
 
+# The kernel make module builds for (kernel/Makefile's choice, or KVER).
+MODULE_KVER = $(or $(KVER),$(shell $(MAKE) -s --no-print-directory -C kernel kver))
+dkms-install:
+	JOBS=$(JOBS) scripts/dkms.sh install '$(MODULE_KVER)'
+
+dkms-uninstall:
+	scripts/dkms.sh uninstall
+
+# make check's DKMS build: for the kernel the VM boots (run-vm's choice).
+# A file target: check-vm builds it when its test runs and the sources
+# changed.
+VM_KVER = $(or $(LL_KERNEL_VERSION),$(shell ls /boot/vmlinuz-* 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -V | tail -n1))
+DKMS_KO := $(BUILD_DIR)/dkms/sch_lossless.ko
+$(DKMS_KO): kernel/Kbuild kernel/dkms.conf.in scripts/dkms.sh CMakeLists.txt \
+		$(wildcard kernel/*.[ch] kernel/core/*.[ch] kernel/uapi/*.h)
+	JOBS=$(JOBS) scripts/dkms.sh check $(BUILD_DIR)/dkms '$(VM_KVER)'
+
+dkms-check:
+	rm -f $(DKMS_KO)
+	$(MAKE) $(DKMS_KO)
+
 # Each step says how long it took (scripts/timed.sh); `all` is the rest.
 check: all
 	scripts/timed.sh checkpatch scripts/checkpatch.sh
 	scripts/timed.sh ctest sh -c 'cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)'
 	scripts/timed.sh check-san $(MAKE) check-san
 	scripts/timed.sh fuzz tests/fuzz/run-fuzz.sh --short
+	scripts/timed.sh dkms $(MAKE) $(DKMS_KO)
 	scripts/timed.sh check-vm $(MAKE) check-vm
 
 check-host: all
@@ -118,7 +156,8 @@ check-san: userspace
 # 1.5 x each test's measured time) and the boot's, so a test over its own
 # budget fails by name before run-vm kills the VM.
 VM_SUITE_BUDGET = $(shell tests/vm/budget.sh suite $(TESTS))
-check-vm: all
+# The DKMS-built module, when test_dkms.sh runs (the whole suite or named).
+check-vm: all $(if $(or $(if $(TESTS),,all),$(filter test_dkms.sh,$(notdir $(TESTS)))),$(DKMS_KO))
 	LL_SUITE_BUDGET_S=$(VM_SUITE_BUDGET) $(RUN_VM) --timeout $(VM_SUITE_BUDGET) --fail-on-warn -- \
 		tests/vm/run-all.sh $(TESTS)
 
@@ -199,5 +238,5 @@ clean:
 	rm -rf $(BUILD_DIR)
 	$(MAKE) -C kernel clean
 
-.PHONY: all userspace module check check-host check-san check-vm check-repeat demo bench line-rate compare portfc-deadlock portfc-fct netlink-fuzz checkpatch clean \
+.PHONY: all userspace module dkms-install dkms-uninstall dkms-check check check-host check-san check-vm check-repeat demo bench line-rate compare portfc-deadlock portfc-fct netlink-fuzz checkpatch clean \
 	install uninstall

@@ -16,6 +16,9 @@
 #                                        carries the same object)
 #   lib/systemd/system/losslessd.service from daemon/systemd/losslessd.service.in,
 #                                        with this prefix's paths
+#   lib/modules-load.d/sch_lossless.conf daemon/systemd/sch_lossless.conf:
+#                                        systemd-modules-load loads the
+#                                        module at boot
 #   share/doc/lossless/                  README.md, docs/*.md, docs/img/*.png and
 #                                        examples/losslessd.toml, host-cc.toml
 #   share/man/man8/*.8.gz                man/*.8 (tc-lossless, losslessd,
@@ -36,6 +39,8 @@ set(LL_INSTALL_BPFDIR lib/lossless CACHE STRING
     "Where make install puts the BPF object (relative: under the prefix)")
 set(LL_INSTALL_UNITDIR lib/systemd/system CACHE STRING
     "Where make install puts losslessd.service (relative: under the prefix; systemd reads /usr/lib/systemd/system, /usr/local/lib/systemd/system and /etc/systemd/system)")
+set(LL_INSTALL_MODULESLOADDIR lib/modules-load.d CACHE STRING
+    "Where make install puts sch_lossless.conf (relative: under the prefix; systemd-modules-load reads /usr/lib/modules-load.d, /usr/local/lib/modules-load.d and /etc/modules-load.d)")
 set(LL_INSTALL_DOCDIR share/doc/lossless CACHE STRING
     "Where make install puts the documentation and the example configuration (relative: under the prefix)")
 set(LL_INSTALL_MANDIR share/man CACHE STRING
@@ -80,6 +85,11 @@ foreach(_ll_page IN LISTS _ll_man_pages)
 endforeach()
 add_custom_target(man_pages ALL DEPENDS ${_ll_man_gz})
 install(FILES ${_ll_man_gz} DESTINATION ${LL_INSTALL_MANDIR}/man8
+        PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+
+# The module's modules-load.d file, installed with the unit.
+install(FILES ${PROJECT_SOURCE_DIR}/daemon/systemd/sch_lossless.conf
+        DESTINATION ${LL_INSTALL_MODULESLOADDIR}
         PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 
 # The systemd unit, written at install time: its paths are the prefix's,

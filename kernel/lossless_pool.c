@@ -27,7 +27,8 @@
 			   LOSSLESS_PLANE_SET_RESERVED | \
 			   LOSSLESS_PLANE_SET_HEADROOM | \
 			   LOSSLESS_PLANE_SET_SCHEME | \
-			   LOSSLESS_PLANE_SET_MODE)
+			   LOSSLESS_PLANE_SET_MODE | \
+			   LOSSLESS_PLANE_SET_RESET_PEAKS)
 
 /* All pools of all namespaces; changed and walked under RTNL only. */
 static LIST_HEAD(ll_kpools);
@@ -808,6 +809,8 @@ static int ll_kpool_plane_apply(void *owner, const struct lossless_plane_ctl *c,
 		return err;
 	}
 	ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, now));
+	if (c->set & LOSSLESS_PLANE_SET_RESET_PEAKS)
+		ll_mmu_reset_peaks(kp->mmu);
 	return 0;
 }
 

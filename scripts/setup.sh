@@ -17,10 +17,15 @@ PACKAGES=(
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	# the kernel the module is built for and booted under QEMU
 	linux-image-amd64 linux-headers-amd64 kmod xz-utils
+	# make dkms-install, and make check's DKMS build of the module (dkms
+	# signs it with a key it makes with openssl, which test_dkms.sh checks)
+	dkms openssl
 	qemu-system-x86 busybox-static
 	# networking userspace
 	iproute2 iperf3 ethtool tcpdump tshark python3 python3-scapy
 	libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libmnl-dev
+	# losslessd's sd_notify (the unit's Type=notify)
+	libsystemd-dev
 	# C++ libraries and tests
 	libboost-dev libboost-program-options-dev libgtest-dev libgmock-dev libbenchmark-dev
 	nlohmann-json3-dev libtomlplusplus-dev

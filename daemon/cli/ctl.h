@@ -104,6 +104,11 @@ int cmd_set(const std::string &path, const std::vector<std::string> &args);
 int cmd_set_daemon(const std::string &sock, const std::string &pool,
                    const std::vector<std::string> &args);
 
+// ctl_clear.cpp: clear peaks, through losslessd (via_daemon) or the
+// planes (plane_path, else every pinned one).
+int cmd_clear(const std::string &sock, bool via_daemon, const std::string &pool,
+              const std::string &plane_path, const std::vector<std::string> &args);
+
 // ctl_daemon.cpp
 json daemon_request(const std::string &socket_path, const json &req);
 int print_reply(const json &r, bool as_json);

@@ -76,6 +76,14 @@ Commands:
                         sw-delay-us for pfc-dt, and each scheme's own
                         SCHEME.PARAM keys);
                         --plane writes the map directly instead.
+  clear peaks           restart the peak watermarks (pool shared and
+                        headroom peaks, every port and priority's peak
+                        bytes and headroom, the egress queues' and the
+                        scheme's) from what is in use now, as SONiC's
+                        `watermark clear`; nothing else changes. Every pool,
+                        or the one of --pool or --plane. With losslessd
+                        running it goes through the daemon; --plane writes
+                        the map directly.
   scheme COMMAND [ARG ...]
                         a command for the pool's scheme (the part of it
                         that runs in losslessd), and wait for the datapath
@@ -383,6 +391,8 @@ int run(int argc, char **argv)
       throw UsageError{"scheme needs --pool NAME or --plane PATH"};
     return cmd_scheme_plane(plane_path, rest);
   }
+  if (cmd == "clear")
+    return cmd_clear(sock, via_daemon, pool, plane_path, rest);
   if (cmd == "set" && via_daemon) {
     if (pool.empty())
       throw UsageError{"set needs --pool NAME"};
@@ -409,7 +419,7 @@ int main(int argc, char **argv)
   } catch (const UsageError &e) {
     std::fprintf(
         stderr,
-        "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|watchdog|events|set|scheme|watch|record|plot|daemon|portfc|config|reload|help ...  (see --help)\n",
+        "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|watchdog|events|set|clear|scheme|watch|record|plot|daemon|portfc|config|reload|help ...  (see --help)\n",
         e.msg.c_str());
     return kExitUsage;
   } catch (const std::exception &e) {

@@ -5,6 +5,7 @@
 #include "headroom_check.h"
 #include "host_cc.h"
 #include "metrics.h"
+#include "notify.h"
 #include "pool.h"
 #include "portfc_node.h"
 #include "registry.h"
@@ -806,14 +807,21 @@ std::string Daemon::handle_request(const std::string &line)
   }
   if (cmd == "scheme")
     return scheme_command(*req);
+  if (cmd == "clear")
+    return clear_command(*req);
   if (cmd == "reload") {
+    // systemd's Type=notify: reloading until the new configuration is
+    // applied or refused, then ready again (notify.h).
+    notify("RELOADING=1");
     try {
       reload();
     } catch (const std::exception &e) {
+      notify("READY=1");
       return json{
           {"error", std::string("reload refused, the running configuration stays: ") + e.what()}}
           .dump();
     }
+    notify("READY=1");
     return json{{"ok", true}}.dump();
   }
   if (cmd == "config") {
@@ -853,8 +861,60 @@ std::string Daemon::handle_request(const std::string &line)
     }
     return reply.dump();
   }
-  return json{{"error", "unknown command \"" + cmd + "\" (status, config, set, scheme, reload)"}}
+  return json{{"error", "unknown command \"" + cmd + "\" (status, config, set, scheme, clear, reload)"}}
       .dump();
+}
+
+// clear peaks (losslessctl clear peaks, SONiC's `watermark clear`): the
+// named pool's peak watermarks, or every pool's, restart from what is in
+// use now. The action goes into the plane's control entry alone
+// (LOSSLESS_PLANE_SET_RESET_PEAKS), after the policy's pending entry, if
+// any, was answered: the two never overwrite each other. Waits for the
+// datapath (at most 1 s per pool).
+std::string Daemon::clear_command(const Request &req)
+{
+  auto error = [](const std::string &msg) { return json{{"error", msg}}.dump(); };
+  if (req.what != "peaks")
+    return error("clear: unknown \"" + req.what + "\" (peaks)");
+  std::vector<Pool *> pools;
+  if (!req.pool.empty()) {
+    Pool *p = pool_named(req.pool);
+    if (!p)
+      return error("no pool \"" + req.pool + "\"");
+    pools.push_back(p);
+  } else {
+    for (auto &p : pools_)
+      pools.push_back(p.get());
+  }
+  json done = json::array();
+  for (Pool *pool : pools) {
+    const std::string &name = pool->cfg.settings.name;
+    if (!pool->plane)
+      return error("pool " + name + ": no plane");
+    auto t0 = Clock::now();
+    auto deadline = t0 + std::chrono::seconds(1);
+    while (pool->pending && Clock::now() < deadline) {
+      tick_pool(*pool);
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    if (pool->pending)
+      return error("pool " + name + ": the datapath did not answer the policy's last entry within 1 s");
+    plane::Params p;
+    p.reset_peaks = true;
+    std::uint64_t gen = pool->plane->submit(p);
+    auto a = pool->plane->wait_applied(gen, std::chrono::milliseconds(1000));
+    if (!a)
+      return error("pool " + name + ": the datapath did not take clear peaks within 1 s");
+    if (a->error)
+      return error("pool " + name + ": the datapath refused clear peaks: " +
+                   datapath_error_text(a->error));
+    done.push_back({{"pool", name},
+                    {"gen", gen},
+                    {"latency_us", std::chrono::duration_cast<std::chrono::microseconds>(
+                                       Clock::now() - t0)
+                                       .count()}});
+  }
+  return json{{"ok", true}, {"pools", done}}.dump();
 }
 
 // A command for the pool's scheme, run by its agent (agent.h).
@@ -1015,6 +1075,7 @@ void Daemon::run()
     log("metrics: http://%s/metrics", cfg_.prometheus->c_str());
   }
   signals_.async_wait([this](const boost::system::error_code &, int sig) {
+    notify("STOPPING=1");
     log("signal %d: exiting; the datapath keeps running", sig);
     io_.stop();
   });
@@ -1026,6 +1087,10 @@ void Daemon::run()
       host_cc_ ? (", host_cc " + std::string(cc::algo_name(host_cc_->params().algo))).c_str() : "",
       portfc_ ? (", portfc " + portfc_->summary()).c_str() : "",
       static_cast<long long>(cfg_.period.count() / 1000), cfg_.socket.c_str());
+  // Ready (systemd's Type=notify): every port installed or adopted, the
+  // pools' planes pinned and given to the datapath, the control socket
+  // listening; units ordered After=losslessd.service start from here.
+  notify("READY=1");
   io_.run();
 }
 

@@ -131,6 +131,7 @@ class Daemon {
   void accept_control();
   void reload();
   std::string scheme_command(const Request &req);
+  std::string clear_command(const Request &req);
   std::unique_ptr<PortFc> prepare_portfc(Config &cfg, const std::vector<Link> &links) const;
   Pool *pool_named(const std::string &name);
 

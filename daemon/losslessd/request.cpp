@@ -25,7 +25,7 @@ std::optional<Request> parse_request(const std::string &line, std::string &error
   if (!req.is_object())
     return malformed(std::string("a request is a JSON object, not ") + req.type_name());
   Request r;
-  // "cmd", then the members that command reads (set and scheme).
+  // "cmd", then the members that command reads (set, clear and scheme).
   auto member = [&](const char *name, std::string &to) {
     auto it = req.find(name);
     if (it == req.end())
@@ -43,6 +43,10 @@ std::optional<Request> parse_request(const std::string &line, std::string &error
     return not_string("cmd");
   if (r.cmd == "set")
     for (auto [name, to] : {std::pair{"pool", &r.pool}, {"key", &r.key}, {"value", &r.value}})
+      if (!member(name, *to))
+        return not_string(name);
+  if (r.cmd == "clear")
+    for (auto [name, to] : {std::pair{"pool", &r.pool}, {"what", &r.what}})
       if (!member(name, *to))
         return not_string(name);
   if (r.cmd == "scheme") {

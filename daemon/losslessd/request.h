@@ -14,11 +14,13 @@ namespace lossless::daemon {
 
 // One request: a JSON object with a string "cmd" and, for set, string
 // members "pool", "key" and "value"; for scheme, "pool" and "args" (an
-// array of strings: the scheme's command as typed, agent.h). Other
+// array of strings: the scheme's command as typed, agent.h); for clear,
+// "what" ("peaks") and "pool" (none: every pool). Other
 // members, and those a command does not read, are ignored.
 struct Request {
-  std::string cmd;    // status, config, set, scheme, reload, or what the client sent
-  std::string pool;   // set, scheme: the pool
+  std::string cmd;    // status, config, set, scheme, reload, clear, or what the client sent
+  std::string pool;   // set, scheme: the pool; clear: the pool, or empty for every pool
+  std::string what;   // clear: what to clear ("peaks")
   std::string key;    // set: the parameter
   std::string value;  // set: its new value
   std::vector<std::string> args;  // scheme: the command and its arguments

@@ -286,6 +286,8 @@ lossless_plane_ctl encode(const Params &p)
     c.set |= LOSSLESS_PLANE_SET_MODE;
     std::copy(p.modes.begin(), p.modes.end(), c.mode);
   }
+  if (p.reset_peaks)
+    c.set |= LOSSLESS_PLANE_SET_RESET_PEAKS;
   return c;
 }
 

@@ -44,6 +44,9 @@ struct Params {
   // Ports' modes (version 8): the ports named change, the others keep
   // theirs; <= LOSSLESS_PLANE_MODE_PORTS entries.
   std::vector<lossless_plane_port_mode> modes;
+  // An action (LOSSLESS_PLANE_SET_RESET_PEAKS): the pool's peak
+  // watermarks restart from what is in use now (losslessctl clear peaks).
+  bool reset_peaks = false;
 };
 
 // The control entry that carries p (gen 0; magic, version and set

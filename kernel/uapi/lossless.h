@@ -480,6 +480,13 @@ struct tc_lossless_class_xstats {
 #define LOSSLESS_PLANE_SET_HEADROOM	(1U << 5)	/* headroom[] */
 #define LOSSLESS_PLANE_SET_SCHEME	(1U << 6)	/* scheme: id, params */
 #define LOSSLESS_PLANE_SET_MODE		(1U << 7)	/* mode[] (version 8) */
+/* An action, not a field: once the entry is applied, the pool's peak
+ * watermarks (pool shared and headroom, every ingress (port, priority) and
+ * egress queue, the scheme's) restart from what is in use now, as SONiC's
+ * `watermark clear` (losslessctl clear peaks). Alone in set, it changes
+ * nothing else; with other fields, after they applied.
+ */
+#define LOSSLESS_PLANE_SET_RESET_PEAKS	(1U << 8)
 
 /*
  * The pool's scheme and its parameters (version 4), as TCA_LOSSLESS_SCHEME

@@ -297,6 +297,25 @@ TEST(PlaneEncode, PortModesSetTheirBitAndSlots)
                 "the control entry's parameters end before the channel");
 }
 
+// losslessctl clear peaks: an entry with the action alone, no field.
+TEST(PlaneEncode, ResetPeaksIsAnActionAlone)
+{
+  lp::Params params;
+  params.reset_peaks = true;
+  lossless_plane_ctl c = lp::encode(params);
+  EXPECT_EQ(c.set, LOSSLESS_PLANE_SET_RESET_PEAKS);
+  lp::Params none;
+  none.alpha = 1u << 8;
+  EXPECT_EQ(lp::encode(none).set & LOSSLESS_PLANE_SET_RESET_PEAKS, 0u)
+      << "a set without clear peaks must not reset the watermarks";
+  EXPECT_EQ(LOSSLESS_PLANE_SET_RESET_PEAKS &
+                (LOSSLESS_PLANE_SET_ALPHA | LOSSLESS_PLANE_SET_EGRESS_ALPHA |
+                 LOSSLESS_PLANE_SET_XON_OFFSET | LOSSLESS_PLANE_SET_RESERVED |
+                 LOSSLESS_PLANE_SET_INTERVAL | LOSSLESS_PLANE_SET_HEADROOM |
+                 LOSSLESS_PLANE_SET_SCHEME | LOSSLESS_PLANE_SET_MODE),
+            0u);
+}
+
 TEST_F(PlaneTest, SubmitWritesThePortModes)
 {
   auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);

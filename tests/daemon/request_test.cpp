@@ -48,6 +48,24 @@ TEST(Request, Commands)
   EXPECT_EQ(r->value, "1/4");
 }
 
+// losslessctl clear peaks: "what", and "pool" (absent: every pool).
+TEST(Request, Clear)
+{
+  std::string reply;
+  auto r = parse_request(R"({"cmd":"clear","what":"peaks","pool":"sw0"})", reply);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->cmd, "clear");
+  EXPECT_EQ(r->what, "peaks");
+  EXPECT_EQ(r->pool, "sw0");
+  r = parse_request(R"({"cmd":"clear","what":"peaks"})", reply);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->pool, "");
+  EXPECT_EQ(refusal(R"({"cmd":"clear","what":["peaks"]})"),
+            "malformed request: \"what\" must be a string, not array");
+  EXPECT_EQ(refusal(R"({"cmd":"clear","what":"peaks","pool":1})"),
+            "malformed request: \"pool\" must be a string, not number");
+}
+
 TEST(Request, AbsentMembersAreEmpty)
 {
   std::string reply;

@@ -18,7 +18,10 @@ it runs `make install DESTDIR=... [PREFIX=...]` on the build tree as it is
   warning (lint_man.py: groff -man -Tutf8 -ww);
 - the tc plugin went to the directory compiled into Debian's tc, and tc
   loads it from there (TC_LIB_DIR pointed into DESTDIR) and parses with it;
+- the modules-load.d file: PREFIX/lib/modules-load.d/sch_lossless.conf
+  names the module kernel/Kbuild builds;
 - the systemd unit: no placeholder left, ExecStart= is PREFIX/sbin/losslessd,
+  Type=notify, after and wanting network-online.target,
   every Exec*= program exists (the project's in DESTDIR), the
   documentation link resolves; `systemd-analyze verify` is silent and
   `systemd-analyze security --offline` rates it OK or better (the score
@@ -130,6 +133,8 @@ def expected_files(src, prefix, tcdir):
         f"{prefix}/lib/lossless/lossless_ingress.bpf.o": (rw, None),
         f"{tcdir}/q_lossless.so": ((0o755, 0o644), None),
         f"{prefix}/lib/systemd/system/losslessd.service": (rw, None),
+        f"{prefix}/lib/modules-load.d/sch_lossless.conf":
+            (rw, f"{src}/daemon/systemd/sch_lossless.conf"),
         f"{prefix}/share/lossless/install_manifest.txt": (rw, None),
         f"{doc}/README.md": (rw, f"{src}/README.md"),
         f"{doc}/examples/losslessd.toml": (rw, f"{src}/docs/examples/losslessd.toml"),
@@ -296,6 +301,11 @@ def check_unit(dest, prefix):
         fail(f"unit: ExecStart runs {start}, want {prefix}/sbin/losslessd")
     if "--config /etc/lossless/losslessd.toml" not in text:
         fail("unit: losslessd does not get --config /etc/lossless/losslessd.toml")
+    # Readiness and ordering (issue 29): losslessd sends READY=1 (notify.h),
+    # and starts once the network configuration made the ports.
+    for line in ("Type=notify", "After=network-online.target", "Wants=network-online.target"):
+        if not re.search(rf"^{re.escape(line)}$", text, re.M):
+            fail(f"unit: no {line}")
 
     # systemd-analyze reads the unit inside --root; SYSTEMD_UNIT_PATH names
     # its directory there (with ':' the default ones follow). DESTDIR holds
@@ -330,6 +340,24 @@ def check_unit(dest, prefix):
         elif items[name]["set"] is not True:
             fail(f"{name}: {items[name]['description']}")
     ok("unit: paths of this prefix, verify clean, security OK or better")
+
+
+def check_modules_load(src, dest, prefix):
+    """modules-load.d(5) file: systemd-modules-load reads PREFIX/lib/
+    modules-load.d for /usr and /usr/local; it names exactly the module
+    kernel/Kbuild builds."""
+    path = f"{dest}{prefix}/lib/modules-load.d/sch_lossless.conf"
+    try:
+        names = [ln.strip() for ln in open(path).read().splitlines()
+                 if ln.strip() and not ln.lstrip().startswith(("#", ";"))]
+    except OSError as e:
+        fail(f"modules-load.d: {e}")
+        return
+    built = re.findall(r"^obj-m\s*:=\s*(\S+)\.o", open(f"{src}/kernel/Kbuild").read(), re.M)
+    if names != built or not built:
+        fail(f"{path} loads {names}, kernel/Kbuild builds {built}")
+    else:
+        ok(f"modules-load.d/sch_lossless.conf loads {names[0]}, the module kernel/Kbuild builds")
 
 
 def check_example_config(dest, prefix):
@@ -399,6 +427,7 @@ def one_prefix(src, build, tmp, tc, tcdir, prefix, make_args):
     check_man(src, dest, prefix)
     check_tc_plugin(dest, tc, tcdir)
     check_unit(dest, prefix)
+    check_modules_load(src, dest, prefix)
     check_example_config(dest, prefix)
     check_uninstall(src, build, dest, prefix, make_args)
 

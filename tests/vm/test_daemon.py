@@ -17,6 +17,13 @@ the daemon installs everything from a configuration file.
   plane (tc shows it, losslessctl status shows its counters); a reload
   without the key clears it (the daemon's own), and `kill -9` of the
   daemon leaves it running;
+- readiness (systemd's Type=notify, under a NOTIFY_SOCKET of the test's):
+  READY=1 comes once every port has its qdisc; a reload is RELOADING=1
+  then READY=1; SIGTERM is STOPPING=1;
+- `losslessctl clear peaks`: after the incast the pool's and the lossless
+  priority's peaks are above 0; cleared through the daemon they are 0
+  (nothing queued then), and again through the plane without the daemon
+  after the port-mode phase's traffic;
 - `losslessd --cleanup` removes what it installed.
 """
 
@@ -25,6 +32,7 @@ import os
 import re
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -77,8 +85,43 @@ def wait_ready(sw, timeout=20):
     return None
 
 
-def start_daemon(sw, conf=CONF):
-    return sw.popen(f"{Paths.losslessd} --config {conf}")
+def start_daemon(sw, conf=CONF, notify=None):
+    env = {"NOTIFY_SOCKET": notify.path} if notify else None
+    return sw.popen(f"{Paths.losslessd} --config {conf}", env=env)
+
+
+class NotifySocket:
+    """systemd's side of sd_notify(3): a datagram socket the daemon gets as
+    NOTIFY_SOCKET; next() is the next state it sent."""
+    def __init__(self, path="/run/lossless-test-notify.sock"):
+        self.path = path
+        if os.path.exists(path):
+            os.unlink(path)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(path)
+
+    def next(self, timeout=20):
+        self.sock.settimeout(timeout)
+        try:
+            return self.sock.recv(4096).decode().strip()
+        except socket.timeout:
+            return None
+
+    def close(self):
+        self.sock.close()
+        os.unlink(self.path)
+
+
+def peaks(sw, ports, bottleneck):
+    """The pool's peaks (from the bottleneck's qdisc) and every port's
+    lossless priority 3 peaks, in bytes."""
+    st = {p: qstats(sw, p) for p in ports}
+    out = {"pool_peak_shared": st[bottleneck].get("pool_peak_shared", -1),
+           "pool_peak_headroom": st[bottleneck].get("pool_peak_headroom", -1)}
+    for p in ports:
+        iq = next((q for q in st[p].get("ingress", []) if q.get("prio") == 3), {})
+        out[f"{p}.prio3_peak_bytes"] = iq.get("peak_bytes", 0)
+    return out
 
 
 def qdisc_view(sw, ports):
@@ -273,11 +316,18 @@ def main():
         state["r_ip"] = r_ip
         write(CONF, config(ports))
         t0 = time.monotonic()
-        d = start_daemon(sw)
+        notify = NotifySocket()
+        d = start_daemon(sw, notify=notify)
+        first = notify.next()
+        # READY=1 only once the ports are set up: their qdiscs are there now.
+        view = qdisc_view(sw, ports)
+        c.ok(first == "READY=1" and all(v[0] == "lossless" and v[3] for v in view.values()),
+             "Type=notify: its first message is READY=1, and every port had its qdisc by then",
+             f"{first!r} after {time.monotonic() - t0:.1f} s; qdiscs {sorted(set(v[0] for v in view.values()))}")
+        notify.close()
         st = wait_ready(sw)
         c.ok(st is not None, "losslessd starts and answers on its socket",
              f"{time.monotonic() - t0:.1f} s" if st else d.stderr.read() if d.poll() is not None else "")
-        view = qdisc_view(sw, ports)
         c.ok(all(v[0] == "lossless" and v[2] == "sw0" and v[3] for v in view.values()),
              "it installed a lossless qdisc of pool sw0 with a plane on every port",
              str(sorted(set(view.values()))))
@@ -322,9 +372,13 @@ def main():
         view0 = qdisc_view(sw, sw_ports)
         pkts0 = {p: after[p]["packets"] for p in sw_ports}
 
-        d = start_daemon(sw)
+        pk0 = peaks(sw, sw_ports, bottleneck)
+        notify = NotifySocket()
+        d = start_daemon(sw, notify=notify)
+        ready = notify.next()
         st = wait_ready(sw)
-        c.ok(st is not None, "restarted, it answers again")
+        c.ok(st is not None and ready == "READY=1", "restarted, it is ready (READY=1) and answers again",
+             f"{ready!r}")
         view1 = qdisc_view(sw, sw_ports)
         c.eq(view1, view0, "restarted: the same qdiscs (kind, handle, pool, plane id)")
         c.eq(sorted(x["state"] for x in (st or {"ports": []})["ports"]), ["adopted"] * len(sw_ports),
@@ -334,10 +388,32 @@ def main():
              f"bottleneck {pkts0[bottleneck]} -> {pkts1[bottleneck]} packets")
         alpha = json.loads(sw.run(f"tc -j qdisc show dev {bottleneck}"))[0]["options"]["alpha"]
         c.eq(alpha, "1/8", "its policy pushes its configured alpha again (1/8)")
+        # clear peaks through the daemon: the incast's peaks, then none.
+        t_clear = time.monotonic()
+        r = ctl(sw, "clear peaks", check=False)
+        pk1 = peaks(sw, sw_ports, bottleneck)
+        # The senders' ports hold the bytes that entered on them (ingress).
+        ingress_peak = max(v for k, v in pk0.items() if k.endswith(".prio3_peak_bytes"))
+        c.ok(pk0["pool_peak_shared"] > 0 and ingress_peak > 0,
+             "after the incast the peaks are above 0 (what clear must reset)",
+             f"pool shared {pk0['pool_peak_shared']} B, headroom {pk0['pool_peak_headroom']} B, "
+             f"largest ingress prio 3 peak {ingress_peak} B")
+        c.ok(r.returncode == 0 and "pool sw0: peaks cleared" in r.stdout and not any(pk1.values()),
+             "losslessctl clear peaks (through the daemon): every peak is 0",
+             f"{r.stdout.strip() or r.stderr.strip()}; {pk1}",
+             measured=(time.monotonic() - t_clear) * 1000)
+        c.eq(qstats(sw, bottleneck)["packets"] >= pkts1[bottleneck], True,
+             "clear peaks leaves the counters alone")
         link_events(c, sw, sw_ports[-1])
+        # A reload: RELOADING=1, then READY=1 once applied.
+        ctl(sw, "reload")
+        msgs = [notify.next(5), notify.next(5)]
+        c.eq(msgs, ["RELOADING=1", "READY=1"], "Type=notify: a reload is RELOADING=1, then READY=1")
         d.send_signal(signal.SIGTERM)
         subprocess.run("pkill -TERM -x losslessd", shell=True)
         d.wait(timeout=10)
+        c.eq(notify.next(5), "STOPPING=1", "Type=notify: SIGTERM is STOPPING=1")
+        notify.close()
         c.eq(json.loads(sw.run(f"tc -j qdisc show dev {bottleneck}"))[0]["kind"], "lossless",
              "stopped (SIGTERM), it leaves the datapath running")
 
@@ -348,6 +424,16 @@ def main():
         mode_dev = next(p for p in sw_ports[:-1] if p != bottleneck)
         daemon_mode(c, sw, sw_ports, mode_dev, senders, state["r_ip"])
         print(f"  port mode phase: {time.monotonic() - t_mode:.1f} s")
+        # clear peaks without the daemon (killed at the end of that phase),
+        # through the plane: the phase's lossless traffic left a peak.
+        pk2 = peaks(sw, sw_ports, bottleneck)
+        r = sw.run(f"{Paths.ctl} --plane {PIN}/sw0/plane clear peaks", check=False)
+        pk3 = peaks(sw, sw_ports, bottleneck)
+        c.ok(pk2[f"{mode_dev}.prio3_peak_bytes"] > 0 and r.returncode == 0
+             and "clear peaks: applied" in r.stdout and not any(pk3.values()),
+             "losslessctl --plane clear peaks (no daemon): the mode phase's peak, then 0",
+             f"{mode_dev} prio 3 {pk2[f'{mode_dev}.prio3_peak_bytes']} B -> {pk3}; "
+             f"{r.stdout.strip() or r.stderr.strip()}")
 
         r = sw.run(f"{Paths.losslessd} --config {CONF} --cleanup", check=False)
         kinds = {json.loads(sw.run(f"tc -j qdisc show dev {p}"))[0]["kind"] for p in sw_ports}
