@@ -73,7 +73,7 @@ Sizing size_switch(const ll_bcube &b, const ll_portfc_thresholds &given,
               " [O1 " + std::to_string(s.need.o1_bytes) + ", O2 " +
               std::to_string(s.need.o2_bytes) + "] + HQ 2 n MTU " +
               std::to_string(2 * n * link.mtu_bytes) +
-              " (spec 4.10; lower the thresholds or give a larger buffer)";
+              " (docs/PORTFC.md, Headroom; lower the thresholds or give a larger buffer)";
   }
   return s;
 }

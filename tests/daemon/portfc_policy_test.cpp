@@ -2,7 +2,7 @@
 //
 // losslessd's PortFC policy, its pure part: the [portfc] table and every
 // refusal of spec 10.4 B-11 with its message; the switch's thresholds and
-// buffer against spec 4.10's numbers; the ports' queues and gates; the
+// buffer against the headroom rule of docs/PORTFC.md; the ports' queues and gates; the
 // stuck detector as a state machine fed made-up samples.
 #include <gtest/gtest.h>
 
@@ -226,7 +226,7 @@ TEST(PortfcSizing, ThePapersNumbers)
                            "600000] + n max(O1, O2) "),
             std::string::npos)
       << big.error;
-  EXPECT_NE(big.error.find("(spec 4.10; lower the thresholds or give a larger buffer)"),
+  EXPECT_NE(big.error.find("(docs/PORTFC.md, Headroom; lower the thresholds or give a larger buffer)"),
             std::string::npos);
 }
 
