@@ -8,10 +8,12 @@
 #include <linux/mm.h>
 #include <linux/netdevice.h>
 #include <linux/random.h>
+#include <linux/ratelimit.h>
 #include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include <net/inet_ecn.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
@@ -67,6 +69,8 @@ static struct ll_kpool *ll_kpool_find(struct net *net, const char *name)
 	return NULL;
 }
 
+static void ll_kpool_warn_work(struct work_struct *work);
+
 static struct ll_kpool *ll_kpool_create(struct net *net, const char *name,
 					const struct ll_mmu_config *cfg,
 					struct netlink_ext_ack *extack)
@@ -93,6 +97,8 @@ static struct ll_kpool *ll_kpool_create(struct net *net, const char *name,
 	write_pnet(&kp->net, net);
 	strscpy(kp->name, name, sizeof(kp->name));
 	spin_lock_init(&kp->lock);
+	INIT_WORK(&kp->warn_work, ll_kpool_warn_work);
+	ratelimit_state_init(&kp->warn_rs, 5 * HZ, 10);
 	list_add(&kp->node, &ll_kpools);
 	return kp;
 }
@@ -103,6 +109,7 @@ static void ll_kpool_put(struct ll_kpool *kp)
 	if (!refcount_dec_and_test(&kp->refs))
 		return;
 	list_del(&kp->node);
+	cancel_work_sync(&kp->warn_work);
 	ll_kplane_free(kp->plane);	/* stops its timer first */
 	kvfree(kp->mmu);
 	kfree(kp);
@@ -275,40 +282,59 @@ void ll_kpool_kick_mask(struct ll_kpool *kp, u64 mask)
 
 /* ------------------------------------------------------- the packet path */
 
-/* Ports whose headroom passed LL_MMU_HEADROOM_NEAR_PCT: a log line each,
- * rate-limited (the counter, headroom_warnings, counts every one). Under
- * kp->lock.
+/* The headroom warnings raised since the last run, a log line each (rate
+ * limited per pool; the counter, headroom_warnings, counts every one).
+ * From a work item: the line is printed without the pool lock, which a
+ * synchronous console would hold for milliseconds.
  */
-static void ll_kpool_warn(struct ll_kpool *kp, u64 mask)
+static void ll_kpool_warn_work(struct work_struct *work)
 {
-	bool per_port = ll_scheme_carves_per_port(&kp->mmu->cfg);
-	u32 i, p;
+	struct ll_kpool *kp = container_of(work, struct ll_kpool, warn_work);
+	struct {
+		char dev[IFNAMSIZ];
+		u32 prio;
+		u64 used, size, response_ns;
+	} w[8];
+	unsigned int n = 0, i;
+	bool per_port;
+	u64 ports;
+	u32 p;
 
-	for (i = 0; i < kp->nr_ports; i++) {
+	spin_lock_bh(&kp->lock);
+	per_port = ll_scheme_carves_per_port(&kp->mmu->cfg);
+	ports = kp->warn_ports;
+	kp->warn_ports = 0;
+	for (i = 0; i < kp->nr_ports && n < ARRAY_SIZE(w); i++) {
 		const struct ll_mmu_port *mp = &kp->mmu->ports[i];
 		struct ll_kport *port = kp->members[i];
+		u8 raised;
 
-		if (!(mask & BIT_ULL(i)) || !port || !net_ratelimit())
+		if (!(ports & BIT_ULL(i)) || !port)
 			continue;
-		for (p = 0; p < LL_PFC_PRIOS; p++) {
-			u64 used = mp->iq[p].headroom_used;
-			u64 size = mp->headroom_bytes;
-
-			if (!(mp->headroom_near & BIT(p)))
+		raised = ll_mmu_take_port_warnings(kp->mmu, i);
+		for (p = 0; p < LL_PFC_PRIOS && n < ARRAY_SIZE(w); p++) {
+			if (!(raised & BIT(p)))
 				continue;
-			if (per_port) {
-				used = mp->headroom_used;
-				size = ll_scheme_port_carve(&kp->mmu->cfg,
-							    size);
-			}
-			netdev_warn(qdisc_dev(port->sch),
-				    "pool %s: priority %u headroom at %llu of %llu bytes, past %u%% or overflowing: the PFC response took longer than its sw-delay allows (last XOFF response %llu us); raise sw-delay\n",
-				    kp->name, p, used, size,
-				    LL_MMU_HEADROOM_NEAR_PCT,
-				    div_u64(mp->xoff.response_last_ns,
-					    NSEC_PER_USEC));
+			strscpy(w[n].dev, qdisc_dev(port->sch)->name,
+				sizeof(w[n].dev));
+			w[n].prio = p;
+			w[n].used = per_port ? mp->headroom_used :
+					       mp->iq[p].headroom_used;
+			w[n].size = per_port ?
+				ll_scheme_port_carve(&kp->mmu->cfg,
+						     mp->headroom_bytes) :
+				mp->headroom_bytes;
+			w[n].response_ns = mp->xoff.response_last_ns;
+			n++;
 		}
 	}
+	spin_unlock_bh(&kp->lock);
+	for (i = 0; i < n; i++)
+		if (__ratelimit(&kp->warn_rs))
+			pr_warn("%s: pool %s: priority %u headroom at %llu of %llu bytes, past %u%% or overflowing: the PFC response took longer than its sw-delay allows (last XOFF response %llu us); raise sw-delay\n",
+				w[i].dev, kp->name, w[i].prio, w[i].used,
+				w[i].size, LL_MMU_HEADROOM_NEAR_PCT,
+				div_u64(w[i].response_ns, NSEC_PER_USEC));
 }
 
 /* ECT(0) or ECT(1): a packet ECN marking may turn into CE. */
@@ -353,9 +379,11 @@ bool ll_kport_admit(struct ll_kport *port, struct sk_buff *skb, u32 queue,
 		now = ktime_get_ns();
 	v = ll_mmu_admit(kp->mmu, in_port, prio, port->index, queue, len, now,
 			 ll_skb_charge(skb));
-	/* A headroom past 90 %, or the drop of a full one. */
-	if (unlikely(kp->mmu->warn_mask))
-		ll_kpool_warn(kp, ll_mmu_take_warnings(kp->mmu));
+	/* A headroom past 90 %, or the drop of a full one: logged later. */
+	if (unlikely(kp->mmu->warn_mask)) {
+		kp->warn_ports |= ll_mmu_take_warnings(kp->mmu);
+		schedule_work(&kp->warn_work);
+	}
 	if (!ll_mmu_admitted(v)) {
 		spin_unlock(&kp->lock);
 		return false;
@@ -365,8 +393,10 @@ bool ll_kport_admit(struct ll_kport *port, struct sk_buff *skb, u32 queue,
 	 */
 	if ((ll_skb_charge(skb)->lossless || ll_scheme_hooks_for(kp->mmu, 0)) &&
 	    ll_mmu_admit_due(kp->mmu, in_port, now)) {
-		/* The clock of an XOFF decision: the headroom's premise. */
-		ll_mmu_xoff_decided(kp->mmu, in_port, now ? : ktime_get_ns());
+		/* The clock of an XOFF decision, once: the premise. */
+		if (!kp->mmu->ports[in_port].xoff.decided_ns)
+			ll_mmu_xoff_decided(kp->mmu, in_port,
+					    now ? : ktime_get_ns());
 		ll_kpool_kick(kp, in_port);
 	}
 	/* A scheme's frames due on other ports (PortFC's egress onsets). */

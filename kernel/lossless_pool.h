@@ -18,7 +18,9 @@
 #include <linux/bitops.h>
 #include <linux/list.h>
 #include <linux/refcount.h>
+#include <linux/ratelimit.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <net/net_namespace.h>
 #include <net/sch_generic.h>
 
@@ -64,6 +66,12 @@ struct ll_kpool {
 	 * write that fails half-way (under lock; too big for the stack).
 	 */
 	struct ll_mmu_port_config mode_undo[LOSSLESS_PLANE_MODE_PORTS];
+	/* Headroom warnings to log (ll_kpool_warn_work()): the ports, under
+	 * lock, and the pool's own rate limit.
+	 */
+	struct work_struct warn_work;
+	u64 warn_ports;
+	struct ratelimit_state warn_rs;
 };
 
 /*

@@ -52,7 +52,11 @@ static void ll_wd_report(struct Qdisc *sch, const struct ll_wd_change *ch)
 			netdev_warn(dev, "PFC storm on priority %u: paused with packets waiting for %llu ms; action %s\n",
 				    p, div_u64(q->wd.cfg.detect_ns, NSEC_PER_MSEC),
 				    ll_wd_action_names[q->wd.cfg.action]);
-		if (ch->restored & BIT(p))
+		if ((ch->restored & BIT(p)) &&
+		    q->wd.cfg.action == LL_WD_ALERT)
+			netdev_info(dev, "PFC storm on priority %u ended: no XOFF for %llu ms and the last pause ran out\n",
+				    p, div_u64(q->wd.cfg.restore_ns, NSEC_PER_MSEC));
+		else if (ch->restored & BIT(p))
 			netdev_info(dev, "PFC storm on priority %u ended: no XOFF for %llu ms, pause honoured again\n",
 				    p, div_u64(q->wd.cfg.restore_ns, NSEC_PER_MSEC));
 		if (ch->alarmed & BIT(p))

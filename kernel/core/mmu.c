@@ -713,43 +713,64 @@ ll_u8 ll_mmu_port_detach(struct ll_mmu_pool *pool, ll_u32 port,
 
 /* ------------------------------------------------------ admit and release */
 
-/* Raise the headroom warning of (port, prio), once until its headroom is
- * empty again.
+/*
+ * The premise's measure of (port, prio): its own headroom against its size,
+ * or, under a scheme whose headroom is the port's (DSH's insurance), the
+ * port's against its carve. The warning latches per priority, or per port
+ * under such a scheme, until that measure is empty again.
  */
-static void headroom_warn(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio)
+static int headroom_per_port(const struct ll_mmu_pool *pool)
+{
+	return ll_scheme_carves_per_port(&pool->cfg);
+}
+
+static int headroom_latched(const struct ll_mmu_port *p, ll_u32 prio,
+			    int per_port)
+{
+	return per_port ? p->headroom_near != 0 :
+			  (p->headroom_near >> prio) & 1;
+}
+
+/* Raise the warning of (port, prio) unless latched. */
+static void headroom_warn(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
+			  int per_port)
 {
 	struct ll_mmu_port *p = &pool->ports[port];
 	ll_u8 bit = (ll_u8)(1u << prio);
 
-	if (p->headroom_near & bit)
+	if (headroom_latched(p, prio, per_port))
 		return;
 	p->headroom_near |= bit;
+	p->headroom_new |= bit;
 	p->headroom_warnings++;
 	pool->warn_mask |= 1ULL << port;
 }
 
-/* After a headroom admission: raise the warning if the priority's headroom
- * (or, where the scheme carves it per port, the port's) is past
- * LL_MMU_HEADROOM_NEAR_PCT of its size. Off the common path: only
- * arrivals that land in headroom come here.
+/* After a headroom admission (full 1) or a lossless drop (full 0): raise
+ * the warning if the measure is past LL_MMU_HEADROOM_NEAR_PCT, or, for a
+ * drop, holds anything (a drop with the measure empty is not the
+ * headroom's). Off the common path: only arrivals that land in headroom,
+ * or are dropped, come here.
  */
 static void headroom_watch(struct ll_mmu_pool *pool, ll_u32 port,
-			   ll_u32 prio)
+			   ll_u32 prio, int dropped)
 {
 	struct ll_mmu_port *p = &pool->ports[port];
+	int per_port = headroom_per_port(pool);
 	ll_u64 used, size;
 
-	if (p->headroom_near & (1u << prio))
+	if (headroom_latched(p, prio, per_port))
 		return;
-	if (ll_scheme_carves_per_port(&pool->cfg)) {
+	if (per_port) {
 		used = p->headroom_used;
 		size = ll_scheme_port_carve(&pool->cfg, p->headroom_bytes);
 	} else {
 		used = p->iq[prio].headroom_used;
 		size = p->headroom_bytes;
 	}
-	if (used * 100 > size * LL_MMU_HEADROOM_NEAR_PCT)
-		headroom_warn(pool, port, prio);
+	if (dropped ? used > 0 :
+		      used * 100 > size * LL_MMU_HEADROOM_NEAR_PCT)
+		headroom_warn(pool, port, prio, per_port);
 }
 
 enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
@@ -801,7 +822,7 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 			 * by any measure (packets may be too big for the
 			 * last tenth to hold one).
 			 */
-			headroom_warn(pool, in_port, prio);
+			headroom_watch(pool, in_port, prio, 1);
 			iq->drops++;
 			pool->ctr.drops_lossless++;
 			return LL_MMU_DROP_LOSSLESS;
@@ -838,7 +859,7 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 		raise_peak(&iq->peak_headroom, iq->headroom_used);
 		raise_peak(&pool->peak_headroom, pool->headroom_used);
 		if (!moded)
-			headroom_watch(pool, in_port, prio);
+			headroom_watch(pool, in_port, prio, 0);
 		break;
 	}
 	raise_peak(&iq->peak_bytes,
@@ -893,11 +914,18 @@ static void uncharge_ingress(struct ll_mmu_pool *pool, struct ll_mmu_port *p,
 		r = bytes - h - s;
 	}
 	bad |= sub_clamp(&iq->headroom_used, h);
-	if (h && !iq->headroom_used)	/* emptied: the warning re-arms */
-		p->headroom_near &= (ll_u8)~(1u << (iq - p->iq));
 	bad |= sub_clamp(&iq->shared_used, s);
 	bad |= sub_clamp(&iq->reserved_used, r);
 	bad |= sub_clamp(&p->headroom_used, h);
+	/* The warning's measure emptied: it re-arms. */
+	if (h && p->headroom_near) {
+		if (headroom_per_port(pool)) {
+			if (!p->headroom_used)
+				p->headroom_near = 0;
+		} else if (!iq->headroom_used) {
+			p->headroom_near &= (ll_u8)~(1u << (iq - p->iq));
+		}
+	}
 	bad |= sub_clamp(&p->shared_used, s);
 	if (lossless)
 		bad |= sub_clamp(&p->lossless_shared_used, s);
@@ -1218,8 +1246,10 @@ int ll_mmu_ctrl_complete(struct ll_mmu_pool *pool, ll_u32 port, int sent,
 	}
 	xo->told = (ll_u8)((xo->told & ~xo->taken_vector) |
 			    (xo->taken_xoff & xo->taken_vector));
-	if (!(xo->want & ~xo->told))
-		xo->decided_ns = 0;
+	/* Measured, or nothing to measure: a pause decided while this frame
+	 * was out (its caller could not time it) counts from its own take.
+	 */
+	xo->decided_ns = 0;
 	if (xo->taken_xoff) {
 		/* Halfway through the pause this frame announced, whatever
 		 * later changes of quanta or rate do to refresh_ns.
@@ -1379,6 +1409,17 @@ ll_u64 ll_mmu_eq_bytes(const struct ll_mmu_pool *pool, ll_u32 port,
 	if (!port_ok(pool, port) || queue >= LL_MMU_MAX_QUEUES)
 		return 0;
 	return pool->ports[port].eq[queue].bytes;
+}
+
+ll_u8 ll_mmu_take_port_warnings(struct ll_mmu_pool *pool, ll_u32 port)
+{
+	ll_u8 m;
+
+	if (port >= pool->cfg.max_ports)
+		return 0;
+	m = pool->ports[port].headroom_new;
+	pool->ports[port].headroom_new = 0;
+	return m;
 }
 
 int ll_mmu_get_premise_stats(const struct ll_mmu_pool *pool, ll_u32 port,

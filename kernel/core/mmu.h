@@ -320,7 +320,8 @@ struct ll_mmu_port {
 	ll_u8 attached;
 	ll_u8 scheme_port;		/* ll_mmu_port_config's */
 	ll_u8 headroom_near;		/* bit p: prio p's warning is raised */
-	ll_u8 reserved0[3];
+	ll_u8 headroom_new;		/* ... and not yet taken by the caller */
+	ll_u8 reserved0[2];
 	/* Times a lossless priority's headroom passed 90 % of its size
 	 * (LL_MMU_HEADROOM_NEAR_PCT) or overflowed, once per filling: the
 	 * premise it was sized on (sw-delay, the peer's response) nearly
@@ -551,8 +552,9 @@ static inline ll_u64 ll_mmu_take_kicks(struct ll_mmu_pool *pool)
 /*
  * The headroom warning: a lossless priority whose headroom holds more than
  * this share of its size (its own headroom_bytes, or the port's carve for a
- * scheme whose headroom is the port's, DSH), or that drops a packet,
- * raises it, once until the priority's headroom is empty again.
+ * scheme whose headroom is the port's, DSH), or that drops a packet while
+ * it holds any, raises it, once until that headroom is empty again (per
+ * priority; per port under such a scheme).
  */
 #define LL_MMU_HEADROOM_NEAR_PCT 90
 
@@ -564,6 +566,9 @@ static inline ll_u64 ll_mmu_take_warnings(struct ll_mmu_pool *pool)
 	pool->warn_mask = 0;
 	return m;
 }
+
+/* The priorities of port whose warning was raised since the last call. */
+ll_u8 ll_mmu_take_port_warnings(struct ll_mmu_pool *pool, ll_u32 port);
 
 /*
  * The caller's clock at an XOFF decision: an admission after which a frame

@@ -319,6 +319,8 @@ TEST(MmuAdmission, HeadroomWarningPast90PercentOncePerFilling)
 		EXPECT_EQ(pool->ports[0].headroom_warnings, ll_u64(round));
 		EXPECT_EQ(pool->ports[0].headroom_near, 1u << 3);
 		EXPECT_EQ(ll_mmu_take_warnings(pool.p()), 1u);
+		EXPECT_EQ(ll_mmu_take_port_warnings(pool.p(), 0), 1u << 3);
+		EXPECT_EQ(ll_mmu_take_port_warnings(pool.p(), 0), 0u);
 		EXPECT_EQ(ll_mmu_take_warnings(pool.p()), 0u);
 		for (auto &ch : q)
 			ll_mmu_release(pool.p(), &ch, 0);
@@ -821,6 +823,32 @@ TEST_F(PfcGen, XoffResponseFromDecisionToFrame)
 	EXPECT_EQ(ps.response_max_ns, 100u);
 	EXPECT_EQ(ll_mmu_get_premise_stats(p(), 9, &ps), -1);
 	Drain(3, 600000);
+}
+
+// A pause decided while another's frame is out (its caller cannot time it:
+// nothing is due while a frame is claimed) counts from its own frame's
+// take, not from the first decision.
+TEST_F(PfcGen, XoffDecidedWhileAFrameIsOutCountsFromItsTake)
+{
+	ll_mmu_premise_stats ps;
+	Fill(3, 50);
+	ll_mmu_xoff_decided(p(), 0, 1000);
+	Take(2000);
+	// 3 holds 50,000: 4 pauses at 25 packets (TwoPrioritiesShare...).
+	Fill(4, 25);
+	ASSERT_TRUE(Paused(p(), 0, 4));
+	ll_mmu_xoff_decided(p(), 0, 2500);	/* still the first one's */
+	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 1, 3000), 1);	/* 4 due */
+	ASSERT_EQ(ll_mmu_get_premise_stats(p(), 0, &ps), 0);
+	EXPECT_EQ(ps.response_last_ns, 2000u);
+	Take(10000);
+	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 1, 10500), 0);
+	ASSERT_EQ(ll_mmu_get_premise_stats(p(), 0, &ps), 0);
+	EXPECT_EQ(ps.response_last_ns, 500u);
+	EXPECT_EQ(ps.response_max_ns, 2000u);
+	EXPECT_EQ(ps.responses, 2u);
+	Drain(3, 20000);
+	Drain(4, 20000);
 }
 
 // A pause withdrawn before any frame told it leaves no decision behind to
