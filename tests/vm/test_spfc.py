@@ -306,18 +306,24 @@ def write_raw_block(path, ifindex, force_victim):
 
 def xstats_once(c, sw, port):
     """The scheme's telemetry reaches a fresh socket's first (smallest)
-    dump skb whole: the xstats once, in TCA_STATS_APP, with the scheme's
-    block at their end (kernel/uapi/lossless.h), no TCA_XSTATS copy."""
+    dump skb whole: the xstats once, in TCA_STATS_APP, the whole struct
+    (a pool member's ends with the mode's block and the premise's, after
+    the scheme's: kernel/uapi/lossless.h), no TCA_XSTATS copy."""
     d = qdisc_dump(sw.link_info(port)["ifindex"], ns=sw.ns)
     c.ok(d is not None and d["app"] is not None, "a fresh socket's dump carries the spfc port's xstats",
          f"message {d and d['message_bytes']} B")
     if not d or not d["app"]:
         return
-    # struct tc_lossless_scheme_stats: scheme, masks, ctr[], prio[].
+    # struct tc_lossless_scheme_stats: scheme, masks, ctr[], prio[]; then
+    # struct tc_lossless_mode_stats (mode, pad, ctr[], late_hist[],
+    # prio[][]) and the premise (four u64, two u32).
     block = 8 + 8 * UAPI["LOSSLESS_SCHEME_STATS"] + 4 * UAPI["LOSSLESS_PFC_PRIOS"]
-    scheme = struct.unpack_from("I", d["app"], len(d["app"]) - block)[0]
+    mode = (8 + 8 * UAPI["LOSSLESS_MODE_STATS"] + 4 * UAPI["LOSSLESS_MODE_HIST"]
+            + 8 * UAPI["LOSSLESS_MODE_PRIO_STATS"] * UAPI["LOSSLESS_PFC_PRIOS"])
+    tail = mode + 4 * 8 + 2 * 4
+    scheme = struct.unpack_from("I", d["app"], len(d["app"]) - tail - block)[0]
     print(f"  xstats {len(d['app'])} B in a {d['message_bytes']} B message", flush=True)
-    c.eq(scheme, LOSSLESS_SCHEME["spfc"], "the xstats end with spfc's block")
+    c.eq(scheme, LOSSLESS_SCHEME["spfc"], "the xstats carry spfc's block, before the mode's and the premise's")
     c.ok(d["xstats"] is None, "the xstats are sent once (no TCA_XSTATS copy)")
 
 
