@@ -100,20 +100,24 @@ def qdisc_request(ifindex, kind, options, handle=0x10000, change=False, ns=None,
     return _request(RTM_NEWQDISC, flags, ifindex, handle, kind, options, ns)
 
 
+def _qdisc_msg(mtype, flags, seq, ifindex, handle, kind, options):
+    """A qdisc message for the root of ifindex: tcmsg, TCA_KIND, and the
+    options (byte strings, joined as given) nested in TCA_OPTIONS."""
+    body = struct.pack("=BxxxiIII", socket.AF_UNSPEC, ifindex, handle, TC_H_ROOT, 0)
+    if kind is not None:
+        body += attr(TCA_KIND, kind.encode() + b"\0")
+    if options is not None:
+        body += attr(TCA_OPTIONS | NLA_F_NESTED, b"".join(options))
+    return struct.pack("=IHHII", 16 + len(body), mtype, flags, seq, 0) + body
+
+
 def _request(mtype, flags, ifindex, handle, kind, options, ns):
     with netns(ns):
         s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
     try:
         s.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
         s.bind((0, 0))
-        tcm = struct.pack("=BxxxiIII", socket.AF_UNSPEC, ifindex, handle, TC_H_ROOT, 0)
-        body = tcm
-        if kind is not None:
-            body += attr(TCA_KIND, kind.encode() + b"\0")
-        if options is not None:
-            body += attr(TCA_OPTIONS | NLA_F_NESTED, b"".join(options))
-        msg = struct.pack("=IHHII", 16 + len(body), mtype, flags, 1, 0) + body
-        s.send(msg)
+        s.send(_qdisc_msg(mtype, flags, 1, ifindex, handle, kind, options))
         data = s.recv(65536)
     finally:
         s.close()
@@ -208,13 +212,7 @@ class Rtnl:
 
     def _send(self, mtype, flags, ifindex, handle, kind=None, options=None):
         self.seq += 1
-        tcm = struct.pack("=BxxxiIII", socket.AF_UNSPEC, ifindex, handle, TC_H_ROOT, 0)
-        body = tcm
-        if kind is not None:
-            body += attr(TCA_KIND, kind.encode() + b"\0")
-        if options is not None:
-            body += attr(TCA_OPTIONS | NLA_F_NESTED, b"".join(options))
-        self.s.send(struct.pack("=IHHII", 16 + len(body), mtype, flags, self.seq, 0) + body)
+        self.s.send(_qdisc_msg(mtype, flags, self.seq, ifindex, handle, kind, options))
         while True:
             data = self.s.recv(1 << 17)
             if struct.unpack_from("=I", data, 8)[0] == self.seq:
