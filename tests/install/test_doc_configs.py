@@ -113,15 +113,10 @@ def devices(cfg):
     return list(dict.fromkeys(devs))
 
 
-def check(name, text, losslessd, tmp):
-    try:
-        cfg = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        return f"{name}: not TOML: {e}"
-    devs = devices(cfg)
-    conf = os.path.join(tmp, "losslessd.toml")
-    with open(conf, "w") as f:
-        f.write(text)
+def check_in_private_netns(losslessd, conf, devs):
+    """losslessd --config conf --check in a private netns with devs as
+    veths, and a private bpffs and /run (--check looks at both: the pin
+    directory, the lock beside the socket); the CompletedProcess."""
     script = "\n".join([
         "set -e",
         "mount --make-rprivate /",
@@ -131,7 +126,19 @@ def check(name, text, losslessd, tmp):
         *[f"ip link add {d} type veth peer name llp{i}" for i, d in enumerate(devs)],
         f"exec {losslessd} --config {conf} --check",
     ])
-    r = subprocess.run(["unshare", "-mn", "sh", "-c", script], capture_output=True, text=True)
+    return subprocess.run(["unshare", "-mn", "sh", "-c", script], capture_output=True, text=True)
+
+
+def check(name, text, losslessd, tmp):
+    try:
+        cfg = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        return f"{name}: not TOML: {e}"
+    devs = devices(cfg)
+    conf = os.path.join(tmp, "losslessd.toml")
+    with open(conf, "w") as f:
+        f.write(text)
+    r = check_in_private_netns(losslessd, conf, devs)
     if r.returncode != 0:
         return f"{name}: losslessd --check exits {r.returncode}: {r.stderr.strip()}"
     print(f"ok: {name}: {r.stdout.strip()}")

@@ -44,6 +44,7 @@ import sys
 import tempfile
 
 import lint_man
+from test_doc_configs import check_in_private_netns
 
 SKIP = 77
 LEVELS_OK = ("OK", "SAFE", "PERFECT")
@@ -366,20 +367,9 @@ def check_example_config(dest, prefix):
     if not devs:
         fail(f"{conf}: names no port")
         return
-    # A private netns with the ports, a private bpffs and /run: --check
-    # looks at both (pin directory on bpffs, the lock beside the socket).
-    script = "\n".join([
-        "set -e",
-        "mount --make-rprivate /",
-        "mount -t bpf bpf /sys/fs/bpf",
-        "mount -t tmpfs tmpfs /run",
-        "ip link set lo up",
-        *[f"ip link add {d} type veth peer name {d}p" for d in devs],
-        f"exec {dest}{prefix}/sbin/losslessd --config {conf} --check",
-    ])
-    r = run(["unshare", "-mn", "sh", "-c", script])
+    r = check_in_private_netns(f"{dest}{prefix}/sbin/losslessd", conf, devs)
     if r.returncode != 0:
-        fail(f"losslessd --check on the installed example: exit {r.returncode}: {r.stdout}")
+        fail(f"losslessd --check on the installed example: exit {r.returncode}: {r.stdout}{r.stderr}")
     else:
         ok(f"the example configuration passes losslessd --check: {r.stdout.strip()}")
 
