@@ -16,8 +16,8 @@ docs/*.md and man/*.8 cite the papers (title, section, figure,
 algorithm) or the project's own docs instead, and state a rule or a
 number themselves rather than point at "the spec". Three kinds of hit:
 
-- a spec by its file name, by "(spec 4.10)" or "spec X1", or the
-  shared directory;
+- a spec by its file name, by "(spec 4.10)", "spec X1" or a bare
+  "(3.8)", or the shared directory;
 - "the spec", "spec's", "specs" (the engineering spec as a noun;
   "specific", "TC_ACT_UNSPEC" are not hits);
 - a spec-style identifier (INV-8, S-04, SU5, X1, P4, C20, Q8, HQ, ...)
@@ -43,6 +43,9 @@ PATTERNS = [
     re.compile(r"\.\./shared"),
     # "(spec 4.10)", "spec X1's", "spec S-07": a spec by a number
     re.compile(r"\(spec\b|\bspec (section |§)?[A-Z]?-?[0-9]"),
+    # "(3.8)", "(5.5)": a spec's section by its bare number (the papers'
+    # sections are roman, "Section IV-E")
+    re.compile(r"\([2-9]\.[0-9]{1,2}\)"),
     # "the spec", "the spec's", "our spec", "specs": the spec as a noun
     re.compile(r"(?i)\b(the|our|this|its|a|engineering) spec\b"
                r"|\bspec's\b|\bspecs\b"),
