@@ -17,7 +17,7 @@ algorithm) or the project's own docs instead, and state a rule or a
 number themselves rather than point at "the spec". Three kinds of hit:
 
 - a spec by its file name, by "(spec 4.10)", "spec X1" or a bare
-  "(3.8)", or the shared directory;
+  "(3.8)", or the shared directory or its DESIGN.md and ANCHORS.md;
 - "the spec", "spec's", "specs" (the engineering spec as a noun;
   "specific", "TC_ACT_UNSPEC" are not hits);
 - a spec-style identifier (INV-8, S-04, SU5, X1, P4, C20, Q8, HQ, ...)
@@ -39,13 +39,13 @@ PATTERNS = [
     # a spec by its file name, with or without a section or an equation
     re.compile(r"\b(spfc|dsh|pcn|bifrost|portfc|dcqcn)\.md"
                r"( (section |§)?[0-9A-Z][0-9.]*| Eq\. ?[0-9]+)?"),
-    # the shared directory the specs live in
-    re.compile(r"\.\./shared"),
+    # the shared directory the specs live in, and its other files
+    re.compile(r"\.\./shared|\b(ANCHORS|DESIGN)\.md"),
     # "(spec 4.10)", "spec X1's", "spec S-07": a spec by a number
     re.compile(r"\(spec\b|\bspec (section |§)?[A-Z]?-?[0-9]"),
-    # "(3.8)", "(5.5)": a spec's section by its bare number (the papers'
+    # "(3.8)", "(4.10 below)": a spec's section by its bare number (the papers'
     # sections are roman, "Section IV-E")
-    re.compile(r"\([2-9]\.[0-9]{1,2}\)"),
+    re.compile(r"\([2-9]\.[0-9]{1,2}(\)| below| above|'s)"),
     # "the spec", "the spec's", "our spec", "specs": the spec as a noun
     re.compile(r"(?i)\b(the|our|this|its|a|engineering) spec\b"
                r"|\bspec's\b|\bspecs\b"),
