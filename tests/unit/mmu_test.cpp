@@ -1222,13 +1222,11 @@ TEST(MmuDrain, PausesEveryQueueDropsLossyThenTheSchemeChanges)
 	EXPECT_TRUE(Paused(pool.p(), 1));
 	for (auto &ch : charges)
 		ll_mmu_release(pool.p(), &ch, 0);
-	ExpectEmpty(pool.p());
 	EXPECT_TRUE(ll_mmu_pool_idle(pool.p()));
 	EXPECT_TRUE(Paused(pool.p(), 0));	// empty, still held
 	EXPECT_EQ(ll_mmu_pool_reconfigure(pool.p(), &c), LL_MMU_OK);
 	ll_mmu_set_draining(pool.p(), 0, 0);
-	EXPECT_FALSE(Paused(pool.p(), 0));
-	EXPECT_FALSE(Paused(pool.p(), 1));
+	ExpectEmpty(pool.p());			// every queue resumed too
 	EXPECT_EQ((int)pool->cfg.scheme, (int)LL_SCHEME_ST);
 }
 
