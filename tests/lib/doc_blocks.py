@@ -15,7 +15,8 @@ that breaks a marker fails the test instead of skipping the step.
 
 A sample is checked against what the step printed by its shape, not its
 numbers: shape() turns every number, with its unit if any (12, 0.5ms,
-79682b, 1.2K, 10Gbit, 3/8), into '#', and collapses white space; every
+79682b, 1.2K, 10Gbit, 3/8) and a state mark after it (losslessctl's "3*":
+XOFF now), into '#', and collapses white space; every
 line of the sample must then be the shape of a line of the output, in
 order (missing() returns those that are not). A sample line "..." stands
 for any lines. So a field renamed, added or dropped, or a line the tool no
@@ -25,7 +26,7 @@ longer prints, fails; a volatile value does not.
 import re
 
 MARKER = re.compile(r"^<!--\s*(run|output):\s*(\S+)\s*-->\s*$")
-NUMBER = re.compile(r"(?<![A-Za-z_])[-+]?\d+(?:[.,/:]\d+)*[A-Za-z%]*")
+NUMBER = re.compile(r"(?<![A-Za-z_])[-+]?\d+(?:[.,/:]\d+)*[A-Za-z%*]*")
 
 
 class Block:

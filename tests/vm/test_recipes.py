@@ -254,14 +254,28 @@ def dsh_numbers(c, doc):
     r = batch([add.group(1).replace('tc ', '', 1).replace('"$p"', p) for p in PORTS], tool="tc")
     if not c.ok(r.returncode == 0, "recipe 1's pool at the document's values", r.stderr.strip()):
         return
-    out = {}
-    line = change.group(1)
-    for key, cmd in (("dsh 3,4", line), ("dt 3,4", line.replace("scheme dsh", "scheme dt")),
-                     ("dt 3", line.replace("3,4 scheme dsh", "3 scheme dt")),
-                     ("dsh 3", line.replace("3,4 scheme dsh", "3 scheme dsh"))):
-        sh(cmd)
-        q = qjson("swp3")
-        out[key] = (q.get("pool_headroom_size"), q.get("pool_shared_size"))
+    # The four changes and a show after each, in one tc process.
+    line = change.group(1).replace("tc ", "", 1)
+    keys = ["dsh 3,4", "dt 3,4", "dt 3", "dsh 3"]
+    cmds = [line, line.replace("scheme dsh", "scheme dt"), line.replace("3,4 scheme dsh", "3 scheme dt"),
+            line.replace("3,4 scheme dsh", "3 scheme dsh")]
+    r = subprocess.run("tc -s -j -batch -", shell=True, capture_output=True, text=True, timeout=60,
+                       input="".join(f"{cmd}\nqdisc show dev swp3\n" for cmd in cmds))
+    shows, dec, at = [], json.JSONDecoder(), 0
+    text = r.stdout.strip()
+    try:
+        while at < len(text):
+            v, end = dec.raw_decode(text, at)
+            shows.append(next((q for q in v if q.get("kind") == "lossless"), {}))
+            at = end
+            while at < len(text) and text[at].isspace():
+                at += 1
+    except (ValueError, AttributeError):
+        shows = []
+    if not c.ok(r.returncode == 0 and len(shows) == 4, "recipe 3's change and its variants at the document's values",
+                f"{r.stderr.strip()} {text[:300]!r}"):
+        return
+    out = {k: (q.get("pool_headroom_size"), q.get("pool_shared_size")) for k, q in zip(keys, shows)}
     batch([f"qdisc del dev {p} root" for p in PORTS], tool="tc")
     sh("rm -rf /sys/fs/bpf/lossless/sw0", check=False)
     print(f"  the kernel at the recipes' values, (headroom, shared) by scheme and lossless priorities: {out}",
