@@ -43,6 +43,8 @@ PACKAGES=(
 	nlohmann-json3-dev libtomlplusplus-dev
 	# losslessctl plot
 	gnuplot-nox
+	# docs/RECIPES.md reads losslessd's Prometheus endpoint with curl
+	curl
 	# man pages: make install compresses them, make check lints them (groff)
 	gzip groff-base
 	# style (.clang-format)
