@@ -753,7 +753,10 @@ static void ll_reset(struct Qdisc *sch)
 	ll_shaper_reset(&q->shaper, now);
 	q->wake_ns = 0;
 	qdisc_watchdog_cancel(&q->watchdog);
-	/* Nor does a port mode's state (bifrost.md 5): it starts over. */
+	/* Nor does what the port told its upstream, whose own reset ended
+	 * the pause: a mode starts over (bifrost.md 5), a pause still wanted
+	 * is told again at the next arrival.
+	 */
 	ll_kport_restart(&q->port, now);
 }
 

@@ -669,9 +669,26 @@ enum ll_mmu_err ll_mmu_port_update(struct ll_mmu_pool *pool, ll_u32 port,
 
 void ll_mmu_port_restart(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns)
 {
-	if (!port_ok(pool, port) || !pool->ports[port].mode)
+	struct ll_mmu_port *p;
+	ll_u32 i;
+
+	if (!port_ok(pool, port))
 		return;
-	mode_restart(pool, &pool->ports[port], now_ns);
+	p = &pool->ports[port];
+	if (p->mode) {
+		mode_restart(pool, p, now_ns);
+		return;
+	}
+	if (own_frames(pool, p))
+		return;
+	for (i = 0; i < LL_PFC_PRIOS; i++) {
+		struct ll_mmu_iq *iq = &p->iq[i];
+
+		if (((p->xoff.told >> i) & 1) && now_ns > iq->paused_since_ns)
+			iq->paused_ns_total += now_ns - iq->paused_since_ns;
+	}
+	p->xoff.told = 0;
+	p->xoff.decided_ns = 0;
 }
 
 ll_u8 ll_mmu_port_detach(struct ll_mmu_pool *pool, ll_u32 port,

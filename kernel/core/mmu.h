@@ -480,9 +480,14 @@ ll_u8 ll_mmu_port_detach(struct ll_mmu_pool *pool, ll_u32 port,
 			 ll_u64 now_ns);
 
 /*
- * Restart the port's mode from its parameters (a link down and up: the
- * mode's state describes a link that was not there) at the port's next
- * arrival. No-op without one.
+ * The port's link went down (its qdisc was reset): what the port told its
+ * upstream describes a link that was not there. A port with a mode
+ * restarts it from its parameters at its next arrival. A baseline port
+ * forgets the pauses it told (the upstream's qdisc dropped them with its
+ * own reset), counting their time up to now_ns: a pause still wanted is
+ * due at once, told again by the next lossless arrival instead of at the
+ * refresh, half a pause later, while the upstream sends into headroom.
+ * A scheme's own frames (PortFC) restart with their scheme's state.
  */
 void ll_mmu_port_restart(struct ll_mmu_pool *pool, ll_u32 port, ll_u64 now_ns);
 

@@ -788,6 +788,43 @@ TEST_F(PfcGen, XoffFrameRefreshAndXon)
 // timed (ll_mmu_xoff_decided()) to the frame's completion; a decision the
 // caller did not time counts from the take; refreshes and XONs are not
 // responses; the peaks' reset restarts the maximum from the last one.
+// A link down and up (the qdisc's reset) ends the upstream's pause with
+// its own reset: the port forgets the pause it told, so the next arrival
+// tells it again at once, not at the refresh half a pause later (found by
+// make soak: a flapped link let the upstream fill the headroom for 1.68 s
+// at 10 Mbit/s).
+TEST_F(PfcGen, LinkRestartTellsAStillWantedPauseAtOnce)
+{
+	Fill(3, 50);
+	ASSERT_TRUE(Paused(p(), 0, 3));
+	Take(1000);
+	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 1, 1000), 0);
+	EXPECT_EQ(ll_mmu_ctrl_due(p(), 0, 2000), 0);	// told: refresh later
+	ll_mmu_port_restart(p(), 0, 5000);
+	EXPECT_EQ(ll_mmu_ctrl_due(p(), 0, 5000), 1);	// due again, now
+	EXPECT_EQ(ll_mmu_admit_due(p(), 0, 5000), 1);	// the arrival kicks
+	ll_mmu_iq_stats st;
+	ASSERT_EQ(ll_mmu_get_iq_stats(p(), 0, 3, 5000, &st), 0);
+	EXPECT_TRUE(st.paused);				// still wanted
+	EXPECT_FALSE(st.told_xoff);			// but not told now
+	EXPECT_EQ(st.paused_ns, 4000u);			// 1000..5000 counted
+	ll_ctrl_msg f = Take(6000);
+	EXPECT_EQ(f.gate_mask, 0x08);
+	EXPECT_EQ(f.value[3], 0xFFFF);
+	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 1, 6000), 0);
+	ASSERT_EQ(ll_mmu_get_iq_stats(p(), 0, 3, 6000, &st), 0);
+	EXPECT_EQ(st.xoff_frames, 2u);			// a new XOFF, not a refresh
+	EXPECT_EQ(st.xoff_refreshes, 0u);
+	EXPECT_TRUE(st.told_xoff);
+	// Nothing wanted: a restart tells nothing.
+	Drain(3, 7000);
+	Take(7000);					/* the XON */
+	EXPECT_EQ(ll_mmu_ctrl_complete(p(), 0, 1, 7000), 0);
+	ll_mmu_port_restart(p(), 0, 8000);
+	EXPECT_EQ(ll_mmu_ctrl_due(p(), 0, 8000), 0);
+	ExpectInvariants(p());
+}
+
 TEST_F(PfcGen, XoffResponseFromDecisionToFrame)
 {
 	ll_mmu_premise_stats ps;
