@@ -64,7 +64,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 sys.path.insert(0, os.path.join(HERE, "..", "compare"))
 from check import Checks  # noqa: E402
 from daemon_conf import losslessd_config  # noqa: E402
-from incast import size_backlog  # noqa: E402
+from incast import qstats, size_backlog  # noqa: E402
 from topology import Paths, Topology, wait_for  # noqa: E402
 import run_compare as rc  # noqa: E402
 
@@ -297,13 +297,13 @@ class Faults:
         h, _, lk = f.host["h1"]
         sw = f.sw["leaf1"]
         dev = f.port_of("leaf1", "h1")
-        before = rc.switch_stats([sw])[f"leaf1:{dev}"]
+        before = qstats(sw, dev)
         plan = [{"at": 0.01 * k, "name": f"bad{k}", "kind": "raw", "hex": x}
                 for k, x in enumerate(self.MALFORMED * 5)]
         sent = send_plan(h, lk, plan)
         t0 = ts()
         moving = moves(sw, f.port_of("leaf1", "r0"))  # r0's port still forwards
-        after = rc.switch_stats([sw])[f"leaf1:{dev}"]
+        after = qstats(sw, dev)
         d_inv = after.get("ctrl_invalid", 0) - before.get("ctrl_invalid", 0)
         d_pfc = after.get("pfc_frames_rx", 0) - before.get("pfc_frames_rx", 0)
         return sent == len(plan) and moving, ts() - t0, \
@@ -319,37 +319,40 @@ class Faults:
         plan = [{"at": 0.02 * k, "name": "xoff", "kind": "pfc", "vector": 0x09,
                  "times": [65535, 0, 0, 65535, 0, 0, 0, 0]} for k in range(n)]
         plan.append({"at": STORM_S, "name": "xon", "kind": "pfc", "vector": 0x09, "times": [0] * 8})
-        before = rc.switch_stats([sw])[f"leaf1:{dev}"]["pfc_frames_rx"]
+        before = qstats(sw, dev)["pfc_frames_rx"]
         sent = send_plan(h, lk, plan)
         t0 = ts()
-        unpaused = wait_for(lambda: not rc.switch_stats([sw])[f"leaf1:{dev}"]["paused_prios"], RECOVER_S, 0.05)
+        unpaused = wait_for(lambda: not qstats(sw, dev)["paused_prios"], RECOVER_S, 0.05)
         moving = unpaused and moves(sw, dev)
-        got = rc.switch_stats([sw])[f"leaf1:{dev}"]["pfc_frames_rx"] - before
+        got = qstats(sw, dev)["pfc_frames_rx"] - before
         return unpaused and moving and got > 0, ts() - t0, \
             f"{sent} PFC frames over {STORM_S} s from r0, {got} honoured by leaf1 {dev}; " \
             f"unpaused {unpaused}, forwarding {moving}"
 
     def scheme_flip(self, nxt):
-        """Drained: the scheme changed in place to nxt and back (leaf0
-        through losslessd's configuration, the others with tc)."""
+        """Drained: every pool's scheme changed in place (tc) to nxt and
+        back, losslessd stopped meanwhile and started again."""
         f = self.fab
         t0 = ts()
         if not f.drained():
             return False, ts() - t0, "the fabric did not drain"
-        seen = []
-        for s in (nxt, f.scheme):
-            # A reload may not change a pool's policy: the daemon restarts.
-            cur = f.scheme
-            f.stop_daemon()
-            f.scheme = s
+        # A reload may not change a pool's policy: the daemon is stopped,
+        # and started again with the scheme's policy.
+        home, seen = f.scheme, []
+        f.stop_daemon()
+        for sch in (nxt, home):
             for sw in f.switches:
-                sw.run(f"tc qdisc change dev {f.devs[sw][0]} root lossless scheme {s}")
-            f.write_config()
-            f.start_daemon()
-            ok = wait_for(lambda: {q["options"]["scheme"] for q in f.stats().values()} == {s}, RECOVER_S, 0.1)
-            seen.append(f"{cur}->{s} {ok}")
+                sw.run(f"tc qdisc change dev {f.devs[sw][0]} root lossless scheme {sch}")
+            ok = wait_for(lambda: {q["options"]["scheme"] for q in f.stats().values()} == {sch}, RECOVER_S, 0.1)
+            seen.append(f"{sch} on every port {ok}")
             if not ok:
                 return False, ts() - t0, ", ".join(seen)
+        f.write_config()
+        f.start_daemon()
+        ok = {q["options"]["scheme"] for q in f.stats().values()} == {home}
+        seen.append(f"losslessd ({POLICY[home]}) restarted, scheme kept {ok}")
+        if not ok:
+            return False, ts() - t0, ", ".join(seen)
         return True, ts() - t0, ", ".join(seen)
 
     def module_reload(self, nxt):
@@ -398,19 +401,17 @@ def send_plan(h, lk, plan):
 
 def moves(host, dev, timeout=RECOVER_S):
     """The qdisc of host's dev sends packets again (its count grows)."""
-    def packets():
-        return json.loads(host.run(f"tc -s -j qdisc show dev {dev}"))[0].get("packets", 0)
-    p0 = packets()
-    return wait_for(lambda: packets() > p0, timeout, 0.05)
+    p0 = qstats(host, dev)["packets"]
+    return wait_for(lambda: qstats(host, dev)["packets"] > p0, timeout, 0.05)
 
 
 # ------------------------------------------------------------------ leaks
 
 def leak_sample():
     """BPF programs and maps (bpftool) and unreclaimable slab, with the
-    module out, once the kernel's deferred frees have run."""
-    subprocess.run("sync; echo 3 > /proc/sys/vm/drop_caches", shell=True)
-    time.sleep(1.0)  # RCU and netns work items
+    module out, once the kernel's deferred frees have run (page cache is
+    reclaimable, so not in it)."""
+    time.sleep(0.5)  # RCU callbacks and work items that free what a qdisc held
     progs = len(json.loads(subprocess.run("bpftool -j prog show", shell=True, capture_output=True,
                                           text=True).stdout or "[]"))
     maps = len(json.loads(subprocess.run("bpftool -j map show", shell=True, capture_output=True,
@@ -440,7 +441,7 @@ def round_traffic(fab, seconds, faults, schedule):
     recv = {}
     for r in ("r0", "r1"):
         h = fab.host[r][0]
-        recv[r] = h.popen(f"{Paths.traffic} recv --port {PORT} --idle-exit 4 --duration 100000")
+        recv[r] = h.popen(f"{Paths.traffic} recv --port {PORT} --idle-exit 2 --duration 100000")
         h.wait_udp(PORT)
     procs = []
     for fid, s, r, prio, dscp, rate, _ in FLOWS:
