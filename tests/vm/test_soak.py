@@ -68,6 +68,11 @@ from incast import qstats, size_backlog  # noqa: E402
 from topology import Paths, Topology, wait_for  # noqa: E402
 import run_compare as rc  # noqa: E402
 
+# make check's short form: one spine and two senders (h0 on leaf0, h1 on
+# leaf1): a fabric of 9 ports instead of 14, which TCG sets up in half the
+# time; make soak (LL_SOAK_SECONDS given) runs the whole of soak.toml.
+SHORT = "LL_SOAK_SECONDS" not in os.environ
+SHORT_SETS = ("fabric.spines=1", "network.senders=2", "fabric.sender_leaf=[0, 1]", "incast.fanin=2")
 SCHEMES = os.environ.get("LL_SOAK_SCHEMES", "dt st dsh spfc").split()
 POLICY = {"dt": "pfc-dt", "st": "st", "dsh": "dsh", "spfc": "spfc"}
 TOTAL_S = float(os.environ.get("LL_SOAK_SECONDS", "16"))
@@ -97,7 +102,7 @@ class Fabric:
 
     def __init__(self, t):
         self.t = t
-        self.scn = rc.load_scenario(SCENARIO)
+        self.scn = rc.load_scenario(SCENARIO, SHORT_SETS if SHORT else ())
         self.scheme = SCHEMES[0]
         self.switches, self.rx, self.tx, self.ports = rc.build(t, self.scn, f"scheme {self.scheme}")
         self.sw = {s.name: s for s in self.switches}
@@ -150,11 +155,16 @@ class Fabric:
             self.daemon.wait(timeout=20)
         self.daemon = None
 
-    def port_state(self, dev):
+    def port_states(self):
+        """{dev: (up, state)} as losslessd has its ports (one request:
+        a losslessctl costs up to a second under TCG on a loaded host)."""
         r = self.ctl("daemon --json", check=False)
         if r.returncode:
-            return None
-        return next(((p["up"], p["state"]) for p in json.loads(r.stdout)["ports"] if p["dev"] == dev), None)
+            return {}
+        return {p["dev"]: (p["up"], p["state"]) for p in json.loads(r.stdout)["ports"]}
+
+    def port_state(self, dev):
+        return self.port_states().get(dev)
 
     def stats(self):
         return rc.switch_stats(self.switches)
@@ -209,14 +219,15 @@ class Faults:
         f.daemon.wait(timeout=10)
         t0 = ts()
         f.start_daemon()
-        states = [f.port_state(d) for d in f.devs[f.leaf0]]
+        st = f.port_states()
+        states = [st.get(d) for d in f.devs[f.leaf0]]
         ok = all(s == (True, "adopted") for s in states)
         return ok, ts() - t0, f"restarted; ports {sorted(set(map(str, states)))}"
 
     def link_flap(self):
         f = self.fab
         sw = f.leaf0
-        dev = f.port_of("leaf0", "spine0@leaf0")  # h0's and h2's way to r0
+        dev = f.port_of("leaf0", "spine0@leaf0")  # leaf0's senders' way to r0
         sw.run(f"ip link set {dev} down")
         time.sleep(0.3)
         t0 = ts()
@@ -227,7 +238,7 @@ class Faults:
 
     def port_rename(self):
         f = self.fab
-        dev = f.port_of("leaf0", "h2")
+        dev = f.port_of("leaf0", "h0")
         sw = f.leaf0
         sw.run(f"ip link set {dev} down")
         sw.run(f"ip link set {dev} name llsoak")
@@ -236,10 +247,10 @@ class Faults:
         t0 = ts()
         sw.run(f"ip link set {dev} up")
         back = wait_for(lambda: f.port_state(dev) == (True, "adopted"), RECOVER_S, 0.1)
-        h2, _, lk = f.host["h2"]
-        moving = back and moves(h2, lk["a_if"])  # h2 sends into it again
+        h0, _, lk = f.host["h0"]
+        moving = back and moves(h0, lk["a_if"])  # h0 sends into it again
         return gone and back and moving, ts() - t0, \
-            f"leaf0 {dev} (to h2): daemon saw it missing {gone}, adopted again {back}, forwarding {moving}"
+            f"leaf0 {dev} (to h0): daemon saw it missing {gone}, adopted again {back}, forwarding {moving}"
 
     def port_delete(self):
         f = self.fab
@@ -426,10 +437,10 @@ def leak_sample():
 FLOWS = [  # (flow id, sender, receiver, prio, dscp, rate Mbit/s (0: line), kind)
     (1, "h0", "r0", 3, 24, 0, "incast"),
     (2, "h1", "r0", 3, 24, 0, "incast"),
-    (3, "h2", "r0", 3, 24, 0, "incast"),
+    (3, "h2", "r0", 3, 24, 0, "incast"),  # not in the short form's fabric
     (4, "h0", "r1", 3, 24, 2, "victim"),
     (10, "h1", "r1", 0, 0, 0, "background"),
-    (11, "h2", "r0", 0, 0, 0, "background"),
+    (11, "h0", "r0", 0, 0, 0, "background"),
 ]
 
 
@@ -445,6 +456,8 @@ def round_traffic(fab, seconds, faults, schedule):
         h.wait_udp(PORT)
     procs = []
     for fid, s, r, prio, dscp, rate, _ in FLOWS:
+        if s not in fab.host:
+            continue
         pace = f" --rate-mbit {rate}" if rate else ""
         procs.append((fid, fab.host[s][0].popen(
             f"{Paths.traffic} send --dst {fab.host[r][1]} --port {PORT} --flow {fid} --prio {prio} "
@@ -487,7 +500,7 @@ class Schedule:
 
     def __init__(self, per_round):
         self.gentle = [f for f in FAULTS if f not in Faults.DESTRUCTIVE]
-        self.per_round, self.rounds, self.next = per_round, 0, 0
+        self.per_round, self.rounds, self.next = min(per_round, len(self.gentle)), 0, 0
 
     def take(self):
         destructive = self.rounds % 3 == 1
