@@ -571,8 +571,8 @@ def main():
     per_phase = TOTAL_S / len(SCHEMES)
     rounds = max(1, round(per_phase / ROUND_S))
     order = list(FAULTS)
-    print(f"soak: {TOTAL_S:.0f} s of traffic, schemes {' '.join(SCHEMES)}, {rounds} round(s) of "
-          f"{per_phase / rounds:.1f} s per scheme; faults {', '.join(order)}", flush=True)
+    print(f"soak: {TOTAL_S:.0f} s of traffic, schemes {' '.join(SCHEMES)}: {per_phase:.0f} s per scheme in "
+          f"rounds of {per_phase / rounds:.1f} s or more; faults {', '.join(order)}", flush=True)
     report = {"phases": [], "faults": None, "leaks": []}
     traffic_s = 0.0
     started = ts()
@@ -588,13 +588,18 @@ def main():
             print(f"=== phase {k + 1}: scheme {scheme}", flush=True)
             phase = {"scheme": scheme, "rounds": [], "unexplained_e2e": 0}
             destructive_any = False
-            for rnd in range(rounds):
+            # Rounds until the phase's traffic time is reached: a round's
+            # senders run through its faults, however long they take.
+            phase_s, rnd = 0.0, -1
+            while rnd < 0 or phase_s < per_phase:
+                rnd += 1
                 schedule, destructive = sched.take()
                 flows, drained, ran = round_traffic(fab, per_phase / rounds, faults, schedule)
                 destructive_any |= destructive
                 ll_lost = sum(s - g for fid, (s, g) in flows.items() if fid < 10)
                 lossy_lost = sum(s - g for fid, (s, g) in flows.items() if fid >= 10)
                 traffic_s += ran
+                phase_s += ran
                 print(f"  round {rnd + 1} ({ran:.1f} s): faults {', '.join(schedule)}; lossless sent "
                       f"{sum(s for f, (s, _) in flows.items() if f < 10)} lost {ll_lost}, lossy sent "
                       f"{sum(s for f, (s, _) in flows.items() if f >= 10)} lost {lossy_lost}; drained {drained}",
