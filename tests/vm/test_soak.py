@@ -90,7 +90,11 @@ PORT = 5000
 # how long a round takes to drain at 10 Mbit/s.
 SNDBUF = (1 if SHORT else 4) << 20
 STORM_S = 1.5
-RECOVER_S = 20.0
+# A fault not recovered from in this long fails (and the rest waits no
+# longer). Measured recoveries: 2-30 s at host load 7-11 (the slowest a
+# scheme change: a drain, a tc per switch, losslessd restarted), each
+# losslessctl or tc costing up to a second then; twice the slowest.
+RECOVER_S = 60.0
 # Unreclaimable slab may move by some 100 KB between two idle moments of
 # the VM (sockets, namespaces' work items); a per-packet or per-change leak
 # over a soak's millions of packets and hundreds of changes is far more.
@@ -283,7 +287,13 @@ class Faults:
         devs = f.devs[f.leaf0]
         ok = wait_for(lambda: {json.loads(f.leaf0.run(f"tc -j qdisc show dev {d}"))[0]["options"]["alpha"]
                                for d in devs} == {alpha}, RECOVER_S, 0.1)
-        return ok, ts() - t0, f"losslessd reloaded with alpha {alpha}: in leaf0's datapath {ok}"
+        detail = f"losslessd reloaded with alpha {alpha}: in leaf0's datapath {ok}"
+        if not ok:  # what the datapath has, and what the daemon says of its pushes
+            seen = {d: json.loads(f.leaf0.run(f"tc -j qdisc show dev {d}"))[0]["options"]["alpha"] for d in devs}
+            r = f.ctl("daemon --json", check=False)
+            pools = json.loads(r.stdout).get("pools") if r.returncode == 0 else r.stderr.strip()
+            detail += f"; tc {seen}; losslessd's pools {json.dumps(pools)[:600]}"
+        return ok, ts() - t0, detail
 
     def param_change(self):
         f = self.fab
