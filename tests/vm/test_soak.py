@@ -275,7 +275,8 @@ class Faults:
         q = json.loads(sw.run(f"tc -j qdisc show dev {SPARE}"))[0]
         ok = gone and back and q["kind"] == "lossless" and q["options"].get("pool") == "sw0"
         return ok, ts() - t0, f"leaf0's pool member {SPARE} deleted (missing {gone}) and created: " \
-                              f"installed {back}, {q['kind']} in pool {q['options'].get('pool')}"
+                              f"installed {back}, {q['kind']} in pool {q['options'].get('pool')}" + \
+            ("" if ok else f"; losslessd has it {f.port_state(SPARE)}")
 
     def config_reload(self):
         f = self.fab
