@@ -79,7 +79,7 @@
 #                   and survived with their recovery times and the premise
 #                   per port (tests/vm/test_soak.py; docs/RELIABILITY.md);
 #                   writes build/soak/soak.json. Its short form (12 s of
-#                   traffic, dt and spfc, one spine: about 190 s in the
+#                   traffic, dt and spfc, one spine: 139-192 s in the
 #                   VM) is make check-vm TESTS=test_soak.py, not in make
 #                   check (docs/RELIABILITY.md)
 #   make checkpatch kernel style check of the module and the core
