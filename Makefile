@@ -80,6 +80,22 @@
 #                   and on a kmemleak object allocated through the module.
 #                   Not in make check (its time); run it after every change
 #                   to kernel/ (docs/RELIABILITY.md)
+#   make soak       build, then the soak with chaos in the VM for
+#                   DURATION of traffic (default 30m; s, m or h): mixed
+#                   lossless and lossy traffic through a leaf-spine of
+#                   bridges under every scheme in turn while losslessd is
+#                   killed, links flap, ports are renamed and deleted, the
+#                   configuration is reloaded, parameters and schemes
+#                   change, malformed frames and PFC storms arrive and the
+#                   module is reloaded between schemes; zero lossless drops
+#                   where the headroom's premise held, no kernel report, no
+#                   leak, counters that add up; prints the faults injected
+#                   and survived with their recovery times and the premise
+#                   per port (tests/vm/test_soak.py; docs/RELIABILITY.md);
+#                   writes build/soak/soak.json. Its short form (12 s of
+#                   traffic, dt and spfc, one spine: 139-192 s in the
+#                   VM) is make check-vm TESTS=test_soak.py, not in make
+#                   check (docs/RELIABILITY.md)
 #   make checkpatch kernel style check of the module and the core
 #   make install    build userspace, then install it under PREFIX (default
 #                   /usr/local; DESTDIR=DIR stages it there): losslessd,
@@ -255,6 +271,20 @@ portfc-fct: all
 	$(RUN_VM) --timeout 3000 --out $(BUILD_DIR)/portfc-fct -- tests/portfc/fct.py \
 		--seeds '$(or $(SEEDS),2)' --sw-delay '$(or $(SW_DELAY),200ms)' --out $(BUILD_DIR)/portfc-fct
 
+# DURATION: the soak's traffic time (30m: s, m or h); its wall time is
+# about 1.6 x that (each round drains, faults wait for their recovery),
+# and the test's timeout twice it plus the set-up.
+SOAK_S = $(shell echo '$(or $(DURATION),30m)' | awk '/^[0-9]+h$$/ { print $$0 * 3600; next } \
+	/^[0-9]+m$$/ { print $$0 * 60; next } /^[0-9]+s?$$/ { print $$0 + 0; next } { print "bad" }')
+SOAK_TIMEOUT = $(shell echo $$(( $(SOAK_S) * 2 + 600 )) 2>/dev/null)
+soak: all
+	@test '$(SOAK_S)' != bad || { echo 'make soak: DURATION=$(DURATION): want a time such as 30m, 2h or 600s' >&2; exit 2; }
+	mkdir -p $(BUILD_DIR)/soak
+	LL_SOAK_SECONDS=$(SOAK_S) LL_SOAK_JSON=$(BUILD_DIR)/soak/soak.json LL_TEST_TIMEOUT=$(SOAK_TIMEOUT) \
+		LL_SUITE_BUDGET_S=$$(( $(SOAK_TIMEOUT) + 300 )) \
+		$(RUN_VM) --timeout $$(( $(SOAK_TIMEOUT) + 300 )) --fail-on-warn --out $(BUILD_DIR)/soak -- \
+		tests/vm/run-all.sh test_soak.py
+
 checkpatch:
 	$(MAKE) -C kernel checkpatch
 
@@ -275,5 +305,5 @@ clean:
 	rm -rf $(BUILD_DIR)
 	$(MAKE) -C kernel clean
 
-.PHONY: all userspace module dkms-install dkms-uninstall dkms-check check check-host check-san check-vm check-kdebug kdebug check-repeat demo bench line-rate compare portfc-deadlock portfc-fct netlink-fuzz checkpatch clean \
+.PHONY: all userspace module dkms-install dkms-uninstall dkms-check check check-host check-san check-vm check-kdebug kdebug check-repeat demo bench line-rate compare portfc-deadlock portfc-fct netlink-fuzz soak checkpatch clean \
 	install uninstall

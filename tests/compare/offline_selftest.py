@@ -194,16 +194,19 @@ def main():
     recv = {"flows": rflows, "senders": {"0": {"datagrams": 76}, "1": {"datagrams": 24}}, "missing": 2,
             "socket_drops": 0, "bucket_ns": 100 * MS, "bucket_wire_bytes": [100000, 50000, 100000, 0]}
 
-    def port(pfc, xoff, paused_ns, peak):
+    def port(pfc, xoff, paused_ns, peak, slowest_ms=0, warnings=0):
         iq = [{"drops": 0, "xoff_frames": 0, "xon_frames": 0, "paused_time": 0, "peak_headroom": 0,
                "headroom_size": 0} for _ in range(8)]
-        iq[3] = {"drops": 1, "xoff_frames": xoff, "xon_frames": xoff, "paused_time": paused_ns,
+        iq[3] = {"lossless": True, "drops": 1, "xoff_frames": xoff, "xon_frames": xoff, "paused_time": paused_ns,
                  "peak_headroom": peak, "headroom_size": 90000}
-        return {"pfc_frames_tx": pfc, "drops": 1, "pool_drops_lossless": 2, "pool_drops_lossy": 0,
+        return {"options": {"sw_delay": 60 * MS}, "xoff_responses": xoff, "xoff_response_max_ns": slowest_ms * MS,
+                "xoff_response_last_ns": slowest_ms * MS // 2, "headroom_warnings": warnings,
+                "pfc_frames_tx": pfc, "drops": 1, "pool_drops_lossless": 2, "pool_drops_lossy": 0,
                 "pool_total_bytes": 10 ** 6, "pool_shared_size": 700000, "pool_peak_shared": 123000,
                 "pool_headroom_size": 270000, "pool_peak_headroom": 45000, "ingress": iq,
                 "wake_late_max": 7 * MS, "shaper_lost": 0}
-    switch = {"if0": port(0, 0, 0, 0), "if1": port(10, 5, 300 * MS, 40000), "if2": port(4, 2, 100 * MS, 5000)}
+    switch = {"if0": port(0, 0, 0, 0), "if1": port(10, 5, 300 * MS, 40000, 70, 1),
+              "if2": port(4, 2, 100 * MS, 5000, 12)}
     hosts = {"h0": {"wake_late_max": 9 * MS, "shaper_lost": MS}, "h1": {"wake_late_max": 3 * MS, "shaper_lost": 0}}
     # Samples every 100 ms from t0 - 50 ms. The port to r0 holds 120 KB,
     # more than the 100 KB it drains in a period, at the samples around
@@ -373,7 +376,16 @@ def main():
     check(rows.get("PFC frames sent, total (tc -s)") == ["14", "(failed)"] and
           rows.get("PFC sent by port to h0") == ["10", "(failed)"], "the table: PFC rows, a failed scheme marked",
           f"{rows.get('PFC frames sent, total (tc -s)')}")
-    check(text.rstrip().endswith("st: failed: tc refused it"), "the table: why a scheme failed")
+    pr = m["premise"]
+    check((pr["xoff_responses"], pr["xoff_max_ms"], pr["xoff_last_ms"], pr["slowest_port"], pr["warnings"],
+           pr["broken_ports"]) == (7, 70.0, 35.0, "h0", 1, ["h0"]) and m["ports"]["h1"]["premise"]["broken"] is False,
+          "the premise: XOFF responses summed, the slowest port's last and slowest, warnings, broken ports",
+          f"{pr}")
+    check(rows.get("slowest XOFF response / sw-delay (ms)") == ["70.0/60", "(failed)"] and
+          rows.get("headroom warnings (ports)") == ["1 (1)", "(failed)"] and
+          "dt: the headroom's premise broke on h0: slowest XOFF response 70.0 ms against sw-delay 60 ms" in text,
+          "the table: the premise's rows, and a note where it broke", f"{rows.get('  slowest XOFF response / sw-delay (ms)')}")
+    check("st: failed: tc refused it" in text, "the table: why a scheme failed")
     check(rows.get("lossless drops, pool (tc -s)") == ["2", "(failed)"], "the table: lossless drops")
     png = os.path.join(tmp, "t.png")
     rc.plot(scn, results, png)

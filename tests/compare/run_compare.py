@@ -525,10 +525,20 @@ def switch_qdisc(scn, scheme_opts):
             f"{net['pool_options']} {scheme_opts}").split()
 
 
+def uplink_qdisc(scn, h, long_senders=()):
+    """A sender's uplink qdisc: line rate, honours the switch's PFC; a
+    short queue so that flows interleave as on a NIC (ll-flows resends on
+    ENOBUFS); the switch ports' catch-up, so that timer lateness under TCG
+    does not cost the senders their rate (docs/CONFIGURATION.md, Shaper)."""
+    net, ll = scn["network"], scn["long_link"]
+    shaper = ll["pace"] if h.name in {f"h{i}" for i in long_senders} else f"catchup {net['host_catchup']}"
+    strict = f" {STRICT_PRIO}" if net["strict_priority"] else ""
+    return f"lossless rate {net['rate_mbit']}mbit limit {net['host_limit']} {shaper}{strict}"
+
+
 def setup_hosts(scn, receivers, senders, long_senders=()):
     """Addresses on one /24 (10.0.0.0), static neighbours between every
     sender and receiver, and each sender's uplink qdisc and ingress."""
-    net, ll = scn["network"], scn["long_link"]
     for h, ip, lk in receivers + senders:
         h.run(f"ip addr flush dev {lk['a_if']}")
         h.run(f"ip addr add {ip}/24 dev {lk['a_if']}")
@@ -536,14 +546,7 @@ def setup_hosts(scn, receivers, senders, long_senders=()):
         for r, rip, rlk in receivers:
             h.run(f"ip neigh replace {rip} lladdr {rlk['a_mac']} dev {lk['a_if']} nud permanent")
             r.run(f"ip neigh replace {ip} lladdr {lk['a_mac']} dev {rlk['a_if']} nud permanent")
-        # The uplink: line rate, honours the switch's PFC; a short queue so
-        # that flows interleave as on a NIC (ll-flows resends on ENOBUFS);
-        # the switch ports' catch-up, so that timer lateness under TCG does
-        # not cost the senders their rate (docs/CONFIGURATION.md, Shaper).
-        shaper = ll["pace"] if h.name in {f"h{i}" for i in long_senders} else f"catchup {net['host_catchup']}"
-        strict = f" {STRICT_PRIO}" if net["strict_priority"] else ""
-        h.run(f"tc qdisc add dev {lk['a_if']} root handle 1: lossless rate {net['rate_mbit']}mbit "
-              f"limit {net['host_limit']} {shaper}{strict}")
+        h.run(f"tc qdisc add dev {lk['a_if']} root handle 1: {uplink_qdisc(scn, h, long_senders)}")
         h.run(f"{Paths.ingress} attach {lk['a_if']} --pin-dir /sys/fs/bpf/ll-{h.ns}")
 
 
@@ -1055,6 +1058,24 @@ def backlogged_buckets(res, samples, dev, t0, width, rate):
     return out
 
 
+def port_premise(q):
+    """The headroom's premise on one switch port, from its tc -s JSON
+    (docs/RELIABILITY.md): XOFF responses the kernel timed, the last and
+    the slowest against the port's sw-delay, the lossless priorities'
+    headroom peak and size, the headroom warnings, and whether the premise
+    broke (a warning, or a response slower than sw-delay)."""
+    iq = [x for x in q.get("ingress", []) if x.get("lossless")]
+    sw_delay = q.get("options", {}).get("sw_delay", 0)
+    slowest = q.get("xoff_response_max_ns", 0)
+    return {"xoff_responses": q.get("xoff_responses", 0),
+            "xoff_last_ms": q.get("xoff_response_last_ns", 0) / 1e6, "xoff_max_ms": slowest / 1e6,
+            "sw_delay_ms": sw_delay / 1e6, "warnings": q.get("headroom_warnings", 0),
+            "peak_headroom": max((x["peak_headroom"] for x in iq), default=0),
+            "headroom_size": max((x["headroom_size"] for x in iq), default=0),
+            "lossless_drops": sum(x["drops"] for x in iq),
+            "broken": q.get("headroom_warnings", 0) > 0 or slowest > sw_delay}
+
+
 def metrics(scn, raw):
     """The table's numbers (and the per-flow list) from one run's raw data."""
     net = scn["network"]
@@ -1134,6 +1155,7 @@ def metrics(scn, raw):
             "paused_s": sum(x["paused_time"] for x in iq) / 1e9,
             "peak_headroom": max(x["peak_headroom"] for x in iq) if iq else 0,
             "headroom_size": max(x["headroom_size"] for x in iq) if iq else 0}
+        m["ports"][raw["ports"][dev]]["premise"] = port_premise(q)
         if "scheme_stats" in q:
             m["ports"][raw["ports"][dev]]["scheme_stats"] = q["scheme_stats"]
     # Victim ports (senders that carry background flows and take part in
@@ -1163,6 +1185,17 @@ def metrics(scn, raw):
             m["spfc"]["victim_ports"] = {k: sum(x.get(k, 0) for x in vic)
                                          for k in ("to_victim", "to_normal", "pauses_normal", "pauses_victim")}
             m["spfc"]["victim_ports"]["victim_time_s"] = sum(x.get("victim_time", 0) for x in vic) / 1e9
+    # The headroom's premise over the switch ports: the slowest XOFF
+    # response and where, against sw-delay, and the warnings.
+    prem = {n: p["premise"] for n, p in m["ports"].items()}
+    slow = max(prem, key=lambda n: prem[n]["xoff_max_ms"], default=None)
+    m["premise"] = {"xoff_responses": sum(x["xoff_responses"] for x in prem.values()),
+                    "xoff_max_ms": prem[slow]["xoff_max_ms"] if slow else 0.0,
+                    "xoff_last_ms": prem[slow]["xoff_last_ms"] if slow else 0.0, "slowest_port": slow,
+                    "sw_delay_ms": seconds(net["sw_delay"], "network") * 1e3,
+                    "warnings": sum(x["warnings"] for x in prem.values()),
+                    "warned_ports": sorted(n for n, x in prem.items() if x["warnings"]),
+                    "broken_ports": sorted(n for n, x in prem.items() if x["broken"])}
     m["pfc_tx_total"] = sum(p["pfc_tx"] for p in m["ports"].values())
     m["xoff_total"] = sum(p["xoff"] for p in m["ports"].values())
     m["paused_s_total"] = sum(p["paused_s"] for p in m["ports"].values())
@@ -1464,6 +1497,14 @@ def table(scn, results):
         row(f"  {k}: upstream pause frames / TOKENS frames / blocked",
             lambda m, cl=cl: (f"{cl(m)['upstream']['pause_frames_rx']}/{cl(m)['upstream']['credit_frames']}/"
                               f"{cl(m)['upstream']['credit_blocked']}") if cl(m) and cl(m)["upstream"] else "-")
+    row("premise: XOFF responses timed (tc -s)", lambda m: str(m["premise"]["xoff_responses"]))
+    row("  slowest XOFF response / sw-delay (ms)",
+        lambda m: f"{m['premise']['xoff_max_ms']:.1f}/{m['premise']['sw_delay_ms']:.0f}")
+    row("  last XOFF response at the slowest port (ms)",
+        lambda m: (f"{m['premise']['xoff_last_ms']:.1f} ({m['premise']['slowest_port']})"
+                   if m["premise"]["slowest_port"] else "-"))
+    row("  headroom warnings (ports)",
+        lambda m: f"{m['premise']['warnings']} ({len(m['premise']['warned_ports'])})")
     row("base RTT (ms, ping, idle)", lambda m: f"{m['base_rtt_ms']:.3f}")
     row("latest timer wake-up, to receivers / hosts (ms)",
         lambda m: f"{m['wake_late_max_ms']['switch']:.0f}/{m['wake_late_max_ms']['hosts']:.0f}")
@@ -1495,6 +1536,11 @@ def premise_notes(scn, results):
             continue
         late = max(m["wake_late_max_ms"].values())
         drops = max(m["drops_lossless_pool"], m["drops_lossless_ingress"])
+        pr = m.get("premise")
+        if pr and pr["broken_ports"]:
+            out.append(f"{n}: the headroom's premise broke on {', '.join(pr['broken_ports'])}: slowest XOFF "
+                       f"response {pr['xoff_max_ms']:.1f} ms against sw-delay {pr['sw_delay_ms']:.0f} ms, "
+                       f"{pr['warnings']} headroom warnings ({drops} lossless drops)")
         if late > budget_ms:
             out.append(f"{n}: a timer woke {late:.0f} ms late, beyond the sw-delay of {budget_ms:.0f} ms that "
                        f"sizes the headroom: this run did not meet its premise ({drops} lossless drops); "

@@ -15,6 +15,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 
 #include "udp_socket.h"
@@ -78,7 +79,8 @@ const char* kUsage =
     "  --size B          UDP payload bytes, >= 24 (default 1000)\n"
     "  --rate-mbit R     pace to R Mbit/s of payload; 0 = as fast as the socket\n"
     "                    allows (blocking: the qdisc's backpressure paces it)\n"
-    "  --duration S      send for S seconds (fractions allowed)\n"
+    "  --duration S      send for S seconds (fractions allowed); SIGINT or SIGTERM\n"
+    "                    ends the sending early, with the report as at the end\n"
     "  --count N         send N packets (either --duration or --count)\n"
     "  --start-ns T      start at T, in CLOCK_MONOTONIC ns (default: now), so\n"
     "                    that senders started one after another send together\n"
@@ -195,11 +197,22 @@ int do_send(const Args& a) {
         if (!t0) die("--slot-ns needs --start-ns, the slots' common origin");
         origin = std::strtoull(t0->c_str(), nullptr, 10);
     }
+    // SIGINT and SIGTERM end the sending, with the report (a caller that
+    // stops it at a time of its own): held back, and looked for once per
+    // datagram, so a send in progress is never cut.
+    sigset_t stop_signals, pending;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    sigprocmask(SIG_BLOCK, &stop_signals, nullptr);
     uint64_t start = mono_ns(), end = start + uint64_t(duration * 1e9), next = start;
     uint64_t sent = 0, errors = 0, bytes = 0, active_ns = 0, turn_from = 0, turn_end = 0;
     for (;;) {
         uint64_t t = mono_ns();
         if (count ? sent >= count : t >= end) break;
+        if (sigpending(&pending) == 0 &&
+            (sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1))
+            break;
         if (slot_ns && t >= turn_end) {
             // Our turn ended (or never began): count it, sleep to the next.
             // A wake-up later than the turn's end (a descheduled vCPU) had none.

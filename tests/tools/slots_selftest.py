@@ -12,6 +12,7 @@ usage: slots_selftest.py PATH/TO/ll-traffic
 - `recv --spin-us` (busy-polling between datagrams) receives every one and
   sleeps only at the ends; without it the receiver sleeps before nearly
   every datagram: `sleeps` counts it.
+- SIGINT ends a long send early, exit 0, with its JSON report.
 - Bad usage is refused with exit 2: --slot-ns without --start-ns, --slot
   outside 0..N-1, --slots without --slot-ns.
 Exit 0 on success, 1 on a failed check (each printed), 77 if loopback UDP is
@@ -111,6 +112,18 @@ def main():
         r = subprocess.run([tool, "send", "--dst", "127.0.0.1", "--port", str(port), "--count", "1"] + extra,
                            capture_output=True, text=True)
         check(r.returncode == 2 and "slot" in r.stderr, f"refused: {what}", r.stderr.strip()[:120])
+    # SIGINT ends a long send early, with its report (the soak stops its
+    # senders so, tests/vm/test_soak.py).
+    p = subprocess.Popen([tool, "send", "--dst", "127.0.0.1", "--port", str(port), "--size", "64",
+                          "--rate-mbit", "1", "--duration", "600"], stdout=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    p.send_signal(2)
+    out, _ = p.communicate(timeout=30)
+    rep = json.loads(out) if out.strip() else {}
+    took_s = (rep.get("end_ns", 0) - rep.get("start_ns", 0)) / 1e9
+    check(p.returncode == 0 and rep.get("sent", 0) > 0 and took_s < 30,
+          "SIGINT ends a --duration 600 send early, with its report",
+          f"exit {p.returncode}, sent {rep.get('sent')}, {took_s:.2f} s")
     rx.close()
     return check.result("ll-traffic turns")
 
