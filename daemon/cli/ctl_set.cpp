@@ -51,6 +51,8 @@ int cmd_set(const std::string &path, const std::vector<std::string> &args)
       return args[++i];
     };
     const ll_param *r = ll_param_by_ctl(k.c_str());
+    if (const char *now = ll_param_ctl_renamed(k.c_str()))
+      throw UsageError{k + ": renamed; write " + now + " " + value() + "us"};
     if (!r || !plane_key(*r)) {
       std::string keys;
       for (const ll_param &row : ll_params)

@@ -224,6 +224,20 @@ const struct ll_param *ll_param_by_ctl(const char *key)
 	return NULL;
 }
 
+const char *ll_param_ctl_renamed(const char *key)
+{
+	static const char *const renamed[][2] = {
+		{ "sw-delay-us", "sw-delay" },	/* the policies' (pfc_policy.cpp) */
+		{ "interval-us", "interval" },	/* LL_P_INTERVAL's */
+	};
+	unsigned int i;
+
+	for (i = 0; i < LL_PARAMS_ARRAY_SIZE(renamed); i++)
+		if (strcmp(key, renamed[i][0]) == 0)
+			return renamed[i][1];
+	return NULL;
+}
+
 const struct ll_param *ll_param_of_scheme(int scheme, unsigned int n)
 {
 	const struct ll_scheme_desc *d =

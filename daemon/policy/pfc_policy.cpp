@@ -234,6 +234,8 @@ std::string PfcPolicy::set(const std::string &key, const std::string &value)
   const ll_param *r = param(key);
   std::uint64_t v = 0;
   PoolSettings next = cfg_;
+  if (const char *now = ll_param_ctl_renamed(key.c_str()))
+    return key + ": renamed; write " + now + " " + value + "us";
   if (key == ll_params[LL_P_SW_DELAY].tc) {
     const ll_param &sw = ll_params[LL_P_SW_DELAY];
     if (ll_param_parse(&sw, value.c_str(), &v, nullptr) != LL_PARAM_OK || v > max_delay_ns()) {

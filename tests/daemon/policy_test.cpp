@@ -199,8 +199,7 @@ TEST(PfcPolicy, SetValidatesAndNamesTheParameters)
             "invalid sw-delay \"2s\": must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)");
   EXPECT_EQ(pol.set("sw-delay", "2000"),
             "invalid sw-delay \"2000\": must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)");
-  EXPECT_EQ(pol.set("sw-delay-us", "2000"),
-            "pfc-dt has no parameter \"sw-delay-us\" (alpha, egress-alpha, reserved, xon-offset, sw-delay)");
+  EXPECT_EQ(pol.set("sw-delay-us", "3000"), "sw-delay-us: renamed; write sw-delay 3000us");
   EXPECT_EQ(pol.set("beta", "1"),
             "pfc-dt has no parameter \"beta\" (alpha, egress-alpha, reserved, xon-offset, sw-delay)");
   EXPECT_EQ(pol.set("egress-alpha", "2"), "");
