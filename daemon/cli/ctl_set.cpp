@@ -51,6 +51,8 @@ int cmd_set(const std::string &path, const std::vector<std::string> &args)
       return args[++i];
     };
     const ll_param *r = ll_param_by_ctl(k.c_str());
+    if (const char *now = ll_param_ctl_renamed(k.c_str()))
+      throw UsageError{k + ": renamed; write " + now + " " + value() + "us"};
     if (!r || !plane_key(*r)) {
       std::string keys;
       for (const ll_param &row : ll_params)
@@ -66,7 +68,9 @@ int cmd_set(const std::string &path, const std::vector<std::string> &args)
         throw UsageError{k + ": no device \"" + dev + "\" in this network namespace"};
       p.headroom.push_back({idx, bytes});
     } else if (auto field = lp::field(r->plane_set)) {
-      p.*field = static_cast<std::uint32_t>(parse_value(*r, k, value()));
+      std::uint64_t v = parse_value(*r, k, value());
+      // The plane's period is in microseconds (interval_us).
+      p.*field = static_cast<std::uint32_t>(r->unit == LL_PARAM_TIME ? v / 1000 : v);
     }
   }
   auto plane = lp::Plane::open(path);

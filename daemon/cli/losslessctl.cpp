@@ -73,7 +73,7 @@ Commands:
                         With losslessd running (its socket exists), set goes
                         through the daemon, whose policy owns the parameters
                         (alpha, egress-alpha, reserved, xon-offset,
-                        sw-delay-us for pfc-dt, and each scheme's own
+                        sw-delay for pfc-dt, and each scheme's own
                         SCHEME.PARAM keys);
                         --plane writes the map directly instead.
   clear peaks           restart the peak watermarks (pool shared and

@@ -56,7 +56,7 @@ const struct ll_param ll_params[LL_P_COUNT] = {
 		.plane_set = LOSSLESS_PLANE_SET_ALPHA, .word = -1,
 	},
 	[LL_P_EGRESS_ALPHA] = {
-		.tc = "egress-alpha", .arg = "ALPHA", .key = "egress_alpha",
+		.tc = "egress-alpha", .arg = "ALPHA", .key = "egress-alpha",
 		.ctl = "egress-alpha", .metric = "lossless_pool_egress_alpha",
 		.help = "Dynamic Threshold factor of the lossy priorities' egress queues",
 		.unit = LL_PARAM_ALPHA, .flags = LL_PARAM_POLICY, .scheme = -1,
@@ -67,7 +67,7 @@ const struct ll_param ll_params[LL_P_COUNT] = {
 		.plane_set = LOSSLESS_PLANE_SET_EGRESS_ALPHA, .word = -1,
 	},
 	[LL_P_LOSSLESS_PRIOS] = {
-		.tc = "lossless-prios", .arg = "PRIOS", .key = "lossless_prios",
+		.tc = "lossless-prios", .arg = "PRIOS", .key = "lossless-prios",
 		.help = "the priorities that get PFC and headroom; the others are lossy",
 		.unit = LL_PARAM_PRIOS, .scheme = -1,
 		.min = 0, .max = LL_PARAMS_PRIO(LOSSLESS_PFC_PRIOS) - 1,
@@ -84,7 +84,7 @@ const struct ll_param ll_params[LL_P_COUNT] = {
 		.plane_set = LOSSLESS_PLANE_SET_RESERVED, .word = -1,
 	},
 	[LL_P_XON_OFFSET] = {
-		.tc = "xon-offset", .arg = "SIZE", .key = "xon_offset",
+		.tc = "xon-offset", .arg = "SIZE", .key = "xon-offset",
 		.ctl = "xon-offset", .metric = "lossless_pool_xon_offset_bytes",
 		.help = "PFC hysteresis: a paused priority resumes this far below its threshold",
 		.unit = LL_PARAM_SIZE,
@@ -94,14 +94,14 @@ const struct ll_param ll_params[LL_P_COUNT] = {
 		.plane_set = LOSSLESS_PLANE_SET_XON_OFFSET, .word = -1,
 	},
 	[LL_P_CABLE_DELAY] = {
-		.tc = "cable-delay", .arg = "TIME", .key = "cable_delay",
+		.tc = "cable-delay", .arg = "TIME", .key = "cable-delay",
 		.help = "one-way propagation delay of this port's link",
 		.unit = LL_PARAM_TIME, .flags = LL_PARAM_PORT | LL_PARAM_TOML_PORT,
 		.scheme = -1, .min = 0, .max = LL_HEADROOM_MAX_DELAY_NS, .def = 0,
 		.nl_attr = TCA_LOSSLESS_CABLE_DELAY_NS, .nl_len = 8, .word = -1,
 	},
 	[LL_P_SW_DELAY] = {
-		.tc = "sw-delay", .arg = "TIME", .key = "sw_delay",
+		.tc = "sw-delay", .arg = "TIME", .key = "sw-delay",
 		.help = "software response of both ends, from the pause decision until the upstream stops",
 		.unit = LL_PARAM_TIME, .flags = LL_PARAM_PORT, .scheme = -1,
 		.min = 0, .max = LL_HEADROOM_MAX_DELAY_NS, .def = 1000000,
@@ -118,10 +118,10 @@ const struct ll_param ll_params[LL_P_COUNT] = {
 		.plane_set = LOSSLESS_PLANE_SET_HEADROOM, .word = -1,
 	},
 	[LL_P_SCHEME_PORT] = {
-		.tc = "scheme-port", .arg = "N", .key = "scheme_port",
+		.tc = "scheme-port", .arg = "N", .key = "scheme-port",
 		.help = "this port's number in the pool's scheme (portfc: its BCube switch port, 0 .. n-1); absent: the order it joined",
-		.unit = LL_PARAM_COUNT, .flags = LL_PARAM_PORT, .scheme = -1,
-		.min = 0, .max = 63, .def = 0,
+		.unit = LL_PARAM_COUNT, .flags = LL_PARAM_PORT | LL_PARAM_TOML_PORT,
+		.scheme = -1, .min = 0, .max = 63, .def = 0,
 		.nl_attr = TCA_LOSSLESS_SCHEME_PORT, .nl_len = 1, .word = -1,
 	},
 	[LL_P_ECN] = {
@@ -131,7 +131,7 @@ const struct ll_param ll_params[LL_P_COUNT] = {
 		.nl_attr = TCA_LOSSLESS_ECN_KMIN_BYTES, .word = -1,
 	},
 	[LL_P_ECN_MODE] = {
-		.tc = "ecn-mode", .arg = "red|np-ecn", .key = "ecn_mode",
+		.tc = "ecn-mode", .arg = "red|np-ecn", .key = "ecn-mode",
 		.help = "how the ports mark CE: red (the ecn thresholds, at enqueue) or np-ecn (PCN's NP-ECN at dequeue: a lossless priority's ECT packet with more behind it, unless it sat through a PAUSE; needs ecn off)",
 		.unit = LL_PARAM_FLAGS, .flags = LL_PARAM_SHOW_NONZERO,
 		.scheme = -1, .min = 0, .max = 1, .def = LOSSLESS_ECN_MODE_RED,
@@ -139,7 +139,7 @@ const struct ll_param ll_params[LL_P_COUNT] = {
 		.names = ll_ecn_modes,
 	},
 	[LL_P_NP_ECN_K] = {
-		.tc = "np-ecn-k", .arg = "SIZE", .key = "np_ecn_k",
+		.tc = "np-ecn-k", .arg = "SIZE", .key = "np-ecn-k",
 		.help = "np-ecn marks a packet with more than this behind it in its queue (0, the paper's: any); above the hosts' bursts from timer lateness",
 		.unit = LL_PARAM_SIZE, .flags = LL_PARAM_SHOW_NONZERO | LL_PARAM_MAX_BUFFER,
 		.scheme = -1, .min = 0, .max = LL_PARAMS_U32_MAX, .def = 0,
@@ -152,13 +152,13 @@ const struct ll_param ll_params[LL_P_COUNT] = {
 		.nl_attr = TCA_LOSSLESS_PLANE_FD, .word = -1,
 	},
 	[LL_P_INTERVAL] = {
-		.arg = "N", .ctl = "interval-us",
+		.arg = "TIME", .ctl = "interval",
 		.metric = "lossless_pool_telemetry_interval_seconds",
-		.help = "telemetry period of the plane, in microseconds",
-		.unit = LL_PARAM_COUNT, .scheme = -1,
-		.min = LOSSLESS_PLANE_INTERVAL_MIN_US,
-		.max = LOSSLESS_PLANE_INTERVAL_MAX_US,
-		.def = LOSSLESS_PLANE_INTERVAL_DEFAULT_US,
+		.help = "telemetry period of the plane (whole microseconds)",
+		.unit = LL_PARAM_TIME, .scheme = -1,
+		.min = LOSSLESS_PLANE_INTERVAL_MIN_US * 1000ULL,
+		.max = LOSSLESS_PLANE_INTERVAL_MAX_US * 1000ULL,
+		.def = LOSSLESS_PLANE_INTERVAL_DEFAULT_US * 1000ULL,
 		.plane_set = LOSSLESS_PLANE_SET_INTERVAL, .word = -1,
 	},
 	[LL_P_SCHEME] = {
@@ -221,6 +221,20 @@ const struct ll_param *ll_param_by_ctl(const char *key)
 	for (i = 0; (r = ll_param_row(i)); i++)
 		if (r->ctl && strcmp(key, r->ctl) == 0)
 			return r;
+	return NULL;
+}
+
+const char *ll_param_ctl_renamed(const char *key)
+{
+	static const char *const renamed[][2] = {
+		{ "sw-delay-us", "sw-delay" },	/* the policies' (pfc_policy.cpp) */
+		{ "interval-us", "interval" },	/* LL_P_INTERVAL's */
+	};
+	unsigned int i;
+
+	for (i = 0; i < LL_PARAMS_ARRAY_SIZE(renamed); i++)
+		if (strcmp(key, renamed[i][0]) == 0)
+			return renamed[i][1];
 	return NULL;
 }
 

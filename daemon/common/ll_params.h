@@ -78,6 +78,12 @@ unsigned int ll_param_index(const struct ll_param *p);
 /* Rows by tc keyword, by `losslessctl set` key; NULL if none. */
 const struct ll_param *ll_param_by_tc(const char *kw);
 const struct ll_param *ll_param_by_ctl(const char *key);
+/*
+ * The key of `losslessctl set` that an older key in microseconds became,
+ * with a time ("sw-delay-us" -> "sw-delay", "interval-us" -> "interval");
+ * NULL if key is not one. Its value is then written VALUE "us".
+ */
+const char *ll_param_ctl_renamed(const char *key);
 /* The i-th row (from 0) of scheme's parameters; NULL after the last. */
 const struct ll_param *ll_param_of_scheme(int scheme, unsigned int i);
 /* The row of scheme's parameters with TOML key key; NULL if none. */

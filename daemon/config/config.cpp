@@ -16,6 +16,7 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <sstream>
 #include <toml++/toml.h>
 
 #include "ll_params.h"
@@ -124,12 +125,14 @@ std::vector<std::string_view> table_keys(bool port, std::vector<std::string_view
 
 }  // namespace
 
-const std::vector<std::string_view> kDaemonKeys = {"pin_dir", "socket", "period", "prometheus"};
-// A [[pool]]'s keys: the rows', policy, watchdog; pool_keys() adds a
-// [pool.<scheme>] table per registered scheme.
+const std::vector<std::string_view> kDaemonKeys = {"pin-dir", "socket", "period", "prometheus"};
+// A [[pool]]'s keys: the rows', policy, the watchdog's; pool_keys() adds
+// a [pool.<scheme>] table per registered scheme.
 const std::vector<std::string_view> &pool_value_keys()
 {
-  static const std::vector<std::string_view> keys = table_keys(false, {"policy", "watchdog"});
+  static const std::vector<std::string_view> keys =
+      table_keys(false, {"policy", kWdActionKey, kWdTimeKeys[kWdDetect], kWdTimeKeys[kWdRestore],
+                         kWdTimeKeys[kWdPoll], kWdTimeKeys[kWdAlarm]});
   return keys;
 }
 const std::vector<std::string_view> &pool_keys()
@@ -148,13 +151,40 @@ const std::vector<std::string_view> &port_keys()
   // The modes' keys are their descriptor rows' (mode_policy.h).
   static const std::vector<std::string> mode_keys = lossless::policy::mode_keys();
   static const std::vector<std::string_view> keys = [] {
+    // sw-delay is the pool's, and a port's over it (tc's is per port).
     std::vector<std::string_view> k = table_keys(
-        true, {"dev", "pool", "rate", "cable_length", "mtu", "queues", "ingress", "default_prio",
-               "watchdog", "mode"});
+        true, {"dev", "pool", ll_params[LL_P_SW_DELAY].key, "rate", "cable-length", "mtu",
+               "ingress", "default-prio", kWdActionKey, kWdTimeKeys[kWdDetect],
+               kWdTimeKeys[kWdRestore], kWdTimeKeys[kWdPoll], kWdTimeKeys[kWdAlarm], "mode"});
+    for (const char *q : kQdiscKeys)
+      k.push_back(q);
     k.insert(k.end(), mode_keys.begin(), mode_keys.end());
     return k;
   }();
   return keys;
+}
+
+std::vector<std::string> old_spellings()
+{
+  std::vector<std::string> out;
+  auto add = [&](std::string_view key) {
+    std::string old(key);
+    std::replace(old.begin(), old.end(), '-', '_');
+    if (old != key && std::find(out.begin(), out.end(), old) == out.end())
+      out.push_back(old);
+  };
+  for (const auto *keys : {&kDaemonKeys, &pool_keys(), &port_keys(), &host_cc_keys(), &portfc_keys()})
+    for (auto k : *keys)
+      add(k);
+  for (const auto *r : lossless::policy::registry())
+    for (const auto *sp : r->params)
+      if (sp->key)
+        add(sp->key);
+  for (const char *t : {"[pool.watchdog]", "[port.watchdog]"})
+    out.push_back(t);
+  for (const std::string &k : watchdog_old_keys())
+    out.push_back(k);
+  return out;
 }
 
 namespace {
@@ -198,6 +228,27 @@ std::string suggest(std::string_view word, const std::vector<std::string_view> &
   if (best.empty())
     return {};
   return " (did you mean \"" + prefix + std::string(best) + "\"?)";
+}
+
+// An old spelling of a key (before every key was spelled as tc spells the
+// option: sw_delay, detection_time_ms): " renamed; write NEW = VALUE", the
+// value converted; "" if key is not one.
+std::string respelling(std::string_view key, const toml::node &v,
+                       const std::vector<std::string_view> &known)
+{
+  if (key == "watchdog" && std::find(known.begin(), known.end(), kWdActionKey) != known.end())
+    return watchdog_respelling(v);
+  std::string now(key);
+  std::replace(now.begin(), now.end(), '_', '-');
+  if (now == key || std::find(known.begin(), known.end(), now) == known.end())
+    return {};
+  std::string text = render(v);
+  if (text.empty()) {
+    std::ostringstream os;
+    os << toml::toml_formatter{v};
+    text = os.str();
+  }
+  return ": renamed; write " + now + " = " + text;
 }
 
 // A string in double quotes, escaped as in TOML's basic strings.
@@ -308,7 +359,8 @@ Config parse_document(const toml::table &doc, std::string_view name)
     if (k.str() == "watchdog")
       ps.error(Parser::line_of(k.source()),
                "unknown section \"watchdog\": a watchdog belongs to the pools or the ports: "
-               "[pool.watchdog] after a [[pool]]'s keys, or [port.watchdog] after a [[port]]'s");
+               "pfcwd = \"drop\", pfcwd-detect = \"200ms\", ... in a [[pool]] or a [[port]], as "
+               "tc's options");
     else if (v.is_table() || v.is_array_of_tables())
       ps.error(Parser::line_of(k.source()),
                "unknown section " + quote(k.str()) + suggest(k.str(), kSections));
@@ -358,9 +410,9 @@ Config parse_document(const toml::table &doc, std::string_view name)
   std::map<std::string, std::uint32_t> pool_lines;  // valid name -> line
   std::set<std::string> pool_names_given;
   std::vector<bool> pool_ok;
-  // Each pool's [pool.watchdog] keys, and whether the table (if any) is
-  // valid: its ports' tables go over it, and are not checked against a
-  // bad one (no cascade).
+  // Each pool's watchdog keys (pfcwd, pfcwd-detect, ...), and whether
+  // they are valid: its ports' keys go over them, and are not checked
+  // against bad ones (no cascade).
   std::vector<std::optional<WatchdogKeys>> pool_wd(pool_tables.size());
   std::vector<bool> pool_wd_ok(pool_tables.size(), true);
   for (std::size_t i = 0; i < pool_tables.size(); i++) {
@@ -369,11 +421,11 @@ Config parse_document(const toml::table &doc, std::string_view name)
     std::string raw;
     std::size_t before = ps.errors.size();
     ps.pool_section(*pool_tables[i], i, p, given, raw);
-    if (const toml::node *n = pool_tables[i]->get("watchdog")) {
-      std::string wctx = p.name.empty() ? "pool #" + std::to_string(i + 1) : "pool " + quote(p.name);
-      std::size_t before_wd = ps.errors.size();
-      pool_wd[i] = ps.watchdog_keys(wctx, *n, "[pool.watchdog]");
-      if (pool_wd[i] && pool_wd[i]->ok)
+    std::string wctx = p.name.empty() ? "pool #" + std::to_string(i + 1) : "pool " + quote(p.name);
+    std::size_t before_wd = ps.errors.size();
+    pool_wd[i] = ps.watchdog_keys(wctx, *pool_tables[i]);
+    if (pool_wd[i]) {
+      if (pool_wd[i]->ok)
         p.watchdog = ps.watchdog(wctx, *pool_wd[i], nullptr, p.name);
       pool_wd_ok[i] = ps.errors.size() == before_wd && p.watchdog;
     }
@@ -405,12 +457,11 @@ Config parse_document(const toml::table &doc, std::string_view name)
     std::uint32_t pool_line = 0;
     ps.port_section(*port_tables[i], i, p, dev_given, raw_dev, pool_given, pool_line);
     std::string ctx = p.dev.empty() ? "port #" + std::to_string(i + 1) : "port " + quote(p.dev);
-    // The port's watchdog: its pool's, with its own table's keys over it.
+    // The port's watchdog: its pool's, with its own keys over it.
     const Pool *wd_pool = pool_given ? cfg.find_pool(p.pool) : nullptr;
     std::size_t wd_at = wd_pool ? static_cast<std::size_t>(wd_pool - cfg.pools.data()) : 0;
-    if (const toml::node *n = port_tables[i]->get("watchdog")) {
-      auto keys = ps.watchdog_keys(ctx, *n, "[port.watchdog]");
-      if (keys && keys->ok && (!wd_pool || pool_wd_ok[wd_at]))
+    if (auto keys = ps.watchdog_keys(ctx, *port_tables[i])) {
+      if (keys->ok && (!wd_pool || pool_wd_ok[wd_at]))
         p.watchdog = ps.watchdog(ctx, *keys, wd_pool && pool_wd[wd_at] ? &*pool_wd[wd_at] : nullptr,
                                  wd_pool ? wd_pool->name : std::string());
     } else if (wd_pool) {
@@ -443,7 +494,7 @@ Config parse_document(const toml::table &doc, std::string_view name)
         }
       }
     }
-    // The mode: an "auto" round trip starts from the pool's sw_delay.
+    // The mode: an "auto" round trip starts from the port's sw-delay, else the pool's.
     ps.port_mode_check(*port_tables[i], ctx, p, pool_given ? cfg.find_pool(p.pool) : nullptr);
     cfg.ports.push_back(std::move(p));
   }

@@ -108,7 +108,7 @@ void Parser::daemon_section(const toml::node &node, Daemon &d)
     return;
   }
   check_keys(*t, kDaemonKeys, ctx);
-  for (const char *key : {"pin_dir", "socket"}) {
+  for (const char *key : {"pin-dir", "socket"}) {
     const toml::node *n = t->get(key);
     if (!n)
       continue;

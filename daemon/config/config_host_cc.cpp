@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 //
 // ll_config: the [host_cc] section, the hosts' congestion control (PCN or
-// DCQCN). Its parameters are lossless-cc's options with '_' for '-'; their
+// DCQCN). Its parameters are lossless-cc's options, spelled the same; their
 // values are parsed, derived and checked by ll_cc's parameter code
 // (daemon/cc/cc_params.h), the same as lossless-cc set's.
 #include <algorithm>
@@ -15,22 +15,8 @@ namespace cc = lossless::cc;
 namespace {
 
 // The keys of [host_cc] that are not parameters of the programs.
-const std::vector<std::string_view> kHostCcOwnKeys = {"algo",    "ports",     "line_rate",
-                                                      "gc_idle", "pin_dir",   "top_flows"};
-
-std::string key_of(std::string_view option)
-{
-  std::string k(option);
-  std::replace(k.begin(), k.end(), '-', '_');
-  return k;
-}
-
-std::string option_of(std::string_view key)
-{
-  std::string o(key);
-  std::replace(o.begin(), o.end(), '_', '-');
-  return o;
-}
+const std::vector<std::string_view> kHostCcOwnKeys = {"algo",    "ports",   "line-rate",
+                                                      "gc-idle", "pin-dir", "top-flows"};
 
 }  // namespace
 
@@ -39,7 +25,7 @@ const std::vector<std::string_view> &host_cc_keys()
   static const std::vector<std::string> params = [] {
     std::vector<std::string> v;
     for (const cc::ParamSpec &p : cc::params())
-      v.push_back(key_of(p.name));
+      v.push_back(std::string(p.name));
     return v;
   }();
   static const std::vector<std::string_view> keys = [] {
@@ -74,9 +60,9 @@ std::string host_cc_params(const HostCc &h, std::uint64_t line_rate_kbps, cc::Co
   // The keys the message names, as written ("(the default)" otherwise).
   std::string named;
   for (const std::string &opt : cc::check_names(msg)) {
-    std::string key = key_of(opt);
+    std::string key = opt;
     std::string v = " (the default)";
-    if (key == "line_rate") {
+    if (key == "line-rate") {
       v = h.line_rate_kbps ? " " + quote(cc::rate_text(line_rate_kbps))
                            : " \"auto\" (" + cc::rate_text(line_rate_kbps) + ")";
       if (line && !*line && h.line_rate_line)
@@ -163,17 +149,17 @@ void Parser::host_cc_section(const toml::node &node, std::optional<HostCc> &out)
 
   // line_rate: "auto" or a rate.
   bool rate_ok = true;
-  if (const toml::node *n = t->get("line_rate")) {
+  if (const toml::node *n = t->get("line-rate")) {
     h.line_rate_line = line_of(n->source());
     auto v = n->as_string();
     if (!v) {
-      bad_type(ctx, "line_rate", *n, "a string: \"auto\" or a rate (\"25gbit\")");
+      bad_type(ctx, "line-rate", *n, "a string: \"auto\" or a rate (\"25gbit\")");
       rate_ok = false;
     } else if (v->get() != "auto") {
       std::uint64_t kbps = 0;
       std::string why = cc::parse_rate_kbps(v->get(), kbps);
       if (!why.empty()) {
-        bad(ctx, "line_rate", *n, why + ", or \"auto\"");
+        bad(ctx, "line-rate", *n, why + ", or \"auto\"");
         rate_ok = false;
       } else {
         h.line_rate_kbps = kbps;
@@ -182,34 +168,34 @@ void Parser::host_cc_section(const toml::node &node, std::optional<HostCc> &out)
   }
 
   // The daemon's own keys.
-  if (const toml::node *n = t->get("gc_idle")) {
+  if (const toml::node *n = t->get("gc-idle")) {
     auto text = unit_text(*n);
     std::uint64_t ns = 0;
     std::string why = text ? cc::parse_time_ns(*text, true, ns) : "";
     if (!text)
-      bad_type(ctx, "gc_idle", *n, "a time (a string such as \"10s\"), or 0");
+      bad_type(ctx, "gc-idle", *n, "a time (a string such as \"10s\"), or 0");
     else if (!why.empty())
-      bad(ctx, "gc_idle", *n, why);
+      bad(ctx, "gc-idle", *n, why);
     else
       h.gc_idle_ns = ns;
   }
-  if (const toml::node *n = t->get("pin_dir")) {
-    if (auto v = string(ctx, "pin_dir", *n)) {
+  if (const toml::node *n = t->get("pin-dir")) {
+    if (auto v = string(ctx, "pin-dir", *n)) {
       if (v->empty() || (*v)[0] != '/')
-        bad(ctx, "pin_dir", *n, "must be an absolute path");
+        bad(ctx, "pin-dir", *n, "must be an absolute path");
       else
         h.pin_dir = *v;
       while (h.pin_dir.size() > 1 && h.pin_dir.back() == '/')
         h.pin_dir.pop_back();
     }
   }
-  if (const toml::node *n = t->get("top_flows"))
-    if (auto v = integer(ctx, "top_flows", *n, 1, kHostCcTopFlowsMax))
+  if (const toml::node *n = t->get("top-flows"))
+    if (auto v = integer(ctx, "top-flows", *n, 1, kHostCcTopFlowsMax))
       h.top_flows = static_cast<std::uint32_t>(*v);
 
   // The programs' parameters: lossless-cc's options, by ll_cc's parser.
   for (const cc::ParamSpec &p : cc::params()) {
-    std::string key = key_of(p.name);
+    std::string key = std::string(p.name);
     const toml::node *n = t->get(key);
     if (!n)
       continue;
@@ -225,7 +211,7 @@ void Parser::host_cc_section(const toml::node &node, std::optional<HostCc> &out)
     if (!text && n->as_floating_point())
       text = render(*n);  // w_min = 0.0078125
     if (!text) {
-      bad_type(ctx, key, *n, "a string or a number, as lossless-cc's --" + option_of(key));
+      bad_type(ctx, key, *n, "a string or a number, as lossless-cc's --" + key);
       continue;
     }
     std::string why = cc::parse_param(p.name, *text, h.overrides);

@@ -31,18 +31,28 @@ const std::vector<std::string_view> &pool_keys();
 const std::vector<std::string_view> &port_keys();
 // config_host_cc.cpp
 const std::vector<std::string_view> &host_cc_keys();
+// config_portfc.cpp
+const std::vector<std::string_view> &portfc_keys();
 
-// The time keys of a watchdog table, in this order, and their defaults (ms).
+// The qdisc's own options a [[port]] takes, as tc's.
+constexpr const char *kQdiscKeys[] = {"queues", "strict", "quanta", "priomap",
+                                      "limit",  "burst",  "catchup"};
+
+// The watchdog's keys of a [[pool]] or a [[port]] (tc's pfcwd options):
+// pfcwd, the action, then its times in this order, with their defaults.
+inline constexpr const char *kWdActionKey = "pfcwd";
 enum { kWdDetect, kWdRestore, kWdPoll, kWdAlarm, kWdTimes };
-constexpr const char *kWdTimeKeys[kWdTimes] = {"detection_time_ms", "restoration_time_ms",
-                                                "polling_interval_ms", "xoff_alarm_ms"};
-constexpr std::uint64_t kWdDefaultMs[kWdTimes] = {200, 200, 100, 0};
+constexpr const char *kWdTimeKeys[kWdTimes] = {"pfcwd-detect", "pfcwd-restore", "pfcwd-poll",
+                                                "xoff-alarm"};
+constexpr std::uint64_t kWdDefaultNs[kWdTimes] = {
+    LOSSLESS_WD_DETECT_DEFAULT_NS, LOSSLESS_WD_RESTORE_DEFAULT_NS, LOSSLESS_WD_POLL_DEFAULT_NS, 0};
 
-// The keys one watchdog table gives, each with its node (for messages).
+// The watchdog's keys one [[pool]] or [[port]] gives, each with its node
+// (for messages).
 struct WatchdogKeys {
   const toml::node *table = nullptr;
   std::optional<WatchdogAction> action;
-  std::optional<std::uint64_t> ms[kWdTimes];
+  std::optional<std::uint64_t> ns[kWdTimes];
   const toml::node *node[kWdTimes] = {};
   bool ok = true;  // every key valid
 };
@@ -62,6 +72,11 @@ std::string suggest(std::string_view word, const std::vector<std::string_view> &
 std::string quote(std::string_view s);
 std::string type_phrase(const toml::node &n);
 std::string render(const toml::node &n);
+std::string respelling(std::string_view key, const toml::node &v,
+                       const std::vector<std::string_view> &known);
+// config_watchdog.cpp
+std::string watchdog_respelling(const toml::node &n);
+std::vector<std::string> watchdog_old_keys();  // "detection_time_ms", ...
 
 // ------------------------------------------------------------ the parser
 
@@ -101,16 +116,20 @@ struct Parser {
     bad(ctx, key, n, "must be " + what + ", not " + type_phrase(n));
   }
 
-  // Unknown keys of a table, each with the closest known key.
+  // Unknown keys of a table, each with the closest known key; an old
+  // spelling of a key with the one to write now.
   void check_keys(const toml::table &t, const std::vector<std::string_view> &known,
                   const std::string &ctx, const std::string &prefix = {})
   {
     for (auto &&[k, v] : t) {
-      (void)v;
       if (std::find(known.begin(), known.end(), k.str()) != known.end())
         continue;
-      error(line_of(k.source()), ctx + ": unknown key " + quote(prefix + std::string(k.str())) +
-                                     suggest(k.str(), known, prefix));
+      std::string now = respelling(k.str(), v, known);
+      if (!now.empty())
+        error(line_of(k.source()), ctx + ": " + prefix + std::string(k.str()) + now);
+      else
+        error(line_of(k.source()), ctx + ": unknown key " + quote(prefix + std::string(k.str())) +
+                                       suggest(k.str(), known, prefix));
     }
   }
 
@@ -323,12 +342,12 @@ struct Parser {
                     std::string &raw_name);
   void port_section(const toml::table &t, std::size_t index, Port &p, bool &dev_given,
                     std::string &raw_dev, bool &pool_given, std::uint32_t &pool_line);
+  void qdisc_options(const toml::table &t, const std::string &ctx, Port &p);
   void port_mode(const toml::table &t, const std::string &ctx, Port &p);
   void port_mode_check(const toml::table &t, const std::string &ctx, const Port &p,
                        const Pool *pool);
   std::optional<Ecn> ecn(const std::string &ctx, const toml::node &n);
-  std::optional<WatchdogKeys> watchdog_keys(const std::string &ctx, const toml::node &n,
-                                            const char *form);
+  std::optional<WatchdogKeys> watchdog_keys(const std::string &ctx, const toml::table &t);
   std::optional<Watchdog> watchdog(const std::string &ctx, const WatchdogKeys &k,
                                    const WatchdogKeys *pool_keys, const std::string &pool);
   std::optional<Endpoint> endpoint(const std::string &ctx, const toml::node &n);

@@ -268,7 +268,7 @@ void Parser::scheme_tables(const toml::table &t, const std::string &ctx,
 // at the line of the key it is about. Ports' headroom is the given one, or
 // the formula's when the rate is given, with the qdisc's default shaper
 // catch-up (term 9; core/shaper.h), as the kernel computes it; round trips
-// are 2 x (cable delay + the pool's sw_delay).
+// are 2 x (cable delay + the port's sw-delay, else the pool's).
 void scheme_checks(Parser &ps, const toml::table &pool_table, Pool &pool,
                    const std::vector<const toml::table *> &port_tables, const Config &cfg)
 {
@@ -288,14 +288,15 @@ void scheme_checks(Parser &ps, const toml::table &pool_table, Pool &pool,
       frame = f;  // the defaults in MTUs are the first port's
     lossless::policy::SchemePort sp;
     sp.dev = p.dev;
-    sp.rtt_ns = 2 * (p.cable_delay_ns + pool.sw_delay_ns);
+    const std::uint64_t sw_ns = p.sw_delay_ns.value_or(pool.sw_delay_ns);
+    sp.rtt_ns = 2 * (p.cable_delay_ns + sw_ns);
     sp.frame_bytes = f;
     sp.headroom_bytes = p.headroom_bytes;
     if (!sp.headroom_bytes && p.rate_bps) {
       ll_headroom_params h{};
       h.rate_bps = *p.rate_bps;
       h.cable_delay_ns = p.cable_delay_ns;
-      h.sw_response_ns = pool.sw_delay_ns;
+      h.sw_response_ns = sw_ns;
       h.mtu_bytes = f;
       // The device's frame is the pool's less its VLAN tag.
       h.shaper_burst_bytes = ll_shaper_default_catchup_bytes(

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 //
 // ll_config: a [[port]] section (its device, pool, rate, cable, MTU,
-// queues, headroom and ingress classification).
+// headroom, sw-delay over the pool's, the qdisc's own options and the
+// ingress classification).
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -63,7 +64,7 @@ std::optional<std::uint64_t> Parser::cable_length(const std::string &ctx, const 
                              "m in meters with the unit m (2m, 100m)";
   auto s = n.as_string();
   if (!s) {
-    bad_type(ctx, "cable_length", n, "a length (a string such as \"100m\")");
+    bad_type(ctx, "cable-length", n, "a length (a string such as \"100m\")");
     return std::nullopt;
   }
   const std::string &text = s->get();
@@ -79,12 +80,12 @@ std::optional<std::uint64_t> Parser::cable_length(const std::string &ctx, const 
       ok = false;
   }
   if (!ok || !digits) {
-    bad(ctx, "cable_length", n, reason);
+    bad(ctx, "cable-length", n, reason);
     return std::nullopt;
   }
   double ns = std::strtod(num.c_str(), nullptr) * static_cast<double>(kNsPerMeter) + 0.5;
   if (!(ns < static_cast<double>(max_ns) + 1)) {
-    bad(ctx, "cable_length", n, reason);
+    bad(ctx, "cable-length", n, reason);
     return std::nullopt;
   }
   return static_cast<std::uint64_t>(ns);
@@ -144,12 +145,12 @@ void Parser::port_section(const toml::table &t, std::size_t index, Port &p, bool
     if (!(s && s->get() == "auto"))
       p.rate_bps = rate(ctx, *n);
   }
-  const toml::node *cd = t.get(ll_params[LL_P_CABLE_DELAY].key), *cl = t.get("cable_length");
+  const toml::node *cd = t.get(ll_params[LL_P_CABLE_DELAY].key), *cl = t.get("cable-length");
   if (cd && cl) {
     const toml::node *later =
         line_of(cd->source()) >= line_of(cl->source()) ? cd : cl;
     error(line_of(later->source()),
-          ctx + ": cable_delay and cable_length: give at most one of the two");
+          ctx + ": cable-delay and cable-length: give at most one of the two");
   } else if (cd) {
     if (auto v = param(ctx, ll_params[LL_P_CABLE_DELAY], *cd))
       p.cable_delay_ns = *v;
@@ -160,11 +161,13 @@ void Parser::port_section(const toml::table &t, std::size_t index, Port &p, bool
   if (const toml::node *n = t.get("mtu"))
     if (auto v = integer(ctx, "mtu", *n, kMtuMin, kMtuMax, "bytes (the device MTU)"))
       p.mtu_bytes = static_cast<std::uint32_t>(*v);
-  if (const toml::node *n = t.get("queues"))
-    if (auto v = integer(ctx, "queues", *n, 1, kQueuesMax))
-      p.queues = static_cast<std::uint8_t>(*v);
+  if (auto v = param(ctx, t, LL_P_SW_DELAY))
+    p.sw_delay_ns = *v;
+  if (auto v = param(ctx, t, LL_P_SCHEME_PORT))
+    p.scheme_port = static_cast<std::uint8_t>(*v);
   if (auto v = param(ctx, t, LL_P_HEADROOM))
     p.headroom_bytes = static_cast<std::uint32_t>(*v);
+  qdisc_options(t, ctx, p);
   if (const toml::node *n = t.get("ingress")) {
     if (auto v = string(ctx, "ingress", *n)) {
       auto it = std::find(kIngressModes.begin(), kIngressModes.end(), *v);
@@ -174,14 +177,61 @@ void Parser::port_section(const toml::table &t, std::size_t index, Port &p, bool
         p.ingress = static_cast<IngressMode>(it - kIngressModes.begin());
     }
   }
-  if (const toml::node *n = t.get("default_prio"))
-    if (auto v = integer(ctx, "default_prio", *n, 0, kPrios - 1))
+  if (const toml::node *n = t.get("default-prio"))
+    if (auto v = integer(ctx, "default-prio", *n, 0, kPrios - 1))
       p.default_prio = static_cast<std::uint8_t>(*v);
   port_mode(t, ctx, p);
 }
 
+// The qdisc's own options, with tc's ranges (tc-lossless(8)): queues,
+// strict (at most queues), quanta (a size per queue), priomap (a queue per
+// skb->priority, each below queues), limit (packets per queue), burst and
+// catchup (sizes of the shaper).
+void Parser::qdisc_options(const toml::table &t, const std::string &ctx, Port &p)
+{
+  if (const toml::node *n = t.get("queues"))
+    if (auto v = integer(ctx, "queues", *n, 1, kQueuesMax))
+      p.queues = static_cast<std::uint8_t>(*v);
+  if (const toml::node *n = t.get("strict"))
+    if (auto v = integer(ctx, "strict", *n, 0, p.queues, "(strict queues, at most queues)"))
+      p.strict = static_cast<std::uint8_t>(*v);
+  if (const toml::node *n = t.get("quanta")) {
+    auto a = n->as_array();
+    if (!a || a->empty() || a->size() > p.queues) {
+      bad_type(ctx, "quanta", *n,
+               "an array of 1 .. queues (" + std::to_string(p.queues) +
+                   ") sizes, one per queue from queue 0 (such as [\"9kb\", 1514])");
+    } else {
+      for (const toml::node &e : *a)
+        if (auto v = size(ctx, "quanta", e, 1, LOSSLESS_QUANTUM_MAX_BYTES))
+          p.quanta_bytes.push_back(static_cast<std::uint32_t>(*v));
+    }
+  }
+  if (const toml::node *n = t.get("priomap")) {
+    auto a = n->as_array();
+    if (!a || a->empty() || a->size() > LOSSLESS_PRIOMAP_LEN) {
+      bad_type(ctx, "priomap", *n,
+               "an array of 1 .. " + std::to_string(LOSSLESS_PRIOMAP_LEN) +
+                   " queues, one per skb->priority from 0 (such as [0, 0, 1, 3])");
+    } else {
+      for (const toml::node &e : *a)
+        if (auto v = integer(ctx, "priomap", e, 0, p.queues - 1, "(a queue, below queues)"))
+          p.priomap.push_back(static_cast<std::uint8_t>(*v));
+    }
+  }
+  if (const toml::node *n = t.get("limit"))
+    if (auto v = integer(ctx, "limit", *n, 1, LOSSLESS_LIMIT_MAX_PKTS, "packets per queue"))
+      p.limit_packets = static_cast<std::uint32_t>(*v);
+  if (const toml::node *n = t.get("burst"))
+    if (auto v = size(ctx, "burst", *n, LOSSLESS_BURST_MIN_BYTES, LOSSLESS_BURST_MAX_BYTES))
+      p.burst_bytes = static_cast<std::uint32_t>(*v);
+  if (const toml::node *n = t.get("catchup"))
+    if (auto v = size(ctx, "catchup", *n, LOSSLESS_BURST_MIN_BYTES, LOSSLESS_BURST_MAX_BYTES))
+      p.catchup_bytes = static_cast<std::uint32_t>(*v);
+}
+
 // `mode = "NAME"` and the mode's keys: its descriptor's rows, TOML key =
-// tc keyword with '_' for '-' (mode_policy.h). The jitter takes "auto"
+// tc keyword (mode_policy.h). The jitter takes "auto"
 // (the default), the round trip "auto" too (port_mode_check() judges it
 // with the pool).
 void Parser::port_mode(const toml::table &t, const std::string &ctx, Port &p)
@@ -254,8 +304,8 @@ void Parser::port_mode(const toml::table &t, const std::string &ctx, Port &p)
 }
 
 // The port's mode against its pool (nullptr: none found, said already).
-// An "auto" round trip needs a start, 2 x (cable delay + the pool's
-// sw_delay). With the rate given, the core's ll_mode_check() judges the
+// An "auto" round trip needs a start, 2 x (cable delay + the port's
+// sw-delay). With the rate given, the core's ll_mode_check() judges the
 // parameters now (an "auto" D at its start), at the key its message names.
 void Parser::port_mode_check(const toml::table &t, const std::string &ctx, const Port &p,
                              const Pool *pool)
@@ -270,7 +320,7 @@ void Parser::port_mode_check(const toml::table &t, const std::string &ctx, const
   if (m.rtt_auto && rw >= 0) {
     if (!pool)
       return;
-    rtt = pol::auto_rtt_start_ns(p.cable_delay_ns, pool->sw_delay_ns);
+    rtt = pol::auto_rtt_start_ns(p.cable_delay_ns, p.sw_delay_ns.value_or(pool->sw_delay_ns));
     if (!rtt) {
       for (std::uint32_t i = 0; d && i < d->n_params; i++)
         if (d->params[i].word == rw) {

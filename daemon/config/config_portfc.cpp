@@ -19,7 +19,7 @@ namespace {
 
 const std::vector<std::string_view> kPortfcKeys = {"n",      "k",           "role",   "server",
                                                    "switch", "level",       "ports",  "base",
-                                                   "stuck",  "relay_queue", "pin_dir"};
+                                                   "stuck",  "relay-queue", "pin-dir"};
 
 constexpr std::uint64_t kStuckMaxNs = 3600ULL * 1000000000ULL;  // 1 h
 
@@ -29,6 +29,11 @@ std::string bcube_text(std::uint32_t n, std::uint32_t k)
 }
 
 }  // namespace
+
+const std::vector<std::string_view> &portfc_keys()
+{
+  return kPortfcKeys;
+}
 
 std::string_view portfc_role_name(PortfcRole r)
 {
@@ -101,7 +106,7 @@ void portfc_section(Parser &ps, const toml::node &node, Config &cfg,
   bool server = p.role == PortfcRole::Server;
   if (role_ok) {
     // The other role's keys are mistakes, not ignored.
-    for (const char *key : server ? std::vector<const char *>{"switch", "level", "relay_queue"}
+    for (const char *key : server ? std::vector<const char *>{"switch", "level", "relay-queue"}
                                   : std::vector<const char *>{"server"})
       if (const toml::node *x = t->get(key))
         ps.bad(ctx, key, *x,
@@ -199,13 +204,13 @@ void portfc_section(Parser &ps, const toml::node &node, Config &cfg,
     else if (auto v = ps.time(ctx, "stuck", *x, 0, kStuckMaxNs))
       p.stuck_ns = *v;
   }
-  if (const toml::node *x = t->get("relay_queue"))
-    if (auto v = ps.size(ctx, "relay_queue", *x, 0, kBufferMaxBytes))
+  if (const toml::node *x = t->get("relay-queue"))
+    if (auto v = ps.size(ctx, "relay-queue", *x, 0, kBufferMaxBytes))
       p.relay_queue_bytes = *v;
-  if (const toml::node *x = t->get("pin_dir")) {
-    if (auto v = ps.string(ctx, "pin_dir", *x)) {
+  if (const toml::node *x = t->get("pin-dir")) {
+    if (auto v = ps.string(ctx, "pin-dir", *x)) {
       if (v->empty() || (*v)[0] != '/')
-        ps.bad(ctx, "pin_dir", *x, "must be an absolute path");
+        ps.bad(ctx, "pin-dir", *x, "must be an absolute path");
       else
         p.pin_dir = *v;
       while (p.pin_dir.size() > 1 && p.pin_dir.back() == '/')
@@ -278,8 +283,8 @@ void portfc_section(Parser &ps, const toml::node &node, Config &cfg,
         std::uint64_t xon = cls ? pf.xon_b_bytes : pf.xon_a_bytes;
         if (xoff && xon && xon >= xoff)
           ps.error(pool->line,
-                   "pool " + quote(pool->name) + ": portfc: " + (cls ? "xon_b " : "xon_a ") +
-                       std::to_string(xon) + " must be below " + (cls ? "xoff_b " : "xoff_a ") +
+                   "pool " + quote(pool->name) + ": portfc: " + (cls ? "xon-b " : "xon-a ") +
+                       std::to_string(xon) + " must be below " + (cls ? "xoff-b " : "xoff-a ") +
                        std::to_string(xoff) + " (0 < X_on < X_off)");
       }
     }

@@ -91,6 +91,7 @@ Config load_config(const std::string &path)
     pc.rate_bps = p.rate_bps;
     pc.queues = p.queues;
     pc.cable_delay_ns = p.cable_delay_ns;
+    pc.sw_delay_ns = p.sw_delay_ns;
     pc.mtu = p.mtu_bytes;
     pc.headroom_bytes = p.headroom_bytes;
     pc.ingress.mode = static_cast<ingress::Mode>(p.ingress);
@@ -100,6 +101,13 @@ Config load_config(const std::string &path)
                                  p.watchdog->detect_ns, p.watchdog->restore_ns,
                                  p.watchdog->poll_ns, p.watchdog->xoff_alarm_ns};
     pc.mode = p.mode;
+    pc.strict = p.strict;
+    pc.scheme_port = p.scheme_port;
+    pc.quanta_bytes = p.quanta_bytes;
+    pc.priomap = p.priomap;
+    pc.limit_packets = p.limit_packets;
+    pc.burst_bytes = p.burst_bytes;
+    pc.catchup_bytes = p.catchup_bytes;
     // A port of [portfc]: PortFC's queues, HQ strict, the plan's gates,
     // and at a switch its BCube port number (its place in ports).
     if (c.portfc) {

@@ -12,6 +12,7 @@
 #include "portfc_node.h"
 #include "registry.h"
 #include "request.h"
+#include "ll_units.h"
 
 #include <bpf/bpf.h>
 #include <fcntl.h>
@@ -88,11 +89,16 @@ nlohmann::json watchdog_json(const std::optional<WatchdogSpec> &w)
 {
   if (!w)
     return nullptr;
-  return {{"action", watchdog_action(w->action)},
-          {"detection_time_ms", w->detect_ns / 1000000},
-          {"restoration_time_ms", w->restore_ns / 1000000},
-          {"polling_interval_ms", w->poll_ns / 1000000},
-          {"xoff_alarm_ms", w->xoff_alarm_ns / 1000000}};
+  auto time = [](std::uint64_t ns) {
+    char buf[64];
+    ll_units_time_text(ns, buf, sizeof(buf));
+    return std::string(buf);
+  };
+  return {{"pfcwd", watchdog_action(w->action)},
+          {"pfcwd-detect", time(w->detect_ns)},
+          {"pfcwd-restore", time(w->restore_ns)},
+          {"pfcwd-poll", time(w->poll_ns)},
+          {"xoff-alarm", w->xoff_alarm_ns ? time(w->xoff_alarm_ns) : std::string("off")}};
 }
 
 }  // namespace
@@ -261,6 +267,9 @@ void Daemon::validate()
       h.dev_frame_bytes = l->mtu + l->hard_header_len;
       h.headroom_bytes = p.cfg.headroom_bytes;
       h.scheme_port = p.cfg.scheme_port ? *p.cfg.scheme_port + 1u : 0u;
+      h.sw_delay_ns = p.cfg.sw_delay_ns;
+      h.burst_bytes = p.cfg.burst_bytes;
+      h.catchup_bytes = p.cfg.catchup_bytes;
       hp.push_back(h);
     }
     policy::PoolSettings s = pool->cfg.settings;
@@ -351,7 +360,7 @@ void Daemon::ensure_port(Port &p, bool first_run)
     spec.xon_offset_bytes = s.xon_offset_bytes;
     spec.scheme = s.scheme;
     spec.cable_delay_ns = p.cfg.cable_delay_ns;
-    spec.sw_delay_ns = s.sw_delay_ns;
+    spec.sw_delay_ns = p.cfg.sw_delay_ns.value_or(s.sw_delay_ns);
     if (p.cfg.headroom_bytes)
       spec.headroom_bytes = p.cfg.headroom_bytes;
     spec.ecn_kmin_bytes = pool.cfg.ecn_kmin_bytes;
@@ -363,6 +372,11 @@ void Daemon::ensure_port(Port &p, bool first_run)
     spec.strict = p.cfg.strict;
     spec.gates = p.cfg.gates;
     spec.scheme_port = p.cfg.scheme_port;
+    spec.quanta_bytes = p.cfg.quanta_bytes;
+    spec.priomap = p.cfg.priomap;
+    spec.limit_packets = p.cfg.limit_packets;
+    spec.burst_bytes = p.cfg.burst_bytes;
+    spec.catchup_bytes = p.cfg.catchup_bytes;
     rtnl_.add_lossless(p.ifindex, spec);
     p.state = "installed";
     cur = rtnl_.root_qdisc(p.ifindex);
@@ -504,6 +518,7 @@ void Daemon::update_links(Pool &pool) const
     if (!l.rate_bps && tp)
       l.rate_bps = tp->rate_bps;
     l.cable_delay_ns = p.cfg.cable_delay_ns;
+    l.sw_delay_ns = p.cfg.sw_delay_ns;
     l.mtu_bytes = p.cfg.mtu.value_or(p.mtu) + 14 + 4;  // L2 header + VLAN, as the pool
     l.headroom_bytes = p.cfg.headroom_bytes;
     l.catchup_bytes = link_catchup_bytes(tp);
@@ -1105,7 +1120,7 @@ void Daemon::reload()
   if (next.host_cc)
     next_cc = std::make_unique<HostCc>(HostCc::prepare(*next.host_cc, next.source));
   if (host_cc_ && next_cc && host_cc_->cfg().pin_dir != next_cc->cfg().pin_dir)
-    throw std::runtime_error("[host_cc] pin_dir cannot change by a reload; restart losslessd");
+    throw std::runtime_error("[host_cc] pin-dir cannot change by a reload; restart losslessd");
   // [portfc]: only its stuck may change by a reload (its sizing is
   // checked again, against next's pools).
   if (!next.portfc != !portfc_)

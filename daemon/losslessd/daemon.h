@@ -37,6 +37,7 @@ struct PortConfig {
   std::optional<std::uint64_t> rate_bps;
   std::optional<std::uint8_t> queues;
   std::uint64_t cable_delay_ns = 0;
+  std::optional<std::uint64_t> sw_delay_ns;  // over the pool's
   std::optional<std::uint32_t> mtu;  // else the device's
   std::uint32_t headroom_bytes = 0;  // 0: the policy's
   ingress::PortConfig ingress;
@@ -50,6 +51,11 @@ struct PortConfig {
   std::optional<std::uint8_t> strict;
   std::vector<std::uint32_t> gates;
   std::optional<std::uint8_t> scheme_port;
+  // The qdisc's own options ([[port]]'s, as tc's); nullopt / empty: the
+  // qdisc's defaults.
+  std::vector<std::uint32_t> quanta_bytes;
+  std::vector<std::uint8_t> priomap;
+  std::optional<std::uint32_t> limit_packets, burst_bytes, catchup_bytes;
 };
 
 struct PoolConfig {

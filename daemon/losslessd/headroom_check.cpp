@@ -84,13 +84,16 @@ HeadroomResult check_pool_headroom(const policy::PoolSettings &pool, std::uint32
     ll_mmu_port_config pc{};
     pc.rate_bps = p.rate_bps;
     pc.cable_delay_ns = p.cable_delay_ns;
-    pc.sw_response_ns = pool.sw_delay_ns;
+    pc.sw_response_ns = p.sw_delay_ns.value_or(pool.sw_delay_ns);
     pc.headroom_bytes = p.headroom_bytes;
     pc.scheme_port = p.scheme_port;
-    // The qdisc's default burst and catch-up (term 9: the upstream's
-    // shaper, taken to be like this port's).
-    std::uint32_t burst = ll_shaper_default_burst_bytes(p.rate_bps, p.dev_frame_bytes);
-    pc.shaper_burst_bytes = ll_shaper_default_catchup_bytes(p.rate_bps, pool.sw_delay_ns, burst);
+    // The qdisc's burst and catch-up as given, else its defaults (term 9:
+    // the upstream's shaper, taken to be like this port's).
+    std::uint32_t burst =
+        p.burst_bytes.value_or(ll_shaper_default_burst_bytes(p.rate_bps, p.dev_frame_bytes));
+    pc.shaper_burst_bytes = std::max(
+        burst, p.catchup_bytes.value_or(
+                   ll_shaper_default_catchup_bytes(p.rate_bps, pc.sw_response_ns, burst)));
 
     HeadroomLine l;
     l.dev = p.dev;
@@ -137,7 +140,7 @@ HeadroomResult check_pool_headroom(const policy::PoolSettings &pool, std::uint32
       r.error += "; its " + std::to_string(ports.size()) + " port" +
                  (ports.size() == 1 ? "" : "s") + " need a buffer of at least " +
                  std::to_string(r.need_bytes) + " B (buffer = \"" + buffer_text(r.need_bytes) +
-                 "\"), or a lower rate or sw_delay (headroom grows with both)";
+                 "\"), or a lower rate or sw-delay (headroom grows with both)";
   }
   return r;
 }

@@ -27,6 +27,9 @@ struct HeadroomPort {
   std::uint32_t dev_frame_bytes = 0;  // device MTU + link header (no VLAN tag)
   std::uint32_t headroom_bytes = 0;   // given per lossless priority; 0: computed
   std::uint32_t scheme_port = 0;      // its number in the scheme + 1; 0: none
+  std::optional<std::uint64_t> sw_delay_ns;  // its own; nullopt: the pool's
+  // The shaper's, as given to its qdisc; nullopt: the qdisc's defaults.
+  std::optional<std::uint32_t> burst_bytes, catchup_bytes;
 };
 
 // One port's part, as check_pool_headroom() computed it.

@@ -47,7 +47,7 @@ HostCc HostCc::prepare(const config::HostCc &cfg, const std::string &source)
   try {
     cc::check_bpffs(cfg.pin_dir);
   } catch (const std::exception &e) {
-    throw std::runtime_error(at + "pin_dir \"" + cfg.pin_dir + "\": " + ingress::error_text(e));
+    throw std::runtime_error(at + "pin-dir \"" + cfg.pin_dir + "\": " + ingress::error_text(e));
   }
   std::uint32_t lowest = 0;
   std::string lowest_dev;
@@ -60,8 +60,8 @@ HostCc HostCc::prepare(const config::HostCc &cfg, const std::string &source)
     p.speed_mbps = device_speed_mbps(dev);
     if (!cfg.line_rate_kbps && !p.speed_mbps)
       throw std::runtime_error(at + "ports: \"" + dev +
-                               "\": line_rate \"auto\" needs a link speed, and the device "
-                               "reports none (give line_rate, as \"10gbit\")");
+                               "\": line-rate \"auto\" needs a link speed, and the device "
+                               "reports none (give line-rate, as \"10gbit\")");
     if (p.speed_mbps && (!lowest || p.speed_mbps < lowest)) {
       lowest = p.speed_mbps;
       lowest_dev = dev;
@@ -77,7 +77,7 @@ HostCc HostCc::prepare(const config::HostCc &cfg, const std::string &source)
     if (!msg.empty())
       throw std::runtime_error(source + ":" + std::to_string(line ? line : cfg.line) +
                                ": [host_cc]: " + msg +
-                               (cfg.line_rate_kbps ? "" : " (line_rate \"auto\": the link speed of " +
+                               (cfg.line_rate_kbps ? "" : " (line-rate \"auto\": the link speed of " +
                                                               lowest_dev + ")"));
   }
   return h;
@@ -245,7 +245,7 @@ HostCc::Snapshot HostCc::snapshot() const
 void HostCc::reconfigure(HostCc next)
 {
   if (next.cfg_.pin_dir != cfg_.pin_dir)
-    throw std::runtime_error("[host_cc] pin_dir cannot change by a reload; restart losslessd");
+    throw std::runtime_error("[host_cc] pin-dir cannot change by a reload; restart losslessd");
   // The same programs and maps: attached to next's ports (in place for
   // those kept), next's parameters written. A failure leaves this one.
   next.program_ = std::move(program_);

@@ -501,14 +501,14 @@ void add_host_cc(Writer &w, const HostCcSample &h)
   w.add_named("lossless_host_cc_flows", "gauge", "Flows in the congestion control's map now",
               {{"map", "rp"}}, u64(h.rp_flows));
   w.add_named("lossless_host_cc_gc_deleted_flows_total", "counter",
-              "Idle flows the daemon deleted (gc_idle)", {{"map", "np"}}, u64(h.gc_np_deleted));
+              "Idle flows the daemon deleted (gc-idle)", {{"map", "np"}}, u64(h.gc_np_deleted));
   w.add_named("lossless_host_cc_gc_deleted_flows_total", "counter",
-              "Idle flows the daemon deleted (gc_idle)", {{"map", "rp"}}, u64(h.gc_rp_deleted));
+              "Idle flows the daemon deleted (gc-idle)", {{"map", "rp"}}, u64(h.gc_rp_deleted));
   for (const HostCcFlow &f : h.flows) {
     const std::string_view mv = f.map, fv = f.flow;
-    w.add_named("lossless_host_cc_flow_rate_bps", "gauge",
+    w.add_named("lossless_host_cc_flow_rate_bits_per_second", "gauge",
                 "A flow's rate in bit/s (rp: the paced rate; np: the last PCN CNP's RecRate); "
-                "the top_flows flows of each map, flow=\"other\" the rest summed",
+                "the top-flows flows of each map, flow=\"other\" the rest summed",
                 {{"map", mv}, {"flow", fv}}, u64(f.rate_bps));
     w.add_named("lossless_host_cc_flow_bytes", "gauge", "A flow's bytes since it entered the map",
                 {{"map", mv}, {"flow", fv}}, u64(f.bytes));
@@ -529,7 +529,7 @@ void add_host_cc(Writer &w, const HostCcSample &h)
                 {{"map", mv}, {"flow", fv}}, u64(f.cnps));
     if (f.flow == "other")
       w.add_named("lossless_host_cc_other_flows", "gauge",
-                  "Flows summed into flow=\"other\" (beyond the top_flows)", {{"map", mv}},
+                  "Flows summed into flow=\"other\" (beyond the top-flows)", {{"map", mv}},
                   u64(f.flows));
   }
 }

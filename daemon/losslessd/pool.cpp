@@ -62,7 +62,7 @@ std::string window_text(const plane::Lateness &l, double window_s)
 std::string late_warning(const std::string &dev, const std::string &pool, const Latest &late,
                          const plane::Lateness &l, std::uint64_t sw_ns, double window_s)
 {
-  // A delay that covers the latest wake-up, in whole ms (sw-delay-us).
+  // A delay that covers the latest wake-up, in whole ms (sw-delay).
   std::uint64_t need_ns = std::max(late.min_ns, late.below_ns);
   std::uint64_t need_ms = std::min((need_ns + 999999) / 1000000, kMaxSwDelayNs / 1000000);
   std::string max = late.exact ? "up to " + ms(late.min_ns) + " ms" : ms(late.min_ns) + " ms or more";
@@ -72,9 +72,9 @@ std::string late_warning(const std::string &dev, const std::string &pool, const 
                         : "p99 below " + ms(l.p99_below_ns) + " ms";
   return "port " + dev + " (pool " + pool + "): timer wake-ups ran " + max + " late (" + p99 +
          ", " + window_text(l, window_s) + "), later than the " + ms(sw_ns) +
-         " ms software delay its headroom assumes: raise sw_delay to at least " +
-         std::to_string(need_ms) + " ms (losslessctl --pool " + pool + " set sw-delay-us " +
-         std::to_string(need_ms * 1000) + ", or sw_delay in the configuration)";
+         " ms software delay its headroom assumes: raise sw-delay to at least " +
+         std::to_string(need_ms) + " ms (losslessctl --pool " + pool + " set sw-delay " +
+         std::to_string(need_ms) + "ms, or sw-delay in the configuration)";
 }
 
 std::string late_cleared(const std::string &dev, const std::string &pool, const Latest &late,

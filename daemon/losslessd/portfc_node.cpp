@@ -44,7 +44,7 @@ PortFc PortFc::prepare(const config::Portfc &cfg, const std::string &source,
   try {
     ingress::check_bpffs(cfg.pin_dir);
   } catch (const std::exception &e) {
-    throw std::runtime_error(at + "pin_dir \"" + cfg.pin_dir + "\": " + ingress::error_text(e));
+    throw std::runtime_error(at + "pin-dir \"" + cfg.pin_dir + "\": " + ingress::error_text(e));
   }
   for (const std::string &dev : cfg.ports) {
     Port port;
@@ -133,7 +133,7 @@ void PortFc::start(const std::string &ingress_pin_dir)
       cfg_.stuck_ns ? (", stuck after " + pf::duration_text(cfg_.stuck_ns)).c_str()
                     : ", no stuck detector");
   if (sizing_)
-    log("portfc: thresholds xoff_a %llu xon_a %llu xoff_b %llu xon_b %llu bytes (BDP %llu); "
+    log("portfc: thresholds xoff-a %llu xon-a %llu xoff-b %llu xon-b %llu bytes (BDP %llu); "
         "the pool needs %llu of its %llu bytes (O1 %llu, O2 %llu)",
         static_cast<unsigned long long>(sizing_->t.xoff_a_bytes),
         static_cast<unsigned long long>(sizing_->t.xon_a_bytes),

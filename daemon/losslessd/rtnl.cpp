@@ -217,6 +217,22 @@ void put_options(nl_msg *m, const LosslessSpec &s)
     nla_put_u64(m, TCA_LOSSLESS_RATE_BPS, *s.rate_bps);
   if (s.queues)
     nla_put_u8(m, TCA_LOSSLESS_QUEUES, *s.queues);
+  if (s.burst_bytes)
+    nla_put_u32(m, TCA_LOSSLESS_BURST_BYTES, *s.burst_bytes);
+  if (s.catchup_bytes)
+    nla_put_u32(m, TCA_LOSSLESS_CATCHUP_BYTES, *s.catchup_bytes);
+  if (s.limit_packets)
+    nla_put_u32(m, TCA_LOSSLESS_LIMIT_PKTS, *s.limit_packets);
+  if (!s.priomap.empty()) {
+    // The kernel takes the whole map; priorities not listed: queue 0.
+    std::uint8_t map[LOSSLESS_PRIOMAP_LEN] = {};
+    std::copy_n(s.priomap.begin(), std::min<std::size_t>(s.priomap.size(), sizeof(map)), map);
+    nla_put(m, TCA_LOSSLESS_PRIOMAP, sizeof(map), map);
+  }
+  if (!s.quanta_bytes.empty())
+    nla_put(m, TCA_LOSSLESS_QUANTA,
+            static_cast<int>(s.quanta_bytes.size() * sizeof(std::uint32_t)),
+            s.quanta_bytes.data());
   if (!s.pool.empty())
     nla_put_string(m, ll_params[LL_P_POOL].nl_attr, s.pool.c_str());
   put_param(m, LL_P_BUFFER, s.pool_bytes);

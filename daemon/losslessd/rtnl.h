@@ -90,6 +90,11 @@ struct LosslessSpec {
   std::optional<std::uint8_t> strict;
   std::vector<std::uint32_t> gates;
   std::optional<std::uint8_t> scheme_port;
+  // The qdisc's own options (tc's quanta, priomap, limit, burst, catchup);
+  // empty / nullopt: not sent.
+  std::vector<std::uint32_t> quanta_bytes;
+  std::vector<std::uint8_t> priomap;
+  std::optional<std::uint32_t> limit_packets, burst_bytes, catchup_bytes;
 };
 
 // A queue of a lossless qdisc as tc -s class shows it (its class

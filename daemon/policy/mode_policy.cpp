@@ -37,9 +37,7 @@ std::string ms_text(std::uint64_t ns)
 
 std::string mode_key(const ll_param &row)
 {
-  std::string k = row.tc ? row.tc : "";
-  std::replace(k.begin(), k.end(), '-', '_');
-  return k;
+  return row.tc ? row.tc : "";
 }
 
 std::vector<std::string> mode_keys()
@@ -187,7 +185,7 @@ std::vector<lossless_plane_port_mode> ModePorts::decide(const std::vector<PortLi
     if (m.rtt_auto && rw >= 0) {
       std::uint64_t &cur = rtt_ns_[port.ifindex];
       if (!cur)
-        cur = auto_rtt_start_ns(port.cable_delay_ns, sw_delay_ns);
+        cur = auto_rtt_start_ns(port.cable_delay_ns, port.sw_delay_ns.value_or(sw_delay_ns));
       if (!cur) {
         std::string &said = refused_[port.ifindex];
         if (said != kAutoRttNoStart)
@@ -318,11 +316,11 @@ void ModePorts::rtt_alarm(const PortLink &port, const ModeSetting &m, std::uint6
   if (measured > bound && measured > said) {
     add_note(notes, "ALARM port " + port.dev + ": the loop's measured round trip " +
                         ms_text(measured) + " is above " +
-                        (m.rtt_auto ? "the auto bifrost_rtt " + ms_text(bound) +
+                        (m.rtt_auto ? "the auto bifrost-rtt " + ms_text(bound) +
                                           ", which the mode refused to raise: the buffer was "
                                           "sized for less"
-                                    : "bifrost_rtt " + ms_text(bound) +
-                                          ": the buffer was sized for less (raise bifrost_rtt)"));
+                                    : "bifrost-rtt " + ms_text(bound) +
+                                          ": the buffer was sized for less (raise bifrost-rtt)"));
     said = measured;
   }
 }

@@ -62,7 +62,7 @@ struct ModeSetting {
   bool operator==(const ModeSetting &) const = default;
 };
 
-// The TOML key of a mode's row: its tc keyword, '-' -> '_'.
+// The TOML key of a mode's row: its tc keyword.
 std::string mode_key(const ll_param &row);
 // The keys of every mode's rows (for the [[port]] key table).
 std::vector<std::string> mode_keys();
@@ -84,7 +84,7 @@ std::uint64_t mode_slot_ns(const ModeSetting &m, std::uint64_t rtt_ns = 0);
 // up to 1 ms.
 std::uint64_t auto_jitter_ns(std::uint64_t slot_ns, std::uint64_t max_late_ns);
 
-// "auto" D's start: 2 x (cable_delay + sw_delay), the round trip the
+// "auto" D's start: 2 x (cable-delay + sw-delay), the round trip the
 // pool's PFC headroom assumes, rounded up to 1 ms; 0 when both are 0.
 std::uint64_t auto_rtt_start_ns(std::uint64_t cable_delay_ns, std::uint64_t sw_delay_ns);
 // "auto" D from a measured max_rtt: max_rtt + slot rounded up to 1 ms
@@ -93,7 +93,7 @@ std::uint64_t auto_rtt_ns(std::uint64_t slot_ns, std::uint64_t max_rtt_ns);
 // The refusal of a configuration whose D is "auto" and has nothing to
 // start from.
 inline constexpr const char *kAutoRttNoStart =
-    "bifrost_rtt = \"auto\" needs the port's cable_delay or the pool's sw_delay to start from";
+    "bifrost-rtt = \"auto\" needs the port's cable-delay or sw-delay to start from";
 
 // Why the core refuses m (with J = jitter_ns and D = rtt_ns when auto) on
 // a port of rate_bps and a pool of mtu_bytes, or "" (ll_mode_check()'s

@@ -78,19 +78,6 @@ bool same(const plane::Params &a, const plane::Params &b)
   return key(a) == key(b);
 }
 
-
-std::optional<std::uint64_t> parse_u64(const std::string &v)
-{
-  char *end = nullptr;
-  if (v.empty() || v[0] == '-')
-    return std::nullopt;
-  errno = 0;
-  unsigned long long x = std::strtoull(v.c_str(), &end, 10);
-  if (*end || errno)
-    return std::nullopt;
-  return x;
-}
-
 }  // namespace
 
 std::unique_ptr<Policy> make_pfc_policy(const Registration &self, const PoolSettings &pool)
@@ -131,7 +118,11 @@ std::uint64_t PfcPolicy::sw_delay_ns(std::uint32_t ifindex) const
 {
   auto it = measured_ns_.find(ifindex);
   std::uint64_t m = it == measured_ns_.end() ? 0 : it->second;
-  return std::max(cfg_.sw_delay_ns, m);
+  std::uint64_t configured = cfg_.sw_delay_ns;  // the pool's, or the port's own
+  for (const auto &port : last_ports_)
+    if (port.ifindex == ifindex && port.sw_delay_ns)
+      configured = *port.sw_delay_ns;
+  return std::max(configured, m);
 }
 
 std::optional<plane::Params> PfcPolicy::decide(const Inputs &in)
@@ -234,19 +225,25 @@ void PfcPolicy::refused(const plane::Params &p, int err)
 }
 
 // The pool's parameters are the rows of ll_params.h the policies take
-// (LL_PARAM_POLICY), and this policy's scheme's; sw-delay-us is the
-// policy's own (the least software delay its headroom covers).
+// (LL_PARAM_POLICY), and this policy's scheme's; sw-delay is the
+// policy's own (the least software delay its headroom covers; a port with
+// its own sw-delay keeps it).
 std::string PfcPolicy::set(const std::string &key, const std::string &value)
 {
   const std::string bad = "invalid " + key + " \"" + value + "\": ";
   const ll_param *r = param(key);
   std::uint64_t v = 0;
   PoolSettings next = cfg_;
-  if (key == "sw-delay-us") {
-    auto us = parse_u64(value);
-    if (!us || *us > max_delay_ns() / 1000)
-      return bad + "must be 0 .. " + std::to_string(max_delay_ns() / 1000);
-    next.sw_delay_ns = *us * 1000;
+  if (const char *now = ll_param_ctl_renamed(key.c_str()))
+    return key + ": renamed; write " + now + " " + value + "us";
+  if (key == ll_params[LL_P_SW_DELAY].tc) {
+    const ll_param &sw = ll_params[LL_P_SW_DELAY];
+    if (ll_param_parse(&sw, value.c_str(), &v, nullptr) != LL_PARAM_OK || v > max_delay_ns()) {
+      char range[256];
+      ll_units_time_range(sw.min, max_delay_ns(), range, sizeof(range));
+      return bad + "must be " + range;
+    }
+    next.sw_delay_ns = v;
   } else if (r && r->scheme >= 0) {
     char range[256];
     switch (ll_param_parse(r, value.c_str(), &v, nullptr)) {
@@ -363,7 +360,7 @@ std::vector<ParamInfo> PfcPolicy::params() const
   for (const ll_param &r : ll_params)
     if (r.ctl && (r.flags & LL_PARAM_POLICY) && r.scheme < 0 && setting(r))
       out.push_back({r.ctl, text(r, cfg_.*setting(r)), r.help});
-  out.push_back({"sw-delay-us", std::to_string(cfg_.sw_delay_ns / 1000),
+  out.push_back({ll_params[LL_P_SW_DELAY].tc, text(ll_params[LL_P_SW_DELAY], cfg_.sw_delay_ns),
                  "software response the headroom covers at least; measured delays raise it"});
   for (const SchemeParam *r : reg_.params)
     if (r->ctl)

@@ -41,6 +41,7 @@ struct PortLink {
   bool up = false;
   std::uint64_t rate_bps = 0;
   std::uint64_t cable_delay_ns = 0;
+  std::optional<std::uint64_t> sw_delay_ns;  // its own sw-delay; nullopt: the pool's
   std::uint32_t mtu_bytes = 0;        // largest accounted frame (L2 + VLAN)
   std::uint32_t headroom_bytes = 0;   // configured override; 0 = computed
   // The port's shaper catch-up, max(burst, catch-up), as its qdisc reports

@@ -35,14 +35,14 @@ void checks(const PoolSettings &pool, const std::vector<SchemePort> &ports,
 {
   const auto &s = pool.scheme.p.spfc;
   if (s.irc_th_bytes && s.irc_th_packets)
-    out.push_back({true, row("irc_th_packets"), -1,
-                   "spfc: irc_th and irc_th_packets together: give one (bytes or packets)"});
+    out.push_back({true, row("irc-th-packets"), -1,
+                   "spfc: irc-th and irc-th-packets together: give one (bytes or packets)"});
   std::uint32_t frame = 0;
   for (const auto &p : ports)
     frame = std::max(frame, p.frame_bytes);
   if (s.irc_th_bytes && s.irc_th_bytes < frame)
-    out.push_back({true, row("irc_th"), -1,
-                   "spfc: irc_th (" + std::to_string(s.irc_th_bytes) +
+    out.push_back({true, row("irc-th"), -1,
+                   "spfc: irc-th (" + std::to_string(s.irc_th_bytes) +
                        " bytes) is below one frame (" + std::to_string(frame) +
                        " bytes): every queue would be a Victim"});
   std::uint64_t tc = s.tc_ns ? s.tc_ns : row("window")->def;
@@ -72,7 +72,7 @@ void checks(const PoolSettings &pool, const std::vector<SchemePort> &ports,
 void configure(SchemeConfig &c)
 {
   if (c.given("k"))
-    for (const char *key : {"irc_th", "irc_th_packets"})
+    for (const char *key : {"irc-th", "irc-th-packets"})
       if (c.given(key)) {
         c.issues.push_back({true, row("k"), -1,
                             "spfc: k " + std::to_string(c.block->p.spfc.k) +

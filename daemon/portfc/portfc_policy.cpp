@@ -51,8 +51,8 @@ Sizing size_switch(const ll_bcube &b, const ll_portfc_thresholds &given,
     auto v = [&](int i, const char *key) {
       return std::string(key) + " " + std::to_string(out[i]) + (s.given[i] ? "" : " (computed)");
     };
-    s.error = "thresholds " + v(0, "xoff_a") + ", " + v(1, "xon_a") + ", " + v(2, "xoff_b") + ", " +
-              v(3, "xon_b") + ": " + why;
+    s.error = "thresholds " + v(0, "xoff-a") + ", " + v(1, "xon-a") + ", " + v(2, "xoff-b") + ", " +
+              v(3, "xon-b") + ": " + why;
     return s;
   }
   if (ll_portfc_need(&b, &s.t, &link, relay_queue_bytes, &s.need)) {
@@ -68,7 +68,7 @@ Sizing size_switch(const ll_bcube &b, const ll_portfc_thresholds &given,
               std::to_string(b.n) + "," + std::to_string(b.k) + "): it needs " +
               bytes_text(s.need.pool_bytes) + " = n (X_off + X^_off) " +
               std::to_string(n * (s.t.xoff_a_bytes + s.t.xoff_b_bytes)) + " [n " +
-              std::to_string(n) + ", xoff_a " + std::to_string(s.t.xoff_a_bytes) + ", xoff_b " +
+              std::to_string(n) + ", xoff-a " + std::to_string(s.t.xoff_a_bytes) + ", xoff-b " +
               std::to_string(s.t.xoff_b_bytes) + "] + n max(O1, O2) " + std::to_string(n * omax) +
               " [O1 " + std::to_string(s.need.o1_bytes) + ", O2 " +
               std::to_string(s.need.o2_bytes) + "] + HQ 2 n MTU " +

@@ -575,7 +575,7 @@ static const struct ll_param dsh_params[] = {
 		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 0,
 	},
 	{
-		.tc = "dsh-ewma-shift", .arg = "N", .key = "ewma_shift",
+		.tc = "dsh-ewma-shift", .arg = "N", .key = "ewma-shift",
 		.ctl = "dsh.ewma-shift",
 		.help = "weight of the in-flight estimator's averages, w = 2^-N",
 		.unit = LL_PARAM_COUNT,

@@ -368,7 +368,7 @@ static const struct ll_param portfc_params[] = {
 		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 0,
 	},
 	{
-		.tc = "portfc-xoff-a", .arg = "SIZE", .key = "xoff_a",
+		.tc = "portfc-xoff-a", .arg = "SIZE", .key = "xoff-a",
 		.ctl = "portfc.xoff-a",
 		.help = "an egress port's A-slots together pause their feeders at this; 0: 24 MTU",
 		.unit = LL_PARAM_SIZE,
@@ -379,7 +379,7 @@ static const struct ll_param portfc_params[] = {
 		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 1,
 	},
 	{
-		.tc = "portfc-xon-a", .arg = "SIZE", .key = "xon_a",
+		.tc = "portfc-xon-a", .arg = "SIZE", .key = "xon-a",
 		.ctl = "portfc.xon-a",
 		.help = "... and resume them at this; 0: 16 MTU",
 		.unit = LL_PARAM_SIZE,
@@ -390,7 +390,7 @@ static const struct ll_param portfc_params[] = {
 		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 2,
 	},
 	{
-		.tc = "portfc-xoff-b", .arg = "SIZE", .key = "xoff_b",
+		.tc = "portfc-xoff-b", .arg = "SIZE", .key = "xoff-b",
 		.ctl = "portfc.xoff-b",
 		.help = "an egress port's B queue pauses its feeders (and, relayed, the switch two hops up) at this; 0: 24 MTU",
 		.unit = LL_PARAM_SIZE,
@@ -401,7 +401,7 @@ static const struct ll_param portfc_params[] = {
 		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 3,
 	},
 	{
-		.tc = "portfc-xon-b", .arg = "SIZE", .key = "xon_b",
+		.tc = "portfc-xon-b", .arg = "SIZE", .key = "xon-b",
 		.ctl = "portfc.xon-b",
 		.help = "... and resumes them at this; 0: 16 MTU",
 		.unit = LL_PARAM_SIZE,

@@ -633,7 +633,7 @@ static const struct ll_param spfc_params[] = {
 		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 0,
 	},
 	{
-		.tc = "spfc-irc-th", .arg = "SIZE", .key = "irc_th",
+		.tc = "spfc-irc-th", .arg = "SIZE", .key = "irc-th",
 		.ctl = "spfc.irc-th",
 		.help = "departures per window that make a queue a Victim, at least 1 MTU; 0: C x TC / 8 / K per port",
 		.unit = LL_PARAM_SIZE,
@@ -644,7 +644,7 @@ static const struct ll_param spfc_params[] = {
 		.plane_set = LOSSLESS_PLANE_SET_SCHEME, .word = 1,
 	},
 	{
-		.tc = "spfc-irc-th-packets", .arg = "N", .key = "irc_th_packets",
+		.tc = "spfc-irc-th-packets", .arg = "N", .key = "irc-th-packets",
 		.ctl = "spfc.irc-th-packets",
 		.help = "IRC_th counted in packets (the paper's unit), not with spfc-irc-th; 0: count bytes",
 		.unit = LL_PARAM_COUNT,
@@ -656,7 +656,7 @@ static const struct ll_param spfc_params[] = {
 	},
 	{
 		.tc = "spfc-victim-threshold", .arg = "SIZE",
-		.key = "victim_threshold", .ctl = "spfc.victim-threshold",
+		.key = "victim-threshold", .ctl = "spfc.victim-threshold",
 		.help = "shared bytes at which a Victim pauses (at least the Dynamic Threshold); 0: the whole buffer",
 		.unit = LL_PARAM_SIZE,
 		.flags = LL_PARAM_POLICY | LL_PARAM_MAX_BUFFER | LL_PARAM_SHOW_NONZERO,

@@ -57,8 +57,8 @@ def main():
            (base, "no traffic"),
            (base + '[background]\ncdf = "Nope"\nload = 0.1\n', "background.cdf: no file"),
            (base + "[incast]\nfanin = 3\nsize = 1000\nperiod = 1\n", "incast.fanin: want 1..2"),
-           (base.replace('"1mb"\n', '"1mb"\nsw_delay = "soon"\n') + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\n",
-            "network.sw_delay: want a time"),
+           (base.replace('"1mb"\n', '"1mb"\nsw-delay = "soon"\n') + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\n",
+            "network.sw-delay: want a time"),
            (base + '[background]\ncdf = "WebSearch"\nload = 0.1\nreceivers = [1]\n', "background.receivers: want"),
            (base + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\nprio = 16\n", "incast.prio: want an integer 0..15"),
            ('schemes = "dt"\n' + base + "[incast]\nfanin = 1\nsize = 1\nperiod = 1\n",
@@ -117,7 +117,7 @@ def main():
           str(listed))
     bll = rc.load_scenario("bifrost-long-link")
     check(bll["stall"]["windows"][:2] == [(2.0, 3.0), (6.0, 7.0)] and len(bll["stall"]["windows"]) == 7 and
-          bll["long_link"]["cable_delay"] == "250ms",
+          bll["long_link"]["cable-delay"] == "250ms",
           "bifrost-long-link: stall windows within the run, cable-delay from the link's delay",
           f"{bll['stall']['windows']}")
     check(all(n in bll["scheme_options"] for n in bll["schemes"]) and "mode bifrost" in bll["port_options"]["bifrost"],

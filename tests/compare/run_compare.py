@@ -59,14 +59,14 @@ SCHEMA = {
         "receivers": 1,
         "rate_mbit": None,     # every link
         "buffer": None,        # the pool's buffer, as tc takes it ("4mb", bytes)
-        "sw_delay": "60ms",
+        "sw-delay": "60ms",
         "alpha": "1/8",
-        "lossless_prios": "3",
+        "lossless-prios": "3",
         "pool_options": "",    # more pool options for every switch port
         "prio": 3,             # SO_PRIORITY of all traffic (host queue, PFC prio)
         "dscp": 24,            # DSCP of all traffic (the switch's priority)
         "host_limit": 64,      # packets per queue on the senders' uplinks
-        "host_catchup": AUTO,  # their shaper's catch-up (default rate x sw_delay)
+        "host_catchup": AUTO,  # their shaper's catch-up (default rate x sw-delay)
         "sndbuf": 4194304,     # each sender's socket buffer (bytes)
         "payload": 1000,       # UDP payload bytes per datagram
         # Strict priority, priority 7 first, on every sender's uplink and
@@ -90,8 +90,8 @@ SCHEMA = {
         "dcqcn": ("--cnp-interval 10ms --rate-timer 10ms --alpha-timer 10ms "
                   "--byte-counter 1mb --rai 500kbit --rhai 2mbit"),
         "dcqcn_marking": "ecn 5kb 50kb 0.2",
-        "cnp_prio": 6,         # skb->priority of the CNPs the receivers send
-        "cnp_dscp": 48,        # and their DSCP
+        "cnp-prio": 6,         # skb->priority of the CNPs the receivers send
+        "cnp-dscp": 48,        # and their DSCP
     },
     "background": {
         "cdf": None,           # a file in tests/compare/workloads, or a path
@@ -124,7 +124,7 @@ SCHEMA = {
     "long_link": {
         "senders": None,       # sender indices cabled through it
         "delay": None,         # one way (netem), as "250ms"
-        "cable_delay": AUTO,   # the long ports' tc cable-delay (default: delay)
+        "cable-delay": AUTO,   # the long ports' tc cable-delay (default: delay)
         "pace": "burst 1514 catchup 1514",  # the long senders' uplink shaper
         # Traffic classes of the long senders, one ll-flows process each
         # ([[long_link.classes]], CLASS_SCHEMA): a priority, its DSCP and a
@@ -209,7 +209,7 @@ def merge(schema, given, where):
     return out
 
 
-def seconds(t, where, key="network.sw_delay"):
+def seconds(t, where, key="network.sw-delay"):
     """A tc time ("60ms", "500us", "1s") in seconds."""
     for unit, mult in (("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3), ("s", 1.0)):
         if str(t).endswith(unit):
@@ -313,7 +313,7 @@ def load_scenario(name, sets=()):
                 raise ScenarioError(f"{path}: {'background' if sec is bg else 'incast'}.{k}: want an integer "
                                     f"0..{15 if k == 'prio' else 63}")
     if net["host_catchup"] == AUTO:
-        net["host_catchup"] = max(3028, int(net["rate_mbit"] * 1e6 * seconds(net["sw_delay"], path) / 8))
+        net["host_catchup"] = max(3028, int(net["rate_mbit"] * 1e6 * seconds(net["sw-delay"], path) / 8))
     if not isinstance(s["scheme_options"], dict) or \
             not all(isinstance(v, str) for v in s["scheme_options"].values()):
         raise ScenarioError(f"{path}: scheme_options: want NAME = \"tc options\" strings")
@@ -326,8 +326,8 @@ def load_scenario(name, sets=()):
                 not all(isinstance(i, int) and 0 <= i < net["senders"] for i in ll["senders"]):
             raise ScenarioError(f"{path}: long_link.senders: want a list of 0..{net['senders'] - 1}")
         seconds(ll["delay"], path, "long_link.delay")
-        if ll["cable_delay"] == AUTO:
-            ll["cable_delay"] = ll["delay"]
+        if ll["cable-delay"] == AUTO:
+            ll["cable-delay"] = ll["delay"]
         ll["classes"] = load_classes(ll["classes"], net, s["duration"], path)
     elif s["port_options"]:
         raise ScenarioError(f"{path}: port_options without [long_link]: no port to give them to")
@@ -503,8 +503,8 @@ def start_host_cc(scn, cc, receivers, senders):
                   f"limit {net['host_limit'] * 64}")
     for h, _, lk in receivers + senders:
         h.run(cc_args(h, f"attach {lk['a_if']}"))
-        h.run(cc_args(h, f"set --algo {cc} --line-rate {net['rate_mbit']}mbit --cnp-prio {hc['cnp_prio']} "
-                         f"--cnp-dscp {hc['cnp_dscp']} {hc[cc]}"))
+        h.run(cc_args(h, f"set --algo {cc} --line-rate {net['rate_mbit']}mbit --cnp-prio {hc['cnp-prio']} "
+                         f"--cnp-dscp {hc['cnp-dscp']} {hc[cc]}"))
     # Every column starts from nothing: no flow and no count left from an
     # earlier column's pinned maps (Topology.cleanup removes them).
     for name, st in host_cc_stats([h for h, _, _ in receivers + senders]).items():
@@ -521,7 +521,7 @@ def host_cc_stats(hosts):
 def switch_qdisc(scn, scheme_opts):
     net = scn["network"]
     return (f"lossless rate {net['rate_mbit']}mbit pool sw0 buffer {net['buffer']} "
-            f"lossless-prios {net['lossless_prios']} alpha {net['alpha']} sw-delay {net['sw_delay']} "
+            f"lossless-prios {net['lossless-prios']} alpha {net['alpha']} sw-delay {net['sw-delay']} "
             f"{net['pool_options']} {scheme_opts}").split()
 
 
@@ -603,7 +603,7 @@ def build(t, scn, scheme_opts, port_opts=""):
     ports = {}
     qd = " ".join(switch_qdisc(scn, scheme_opts))
     for h, _, lk in receivers + senders:
-        extra = f" cable-delay {ll['cable_delay']} {port_opts}" if h.name in {f"h{i}" for i in long_senders} else ""
+        extra = f" cable-delay {ll['cable-delay']} {port_opts}" if h.name in {f"h{i}" for i in long_senders} else ""
         if net["strict_priority"] and h.name.startswith("r"):
             extra += f" {STRICT_PRIO}"
         add_switch_port(sw, lk["b_if"], qd + extra)
@@ -1082,7 +1082,7 @@ def metrics(scn, raw):
     rate = net["rate_mbit"] * 1e6
     small_max = scn["report"]["small_max"]
     header = raw["sends"][0]["header_bytes"]
-    lossless = [int(p) for p in str(net["lossless_prios"]).replace(",", " ").split() if p.isdigit()]
+    lossless = [int(p) for p in str(net["lossless-prios"]).replace(",", " ").split() if p.isdigit()]
     sw = raw["switch"]
     m = {"scheme": raw["scheme"], "scheme_options": raw["scheme_options"], "qdisc": raw["qdisc"],
          "base_rtt_ms": raw["base_rtt_ns"] / 1e6, "elapsed_s": round(raw["elapsed_s"], 1),
@@ -1525,11 +1525,11 @@ def table(scn, results):
 
 
 def premise_notes(scn, results):
-    """The headroom covers sw_delay of software response: a run in which a
+    """The headroom covers sw-delay of software response: a run in which a
     port's timer woke up later than that (a host too busy for the VM) did
     not meet the premise, and a lossless drop in it is the machine's, not
     the scheme's. Said per scheme, next to its drops."""
-    budget_ms = seconds(scn["network"]["sw_delay"], "network") * 1e3
+    budget_ms = seconds(scn["network"]["sw-delay"], "network") * 1e3
     out = []
     for n, m in results.items():
         if "error" in m:
@@ -1544,7 +1544,7 @@ def premise_notes(scn, results):
         if late > budget_ms:
             out.append(f"{n}: a timer woke {late:.0f} ms late, beyond the sw-delay of {budget_ms:.0f} ms that "
                        f"sizes the headroom: this run did not meet its premise ({drops} lossless drops); "
-                       f"run it on a quieter machine or give the scenario more sw_delay")
+                       f"run it on a quieter machine or give the scenario more sw-delay")
         # A mode's slot loop sizes its buffer with its own lateness bound
         # (Bifrost's J): a run whose loop ran later did not meet it.
         for p, lp in m.get("long_ports", {}).items():
@@ -1701,7 +1701,7 @@ def describe(scn):
     if ll:
         out.append(f"  long link: senders {', '.join('h' + str(i) for i in ll['senders'])} through {ll['delay']} "
                    f"one way (netem); their uplinks '{ll['pace']}', their switch ports cable-delay "
-                   f"{ll['cable_delay']} and each column's port options")
+                   f"{ll['cable-delay']} and each column's port options")
         for c in ll["classes"]:
             what = []
             if c["cdf"]:

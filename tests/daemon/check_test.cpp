@@ -90,7 +90,7 @@ class Check : public ::testing::Test {
   std::string config(const std::vector<std::string> &ports, const std::string &pin_dir = "",
                      const std::string &pool_extra = "")
   {
-    std::string text = "[daemon]\npin_dir = \"" + (pin_dir.empty() ? pin_dir_ : pin_dir) +
+    std::string text = "[daemon]\npin-dir = \"" + (pin_dir.empty() ? pin_dir_ : pin_dir) +
                        "\"\nsocket = \"" + tmp_ + "/run/losslessd.sock\"\n\n"
                        "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n" + pool_extra;
     for (const auto &p : ports)
@@ -139,7 +139,7 @@ class Check : public ::testing::Test {
 const std::string kSwp1 = "dev = \"swp1\"\npool = \"sw0\"\nrate = \"5mbit\"\n";
 const std::string kSwp2Auto = "dev = \"swp2\"\npool = \"sw0\"\n";  // the veth's 10 Gbit/s
 
-// A 10 Gbit/s port's headroom at the default sw_delay (2.5 MB per
+// A 10 Gbit/s port's headroom at the default sw-delay (2.5 MB per
 // lossless priority, two of them by default) needs more than the default
 // 4 MiB: the buffer is given.
 TEST_F(Check, GoodConfigurationPasses)

@@ -51,7 +51,7 @@ std::vector<std::string> errors_of(const std::string &text)
 
 constexpr const char *kFull = R"(# every key
 [daemon]
-pin_dir = "/sys/fs/bpf/ll"
+pin-dir = "/sys/fs/bpf/ll"
 socket = "/run/ll/d.sock"
 period = "500us"
 prometheus = "127.0.0.1:9464"
@@ -59,38 +59,38 @@ prometheus = "127.0.0.1:9464"
 [[pool]]
 name = "sw0"
 buffer = "2mb"
-lossless_prios = [3]
+lossless-prios = [3]
 policy = "pfc-dt"
 alpha = "1/8"
-egress_alpha = "1"
+egress-alpha = "1"
 reserved = "1518b"
-xon_offset = "3036b"
-sw_delay = "60ms"
+xon-offset = "3036b"
+sw-delay = "60ms"
 ecn = { kmin = "30kb", kmax = "100kb", pmax = 0.2 }
 
 [[pool]]
 name = "sw1.b-2"
 policy = "pfc-dt"
 alpha = "3/4"
-egress_alpha = 2
-lossless_prios = []
+egress-alpha = 2
+lossless-prios = []
 
 [[port]]
 dev = "swp1"
 pool = "sw0"
 rate = "10gbit"
-cable_delay = "500ns"
+cable-delay = "500ns"
 mtu = 9000
 queues = 4
 headroom = "64kb"
 ingress = "dscp"
-default_prio = 3
+default-prio = 3
 
 [[port]]
 dev = "swp2"
 pool = "sw0"
 rate = "auto"
-cable_length = "100m"
+cable-length = "100m"
 ingress = "pcp"
 
 [[port]]
@@ -267,25 +267,25 @@ TEST(Config, EcnAsASubTable)
   EXPECT_EQ(c.pools[0].ecn->pmax, 32768u);
 }
 
-// ecn_mode: red by default, np-ecn without an ecn table; beside one, or a
+// ecn-mode: red by default, np-ecn without an ecn table; beside one, or a
 // name it does not know, refused naming the value.
 TEST(Config, EcnMode)
 {
   EXPECT_EQ(parse_string(in_pool(""), "t.toml").pools[0].ecn_mode, LOSSLESS_ECN_MODE_RED);
-  Config c = parse_string(in_pool("ecn_mode = \"np-ecn\""), "t.toml");
+  Config c = parse_string(in_pool("ecn-mode = \"np-ecn\""), "t.toml");
   EXPECT_EQ(c.pools[0].ecn_mode, LOSSLESS_ECN_MODE_NP_ECN);
   EXPECT_FALSE(c.pools[0].ecn);
   try {
-    parse_string(in_pool("ecn_mode = \"np-ecn\"\necn = { kmin = 1, kmax = 2, pmax = 0.2 }"), "t.toml");
+    parse_string(in_pool("ecn-mode = \"np-ecn\"\necn = { kmin = 1, kmax = 2, pmax = 0.2 }"), "t.toml");
     ADD_FAILURE() << "np-ecn beside an ecn table was taken";
   } catch (const std::exception &e) {
     EXPECT_NE(std::string(e.what()).find("np-ecn marks without RED"), std::string::npos) << e.what();
   }
   try {
-    parse_string(in_pool("ecn_mode = \"codel\""), "t.toml");
-    ADD_FAILURE() << "an unknown ecn_mode was taken";
+    parse_string(in_pool("ecn-mode = \"codel\""), "t.toml");
+    ADD_FAILURE() << "an unknown ecn-mode was taken";
   } catch (const std::exception &e) {
-    EXPECT_NE(std::string(e.what()).find("ecn_mode"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("ecn-mode"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("codel"), std::string::npos) << e.what();
   }
 }
@@ -306,7 +306,7 @@ struct UnitCase {
   const char *name;
   std::string text;     // a file
   std::uint64_t value;  // the field the case reads
-  int field;            // 0 buffer, 1 sw_delay, 2 rate, 3 cable delay, 4 pmax
+  int field;            // 0 buffer, 1 sw-delay, 2 rate, 3 cable delay, 4 pmax
 };
 
 void PrintTo(const UnitCase &c, std::ostream *os) { *os << c.name; }
@@ -358,14 +358,14 @@ INSTANTIATE_TEST_SUITE_P(
         UnitCase{"SizeMbit", in_pool("buffer = \"1mbit\""), 131072, 0},
         UnitCase{"SizeGbit", in_pool("buffer = \"1gbit\""), 134217728, 0},
         UnitCase{"SizeMax", in_pool("buffer = \"1024gb\""), 1099511627776, 0},
-        UnitCase{"TimeNs", in_pool("sw_delay = \"1500ns\""), 1500, 1},
-        UnitCase{"TimeNsec", in_pool("sw_delay = \"1500nsec\""), 1500, 1},
-        UnitCase{"TimeUsecs", in_pool("sw_delay = \"5usecs\""), 5000, 1},
-        UnitCase{"TimeMsUpper", in_pool("sw_delay = \"60MS\""), 60000000, 1},
-        UnitCase{"TimeMsecRounded", in_pool("sw_delay = \"2.3msec\""), 2300000, 1},
-        UnitCase{"TimeSec", in_pool("sw_delay = \"1sec\""), 1000000000, 1},
-        UnitCase{"TimeSecsFraction", in_pool("sw_delay = \"0.5secs\""), 500000000, 1},
-        UnitCase{"TimeRoundsToNearestNs", in_pool("sw_delay = \"1.6ns\""), 2, 1},
+        UnitCase{"TimeNs", in_pool("sw-delay = \"1500ns\""), 1500, 1},
+        UnitCase{"TimeNsec", in_pool("sw-delay = \"1500nsec\""), 1500, 1},
+        UnitCase{"TimeUsecs", in_pool("sw-delay = \"5usecs\""), 5000, 1},
+        UnitCase{"TimeMsUpper", in_pool("sw-delay = \"60MS\""), 60000000, 1},
+        UnitCase{"TimeMsecRounded", in_pool("sw-delay = \"2.3msec\""), 2300000, 1},
+        UnitCase{"TimeSec", in_pool("sw-delay = \"1sec\""), 1000000000, 1},
+        UnitCase{"TimeSecsFraction", in_pool("sw-delay = \"0.5secs\""), 500000000, 1},
+        UnitCase{"TimeRoundsToNearestNs", in_pool("sw-delay = \"1.6ns\""), 2, 1},
         UnitCase{"RateBit", in_port("rate = \"8000bit\""), 8000, 2},
         UnitCase{"RateBareIsBits", in_port("rate = \"100000000\""), 100000000, 2},
         UnitCase{"RateIntegerIsBits", in_port("rate = 100000000"), 100000000, 2},
@@ -381,10 +381,10 @@ INSTANTIATE_TEST_SUITE_P(
         UnitCase{"RateKiBps", in_port("rate = \"1KiBps\""), 8192, 2},
         UnitCase{"RateGBps", in_port("rate = \"1GBps\""), 8000000000, 2},
         UnitCase{"RateUpperBPS", in_port("rate = \"1MBPS\""), 8000000, 2},
-        UnitCase{"CableDelay", in_port("cable_delay = \"2ms\""), 2000000, 3},
-        UnitCase{"CableLength", in_port("cable_length = \"2m\""), 10, 3},
-        UnitCase{"CableLengthFraction", in_port("cable_length = \"2.5m\""), 13, 3},
-        UnitCase{"CableLengthMax", in_port("cable_length = \"200000000m\""), 1000000000, 3},
+        UnitCase{"CableDelay", in_port("cable-delay = \"2ms\""), 2000000, 3},
+        UnitCase{"CableLength", in_port("cable-length = \"2m\""), 10, 3},
+        UnitCase{"CableLengthFraction", in_port("cable-length = \"2.5m\""), 13, 3},
+        UnitCase{"CableLengthMax", in_port("cable-length = \"200000000m\""), 1000000000, 3},
         UnitCase{"PmaxFloat", pmax("0.2"), 13107, 4},
         UnitCase{"PmaxOne", pmax("1"), 65536, 4},
         UnitCase{"PmaxZero", pmax("0"), 0, 4},
@@ -440,8 +440,8 @@ INSTANTIATE_TEST_SUITE_P(
                  "t.toml:7: port \"swp1\": pool \"sw0\": no [[pool]] has this name"}},
         BadCase{"PoolUnknownKeySuggested", in_pool("alpah = \"1/8\""),
                 {"t.toml:4: pool \"sw0\": unknown key \"alpah\" (did you mean \"alpha\"?)"}},
-        BadCase{"PoolTcSpelling", in_pool("egress-alpha = \"1\""),
-                {"t.toml:4: pool \"sw0\": unknown key \"egress-alpha\" (did you mean \"egress_alpha\"?)"}},
+        BadCase{"PoolMisspelled", in_pool("egress-alhpa = \"1\""),
+                {"t.toml:4: pool \"sw0\": unknown key \"egress-alhpa\" (did you mean \"egress-alpha\"?)"}},
         BadCase{"PortUnknownKey", in_port("speed = \"10gbit\""),
                 {"t.toml:8: port \"swp1\": unknown key \"speed\""}},
         BadCase{"DaemonUnknownKeySuggested", in_daemon("sock = \"/run/x.sock\""),
@@ -465,10 +465,10 @@ INSTANTIATE_TEST_SUITE_P(
                 {"t.toml:4: pool \"sw0\": buffer true: must be a size (a string such as \"2mb\", or an integer number of bytes), not a boolean"}},
         BadCase{"QueuesString", in_port("queues = \"8\""),
                 {"t.toml:8: port \"swp1\": queues \"8\": must be an integer 1 .. 64, not a string"}},
-        BadCase{"PriosString", in_pool("lossless_prios = \"3,4\""),
-                {"t.toml:4: pool \"sw0\": lossless_prios \"3,4\": must be an array of priorities 0 .. 7 ([3, 4], or [] for none), not a string"}},
-        BadCase{"PrioNotInteger", in_pool("lossless_prios = [3, \"4\"]"),
-                {"t.toml:4: pool \"sw0\": lossless_prios \"4\": must be a priority 0 .. 7, not a string"}},
+        BadCase{"PriosString", in_pool("lossless-prios = \"3,4\""),
+                {"t.toml:4: pool \"sw0\": lossless-prios \"3,4\": must be an array of priorities 0 .. 7 ([3, 4], or [] for none), not a string"}},
+        BadCase{"PrioNotInteger", in_pool("lossless-prios = [3, \"4\"]"),
+                {"t.toml:4: pool \"sw0\": lossless-prios \"4\": must be a priority 0 .. 7, not a string"}},
         BadCase{"EcnNotTable", in_pool("ecn = \"off\""),
                 {"t.toml:4: pool \"sw0\": ecn \"off\": must be a table { kmin = \"30kb\", kmax = \"100kb\", pmax = 0.2 }, not a string"}},
         BadCase{"NameInteger", "[[pool]]\nname = 7\npolicy = \"pfc-dt\"\n",
@@ -482,8 +482,8 @@ INSTANTIATE_TEST_SUITE_P(
                 {"t.toml:4: pool \"sw0\": alpha \"1/3\": the denominator must be a power of two 1 .. 2^32 (NUM or NUM/DEN: 1/8, 3/4, 2)"}},
         BadCase{"AlphaNumerator", in_pool("alpha = \"0.125\""),
                 {"t.toml:4: pool \"sw0\": alpha \"0.125\": the numerator must be an integer 1 .. 65535 (NUM or NUM/DEN: 1/8, 3/4, 2)"}},
-        BadCase{"EgressAlphaZero", in_pool("egress_alpha = 0"),
-                {"t.toml:4: pool \"sw0\": egress_alpha 0: the numerator must be an integer 1 .. 65535 (NUM or NUM/DEN: 1/8, 3/4, 2)"}},
+        BadCase{"EgressAlphaZero", in_pool("egress-alpha = 0"),
+                {"t.toml:4: pool \"sw0\": egress-alpha 0: the numerator must be an integer 1 .. 65535 (NUM or NUM/DEN: 1/8, 3/4, 2)"}},
         BadCase{"BufferZero", in_pool("buffer = \"0\""),
                 {"t.toml:4: pool \"sw0\": buffer \"0\": must be 1 .. 1099511627776 bytes (tc size units b, kb, mb, gb: 1500b, 64kb, 4mb)"}},
         BadCase{"BufferAboveMax", in_pool("buffer = \"1025gb\""),
@@ -498,24 +498,24 @@ INSTANTIATE_TEST_SUITE_P(
                 {"t.toml:4: pool \"sw0\": reserved \"4gb\": must be 0 .. 4294967295 bytes (tc size units b, kb, mb, gb: 1500b, 64kb, 4mb)"}},
         BadCase{"ReservedLeavesNoSharedBuffer", in_pool("buffer = \"64kb\"\nreserved = \"8kb\""),
                 {"t.toml:5: pool \"sw0\": reserved \"8kb\": 8 x reserved (65536 bytes) leaves no shared buffer in buffer (65536 bytes)"}},
-        BadCase{"XonOffsetAboveBuffer", in_pool("buffer = \"64kb\"\nxon_offset = \"65537b\""),
-                {"t.toml:5: pool \"sw0\": xon_offset \"65537b\": must be at most buffer (65536 bytes)"}},
-        BadCase{"SwDelayNoUnit", in_pool("sw_delay = \"60\""),
-                {"t.toml:4: pool \"sw0\": sw_delay \"60\": must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)"}},
-        BadCase{"SwDelayInteger", in_pool("sw_delay = 60"),
-                {"t.toml:4: pool \"sw0\": sw_delay 60: must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)"}},
-        BadCase{"SwDelayAboveMax", in_pool("sw_delay = \"1001ms\""),
-                {"t.toml:4: pool \"sw0\": sw_delay \"1001ms\": must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)"}},
+        BadCase{"XonOffsetAboveBuffer", in_pool("buffer = \"64kb\"\nxon-offset = \"65537b\""),
+                {"t.toml:5: pool \"sw0\": xon-offset \"65537b\": must be at most buffer (65536 bytes)"}},
+        BadCase{"SwDelayNoUnit", in_pool("sw-delay = \"60\""),
+                {"t.toml:4: pool \"sw0\": sw-delay \"60\": must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)"}},
+        BadCase{"SwDelayInteger", in_pool("sw-delay = 60"),
+                {"t.toml:4: pool \"sw0\": sw-delay 60: must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)"}},
+        BadCase{"SwDelayAboveMax", in_pool("sw-delay = \"1001ms\""),
+                {"t.toml:4: pool \"sw0\": sw-delay \"1001ms\": must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)"}},
         BadCase{"PeriodBelowMin", in_daemon("period = \"99us\""),
                 {"t.toml:2: [daemon]: period \"99us\": must be a time 100us .. 1s with a unit ns, us, ms or s (5us, 1ms)"}},
         BadCase{"PeriodAboveMax", in_daemon("period = \"2s\""),
                 {"t.toml:2: [daemon]: period \"2s\": must be a time 100us .. 1s with a unit ns, us, ms or s (5us, 1ms)"}},
-        BadCase{"PrioOutOfRange", in_pool("lossless_prios = [3, 8]"),
-                {"t.toml:4: pool \"sw0\": lossless_prios 8: must be a priority 0 .. 7"}},
-        BadCase{"PrioTwice", in_pool("lossless_prios = [3, 3]"),
-                {"t.toml:4: pool \"sw0\": lossless_prios 3: listed twice"}},
-        BadCase{"PrioTwiceApart", in_pool("lossless_prios = [4, 3, 4]"),
-                {"t.toml:4: pool \"sw0\": lossless_prios 4: listed twice"}},
+        BadCase{"PrioOutOfRange", in_pool("lossless-prios = [3, 8]"),
+                {"t.toml:4: pool \"sw0\": lossless-prios 8: must be a priority 0 .. 7"}},
+        BadCase{"PrioTwice", in_pool("lossless-prios = [3, 3]"),
+                {"t.toml:4: pool \"sw0\": lossless-prios 3: listed twice"}},
+        BadCase{"PrioTwiceApart", in_pool("lossless-prios = [4, 3, 4]"),
+                {"t.toml:4: pool \"sw0\": lossless-prios 4: listed twice"}},
         BadCase{"EcnKminNotBelowKmax", in_pool("ecn = { kmin = \"100kb\", kmax = \"30kb\", pmax = 0.2 }"),
                 {"t.toml:4: pool \"sw0\": ecn: kmin (102400 bytes) must be below kmax (30720 bytes)"}},
         BadCase{"EcnKmaxAboveU32", in_pool("ecn = { kmin = 0, kmax = \"4gb\", pmax = 0.2 }"),
@@ -548,16 +548,16 @@ INSTANTIATE_TEST_SUITE_P(
                 {"t.toml:8: port \"swp1\": rate \"Auto\": must be 8kbit .. 1.6tbit (8000 .. 1600000000000 bit/s), e.g. 10gbit, or \"auto\""}},
         BadCase{"RatePercent", in_port("rate = \"50%\""),
                 {"t.toml:8: port \"swp1\": rate \"50%\": a percentage of the link speed is not taken here: give the rate, or \"auto\" for the link speed the device reports"}},
-        BadCase{"CableDelayAndLength", in_port("cable_delay = \"5us\"\ncable_length = \"100m\""),
-                {"t.toml:9: port \"swp1\": cable_delay and cable_length: give at most one of the two"}},
-        BadCase{"CableDelayAboveMax", in_port("cable_delay = \"2s\""),
-                {"t.toml:8: port \"swp1\": cable_delay \"2s\": must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)"}},
-        BadCase{"CableLengthNoUnit", in_port("cable_length = \"100\""),
-                {"t.toml:8: port \"swp1\": cable_length \"100\": must be a length 0 .. 200000000m in meters with the unit m (2m, 100m)"}},
-        BadCase{"CableLengthKm", in_port("cable_length = \"1km\""),
-                {"t.toml:8: port \"swp1\": cable_length \"1km\": must be a length 0 .. 200000000m in meters with the unit m (2m, 100m)"}},
-        BadCase{"CableLengthAboveMax", in_port("cable_length = \"200000001m\""),
-                {"t.toml:8: port \"swp1\": cable_length \"200000001m\": must be a length 0 .. 200000000m in meters with the unit m (2m, 100m)"}},
+        BadCase{"CableDelayAndLength", in_port("cable-delay = \"5us\"\ncable-length = \"100m\""),
+                {"t.toml:9: port \"swp1\": cable-delay and cable-length: give at most one of the two"}},
+        BadCase{"CableDelayAboveMax", in_port("cable-delay = \"2s\""),
+                {"t.toml:8: port \"swp1\": cable-delay \"2s\": must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)"}},
+        BadCase{"CableLengthNoUnit", in_port("cable-length = \"100\""),
+                {"t.toml:8: port \"swp1\": cable-length \"100\": must be a length 0 .. 200000000m in meters with the unit m (2m, 100m)"}},
+        BadCase{"CableLengthKm", in_port("cable-length = \"1km\""),
+                {"t.toml:8: port \"swp1\": cable-length \"1km\": must be a length 0 .. 200000000m in meters with the unit m (2m, 100m)"}},
+        BadCase{"CableLengthAboveMax", in_port("cable-length = \"200000001m\""),
+                {"t.toml:8: port \"swp1\": cable-length \"200000001m\": must be a length 0 .. 200000000m in meters with the unit m (2m, 100m)"}},
         BadCase{"MtuBelowMin", in_port("mtu = 67"),
                 {"t.toml:8: port \"swp1\": mtu 67: must be an integer 68 .. 65536 bytes (the device MTU)"}},
         BadCase{"QueuesZero", in_port("queues = 0"),
@@ -570,8 +570,8 @@ INSTANTIATE_TEST_SUITE_P(
                 {"t.toml:8: port \"swp1\": headroom \"5mb\": must be at most the buffer of pool \"sw0\" (4194304 bytes)"}},
         BadCase{"IngressUnknownSuggested", in_port("ingress = \"pcp_dscp\""),
                 {"t.toml:8: port \"swp1\": ingress \"pcp_dscp\": must be pcp-dscp, pcp or dscp (did you mean \"pcp-dscp\"?)"}},
-        BadCase{"DefaultPrioAboveMax", in_port("default_prio = 8"),
-                {"t.toml:8: port \"swp1\": default_prio 8: must be an integer 0 .. 7"}},
+        BadCase{"DefaultPrioAboveMax", in_port("default-prio = 8"),
+                {"t.toml:8: port \"swp1\": default-prio 8: must be an integer 0 .. 7"}},
         BadCase{"DevWithSlash", in_pool("") + "[[port]]\ndev = \"a/b\"\npool = \"sw0\"\n",
                 {"t.toml:10: port #2: dev \"a/b\": must be a network interface name: 1 .. 15 bytes, not \".\" or \"..\", without '/', ':' or white space"}},
         BadCase{"DevTooLong", in_pool("") + "[[port]]\ndev = \"abcdefghijklmnop\"\npool = \"sw0\"\n",
@@ -588,8 +588,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"PortOfInvalidPoolHasNoSecondError", "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\nalpha = \"1/3\"\n" + std::string(kPorts),
                 {"t.toml:4: pool \"sw0\": alpha \"1/3\": the denominator must be a power of two 1 .. 2^32 (NUM or NUM/DEN: 1/8, 3/4, 2)"}},
         // ---- [daemon]
-        BadCase{"PinDirRelative", in_daemon("pin_dir = \"bpf/lossless\""),
-                {"t.toml:2: [daemon]: pin_dir \"bpf/lossless\": must be an absolute path"}},
+        BadCase{"PinDirRelative", in_daemon("pin-dir = \"bpf/lossless\""),
+                {"t.toml:2: [daemon]: pin-dir \"bpf/lossless\": must be an absolute path"}},
         BadCase{"SocketTooLong", in_daemon("socket = \"/" + std::string(107, 's') + "\""),
                 {"t.toml:2: [daemon]: socket \"/" + std::string(107, 's') + "\": must be an absolute path of at most 107 bytes (a UNIX socket's sun_path)"}},
         BadCase{"PrometheusWildcard", in_daemon("prometheus = \"0.0.0.0:9464\""),
@@ -621,10 +621,9 @@ INSTANTIATE_TEST_SUITE_P(
 constexpr const char *kWatchdogFile = R"([[pool]]
 name = "sw0"
 policy = "pfc-dt"
-[pool.watchdog]
-action = "drop"
-detection_time_ms = 400
-polling_interval_ms = 50
+pfcwd = "drop"
+pfcwd-detect = "400ms"
+pfcwd-poll = "50ms"
 
 [[pool]]
 name = "sw1"
@@ -637,9 +636,8 @@ pool = "sw0"
 [[port]]
 dev = "swp2"
 pool = "sw0"
-[port.watchdog]
-action = "alert"
-xoff_alarm_ms = 1000
+pfcwd = "alert"
+xoff-alarm = "1s"
 
 [[port]]
 dev = "swp3"
@@ -648,8 +646,48 @@ pool = "sw1"
 [[port]]
 dev = "swp4"
 pool = "sw1"
-watchdog = { xoff_alarm_ms = 5000, restoration_time_ms = 60000 }
+xoff-alarm = "5s"
+pfcwd-restore = "60s"
 )";
+
+// A [[port]] carries every per-port option of tc's qdisc (a host uplink
+// set up by losslessd alone), and sw-delay over its pool's.
+TEST(Config, PortTakesTheQdiscOptionsAndItsOwnSwDelay)
+{
+  Config c = parse_string(in_port("queues = 4\nstrict = 1\nquanta = [\"9kb\", 1514]\n"
+                                  "priomap = [0, 0, 1, 3]\nlimit = 2000\nburst = \"30kb\"\n"
+                                  "catchup = \"64kb\"\nsw-delay = \"3ms\"\nscheme-port = 2"),
+                          "t.toml");
+  const Port &p = c.ports[0];
+  EXPECT_EQ(p.queues, 4);
+  EXPECT_EQ(p.strict, 1);
+  EXPECT_EQ(p.quanta_bytes, (std::vector<std::uint32_t>{9216, 1514}));
+  EXPECT_EQ(p.priomap, (std::vector<std::uint8_t>{0, 0, 1, 3}));
+  EXPECT_EQ(p.limit_packets, 2000u);
+  EXPECT_EQ(p.burst_bytes, 30720u);
+  EXPECT_EQ(p.catchup_bytes, 65536u);
+  EXPECT_EQ(p.sw_delay_ns, 3000000u);
+  EXPECT_EQ(p.scheme_port, 2);
+  EXPECT_EQ(c.pools[0].sw_delay_ns, 1000000u) << "the pool's stays";
+  // None given: the qdisc's defaults, the pool's sw-delay.
+  c = parse_string(in_port(""), "t.toml");
+  EXPECT_FALSE(c.ports[0].strict);
+  EXPECT_TRUE(c.ports[0].quanta_bytes.empty());
+  EXPECT_TRUE(c.ports[0].priomap.empty());
+  EXPECT_FALSE(c.ports[0].limit_packets || c.ports[0].burst_bytes || c.ports[0].catchup_bytes);
+  EXPECT_FALSE(c.ports[0].sw_delay_ns);
+  // Each with tc's range.
+  EXPECT_EQ(errors_of(in_port("queues = 2\npriomap = [0, 2]")),
+            (std::vector<std::string>{"t.toml:9: port \"swp1\": priomap 2: must be an integer 0 .. 1 (a queue, below queues)"}));
+  EXPECT_EQ(errors_of(in_port("queues = 2\nstrict = 3")),
+            (std::vector<std::string>{"t.toml:9: port \"swp1\": strict 3: must be an integer 0 .. 2 (strict queues, at most queues)"}));
+  EXPECT_EQ(errors_of(in_port("burst = \"10b\"")),
+            (std::vector<std::string>{"t.toml:8: port \"swp1\": burst \"10b\": must be 64 .. 1073741824 bytes (tc size units b, kb, mb, gb: 1500b, 64kb, 4mb)"}));
+  EXPECT_EQ(errors_of(in_port("limit = 0")),
+            (std::vector<std::string>{"t.toml:8: port \"swp1\": limit 0: must be an integer 1 .. 1048576 packets per queue"}));
+  EXPECT_EQ(errors_of(in_port("sw-delay = \"2s\"")),
+            (std::vector<std::string>{"t.toml:8: port \"swp1\": sw-delay \"2s\": must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)"}));
+}
 
 TEST(Config, WatchdogPerPoolWithPortOverrides)
 {
@@ -657,7 +695,7 @@ TEST(Config, WatchdogPerPoolWithPortOverrides)
   ASSERT_EQ(c.pools.size(), 2u);
   ASSERT_TRUE(c.pools[0].watchdog);
   EXPECT_EQ(*c.pools[0].watchdog, (Watchdog{WatchdogAction::Drop, 400000000, 200000000, 50000000, 0}));
-  EXPECT_FALSE(c.pools[1].watchdog) << "no table: the qdiscs keep theirs";
+  EXPECT_FALSE(c.pools[1].watchdog) << "no watchdog key: the qdiscs keep theirs";
   ASSERT_EQ(c.ports.size(), 4u);
   EXPECT_EQ(c.ports[0].watchdog, c.pools[0].watchdog) << "the pool's";
   ASSERT_TRUE(c.ports[1].watchdog);
@@ -668,7 +706,7 @@ TEST(Config, WatchdogPerPoolWithPortOverrides)
   ASSERT_TRUE(c.ports[3].watchdog);
   EXPECT_EQ(*c.ports[3].watchdog,
             (Watchdog{WatchdogAction::Off, 200000000, 60000000000, 100000000, 5000000000}))
-      << "over the defaults: the pool has no table";
+      << "over the defaults: the pool has no watchdog key";
   EXPECT_EQ(watchdog_action_name(WatchdogAction::Off), "off");
   EXPECT_EQ(watchdog_action_name(WatchdogAction::Alert), "alert");
   EXPECT_EQ(watchdog_action_name(WatchdogAction::Forward), "forward");
@@ -677,24 +715,26 @@ TEST(Config, WatchdogPerPoolWithPortOverrides)
 
 TEST(Config, WatchdogDefaultsAndLimits)
 {
-  // An empty table: the defaults (off, 200, 200, 100, no alarm), in force.
-  Config c = parse_string(in_pool("[pool.watchdog]"), "t.toml");
+  // pfcwd = "off" alone: the defaults (off, 200ms, 200ms, 100ms, no alarm), in force.
+  Config c = parse_string(in_pool("pfcwd = \"off\""), "t.toml");
   ASSERT_TRUE(c.pools[0].watchdog);
   EXPECT_EQ(*c.pools[0].watchdog, Watchdog{});
   EXPECT_EQ(Watchdog{}, (Watchdog{WatchdogAction::Off, 200000000, 200000000, 100000000, 0}));
   EXPECT_EQ(c.ports[0].watchdog, Watchdog{});
-  // The extremes.
-  c = parse_string(in_pool("[pool.watchdog]\naction = \"forward\"\ndetection_time_ms = 60000\n"
-                           "restoration_time_ms = 1\npolling_interval_ms = 1\nxoff_alarm_ms = 3600000"),
+  // The extremes, in any time unit tc takes.
+  c = parse_string(in_pool("pfcwd = \"forward\"\npfcwd-detect = \"60s\"\n"
+                           "pfcwd-restore = \"1ms\"\npfcwd-poll = \"1000us\"\nxoff-alarm = \"3600s\""),
                    "t.toml");
   EXPECT_EQ(*c.pools[0].watchdog,
             (Watchdog{WatchdogAction::Forward, 60000000000, 1000000, 1000000, 3600000000000}));
-  // Equal times are fine (poll = detect = restore = alarm).
-  c = parse_string(in_port("watchdog = { detection_time_ms = 7, restoration_time_ms = 7, "
-                           "polling_interval_ms = 7, xoff_alarm_ms = 7 }"),
+  // Equal times are fine (poll = detect = restore = alarm); xoff-alarm "off".
+  c = parse_string(in_port("pfcwd-detect = \"7ms\"\npfcwd-restore = \"7ms\"\n"
+                           "pfcwd-poll = \"7ms\"\nxoff-alarm = \"7ms\""),
                    "t.toml");
   EXPECT_EQ(*c.ports[0].watchdog, (Watchdog{WatchdogAction::Off, 7000000, 7000000, 7000000, 7000000}));
   EXPECT_FALSE(c.pools[0].watchdog);
+  c = parse_string(in_port("xoff-alarm = \"off\""), "t.toml");
+  EXPECT_EQ(*c.ports[0].watchdog, Watchdog{});
 }
 
 // ---- the scheme (docs/SCHEMES.md): the policy says it, [pool.<scheme>] its parameters
@@ -730,16 +770,16 @@ TEST(Scheme, StPolicyWithItsTable)
 std::string scheme_pool(const std::string &name, const std::string &extra)
 {
   return "[[pool]]\nname = \"sw0\"\npolicy = \"" + name + "\"\n" + extra +
-         "\n\n[[port]]\ndev = \"swp1\"\npool = \"sw0\"\nrate = \"10gbit\"\ncable_delay = \"1us\"\n";
+         "\n\n[[port]]\ndev = \"swp1\"\npool = \"sw0\"\nrate = \"10gbit\"\ncable-delay = \"1us\"\n";
 }
 
 TEST(Scheme, DshPolicyWithItsTable)
 {
-  // 8mb: the 10 Gbit/s port's Phi (2.5 MB at sw_delay 1ms, its catch-up
+  // 8mb: the 10 Gbit/s port's Phi (2.5 MB at sw-delay 1ms, its catch-up
   // included) must fit the shared region.
   Config c = parse_string(scheme_pool("dsh", "buffer = \"8mb\"\nscheme = \"dsh\"\n"
                                              "[pool.dsh]\nwindow = \"5ms\"\n"
-                                             "ewma_shift = 3\ngain = \"8\"\n"
+                                             "ewma-shift = 3\ngain = \"8\"\n"
                                              "variant = \"no-insurance,static-tau\""),
                           "t.toml");
   const Pool &p = c.pools[0];
@@ -761,8 +801,8 @@ TEST(Scheme, DshPolicyWithItsTable)
 
 TEST(Scheme, SpfcPolicyWithItsTable)
 {
-  Config c = parse_string(scheme_pool("spfc", "sw_delay = \"100us\"\n[pool.spfc]\n"
-                                              "window = \"2ms\"\nk = 8\nvictim_threshold = \"1mb\"\n"
+  Config c = parse_string(scheme_pool("spfc", "sw-delay = \"100us\"\n[pool.spfc]\n"
+                                              "window = \"2ms\"\nk = 8\nvictim-threshold = \"1mb\"\n"
                                               "mode = \"window-end\""),
                           "t.toml");
   const Pool &p = c.pools[0];
@@ -774,31 +814,31 @@ TEST(Scheme, SpfcPolicyWithItsTable)
   EXPECT_EQ(p.scheme_block.p.spfc.flags, LOSSLESS_SPFC_F_WINDOW_END);
   EXPECT_EQ(p.scheme_block.p.spfc.irc_th_bytes, 0u);
   EXPECT_TRUE(c.warnings.empty()) << c.warnings[0];
-  Config d = parse_string(scheme_pool("spfc", "[pool.spfc]\nirc_th = \"64kb\"\n"
+  Config d = parse_string(scheme_pool("spfc", "[pool.spfc]\nirc-th = \"64kb\"\n"
                                               "window = \"1s\""),
                           "t.toml");
   EXPECT_EQ(d.pools[0].scheme_block.p.spfc.irc_th_bytes, 65536u);
   EXPECT_EQ(d.pools[0].scheme_block.p.spfc.k, 5u) << "the row's default, unused";
-  Config e = parse_string(scheme_pool("spfc", "[pool.spfc]\nirc_th_packets = \"200\"\n"
+  Config e = parse_string(scheme_pool("spfc", "[pool.spfc]\nirc-th-packets = \"200\"\n"
                                               "window = \"1s\""),
                           "t.toml");
   EXPECT_EQ(e.pools[0].scheme_block.p.spfc.irc_th_packets, 200u);
 }
 
 // SPFC's window, when not given, is 4 round trips of the slowest port (2 x
-// (cable + sw_delay)), at least the kernel's 1 ms.
+// (cable + sw-delay)), at least the kernel's 1 ms.
 TEST(Scheme, SpfcWindowDefaultsToFourRoundTrips)
 {
-  Config c = parse_string(scheme_pool("spfc", ""), "t.toml");  // sw_delay 1ms, cable 1us
+  Config c = parse_string(scheme_pool("spfc", ""), "t.toml");  // sw-delay 1ms, cable 1us
   EXPECT_EQ(c.pools[0].scheme_block.p.spfc.tc_ns, 4 * 2 * (1000000u + 1000u));
   EXPECT_TRUE(c.warnings.empty());
-  Config d = parse_string(scheme_pool("spfc", "sw_delay = \"10us\""), "t.toml");
+  Config d = parse_string(scheme_pool("spfc", "sw-delay = \"10us\""), "t.toml");
   EXPECT_EQ(d.pools[0].scheme_block.p.spfc.tc_ns, 1000000u) << "88us: at least 1ms";
-  Config e = parse_string(scheme_pool("spfc", "sw_delay = \"200ms\""), "t.toml");
+  Config e = parse_string(scheme_pool("spfc", "sw-delay = \"200ms\""), "t.toml");
   EXPECT_EQ(e.pools[0].scheme_block.p.spfc.tc_ns, 1000000000u) << "at most 1s";
   EXPECT_EQ(e.warnings.size(), 1u) << "1s is below 4 round trips of 400ms";
   // A round trip beyond 1 s: no window fits.
-  EXPECT_EQ(errors_of(scheme_pool("spfc", "sw_delay = \"1s\"")),
+  EXPECT_EQ(errors_of(scheme_pool("spfc", "sw-delay = \"1s\"")),
             (std::vector<std::string>{
                 "t.toml:1: pool \"sw0\": spfc: window TC 1s is shorter than port swp1's round "
                 "trip 2 x (cable-delay + sw-delay) = 2000002us: a window must see the reaction to "
@@ -808,7 +848,7 @@ TEST(Scheme, SpfcWindowDefaultsToFourRoundTrips)
 // Below 4 round trips (and at least one) is legal, with a warning.
 TEST(Scheme, SpfcWindowBelowFourRoundTripsWarns)
 {
-  Config c = parse_string(scheme_pool("spfc", "sw_delay = \"100us\"\n[pool.spfc]\n"
+  Config c = parse_string(scheme_pool("spfc", "sw-delay = \"100us\"\n[pool.spfc]\n"
                                               "window = \"500us\""),
                           "t.toml");
   ASSERT_EQ(c.warnings.size(), 1u);
@@ -845,8 +885,8 @@ INSTANTIATE_TEST_SUITE_P(
                 {"t.toml:5: pool \"sw0\": dsh: variant 2: must be a string: dsh, or a comma list "
                  "of no-shared-headroom, no-insurance, static-tau (not no-shared-headroom with "
                  "static-tau), not an integer"}},
-        BadCase{"DshShiftZero", scheme_pool("dsh", "[pool.dsh]\newma_shift = 0"),
-                {"t.toml:5: pool \"sw0\": dsh: ewma_shift 0: must be an integer 1 .. 8"}},
+        BadCase{"DshShiftZero", scheme_pool("dsh", "[pool.dsh]\newma-shift = 0"),
+                {"t.toml:5: pool \"sw0\": dsh: ewma-shift 0: must be an integer 1 .. 8"}},
         BadCase{"DshGainAboveMax", scheme_pool("dsh", "[pool.dsh]\ngain = 17"),
                 {"t.toml:5: pool \"sw0\": dsh: gain 17: must be an integer 1 .. 16"}},
         BadCase{"DshWindowZero", scheme_pool("dsh", "[pool.dsh]\nwindow = \"0ns\""),
@@ -907,18 +947,18 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"SpfcKAboveMax", scheme_pool("spfc", "[pool.spfc]\nk = 1001"),
                 {"t.toml:5: pool \"sw0\": spfc: k 1001: must be an integer 1 .. 1000"}},
         BadCase{"SpfcKWithIrcTh",
-                scheme_pool("spfc", "[pool.spfc]\nwindow = \"1s\"\nk = 4\nirc_th = \"64kb\""),
+                scheme_pool("spfc", "[pool.spfc]\nwindow = \"1s\"\nk = 4\nirc-th = \"64kb\""),
                 {"t.toml:6: pool \"sw0\": spfc: k 4: K only derives IRC_th = C x TC / (8 K): not "
-                 "with irc_th"}},
+                 "with irc-th"}},
         BadCase{"SpfcIrcThBothUnits",
-                scheme_pool("spfc", "[pool.spfc]\nwindow = \"1s\"\nirc_th = \"64kb\"\n"
-                                    "irc_th_packets = 100"),
-                {"t.toml:7: pool \"sw0\": spfc: irc_th and irc_th_packets together: give one "
+                scheme_pool("spfc", "[pool.spfc]\nwindow = \"1s\"\nirc-th = \"64kb\"\n"
+                                    "irc-th-packets = 100"),
+                {"t.toml:7: pool \"sw0\": spfc: irc-th and irc-th-packets together: give one "
                  "(bytes or packets)"}},
         // One frame of the ports (1500 + 18 bytes): the kernel's floor.
         BadCase{"SpfcIrcThBelowOneFrame",
-                scheme_pool("spfc", "[pool.spfc]\nwindow = \"1s\"\nirc_th = \"1517\""),
-                {"t.toml:6: pool \"sw0\": spfc: irc_th (1517 bytes) is below one frame (1518 "
+                scheme_pool("spfc", "[pool.spfc]\nwindow = \"1s\"\nirc-th = \"1517\""),
+                {"t.toml:6: pool \"sw0\": spfc: irc-th (1517 bytes) is below one frame (1518 "
                  "bytes): every queue would be a Victim"}},
         BadCase{"SpfcModeUnknown", scheme_pool("spfc", "[pool.spfc]\nmode = \"fast\""),
                 {"t.toml:5: pool \"sw0\": spfc: mode \"fast\": must be irc, or a comma list of "
@@ -933,8 +973,8 @@ INSTANTIATE_TEST_SUITE_P(
                  "trip 2 x (cable-delay + sw-delay) = 2002us: a window must see the reaction to a "
                  "pause"}},
         BadCase{"SpfcVictimAboveBuffer",
-                scheme_pool("spfc", "buffer = \"1mb\"\n[pool.spfc]\nvictim_threshold = \"2mb\""),
-                {"t.toml:6: pool \"sw0\": spfc: victim_threshold \"2mb\": must be at most buffer "
+                scheme_pool("spfc", "buffer = \"1mb\"\n[pool.spfc]\nvictim-threshold = \"2mb\""),
+                {"t.toml:6: pool \"sw0\": spfc: victim-threshold \"2mb\": must be at most buffer "
                  "(1048576 bytes)"}}),
     [](const testing::TestParamInfo<BadCase> &i) { return std::string(i.param.name); });
 
@@ -960,66 +1000,88 @@ INSTANTIATE_TEST_SUITE_P(
 INSTANTIATE_TEST_SUITE_P(
     Watchdog, Invalid,
     testing::Values(
-        BadCase{"ActionUnknownSuggested", in_pool("[pool.watchdog]\naction = \"dorp\""),
-                {"t.toml:5: pool \"sw0\": watchdog.action \"dorp\": must be off, alert, forward or drop (did you mean \"drop\"?)"}},
-        BadCase{"ActionUpperCase", in_pool("[pool.watchdog]\naction = \"DROP\""),
-                {"t.toml:5: pool \"sw0\": watchdog.action \"DROP\": must be off, alert, forward or drop"}},
-        BadCase{"ActionInteger", in_pool("[pool.watchdog]\naction = 3"),
-                {"t.toml:5: pool \"sw0\": watchdog.action 3: must be a string: off, alert, forward or drop, not an integer"}},
-        BadCase{"ActionBoolean", in_port("watchdog = { action = false }"),
-                {"t.toml:8: port \"swp1\": watchdog.action false: must be a string: off, alert, forward or drop, not a boolean"}},
-        BadCase{"DetectZero", in_pool("[pool.watchdog]\ndetection_time_ms = 0"),
-                {"t.toml:5: pool \"sw0\": watchdog.detection_time_ms 0: must be an integer 1 .. 60000 ms"}},
-        BadCase{"DetectWithUnit", in_pool("[pool.watchdog]\ndetection_time_ms = \"200ms\""),
-                {"t.toml:5: pool \"sw0\": watchdog.detection_time_ms \"200ms\": must be an integer 1 .. 60000 ms, not a string"}},
-        BadCase{"RestoreAboveMax", in_pool("[pool.watchdog]\nrestoration_time_ms = 60001"),
-                {"t.toml:5: pool \"sw0\": watchdog.restoration_time_ms 60001: must be an integer 1 .. 60000 ms"}},
-        BadCase{"PollFloat", in_pool("[pool.watchdog]\npolling_interval_ms = 1.5"),
-                {"t.toml:5: pool \"sw0\": watchdog.polling_interval_ms 1.5: must be an integer 1 .. 60000 ms, not a floating-point number"}},
-        BadCase{"AlarmAboveMax", in_pool("[pool.watchdog]\nxoff_alarm_ms = 3600001"),
-                {"t.toml:5: pool \"sw0\": watchdog.xoff_alarm_ms 3600001: must be an integer 0 .. 3600000 ms (0: off)"}},
-        BadCase{"AlarmNegative", in_port("[port.watchdog]\nxoff_alarm_ms = -1"),
-                {"t.toml:9: port \"swp1\": watchdog.xoff_alarm_ms -1: must be an integer 0 .. 3600000 ms (0: off)"}},
-        BadCase{"UnknownKeySuggested", in_pool("[pool.watchdog]\ndetection_tme_ms = 200"),
-                {"t.toml:5: pool \"sw0\": unknown key \"watchdog.detection_tme_ms\" (did you mean \"watchdog.detection_time_ms\"?)"}},
-        BadCase{"SonicSpelling", in_pool("[pool.watchdog]\ndetection_time = 200"),
-                {"t.toml:5: pool \"sw0\": unknown key \"watchdog.detection_time\""}},
-        BadCase{"NotATable", in_pool("watchdog = \"drop\""),
-                {"t.toml:4: pool \"sw0\": watchdog \"drop\": must be a table ([pool.watchdog], or { action = \"drop\", ... }), not a string"}},
-        BadCase{"PortNotATable", in_port("watchdog = true"),
-                {"t.toml:8: port \"swp1\": watchdog true: must be a table ([port.watchdog], or { action = \"drop\", ... }), not a boolean"}},
+        BadCase{"ActionUnknownSuggested", in_pool("pfcwd = \"dorp\""),
+                {"t.toml:4: pool \"sw0\": pfcwd \"dorp\": must be off, alert, forward or drop (did you mean \"drop\"?)"}},
+        BadCase{"ActionUpperCase", in_pool("pfcwd = \"DROP\""),
+                {"t.toml:4: pool \"sw0\": pfcwd \"DROP\": must be off, alert, forward or drop"}},
+        BadCase{"ActionInteger", in_pool("pfcwd = 3"),
+                {"t.toml:4: pool \"sw0\": pfcwd 3: must be a string: off, alert, forward or drop, not an integer"}},
+        BadCase{"ActionBoolean", in_port("pfcwd = false"),
+                {"t.toml:8: port \"swp1\": pfcwd false: must be a string: off, alert, forward or drop, not a boolean"}},
+        BadCase{"DetectZero", in_pool("pfcwd-detect = \"0ms\""),
+                {"t.toml:4: pool \"sw0\": pfcwd-detect \"0ms\": must be a time 1ms .. 60s with a unit ns, us, ms or s (5us, 1ms)"}},
+        BadCase{"DetectWithoutUnit", in_pool("pfcwd-detect = 200"),
+                {"t.toml:4: pool \"sw0\": pfcwd-detect 200: must be a time 1ms .. 60s with a unit ns, us, ms or s (5us, 1ms)"}},
+        BadCase{"RestoreAboveMax", in_pool("pfcwd-restore = \"60001ms\""),
+                {"t.toml:4: pool \"sw0\": pfcwd-restore \"60001ms\": must be a time 1ms .. 60s with a unit ns, us, ms or s (5us, 1ms)"}},
+        BadCase{"PollFloat", in_pool("pfcwd-poll = 1.5"),
+                {"t.toml:4: pool \"sw0\": pfcwd-poll 1.5: must be a time (a string such as \"1ms\"), not a floating-point number"}},
+        BadCase{"AlarmAboveMax", in_pool("xoff-alarm = \"3601s\""),
+                {"t.toml:4: pool \"sw0\": xoff-alarm \"3601s\": must be a time 1ms .. 3600s with a unit ns, us, ms or s (5us, 1ms), or \"off\""}},
+        BadCase{"UnknownKeySuggested", in_pool("pfcwd-detcet = \"200ms\""),
+                {"t.toml:4: pool \"sw0\": unknown key \"pfcwd-detcet\" (did you mean \"pfcwd-detect\"?)"}},
+        // The tables of the old spelling, refused with the keys to write.
+        BadCase{"OldPoolTable", in_pool("[pool.watchdog]\naction = \"drop\"\ndetection_time_ms = 400\nxoff_alarm_ms = 0"),
+                {"t.toml:4: pool \"sw0\": watchdog: renamed; write pfcwd = \"drop\", pfcwd-detect = \"400ms\", xoff-alarm = \"off\" in the [[pool]] or [[port]] itself, as tc's options"}},
+        BadCase{"OldPortTable", in_port("watchdog = { xoff_alarm_ms = 5000, restoration_time_ms = 60000 }"),
+                {"t.toml:8: port \"swp1\": watchdog: renamed; write pfcwd-restore = \"60000ms\", xoff-alarm = \"5000ms\" in the [[pool]] or [[port]] itself, as tc's options"}},
+        BadCase{"OldNotATable", in_pool("watchdog = \"drop\""),
+                {"t.toml:4: pool \"sw0\": watchdog: renamed; write pfcwd = \"drop\", pfcwd-detect = \"200ms\", ... in the [[pool]] or [[port]] itself, as tc's options"}},
         BadCase{"TopLevelSection", "[watchdog]\naction = \"drop\"\n" + in_pool(""),
-                {"t.toml:1: unknown section \"watchdog\": a watchdog belongs to the pools or the ports: [pool.watchdog] after a [[pool]]'s keys, or [port.watchdog] after a [[port]]'s"}},
+                {"t.toml:1: unknown section \"watchdog\": a watchdog belongs to the pools or the ports: pfcwd = \"drop\", pfcwd-detect = \"200ms\", ... in a [[pool]] or a [[port]], as tc's options"}},
         // The kernel's cross-checks, on the values in force.
-        BadCase{"PollAboveDefaultDetect", in_pool("[pool.watchdog]\npolling_interval_ms = 250\nrestoration_time_ms = 300"),
-                {"t.toml:5: pool \"sw0\": watchdog: polling_interval_ms 250 must be at most detection_time_ms 200 (the default)"}},
-        BadCase{"DefaultPollAboveDetect", in_pool("[pool.watchdog]\naction = \"drop\"\ndetection_time_ms = 50"),
-                {"t.toml:6: pool \"sw0\": watchdog: polling_interval_ms 100 (the default) must be at most detection_time_ms 50"}},
-        BadCase{"PollAboveBoth", in_pool("[pool.watchdog]\npolling_interval_ms = 300"),
-                {"t.toml:5: pool \"sw0\": watchdog: polling_interval_ms 300 must be at most detection_time_ms 200 (the default) and restoration_time_ms 200 (the default)"}},
-        BadCase{"AlarmBelowPoll", in_pool("[pool.watchdog]\nxoff_alarm_ms = 50"),
-                {"t.toml:5: pool \"sw0\": watchdog: xoff_alarm_ms 50 must be 0 (off) or at least polling_interval_ms 100 (the default)"}},
-        BadCase{"BothChecks", in_pool("[pool.watchdog]\nxoff_alarm_ms = 500\npolling_interval_ms = 1000"),
-                {"t.toml:5: pool \"sw0\": watchdog: xoff_alarm_ms 500 must be 0 (off) or at least polling_interval_ms 1000",
-                 "t.toml:6: pool \"sw0\": watchdog: polling_interval_ms 1000 must be at most detection_time_ms 200 (the default) and restoration_time_ms 200 (the default)"}},
+        BadCase{"PollAboveDefaultDetect", in_pool("pfcwd-poll = \"250ms\"\npfcwd-restore = \"300ms\""),
+                {"t.toml:4: pool \"sw0\": pfcwd-poll \"250ms\" must be at most pfcwd-detect \"200ms\" (the default)"}},
+        BadCase{"DefaultPollAboveDetect", in_pool("pfcwd = \"drop\"\npfcwd-detect = \"50ms\""),
+                {"t.toml:5: pool \"sw0\": pfcwd-poll \"100ms\" (the default) must be at most pfcwd-detect \"50ms\""}},
+        BadCase{"PollAboveBoth", in_pool("pfcwd-poll = \"300ms\""),
+                {"t.toml:4: pool \"sw0\": pfcwd-poll \"300ms\" must be at most pfcwd-detect \"200ms\" (the default) and pfcwd-restore \"200ms\" (the default)"}},
+        BadCase{"AlarmBelowPoll", in_pool("xoff-alarm = \"50ms\""),
+                {"t.toml:4: pool \"sw0\": xoff-alarm \"50ms\" must be \"off\" or at least pfcwd-poll \"100ms\" (the default)"}},
+        BadCase{"BothChecks", in_pool("xoff-alarm = \"500ms\"\npfcwd-poll = \"1s\""),
+                {"t.toml:4: pool \"sw0\": xoff-alarm \"500ms\" must be \"off\" or at least pfcwd-poll \"1s\"",
+                 "t.toml:5: pool \"sw0\": pfcwd-poll \"1s\" must be at most pfcwd-detect \"200ms\" (the default) and pfcwd-restore \"200ms\" (the default)"}},
         BadCase{"PortAgainstItsPool",
-                "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n[pool.watchdog]\npolling_interval_ms = 100\n"
-                "[[port]]\ndev = \"swp1\"\npool = \"sw0\"\n[port.watchdog]\ndetection_time_ms = 50\n",
-                {"t.toml:10: port \"swp1\": watchdog: polling_interval_ms 100 (from pool \"sw0\") must be at most detection_time_ms 50"}},
+                "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\npfcwd-poll = \"100ms\"\n"
+                "[[port]]\ndev = \"swp1\"\npool = \"sw0\"\npfcwd-detect = \"50ms\"\n",
+                {"t.toml:8: port \"swp1\": pfcwd-poll \"100ms\" (from pool \"sw0\") must be at most pfcwd-detect \"50ms\""}},
         BadCase{"PortAlarmAgainstItsPool",
-                "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n[pool.watchdog]\npolling_interval_ms = 150\n"
-                "[[port]]\ndev = \"swp1\"\npool = \"sw0\"\nwatchdog = { xoff_alarm_ms = 100 }\n",
-                {"t.toml:9: port \"swp1\": watchdog: xoff_alarm_ms 100 must be 0 (off) or at least polling_interval_ms 150 (from pool \"sw0\")"}},
-        // A port over a pool's invalid table: no second error.
+                "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\npfcwd-poll = \"150ms\"\n"
+                "[[port]]\ndev = \"swp1\"\npool = \"sw0\"\nxoff-alarm = \"100ms\"\n",
+                {"t.toml:8: port \"swp1\": xoff-alarm \"100ms\" must be \"off\" or at least pfcwd-poll \"150ms\" (from pool \"sw0\")"}},
+        // A port over a pool's invalid watchdog: no second error.
         BadCase{"PortOfBadPoolWatchdogHasNoSecondError",
-                "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n[pool.watchdog]\npolling_interval_ms = 300\n"
-                "[[port]]\ndev = \"swp1\"\npool = \"sw0\"\n[port.watchdog]\naction = \"drop\"\n",
-                {"t.toml:5: pool \"sw0\": watchdog: polling_interval_ms 300 must be at most detection_time_ms 200 (the default) and restoration_time_ms 200 (the default)"}},
+                "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\npfcwd-poll = \"300ms\"\n"
+                "[[port]]\ndev = \"swp1\"\npool = \"sw0\"\npfcwd = \"drop\"\n",
+                {"t.toml:4: pool \"sw0\": pfcwd-poll \"300ms\" must be at most pfcwd-detect \"200ms\" (the default) and pfcwd-restore \"200ms\" (the default)"}},
         BadCase{"PoolWithoutNameStillChecked",
-                "[[pool]]\npolicy = \"pfc-dt\"\nwatchdog = { action = \"stop\" }\n" + std::string(kPorts),
+                "[[pool]]\npolicy = \"pfc-dt\"\npfcwd = \"stop\"\n" + std::string(kPorts),
                 {"t.toml:1: pool #1: missing required key \"name\"",
-                 "t.toml:3: pool #1: watchdog.action \"stop\": must be off, alert, forward or drop (did you mean \"drop\"?)",
+                 "t.toml:3: pool #1: pfcwd \"stop\": must be off, alert, forward or drop (did you mean \"drop\"?)",
                  "t.toml:7: port \"swp1\": pool \"sw0\": no [[pool]] has this name"}}),
+    [](const testing::TestParamInfo<BadCase> &i) { return std::string(i.param.name); });
+
+// Every old spelling (a key with '_' where tc has '-', the watchdog's
+// tables of milliseconds) is refused with the key to write, its value
+// carried over.
+INSTANTIATE_TEST_SUITE_P(
+    OldSpelling, Invalid,
+    testing::Values(
+        BadCase{"PoolSwDelay", in_pool("sw_delay = \"1ms\""),
+                {"t.toml:4: pool \"sw0\": sw_delay: renamed; write sw-delay = \"1ms\""}},
+        BadCase{"PoolPrios", in_pool("lossless_prios = [3, 4]"),
+                {"t.toml:4: pool \"sw0\": lossless_prios: renamed; write lossless-prios = [ 3, 4 ]"}},
+        BadCase{"PortCable", in_port("cable_length = \"100m\""),
+                {"t.toml:8: port \"swp1\": cable_length: renamed; write cable-length = \"100m\""}},
+        BadCase{"PortDefaultPrio", in_port("default_prio = 3"),
+                {"t.toml:8: port \"swp1\": default_prio: renamed; write default-prio = 3"}},
+        BadCase{"ModeKey", in_port("mode = \"bifrost\"\nbifrost_rtt = \"auto\"\nbifrost-rtt = \"auto\""),
+                {"t.toml:9: port \"swp1\": bifrost_rtt: renamed; write bifrost-rtt = \"auto\""}},
+        BadCase{"Daemon", in_daemon("pin_dir = \"/sys/fs/bpf/x\""),
+                {"t.toml:2: [daemon]: pin_dir: renamed; write pin-dir = \"/sys/fs/bpf/x\""}},
+        BadCase{"SchemeTable", "[[pool]]\nname = \"sw0\"\npolicy = \"dsh\"\n[pool.dsh]\newma_shift = 3\n" +
+                                   std::string(kPorts),
+                {"t.toml:5: pool \"sw0\": dsh: ewma_shift: renamed; write ewma-shift = 3"}}),
     [](const testing::TestParamInfo<BadCase> &i) { return std::string(i.param.name); });
 
 TEST(Config, ErrorExposesTheListAndWhatHasOneLineEach)
@@ -1136,7 +1198,7 @@ TEST(SharedUnits, ParseAndRangeCheck)
 }
 
 // Lossless priorities: one rule for tc's lossless-prios (text) and this
-// file's lossless_prios (array): 0 .. 7, each listed at most once.
+// file's lossless-prios (array): 0 .. 7, each listed at most once.
 TEST(SharedUnits, LosslessPriorities)
 {
   std::uint8_t mask = 0;
@@ -1200,7 +1262,7 @@ std::string host(const std::string &extra, const std::string &algo = "pcn")
 
 TEST(HostCc, AHostWithoutPoolsIsAConfiguration)
 {
-  Config c = parse_string(host("line_rate = \"25gbit\""), "t.toml");
+  Config c = parse_string(host("line-rate = \"25gbit\""), "t.toml");
   EXPECT_TRUE(c.pools.empty());
   EXPECT_TRUE(c.ports.empty());
   ASSERT_TRUE(c.host_cc);
@@ -1234,10 +1296,10 @@ TEST(HostCc, AutoLeavesTheParametersToTheDaemon)
 
 TEST(HostCc, PcnKeysAsLosslessCcsOptions)
 {
-  Config c = parse_string(host("line_rate = \"10gbit\"\nperiod = \"100us\"\ntheta = 90\n"
-                               "w_min = \"1/64\"\nw_max = 0.25\nmin_rate = \"10mbit\"\n"
-                               "roles = \"rp\"\ncnp_prio = 5\ncnp_dscp = 46\ngc_idle = \"2s\"\n"
-                               "pin_dir = \"/sys/fs/bpf/x/\"\ntop_flows = 3"),
+  Config c = parse_string(host("line-rate = \"10gbit\"\nperiod = \"100us\"\ntheta = 90\n"
+                               "w-min = \"1/64\"\nw-max = 0.25\nmin-rate = \"10mbit\"\n"
+                               "roles = \"rp\"\ncnp-prio = 5\ncnp-dscp = 46\ngc-idle = \"2s\"\n"
+                               "pin-dir = \"/sys/fs/bpf/x/\"\ntop-flows = 3"),
                           "t.toml");
   ASSERT_TRUE(c.host_cc && c.host_cc->params);
   const cc::Config &p = *c.host_cc->params;
@@ -1261,9 +1323,9 @@ TEST(HostCc, PcnKeysAsLosslessCcsOptions)
 
 TEST(HostCc, DcqcnKeys)
 {
-  Config c = parse_string(host("line_rate = \"40gbit\"\ncnp_interval = \"20us\"\n"
-                               "rate_timer = \"100us\"\nalpha_timer = \"60us\"\n"
-                               "byte_counter = \"1mb\"\ng = \"1/16\"\nf = 3\nrai = \"10mbit\"\n"
+  Config c = parse_string(host("line-rate = \"40gbit\"\ncnp-interval = \"20us\"\n"
+                               "rate-timer = \"100us\"\nalpha-timer = \"60us\"\n"
+                               "byte-counter = \"1mb\"\ng = \"1/16\"\nf = 3\nrai = \"10mbit\"\n"
                                "rhai = \"100mbit\"\nhorizon = 0",
                                "dcqcn"),
                           "t.toml");
@@ -1284,7 +1346,7 @@ TEST(HostCc, DcqcnKeys)
 
 TEST(HostCc, BesidePoolsAndPorts)
 {
-  Config c = parse_string(in_pool("") + "\n" + host("line_rate = \"10gbit\""), "t.toml");
+  Config c = parse_string(in_pool("") + "\n" + host("line-rate = \"10gbit\""), "t.toml");
   EXPECT_EQ(c.pools.size(), 1u);
   EXPECT_EQ(c.ports.size(), 1u);
   EXPECT_TRUE(c.host_cc);
@@ -1329,37 +1391,37 @@ INSTANTIATE_TEST_SUITE_P(
                  "'/', ':' or white space)"}},
         HostBad{"UnknownKey", host("perod = \"1ms\""),
                 {"t.toml:4: [host_cc]: unknown key \"perod\" (did you mean \"period\"?)"}},
-        HostBad{"OptionSpelling", host("w-min = \"1/64\""),
-                {"t.toml:4: [host_cc]: unknown key \"w-min\" (did you mean \"w_min\"?)"}},
+        HostBad{"OldSpelling", host("w_min = \"1/64\""),
+                {"t.toml:4: [host_cc]: w_min: renamed; write w-min = \"1/64\""}},
         HostBad{"DcqcnKeyWithPcn", host("rai = \"5mbit\""),
                 {"t.toml:4: [host_cc]: rai \"5mbit\": is a key of DCQCN, not of algo = \"pcn\""}},
-        HostBad{"PcnKeyWithDcqcn", host("w_max = \"1/2\"", "dcqcn"),
-                {"t.toml:4: [host_cc]: w_max \"1/2\": is a key of PCN, not of algo = \"dcqcn\""}},
-        HostBad{"BadRate", host("line_rate = \"25gbps\""),
-                {"t.toml:4: [host_cc]: line_rate \"25gbps\": \"gbps\" is ambiguous: write gbit "
+        HostBad{"PcnKeyWithDcqcn", host("w-max = \"1/2\"", "dcqcn"),
+                {"t.toml:4: [host_cc]: w-max \"1/2\": is a key of PCN, not of algo = \"dcqcn\""}},
+        HostBad{"BadRate", host("line-rate = \"25gbps\""),
+                {"t.toml:4: [host_cc]: line-rate \"25gbps\": \"gbps\" is ambiguous: write gbit "
                  "for bits/s or gBps for bytes/s, or \"auto\""}},
-        HostBad{"BadFraction", host("line_rate = \"1gbit\"\nw_min = \"0\""),
-                {"t.toml:5: [host_cc]: w_min \"0\": must be above 0"}},
-        HostBad{"BadPrio", host("cnp_prio = 8"),
-                {"t.toml:4: [host_cc]: cnp_prio 8: must be 0 .. 7"}},
+        HostBad{"BadFraction", host("line-rate = \"1gbit\"\nw-min = \"0\""),
+                {"t.toml:5: [host_cc]: w-min \"0\": must be above 0"}},
+        HostBad{"BadPrio", host("cnp-prio = 8"),
+                {"t.toml:4: [host_cc]: cnp-prio 8: must be 0 .. 7"}},
         HostBad{"BadTime", host("period = \"fast\""),
                 {"t.toml:4: [host_cc]: period \"fast\": not a time up to 1 hour with " +
                  std::string(LL_UNITS_TIME_UNITS) + " (" LL_UNITS_TIME_EXAMPLES "), or 0"}},
-        HostBad{"TopFlows", host("top_flows = 0"),
-                {"t.toml:4: [host_cc]: top_flows 0: must be an integer 1 .. 1000"}},
-        HostBad{"PinDir", host("pin_dir = \"x\""),
-                {"t.toml:4: [host_cc]: pin_dir \"x\": must be an absolute path"}},
+        HostBad{"TopFlows", host("top-flows = 0"),
+                {"t.toml:4: [host_cc]: top-flows 0: must be an integer 1 .. 1000"}},
+        HostBad{"PinDir", host("pin-dir = \"x\""),
+                {"t.toml:4: [host_cc]: pin-dir \"x\": must be an absolute path"}},
         // ll_cc's check at load, naming the keys as written.
         HostBad{"WMinAboveWMax",
-                host("line_rate = \"10gbit\"\nw_min = \"1/2\"\nw_max = \"1/4\""),
-                {"t.toml:5: [host_cc]: w_min \"1/2\", w_max \"1/4\": " +
+                host("line-rate = \"10gbit\"\nw-min = \"1/2\"\nw-max = \"1/4\""),
+                {"t.toml:5: [host_cc]: w-min \"1/2\", w-max \"1/4\": " +
                  lossless::cc::check([] {
                    auto c = cc::Config::defaults(cc::Algo::Pcn, 10000000);
                    c.pcn.w_min_q24 = LL_PCN_Q24_ONE / 2;
                    c.pcn.w_max_q24 = LL_PCN_Q24_ONE / 4;
                    return c;
                  }())}},
-        HostBad{"ZeroPeriod", host("line_rate = \"10gbit\"\nperiod = 0"),
+        HostBad{"ZeroPeriod", host("line-rate = \"10gbit\"\nperiod = 0"),
                 {"t.toml:5: [host_cc]: period \"0\": " + lossless::cc::check([] {
                    auto c = cc::Config::defaults(cc::Algo::Pcn, 10000000);
                    c.pcn.period_ns = 0;
@@ -1370,16 +1432,16 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(HostCc, CheckMessagesNameEveryKey)
 {
   // A refusal by ll_cc's check names the key; the default when not given.
-  auto e = errors_of(host("line_rate = \"10gbit\"\nw_min = \"3/4\""));
+  auto e = errors_of(host("line-rate = \"10gbit\"\nw-min = \"3/4\""));
   ASSERT_EQ(e.size(), 1u);
-  EXPECT_NE(e[0].find("t.toml:5: [host_cc]: w_min \"3/4\", w_max (the default): "),
+  EXPECT_NE(e[0].find("t.toml:5: [host_cc]: w-min \"3/4\", w-max (the default): "),
             std::string::npos)
       << e[0];
   // min_rate above the line rate: both named.
-  e = errors_of(host("line_rate = \"1mbit\"\nmin_rate = \"10mbit\""));
+  e = errors_of(host("line-rate = \"1mbit\"\nmin-rate = \"10mbit\""));
   ASSERT_EQ(e.size(), 1u);
-  EXPECT_NE(e[0].find("min_rate \"10mbit\""), std::string::npos) << e[0];
-  EXPECT_NE(e[0].find("line_rate \"1mbit\""), std::string::npos) << e[0];
+  EXPECT_NE(e[0].find("min-rate \"10mbit\""), std::string::npos) << e[0];
+  EXPECT_NE(e[0].find("line-rate \"1mbit\""), std::string::npos) << e[0];
 }
 
 TEST(HostCc, TheExampleFileParses)

@@ -5,11 +5,11 @@
 // private bpffs (root; skipped otherwise): a daemon with [host_cc] alone
 // (a host has no pool) on a veth pair. It checks that the programs are
 // attached (ll_cc's attached()), that the config map holds the parameters
-// derived from the link speed (line_rate "auto") as ll_cc derives them,
+// derived from the link speed (line-rate "auto") as ll_cc derives them,
 // that `losslessctl status --json` has the host_cc block with the counters
 // and the top-N flows and the rest summed, that /metrics has the
 // lossless_host_cc_* families with bounded flow series, that gc deletes a
-// flow idle longer than gc_idle and keeps a fresh one, that a reload
+// flow idle longer than gc-idle and keeps a fresh one, that a reload
 // switches the algorithm and moves the ports, that a port that comes back
 // is attached again, that exit leaves the programs attached and
 // --cleanup detaches them; and that docs/examples/host-cc.toml passes
@@ -185,7 +185,7 @@ class HostCcDaemon : public ::testing::Test {
   std::string write_config(const std::string &host_cc)
   {
     std::string text = "[daemon]\nsocket = \"" + sock_ + "\"\nprometheus = \"127.0.0.1:" +
-                       std::to_string(kPromPort) + "\"\n\n[host_cc]\npin_dir = \"" + pin_dir_ +
+                       std::to_string(kPromPort) + "\"\n\n[host_cc]\npin-dir = \"" + pin_dir_ +
                        "\"\n" + host_cc;
     std::string path = tmp_ + "/losslessd.toml";
     std::ofstream(path) << text;
@@ -269,8 +269,8 @@ TEST_F(HostCcDaemon, AloneOnAVethPair)
   // A host: [host_cc] and no pool. The veth's link speed (10 Gbit/s) is the
   // line rate; the period given takes the idle times to 20 T.
   std::string config = write_config(
-      "algo = \"pcn\"\nports = [\"hcc0\"]\nline_rate = \"auto\"\nperiod = \"100us\"\n"
-      "gc_idle = \"1s\"\ntop_flows = 2\n");
+      "algo = \"pcn\"\nports = [\"hcc0\"]\nline-rate = \"auto\"\nperiod = \"100us\"\n"
+      "gc-idle = \"1s\"\ntop-flows = 2\n");
   ASSERT_EQ(run({kLosslessd, "--config", config, "--check"}, tmp_).rc, 0);
   start(config);
   unsigned idx = if_nametoindex("hcc0");
@@ -313,7 +313,7 @@ TEST_F(HostCcDaemon, AloneOnAVethPair)
   std::uint32_t zero = 0;
   ASSERT_EQ(bpf_map_update_elem(maps.stats_fd(), &zero, per.data(), BPF_ANY), 0);
 
-  // gc (every gc_idle / 4): the idle flow goes, the fresh ones stay.
+  // gc (every gc-idle / 4): the idle flow goes, the fresh ones stay.
   EXPECT_TRUE(eventually([&] { return !has_rp(maps, idle); }))
       << "gc did not delete the idle flow";
   EXPECT_TRUE(has_rp(maps, big) && has_rp(maps, mid) && has_rp(maps, small));
@@ -367,7 +367,7 @@ TEST_F(HostCcDaemon, AloneOnAVethPair)
   EXPECT_NE(m.find("lossless_host_cc_np_ce_pkts_total 0\n"), std::string::npos);
   EXPECT_NE(m.find("lossless_host_cc_cnp_unknown_flow_total 0\n"), std::string::npos);
   EXPECT_NE(m.find("lossless_host_cc_flows{map=\"rp\"} 3\n"), std::string::npos);
-  EXPECT_NE(m.find("lossless_host_cc_flow_rate_bps{map=\"rp\",flow=\"10.0.0.1:1000>10.0.0.2:"
+  EXPECT_NE(m.find("lossless_host_cc_flow_rate_bits_per_second{map=\"rp\",flow=\"10.0.0.1:1000>10.0.0.2:"
                    "4791\"} 5000000000\n"),
             std::string::npos)
       << m;
@@ -375,8 +375,8 @@ TEST_F(HostCcDaemon, AloneOnAVethPair)
             std::string::npos)
       << m;
   EXPECT_NE(m.find("lossless_host_cc_other_flows{map=\"rp\"} 1\n"), std::string::npos);
-  EXPECT_EQ(m.find("10.0.0.1:1002"), std::string::npos) << "beyond top_flows: summed only";
-  // Bounded: at most top_flows + 1 series per map and family (here the
+  EXPECT_EQ(m.find("10.0.0.1:1002"), std::string::npos) << "beyond top-flows: summed only";
+  // Bounded: at most top-flows + 1 series per map and family (here the
   // RP map's 2 and "other", the empty NP map's "other").
   std::size_t series = 0;
   for (std::size_t at = 0; (at = m.find("\nlossless_host_cc_flow_bytes{", at)) != std::string::npos;
@@ -386,7 +386,7 @@ TEST_F(HostCcDaemon, AloneOnAVethPair)
 
   // A reload switches the algorithm in place (the same programs).
   std::string next = write_config(
-      "algo = \"dcqcn\"\nports = [\"hcc0\"]\nline_rate = \"25gbit\"\nrai = \"10mbit\"\n");
+      "algo = \"dcqcn\"\nports = [\"hcc0\"]\nline-rate = \"25gbit\"\nrai = \"10mbit\"\n");
   ASSERT_EQ(next, config);
   Result rl = run({kLosslessctl, "--socket", sock_, "reload"}, tmp_);
   EXPECT_EQ(rl.rc, 0) << rl.out << rl.err;
@@ -397,14 +397,14 @@ TEST_F(HostCcDaemon, AloneOnAVethPair)
   EXPECT_EQ(c.rp_horizon_ns, 4 * c.dcqcn.rate_timer_ns);
   EXPECT_TRUE(cc::attached(idx).both());
   // A reload that moves it to another port: attached there, detached here.
-  write_config("algo = \"dcqcn\"\nports = [\"hcc1\"]\nline_rate = \"25gbit\"\n"
+  write_config("algo = \"dcqcn\"\nports = [\"hcc1\"]\nline-rate = \"25gbit\"\n"
                "rai = \"10mbit\"\n");
   rl = run({kLosslessctl, "--socket", sock_, "reload"}, tmp_);
   EXPECT_EQ(rl.rc, 0) << rl.out << rl.err;
   EXPECT_FALSE(cc::attached(idx).any());
   EXPECT_TRUE(cc::attached(if_nametoindex("hcc1")).both());
   EXPECT_EQ(status()["host_cc"]["ports"][0]["dev"], "hcc1");
-  write_config("algo = \"dcqcn\"\nports = [\"hcc0\"]\nline_rate = \"25gbit\"\n"
+  write_config("algo = \"dcqcn\"\nports = [\"hcc0\"]\nline-rate = \"25gbit\"\n"
                "rai = \"10mbit\"\n");
   rl = run({kLosslessctl, "--socket", sock_, "reload"}, tmp_);
   EXPECT_EQ(rl.rc, 0) << rl.out << rl.err;
@@ -412,17 +412,17 @@ TEST_F(HostCcDaemon, AloneOnAVethPair)
   EXPECT_FALSE(cc::attached(if_nametoindex("hcc1")).any());
   EXPECT_EQ(maps.config(), c);
   // A refused reload keeps the running configuration.
-  write_config("algo = \"dcqcn\"\nports = [\"hcc0\"]\nline_rate = \"25gbit\"\nw_min = \"1/2\"\n");
+  write_config("algo = \"dcqcn\"\nports = [\"hcc0\"]\nline-rate = \"25gbit\"\nw-min = \"1/2\"\n");
   rl = run({kLosslessctl, "--socket", sock_, "reload"}, tmp_);
   EXPECT_NE(rl.rc, 0);
-  EXPECT_NE((rl.out + rl.err).find("w_min"), std::string::npos) << rl.out << rl.err;
+  EXPECT_NE((rl.out + rl.err).find("w-min"), std::string::npos) << rl.out << rl.err;
   EXPECT_EQ(maps.config(), c);
 
   // Exit: the programs stay, as the qdiscs do; --cleanup removes them.
   EXPECT_EQ(stop(), 0);
   EXPECT_TRUE(cc::attached(idx).both());
   EXPECT_EQ(maps.config(), c);
-  write_config("algo = \"dcqcn\"\nports = [\"hcc0\"]\nline_rate = \"25gbit\"\n");
+  write_config("algo = \"dcqcn\"\nports = [\"hcc0\"]\nline-rate = \"25gbit\"\n");
   Result cl = run({kLosslessd, "--config", config, "--cleanup"}, tmp_);
   EXPECT_EQ(cl.rc, 0) << cl.err;
   EXPECT_FALSE(cc::attached(idx).any());
@@ -432,7 +432,7 @@ TEST_F(HostCcDaemon, AloneOnAVethPair)
 TEST_F(HostCcDaemon, APortThatComesBackIsAttachedAgain)
 {
   std::string config = write_config(
-      "algo = \"dcqcn\"\nports = [\"hcc0\"]\nline_rate = \"10gbit\"\ngc_idle = 0\n");
+      "algo = \"dcqcn\"\nports = [\"hcc0\"]\nline-rate = \"10gbit\"\ngc-idle = 0\n");
   start(config);
   ASSERT_TRUE(cc::attached(if_nametoindex("hcc0")).both());
   // Gone: missing in status; back (a new ifindex): attached again.
@@ -451,7 +451,7 @@ TEST_F(HostCcDaemon, APortThatComesBackIsAttachedAgain)
     return s.contains("host_cc") && s["host_cc"]["ports"][0]["state"] == "attached" &&
            s["host_cc"]["ports"][0]["ifindex"] == idx;
   })) << s.dump(2);
-  // gc_idle 0: no gc.
+  // gc-idle 0: no gc.
   EXPECT_EQ(s["host_cc"]["gc"]["runs"], 0);
   EXPECT_EQ(stop(), 0);
 }
@@ -469,14 +469,14 @@ TEST_F(HostCcDaemon, CheckRefusesWhatTheSystemCannotGive)
   config = write_config("algo = \"pcn\"\nports = [\"lo\"]\n");
   r = run({kLosslessd, "--config", config, "--check"}, tmp_);
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.err.find("line_rate \"auto\" needs a link speed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("line-rate \"auto\" needs a link speed"), std::string::npos) << r.err;
   // With auto, ll_cc's check runs at the link speed (10 Gbit/s): a floor
   // above it is refused naming both.
-  config = write_config("algo = \"pcn\"\nports = [\"hcc0\"]\nmin_rate = \"20gbit\"\n");
+  config = write_config("algo = \"pcn\"\nports = [\"hcc0\"]\nmin-rate = \"20gbit\"\n");
   r = run({kLosslessd, "--config", config, "--check"}, tmp_);
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.err.find(":9: [host_cc]: min_rate \"20gbit\""), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("line_rate \"auto\" (10gbit)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(":9: [host_cc]: min-rate \"20gbit\""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("line-rate \"auto\" (10gbit)"), std::string::npos) << r.err;
   // Nothing was attached by --check.
   EXPECT_FALSE(cc::attached(if_nametoindex("hcc0")).any());
 }

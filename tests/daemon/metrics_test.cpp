@@ -868,7 +868,7 @@ TEST(RenderHostCc, CountersAndBoundedFlows)
            "lossless_host_cc_cnp_malformed_total{reason=\"bad-bth\"} 0\n",
            "lossless_host_cc_flows{map=\"rp\"} 12\n",
            "lossless_host_cc_gc_deleted_flows_total{map=\"rp\"} 6\n",
-           "lossless_host_cc_flow_rate_bps{map=\"rp\",flow=\"10.0.0.1:7>10.0.0.2:4791\"} "
+           "lossless_host_cc_flow_rate_bits_per_second{map=\"rp\",flow=\"10.0.0.1:7>10.0.0.2:4791\"} "
            "2500000000\n",
            "lossless_host_cc_flow_ce_fraction{map=\"np\",flow=\"10.0.0.2:5>10.0.0.1:4791\"} 0.5\n",
            "lossless_host_cc_flow_cnps{map=\"np\",flow=\"10.0.0.2:5>10.0.0.1:4791\"} 2\n",

@@ -21,8 +21,8 @@ using namespace lossless::config;
 namespace pol = lossless::policy;
 
 constexpr std::uint64_t kMs = 1000000;
-// The pool's sw_delay the policy passes (its row's default), for an
-// "auto" bifrost_rtt's start.
+// The pool's sw-delay the policy passes (its row's default), for an
+// "auto" bifrost-rtt's start.
 constexpr std::uint64_t kSwDelay = 1 * kMs;
 
 std::string port_with(const std::string &extra)
@@ -45,20 +45,20 @@ std::string one_error(const std::string &text)
 TEST(ModeConfig, KeysAreTheDescriptorRows)
 {
   auto keys = pol::mode_keys();
-  std::vector<std::string> want = {"bifrost_rtt", "bifrost_slot", "bifrost_jitter",
-                                   "bifrost_buffer", "bifrost_k", "bifrost_frame"};
+  std::vector<std::string> want = {"bifrost-rtt", "bifrost-slot", "bifrost-jitter",
+                                   "bifrost-buffer", "bifrost-k", "bifrost-frame"};
   EXPECT_EQ(keys, want);
-  ASSERT_NE(pol::mode_row(LL_MODE_BIFROST, "bifrost_buffer"), nullptr);
-  EXPECT_EQ(pol::mode_row(LL_MODE_BIFROST, "bifrost_buffer")->word, 3);
+  ASSERT_NE(pol::mode_row(LL_MODE_BIFROST, "bifrost-buffer"), nullptr);
+  EXPECT_EQ(pol::mode_row(LL_MODE_BIFROST, "bifrost-buffer")->word, 3);
   EXPECT_EQ(pol::mode_jitter_word(LL_MODE_BIFROST), 2);
   EXPECT_EQ(pol::mode_stat(LL_MODE_BIFROST, "max_late"), 12);
 }
 
 TEST(ModeConfig, BifrostPortWithEveryKey)
 {
-  Config c = parse_string(port_with("rate = \"10gbit\"\nmode = \"bifrost\"\nbifrost_rtt = "
-                                    "\"100us\"\nbifrost_slot = \"10us\"\nbifrost_jitter = "
-                                    "\"5us\"\nbifrost_buffer = \"1mb\"\nbifrost_k = 4"),
+  Config c = parse_string(port_with("rate = \"10gbit\"\nmode = \"bifrost\"\nbifrost-rtt = "
+                                    "\"100us\"\nbifrost-slot = \"10us\"\nbifrost-jitter = "
+                                    "\"5us\"\nbifrost-buffer = \"1mb\"\nbifrost-k = 4"),
                           "t.toml");
   ASSERT_TRUE(c.ports[0].mode.has_value());
   const auto &m = *c.ports[0].mode;
@@ -73,93 +73,93 @@ TEST(ModeConfig, BifrostPortWithEveryKey)
 
 TEST(ModeConfig, BifrostFrameByName)
 {
-  Config c = parse_string(port_with("mode = \"bifrost\"\nbifrost_rtt = \"20ms\"\n"
-                                    "bifrost_frame = \"tokens\""),
+  Config c = parse_string(port_with("mode = \"bifrost\"\nbifrost-rtt = \"20ms\"\n"
+                                    "bifrost-frame = \"tokens\""),
                           "t.toml");
   ASSERT_TRUE(c.ports[0].mode.has_value());
   EXPECT_EQ(c.ports[0].mode->params[5], unsigned(LOSSLESS_BIFROST_FRAME_TOKENS));
-  c = parse_string(port_with("mode = \"bifrost\"\nbifrost_rtt = \"20ms\"\nbifrost_frame = \"pfc\""),
+  c = parse_string(port_with("mode = \"bifrost\"\nbifrost-rtt = \"20ms\"\nbifrost-frame = \"pfc\""),
                    "t.toml");
   EXPECT_EQ(c.ports[0].mode->params[5], unsigned(LOSSLESS_BIFROST_FRAME_PFC));
-  std::string e = one_error(port_with("mode = \"bifrost\"\nbifrost_rtt = \"20ms\"\n"
-                                      "bifrost_frame = \"tokenz\""));
-  EXPECT_NE(e.find("bifrost_frame \"tokenz\""), std::string::npos) << e;
+  std::string e = one_error(port_with("mode = \"bifrost\"\nbifrost-rtt = \"20ms\"\n"
+                                      "bifrost-frame = \"tokenz\""));
+  EXPECT_NE(e.find("bifrost-frame \"tokenz\""), std::string::npos) << e;
   EXPECT_NE(e.find("tokens"), std::string::npos) << e;
 }
 
 TEST(ModeConfig, JitterIsAutoByDefaultAndByName)
 {
-  Config c = parse_string(port_with("mode = \"bifrost\"\nbifrost_rtt = \"20ms\""), "t.toml");
+  Config c = parse_string(port_with("mode = \"bifrost\"\nbifrost-rtt = \"20ms\""), "t.toml");
   ASSERT_TRUE(c.ports[0].mode.has_value());
   EXPECT_TRUE(c.ports[0].mode->jitter_auto);
   EXPECT_EQ(c.ports[0].mode->params[2], 0u);
-  c = parse_string(port_with("mode = \"bifrost\"\nbifrost_rtt = \"20ms\"\nbifrost_jitter = \"auto\""),
+  c = parse_string(port_with("mode = \"bifrost\"\nbifrost-rtt = \"20ms\"\nbifrost-jitter = \"auto\""),
                    "t.toml");
   EXPECT_TRUE(c.ports[0].mode->jitter_auto);
 }
 
-// bifrost_rtt = "auto": no value, a start from the pool (2 x (cable
-// delay + sw_delay)) that must not be 0, and the core's check at it.
+// bifrost-rtt = "auto": no value, a start from the pool (2 x (cable
+// delay + sw-delay)) that must not be 0, and the core's check at it.
 TEST(ModeConfig, RttAutoParses)
 {
-  Config c = parse_string(port_with("mode = \"bifrost\"\nbifrost_rtt = \"auto\""), "t.toml");
+  Config c = parse_string(port_with("mode = \"bifrost\"\nbifrost-rtt = \"auto\""), "t.toml");
   ASSERT_TRUE(c.ports[0].mode.has_value());
   EXPECT_TRUE(c.ports[0].mode->rtt_auto);
   EXPECT_TRUE(c.ports[0].mode->jitter_auto);
   EXPECT_EQ(c.ports[0].mode->params[0], 0u) << "the daemon's D, not a configured one";
-  c = parse_string(port_with("mode = \"bifrost\"\nbifrost_rtt = \"20ms\""), "t.toml");
+  c = parse_string(port_with("mode = \"bifrost\"\nbifrost-rtt = \"20ms\""), "t.toml");
   EXPECT_FALSE(c.ports[0].mode->rtt_auto);
   EXPECT_EQ(c.ports[0].mode->params[0], 20 * kMs);
 }
 
 std::string pool_sw_delay_port(const std::string &sw_delay, const std::string &extra)
 {
-  return "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\nsw_delay = \"" + sw_delay +
+  return "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\nsw-delay = \"" + sw_delay +
          "\"\n\n[[port]]\ndev = \"swp1\"\npool = \"sw0\"\nmode = \"bifrost\"\n"
-         "bifrost_rtt = \"auto\"\n" +
+         "bifrost-rtt = \"auto\"\n" +
          extra + "\n";
 }
 
 TEST(ModeConfig, RttAutoRefusals)
 {
-  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost_rtt = \"fast\"")),
-            "t.toml:9: port \"swp1\": bifrost_rtt \"fast\": must be a time 1ns .. 2s with a unit "
+  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost-rtt = \"fast\"")),
+            "t.toml:9: port \"swp1\": bifrost-rtt \"fast\": must be a time 1ns .. 2s with a unit "
             "ns, us, ms or s (5us, 1ms), or \"auto\"");
-  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost_rtt = \"-1ms\"")),
-            "t.toml:9: port \"swp1\": bifrost_rtt \"-1ms\": must be a time 1ns .. 2s with a unit "
+  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost-rtt = \"-1ms\"")),
+            "t.toml:9: port \"swp1\": bifrost-rtt \"-1ms\": must be a time 1ns .. 2s with a unit "
             "ns, us, ms or s (5us, 1ms), or \"auto\"");
-  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost_rtt = \"Auto\"")),
-            "t.toml:9: port \"swp1\": bifrost_rtt \"Auto\": must be a time 1ns .. 2s with a unit "
+  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost-rtt = \"Auto\"")),
+            "t.toml:9: port \"swp1\": bifrost-rtt \"Auto\": must be a time 1ns .. 2s with a unit "
             "ns, us, ms or s (5us, 1ms), or \"auto\"");
   // Only that error: a bad value is not also a missing key.
-  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost_rtt = 20")),
-            "t.toml:9: port \"swp1\": bifrost_rtt 20: must be a time 1ns .. 2s with a unit ns, "
+  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost-rtt = 20")),
+            "t.toml:9: port \"swp1\": bifrost-rtt 20: must be a time 1ns .. 2s with a unit ns, "
             "us, ms or s (5us, 1ms), or \"auto\"");
-  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost_rtt = true")),
-            "t.toml:9: port \"swp1\": bifrost_rtt true: must be a time (a string such as "
+  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost-rtt = true")),
+            "t.toml:9: port \"swp1\": bifrost-rtt true: must be a time (a string such as "
             "\"1ms\"), not a boolean");
-  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost_rtt = \"20ms\"\n"
-                                "bifrost_jitter = \"fast\"")),
-            "t.toml:10: port \"swp1\": bifrost_jitter \"fast\": must be a time 1ns .. 1s with a "
+  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost-rtt = \"20ms\"\n"
+                                "bifrost-jitter = \"fast\"")),
+            "t.toml:10: port \"swp1\": bifrost-jitter \"fast\": must be a time 1ns .. 1s with a "
             "unit ns, us, ms or s (5us, 1ms), or \"auto\"");
   // Neither a cable delay nor a software delay: nothing to start from.
   EXPECT_EQ(one_error(pool_sw_delay_port("0ms", "")),
-            "t.toml:10: port \"swp1\": bifrost_rtt \"auto\": bifrost_rtt = \"auto\" needs the "
-            "port's cable_delay or the pool's sw_delay to start from");
-  EXPECT_EQ(one_error(pool_sw_delay_port("0ms", "cable_delay = \"0us\"")),
-            "t.toml:10: port \"swp1\": bifrost_rtt \"auto\": bifrost_rtt = \"auto\" needs the "
-            "port's cable_delay or the pool's sw_delay to start from");
+            "t.toml:10: port \"swp1\": bifrost-rtt \"auto\": bifrost-rtt = \"auto\" needs the "
+            "port's cable-delay or sw-delay to start from");
+  EXPECT_EQ(one_error(pool_sw_delay_port("0ms", "cable-delay = \"0us\"")),
+            "t.toml:10: port \"swp1\": bifrost-rtt \"auto\": bifrost-rtt = \"auto\" needs the "
+            "port's cable-delay or sw-delay to start from");
   // Either one will do.
-  EXPECT_EQ(one_error(pool_sw_delay_port("0ms", "cable_delay = \"1us\"")), "parsed");
+  EXPECT_EQ(one_error(pool_sw_delay_port("0ms", "cable-delay = \"1us\"")), "parsed");
   EXPECT_EQ(one_error(pool_sw_delay_port("1us", "")), "parsed");
   // With the rate, the core checks the start: D0 = 2 x (10 ms + 1 ms) =
   // 22 ms takes a slot below 11 ms only; 2 x (20 ms + 1 ms) = 42 ms, 15 ms.
-  EXPECT_EQ(one_error(pool_sw_delay_port("1ms", "rate = \"1gbit\"\ncable_delay = \"10ms\"\n"
-                                                "bifrost_slot = \"15ms\"")),
-            "t.toml:13: port \"swp1\": bifrost_slot \"15ms\": bifrost-slot must be above 0 and "
+  EXPECT_EQ(one_error(pool_sw_delay_port("1ms", "rate = \"1gbit\"\ncable-delay = \"10ms\"\n"
+                                                "bifrost-slot = \"15ms\"")),
+            "t.toml:13: port \"swp1\": bifrost-slot \"15ms\": bifrost-slot must be above 0 and "
             "below the one-way delay (bifrost-rtt / 2)");
-  EXPECT_EQ(one_error(pool_sw_delay_port("1ms", "rate = \"1gbit\"\ncable_delay = \"20ms\"\n"
-                                                "bifrost_slot = \"15ms\"")),
+  EXPECT_EQ(one_error(pool_sw_delay_port("1ms", "rate = \"1gbit\"\ncable-delay = \"20ms\"\n"
+                                                "bifrost-slot = \"15ms\"")),
             "parsed");
 }
 
@@ -172,30 +172,30 @@ TEST(ModeConfig, APortWithoutModeHasNone)
 TEST(ModeConfig, RefusalsNameTheKeyAndTheValue)
 {
   // The core's checks (ll_mode_check) with the rate given.
-  EXPECT_EQ(one_error(port_with("rate = \"10gbit\"\nmode = \"bifrost\"\nbifrost_rtt = "
-                                "\"100us\"\nbifrost_slot = \"60us\"")),
-            "t.toml:11: port \"swp1\": bifrost_slot \"60us\": bifrost-slot must be above 0 and "
+  EXPECT_EQ(one_error(port_with("rate = \"10gbit\"\nmode = \"bifrost\"\nbifrost-rtt = "
+                                "\"100us\"\nbifrost-slot = \"60us\"")),
+            "t.toml:11: port \"swp1\": bifrost-slot \"60us\": bifrost-slot must be above 0 and "
             "below the one-way delay (bifrost-rtt / 2)");
-  EXPECT_EQ(one_error(port_with("rate = \"10gbit\"\nmode = \"bifrost\"\nbifrost_rtt = "
-                                "\"100us\"\nbifrost_buffer = \"1kb\"")),
-            "t.toml:11: port \"swp1\": bifrost_buffer \"1kb\": bifrost-buffer is below rate x "
+  EXPECT_EQ(one_error(port_with("rate = \"10gbit\"\nmode = \"bifrost\"\nbifrost-rtt = "
+                                "\"100us\"\nbifrost-buffer = \"1kb\"")),
+            "t.toml:11: port \"swp1\": bifrost-buffer \"1kb\": bifrost-buffer is below rate x "
             "(rtt + 2 x slot + 2 x jitter), the least Bifrost is lossless with");
-  EXPECT_EQ(one_error(port_with("rate = \"10gbit\"\nmode = \"bifrost\"\nbifrost_rtt = "
-                                "\"1s\"\nbifrost_slot = \"10ms\"")),
-            "t.toml:11: port \"swp1\": bifrost_slot \"10ms\": bifrost-slot plus bifrost-jitter is "
+  EXPECT_EQ(one_error(port_with("rate = \"10gbit\"\nmode = \"bifrost\"\nbifrost-rtt = "
+                                "\"1s\"\nbifrost-slot = \"10ms\"")),
+            "t.toml:11: port \"swp1\": bifrost-slot \"10ms\": bifrost-slot plus bifrost-jitter is "
             "above 65535 pause quanta at this rate");
   // The rows' ranges, as for every key.
-  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost_rtt = \"20ms\"\nbifrost_k = 2000")),
-            "t.toml:10: port \"swp1\": bifrost_k 2000: must be an integer 1 .. 1024");
-  EXPECT_EQ(one_error(port_with("mode = \"bifrots\"\nbifrost_rtt = \"20ms\"")),
+  EXPECT_EQ(one_error(port_with("mode = \"bifrost\"\nbifrost-rtt = \"20ms\"\nbifrost-k = 2000")),
+            "t.toml:10: port \"swp1\": bifrost-k 2000: must be an integer 1 .. 1024");
+  EXPECT_EQ(one_error(port_with("mode = \"bifrots\"\nbifrost-rtt = \"20ms\"")),
             "t.toml:8: port \"swp1\": mode \"bifrots\": must be none, bifrost (did you mean "
             "\"bifrost\"?)");
   EXPECT_EQ(one_error(port_with("mode = \"bifrost\"")),
-            "t.toml:5: port \"swp1\": missing required key \"bifrost_rtt\" (mode \"bifrost\" "
+            "t.toml:5: port \"swp1\": missing required key \"bifrost-rtt\" (mode \"bifrost\" "
             "needs it: an upper bound of the control loop's round trip: the link's, both ends' "
             "software and queueing (required))");
-  EXPECT_EQ(one_error(port_with("bifrost_rtt = \"20ms\"")),
-            "t.toml:8: port \"swp1\": bifrost_rtt is a key of another mode than the port's (it "
+  EXPECT_EQ(one_error(port_with("bifrost-rtt = \"20ms\"")),
+            "t.toml:8: port \"swp1\": bifrost-rtt is a key of another mode than the port's (it "
             "has no mode key)");
 }
 
@@ -327,7 +327,7 @@ TEST(ModePolicy, AutoJitterRefusalSaidOnce)
   EXPECT_EQ(e[0].params[2], 53 * kMs);
 }
 
-// The datapath's measured round trip (max_rtt) above bifrost_rtt raises
+// The datapath's measured round trip (max_rtt) above bifrost-rtt raises
 // an alarm, once per new maximum; within the bound, or another port's, none.
 TEST(ModePolicy, MeasuredRttAboveTheBoundAlarms)
 {
@@ -346,7 +346,7 @@ TEST(ModePolicy, MeasuredRttAboveTheBoundAlarms)
   EXPECT_TRUE(notes.empty()) << notes;
   mp.decide(ports, tel(5, 350 * kMs).get(), kSwDelay, notes);
   EXPECT_NE(notes.find("ALARM port swp5: the loop's measured round trip 350.000 ms is above "
-                       "bifrost_rtt 320.000 ms"),
+                       "bifrost-rtt 320.000 ms"),
             std::string::npos)
       << notes;
   notes.clear();
@@ -368,8 +368,8 @@ TEST(ModePolicy, AutoRttRule)
   EXPECT_EQ(pol::auto_rtt_ns(2 * kMs, 0), 0u) << "no measurement, no D";
 }
 
-// A 10 Mbit/s port with a 10 ms cable and bifrost_rtt = "auto" (and
-// "auto" J): with the pool's 1 ms sw_delay, D0 = 22 ms, T = D / 16.
+// A 10 Mbit/s port with a 10 ms cable and bifrost-rtt = "auto" (and
+// "auto" J): with the pool's 1 ms sw-delay, D0 = 22 ms, T = D / 16.
 pol::PortLink auto_rtt_link(std::uint32_t ifindex)
 {
   pol::PortLink l = bifrost_link(ifindex, true);
@@ -399,7 +399,7 @@ TEST(ModePolicy, AutoRttStartsFromTheHeadroomsRoundTrip)
   EXPECT_EQ(mp.jitter_ns(5), 1375000u);
   EXPECT_EQ(mp.rtt_ns(6), 0u);
   EXPECT_TRUE(notes.empty()) << notes;
-  // The pool's sw_delay as given: 2 x (10 ms + 4.6 ms) = 29.2 -> 30 ms.
+  // The pool's sw-delay as given: 2 x (10 ms + 4.6 ms) = 29.2 -> 30 ms.
   pol::ModePorts other;
   e = other.decide({auto_rtt_link(5)}, nullptr, 4600000, notes);
   EXPECT_EQ(e[0].params[0], 30 * kMs);
@@ -411,8 +411,8 @@ TEST(ModePolicy, AutoRttStartsFromTheHeadroomsRoundTrip)
   auto bare = auto_rtt_link(7);
   bare.cable_delay_ns = 0;
   EXPECT_TRUE(mp.decide({bare}, nullptr, 0, notes).empty());
-  EXPECT_EQ(notes, "port swp7: mode not set: bifrost_rtt = \"auto\" needs the port's "
-                   "cable_delay or the pool's sw_delay to start from");
+  EXPECT_EQ(notes, "port swp7: mode not set: bifrost-rtt = \"auto\" needs the port's "
+                   "cable-delay or sw-delay to start from");
   notes.clear();
   EXPECT_TRUE(mp.decide({bare}, nullptr, 0, notes).empty());
   EXPECT_TRUE(notes.empty()) << notes;
@@ -510,7 +510,7 @@ TEST(ModePolicy, AutoRttRaiseRefusedKeepsD)
             "plus a slot asks for 74.000 ms, which the mode refuses: bifrost-buffer is below "
             "rate x (rtt + 2 x slot + 2 x jitter), the least Bifrost is lossless with\n"
             "ALARM port swp7: the loop's measured round trip 70.000 ms is above the auto "
-            "bifrost_rtt 53.000 ms, which the mode refused to raise: the buffer was sized for "
+            "bifrost-rtt 53.000 ms, which the mode refused to raise: the buffer was sized for "
             "less");
   notes.clear();
   // Said once; a new maximum alarms again, the same refusal is not said.
@@ -534,7 +534,7 @@ TEST(ModePolicy, AutoRttRaiseRefusedKeepsD)
       << notes;
 }
 
-// PfcPolicy gives the modes its pool's sw_delay (as set at run time) for
+// PfcPolicy gives the modes its pool's sw-delay (as set at run time) for
 // an "auto" D's start, and pushes each raise.
 TEST(ModePolicy, PfcPolicyStartsAutoRttFromItsSwDelay)
 {

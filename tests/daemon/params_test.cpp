@@ -184,9 +184,9 @@ TEST(ParamTable, LimitsAreTheKernels)
   EXPECT_EQ(srow(LL_SCHEME_ST, "threshold").max, LL_MMU_MAX_TOTAL_BYTES);
   EXPECT_EQ(ll_params[LL_P_CABLE_DELAY].max, LL_HEADROOM_MAX_DELAY_NS);
   EXPECT_EQ(ll_params[LL_P_SW_DELAY].max, LL_HEADROOM_MAX_DELAY_NS);
-  EXPECT_EQ(ll_params[LL_P_INTERVAL].min, LOSSLESS_PLANE_INTERVAL_MIN_US);
-  EXPECT_EQ(ll_params[LL_P_INTERVAL].max, LOSSLESS_PLANE_INTERVAL_MAX_US);
-  EXPECT_EQ(ll_params[LL_P_INTERVAL].def, LOSSLESS_PLANE_INTERVAL_DEFAULT_US);
+  EXPECT_EQ(ll_params[LL_P_INTERVAL].min, LOSSLESS_PLANE_INTERVAL_MIN_US * 1000ULL);
+  EXPECT_EQ(ll_params[LL_P_INTERVAL].max, LOSSLESS_PLANE_INTERVAL_MAX_US * 1000ULL);
+  EXPECT_EQ(ll_params[LL_P_INTERVAL].def, LOSSLESS_PLANE_INTERVAL_DEFAULT_US * 1000ULL);
   EXPECT_EQ(ll_params[LL_P_ALPHA].min >> 8, 1u);
   EXPECT_EQ(ll_params[LL_P_ALPHA].min & 0xff, LL_MMU_ALPHA_MAX_SHIFT);
   EXPECT_EQ(ll_params[LL_P_SCHEME].max, LL_SCHEME_COUNT - 1u);
@@ -194,17 +194,17 @@ TEST(ParamTable, LimitsAreTheKernels)
   // default; the rows' minimum is what a user may type).
   EXPECT_EQ(srow(LL_SCHEME_DSH, "window").max, LL_DSH_WINDOW_NS_MAX);
   EXPECT_EQ(srow(LL_SCHEME_DSH, "window").def, LL_DSH_WINDOW_NS_DEFAULT);
-  EXPECT_EQ(srow(LL_SCHEME_DSH, "ewma_shift").max, LL_DSH_EWMA_SHIFT_MAX);
-  EXPECT_EQ(srow(LL_SCHEME_DSH, "ewma_shift").def, LL_DSH_EWMA_SHIFT_DEFAULT);
+  EXPECT_EQ(srow(LL_SCHEME_DSH, "ewma-shift").max, LL_DSH_EWMA_SHIFT_MAX);
+  EXPECT_EQ(srow(LL_SCHEME_DSH, "ewma-shift").def, LL_DSH_EWMA_SHIFT_DEFAULT);
   EXPECT_EQ(srow(LL_SCHEME_DSH, "gain").max, LL_DSH_GAIN_MAX);
   EXPECT_EQ(srow(LL_SCHEME_DSH, "gain").def, LL_DSH_GAIN_DEFAULT);
   EXPECT_EQ(srow(LL_SCHEME_DSH, "variant").max, LL_DSH_F_ALL);
   EXPECT_EQ(srow(LL_SCHEME_SPFC, "window").min, LL_SPFC_TC_NS_MIN);
   EXPECT_EQ(srow(LL_SCHEME_SPFC, "window").max, LL_SPFC_TC_NS_MAX);
   EXPECT_EQ(srow(LL_SCHEME_SPFC, "window").def, LL_SPFC_TC_NS_DEFAULT);
-  EXPECT_EQ(srow(LL_SCHEME_SPFC, "irc_th").max, LL_SPFC_IRC_TH_MAX);
-  EXPECT_EQ(srow(LL_SCHEME_SPFC, "irc_th_packets").max, LL_SPFC_IRC_TH_MAX);
-  EXPECT_EQ(srow(LL_SCHEME_SPFC, "victim_threshold").max, LL_MMU_MAX_TOTAL_BYTES);
+  EXPECT_EQ(srow(LL_SCHEME_SPFC, "irc-th").max, LL_SPFC_IRC_TH_MAX);
+  EXPECT_EQ(srow(LL_SCHEME_SPFC, "irc-th-packets").max, LL_SPFC_IRC_TH_MAX);
+  EXPECT_EQ(srow(LL_SCHEME_SPFC, "victim-threshold").max, LL_MMU_MAX_TOTAL_BYTES);
   EXPECT_EQ(srow(LL_SCHEME_SPFC, "mode").max, LL_SPFC_F_ALL);
   EXPECT_EQ(srow(LL_SCHEME_SPFC, "k").min, 1u);
   EXPECT_EQ(srow(LL_SCHEME_SPFC, "k").max, LL_SPFC_K_MAX);
@@ -364,9 +364,9 @@ TEST(ParamTable, TheConfigurationReadsEveryKey)
     std::string file;
     if (r.scheme >= 0) {
       std::string s = ll_param_scheme_name(r.scheme);
-      // sw_delay 100us: a round trip of 200us, below SPFC's window.
+      // sw-delay 100us: a round trip of 200us, below SPFC's window.
       file = pool + "policy = \"" + std::string(lossless::policy::by_scheme(s)->policy) +
-             "\"\nsw_delay = \"100us\"\n[pool." + s + "]\n" + line + port;
+             "\"\nsw-delay = \"100us\"\n[pool." + s + "]\n" + line + port;
     } else if (r.flags & LL_PARAM_TOML_PORT) {
       file = pool + "policy = \"pfc-dt\"\n" + port + line;
     } else {

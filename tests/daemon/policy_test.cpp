@@ -195,10 +195,13 @@ TEST(PfcPolicy, SetValidatesAndNamesTheParameters)
   EXPECT_EQ(pol.set("alpha", "1/3"),
             "invalid alpha \"1/3\": NUM or NUM/DEN: 1/8, 3/4, 2");
   EXPECT_EQ(pol.set("reserved", "-5"), "invalid reserved \"-5\": must be bytes 0 .. 4294967295");
-  EXPECT_EQ(pol.set("sw-delay-us", "2000000"),
-            "invalid sw-delay-us \"2000000\": must be 0 .. 1000000");
+  EXPECT_EQ(pol.set("sw-delay", "2s"),
+            "invalid sw-delay \"2s\": must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)");
+  EXPECT_EQ(pol.set("sw-delay", "2000"),
+            "invalid sw-delay \"2000\": must be a time 0 .. 1s with a unit ns, us, ms or s (5us, 1ms)");
+  EXPECT_EQ(pol.set("sw-delay-us", "3000"), "sw-delay-us: renamed; write sw-delay 3000us");
   EXPECT_EQ(pol.set("beta", "1"),
-            "pfc-dt has no parameter \"beta\" (alpha, egress-alpha, reserved, xon-offset, sw-delay-us)");
+            "pfc-dt has no parameter \"beta\" (alpha, egress-alpha, reserved, xon-offset, sw-delay)");
   EXPECT_EQ(pol.set("egress-alpha", "2"), "");
   auto ps = pol.params();
   ASSERT_EQ(ps.size(), 5u);
@@ -400,15 +403,15 @@ TEST(Spfc, PushesItsBlockAndChecksItsChanges)
             "invalid spfc.window \"200us\": spfc: window TC 200us is shorter than port p4's round "
             "trip 2 x (cable-delay + sw-delay) = 300us: a window must see the reaction to a pause");
   // The software delay in force counts: 1 ms makes the round trip 2.1 ms.
-  EXPECT_EQ(pol->set("sw-delay-us", "1000"),
-            "invalid sw-delay-us \"1000\": spfc: window TC 2ms is shorter than port p4's round "
+  EXPECT_EQ(pol->set("sw-delay", "1ms"),
+            "invalid sw-delay \"1ms\": spfc: window TC 2ms is shorter than port p4's round "
             "trip 2 x (cable-delay + sw-delay) = 2100us: a window must see the reaction to a pause");
   EXPECT_EQ(pol->set("spfc.irc-th", "1000"),
-            "invalid spfc.irc-th \"1000\": spfc: irc_th (1000 bytes) is below one frame (1518 "
+            "invalid spfc.irc-th \"1000\": spfc: irc-th (1000 bytes) is below one frame (1518 "
             "bytes): every queue would be a Victim");
   EXPECT_EQ(pol->set("spfc.irc-th", "64kb"), "");
   EXPECT_EQ(pol->set("spfc.irc-th-packets", "100"),
-            "invalid spfc.irc-th-packets \"100\": spfc: irc_th and irc_th_packets together: give "
+            "invalid spfc.irc-th-packets \"100\": spfc: irc-th and irc-th-packets together: give "
             "one (bytes or packets)");
   d = pol->decide(in);
   ASSERT_TRUE(d.has_value());
@@ -471,7 +474,7 @@ TEST(St, TheBaselineHasNoStParameterAndPushesDt)
   PfcPolicy pol(s);
   EXPECT_EQ(pol.set("st.threshold", "1kb"),
             "pfc-dt has no parameter \"st.threshold\" (alpha, egress-alpha, reserved, "
-            "xon-offset, sw-delay-us)");
+            "xon-offset, sw-delay)");
   Inputs in{&s, {port5m(4)}, nullptr, 0};
   auto d = pol.decide(in);
   ASSERT_TRUE(d.has_value());

@@ -164,8 +164,8 @@ TEST_F(Lateness, WarnsOncePerPortUntilItClears)
   EXPECT_EQ(at(1.0, 0, 99),
             "port swp1 (pool sw0): timer wake-ups ran up to 3 ms late (p99 below 0.001 ms, "
             "100 wake-ups in the last 1.0 s), later than the 1 ms software delay its headroom "
-            "assumes: raise sw_delay to at least 3 ms (losslessctl --pool sw0 set sw-delay-us "
-            "3000, or sw_delay in the configuration)");
+            "assumes: raise sw-delay to at least 3 ms (losslessctl --pool sw0 set sw-delay "
+            "3ms, or sw-delay in the configuration)");
   EXPECT_EQ(at(2.0, 12, 10), "") << "still late (at least 2.1 ms): said already";
   EXPECT_EQ(at(3.0), "") << "no wake-ups: no news";
   EXPECT_EQ(at(4.0, 5, 50),
@@ -176,8 +176,8 @@ TEST_F(Lateness, WarnsOncePerPortUntilItClears)
   EXPECT_EQ(at(6.0, 13, 1),
             "port swp1 (pool sw0): timer wake-ups ran 4.194 ms or more late (p99 below 8.389 ms, "
             "1 wake-ups in the last 1.0 s), later than the 1 ms software delay its headroom "
-            "assumes: raise sw_delay to at least 9 ms (losslessctl --pool sw0 set sw-delay-us "
-            "9000, or sw_delay in the configuration)");
+            "assumes: raise sw-delay to at least 9 ms (losslessctl --pool sw0 set sw-delay "
+            "9ms, or sw-delay in the configuration)");
 }
 
 TEST_F(Lateness, ABucketAcrossTheDelayIsNoAlarm)
@@ -194,7 +194,7 @@ TEST_F(Lateness, AnExactMaximumAboveTheDelayIs)
   std::string msg = at(1.0, 10, 1, 1020000);
   EXPECT_NE(msg.find("ran up to 1.02 ms late (p99 below 1.049 ms, 1 wake-ups"), std::string::npos)
       << msg;
-  EXPECT_NE(msg.find("raise sw_delay to at least 2 ms"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("raise sw-delay to at least 2 ms"), std::string::npos) << msg;
   // In the same bucket again, not surely within 1 ms: not cleared.
   EXPECT_EQ(at(2.0, 10, 5), "");
   EXPECT_NE(at(3.0, 9, 5).find("back within"), std::string::npos) << "surely within: cleared";
@@ -207,7 +207,7 @@ TEST_F(Lateness, TheLastBucketHasNoUpperBound)
   EXPECT_NE(msg.find("ran up to 300 ms late (p99 268.435 ms or more, 100 wake-ups"),
             std::string::npos)
       << msg;
-  EXPECT_NE(msg.find("set sw-delay-us 300000,"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("set sw-delay 300ms,"), std::string::npos) << msg;
 }
 
 TEST_F(Lateness, OnlyPortsWhoseHeadroomThePolicySizesAreJudged)
@@ -271,10 +271,10 @@ TEST(Watchdog, TheConfigurationReachesThePorts)
   ASSERT_GE(fd, 0);
   const std::string text =
       "[[pool]]\nname = \"sw0\"\npolicy = \"pfc-dt\"\n"
-      "[pool.watchdog]\naction = \"forward\"\ndetection_time_ms = 300\nxoff_alarm_ms = 2000\n"
+      "pfcwd = \"forward\"\npfcwd-detect = \"300ms\"\nxoff-alarm = \"2s\"\n"
       "[[pool]]\nname = \"sw1\"\npolicy = \"pfc-dt\"\n"
       "[[port]]\ndev = \"swp1\"\npool = \"sw0\"\n"
-      "[[port]]\ndev = \"swp2\"\npool = \"sw0\"\nwatchdog = { action = \"off\", xoff_alarm_ms = 0 }\n"
+      "[[port]]\ndev = \"swp2\"\npool = \"sw0\"\npfcwd = \"off\"\nxoff-alarm = \"off\"\n"
       "[[port]]\ndev = \"swp3\"\npool = \"sw1\"\n";
   ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
   close(fd);

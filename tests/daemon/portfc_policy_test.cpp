@@ -24,7 +24,7 @@ std::string a_switch(const std::string &extra, const std::string &pool_extra = "
 {
   std::string s =
       "[[pool]]\nname = \"w19\"\npolicy = \"portfc\"\nbuffer = \"4mb\"\n"
-      "lossless_prios = [0, 1, 2, 3, 4, 5, 6, 7]\n" +
+      "lossless-prios = [0, 1, 2, 3, 4, 5, 6, 7]\n" +
       pool_extra + "\n";
   for (int i = 0; i < 4; i++)
     s += "[[port]]\ndev = \"w" + std::to_string(i) + "\"\npool = \"w19\"\n";
@@ -54,7 +54,7 @@ std::vector<std::string> errors_of(const std::string &text)
 TEST(PortfcConfig, ASwitch)
 {
   Config c = parse_string(a_switch("base = \"10.2.0.1\"\nstuck = \"250ms\"\n"
-                                   "relay_queue = \"8kb\"\npin_dir = \"/sys/fs/bpf/pw/\"\n"),
+                                   "relay-queue = \"8kb\"\npin-dir = \"/sys/fs/bpf/pw/\"\n"),
                           "t.toml");
   ASSERT_TRUE(c.portfc);
   const Portfc &p = *c.portfc;
@@ -189,8 +189,8 @@ INSTANTIATE_TEST_SUITE_P(
                 {"t.toml:1: pool \"w19\": portfc: n 3 disagrees with [portfc] n = 4 (leave it "
                  "out: [portfc] gives it)"}},
         Refusal{"XonNotBelowXoff",
-                a_switch("", "[pool.portfc]\nxoff_a = \"30kb\"\nxon_a = \"30kb\"\n"),
-                {"t.toml:1: pool \"w19\": portfc: xon_a 30720 must be below xoff_a 30720 (0 < "
+                a_switch("", "[pool.portfc]\nxoff-a = \"30kb\"\nxon-a = \"30kb\"\n"),
+                {"t.toml:1: pool \"w19\": portfc: xon-a 30720 must be below xoff-a 30720 (0 < "
                  "X_on < X_off)"}},
         Refusal{"BaseOverflow",
                 a_server("n = 4\nserver = 0\nbase = \"255.255.255.250\"\n"),
@@ -222,7 +222,7 @@ TEST(PortfcSizing, ThePapersNumbers)
   EXPECT_GT(big.need.pool_bytes, 9600000u);
   EXPECT_NE(big.error.find("buffer 5000000 bytes is too small for PortFC on BCube(8,1): it needs " +
                            std::to_string(big.need.pool_bytes) +
-                           " bytes = n (X_off + X^_off) 9600000 [n 8, xoff_a 600000, xoff_b "
+                           " bytes = n (X_off + X^_off) 9600000 [n 8, xoff-a 600000, xoff-b "
                            "600000] + n max(O1, O2) "),
             std::string::npos)
       << big.error;
@@ -263,8 +263,8 @@ TEST(PortfcSizing, ThresholdsFromTheBdp)
   const char *why = ll_portfc_thresholds_check(&s.t, 1518);
   ASSERT_TRUE(why);
   EXPECT_EQ(s.error,
-            "thresholds xoff_a 36432 (computed), xon_a 40000, xoff_b 36432 (computed), "
-            "xon_b 24288 (computed): " +
+            "thresholds xoff-a 36432 (computed), xon-a 40000, xoff-b 36432 (computed), "
+            "xon-b 24288 (computed): " +
                 std::string(why));
 }
 

@@ -210,7 +210,7 @@ def bpf_seeds():
 
 FULL_TOML = """\
 [daemon]
-pin_dir = "/sys/fs/bpf/lossless"
+pin-dir = "/sys/fs/bpf/lossless"
 socket = "/run/lossless/losslessd.sock"
 period = "1ms"
 prometheus = "127.0.0.1:9464"
@@ -218,25 +218,25 @@ prometheus = "127.0.0.1:9464"
 [[pool]]
 name = "sw0"
 buffer = "2mb"
-lossless_prios = [3]
+lossless-prios = [3]
 policy = "pfc-dt"
 alpha = "1/8"
-egress_alpha = "1"
+egress-alpha = "1"
 reserved = "1518b"
-xon_offset = "3036b"
-sw_delay = "1ms"
+xon-offset = "3036b"
+sw-delay = "1ms"
 ecn = { kmin = "30kb", kmax = "100kb", pmax = 0.2 }
 
 [[port]]
 dev = "swp1"
 pool = "sw0"
 rate = "10gbit"
-cable_delay = "500ns"
+cable-delay = "500ns"
 mtu = 1500
 queues = 8
 headroom = "0b"
 ingress = "pcp-dscp"
-default_prio = 0
+default-prio = 0
 """
 
 
@@ -247,7 +247,7 @@ def config_seeds():
         "two-pools": (
             '[daemon]\nperiod = "500us"\nprometheus = "[::1]:9464"\n\n'
             '[[pool]]\nname = "a"\npolicy = "pfc-dt"\nbuffer = 1048576\nlossless_prios = []\n\n'
-            '[[pool]]\nname = "b.1"\npolicy = "pfc-dt"\nalpha = "3/16"\nsw_delay = "20us"\n\n'
+            '[[pool]]\nname = "b.1"\npolicy = "pfc-dt"\nalpha = "3/16"\nsw-delay = "20us"\n\n'
             '[[port]]\ndev = "eth0"\npool = "a"\nrate = "auto"\ncable_length = "100m"\n\n'
             '[[port]]\ndev = "eth1"\npool = "b.1"\nrate = "25gbit"\nqueues = 64\n'
             'ingress = "dscp"\ndefault_prio = 7\n\n'
@@ -281,7 +281,7 @@ def request_seeds():
         "config": '{"cmd":"config"}\n',
         "reload": '{"cmd":"reload"}\n',
         "set": '{"cmd":"set","pool":"sw0","key":"alpha","value":"1/4"}\n',
-        "set-unicode": '{"cmd":"set","pool":"sw\\u00e9","key":"sw-delay-us","value":"5","x":[1,{"y":null}]}\n',
+        "set-unicode": '{"cmd":"set","pool":"sw\\u00e9","key":"sw-delay","value":"5ms","x":[1,{"y":null}]}\n',
         "scheme": '{"cmd":"scheme","pool":"sw0","args":["force","swp1","3","victim"]}\n',
         "scheme-bad-args": '{"cmd":"scheme","pool":"sw0","args":["force",3,null]}\n',
         "unknown": '{"cmd":"stop"}\n',

@@ -21,7 +21,7 @@ def losslessd_config(socket, pin_dir, ports, pool, rate, extra_pool="", period="
     [[port]] per name in `ports` at `rate`."""
     text = f'''[daemon]
 socket = "{socket}"
-pin_dir = "{pin_dir}"
+pin-dir = "{pin_dir}"
 period = "{period}"
 
 [[pool]]

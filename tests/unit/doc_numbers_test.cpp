@@ -8,11 +8,16 @@
 // the doc prints it ("79682 bytes", "headroom 0b/79682b", ...).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "config.h"
 
 extern "C" {
 #include "headroom.h"
@@ -146,6 +151,77 @@ TEST(DocNumbers, NoOldNumbers)
                             "241771b"})
       EXPECT_EQ(text.find(old), std::string::npos) << d << " still says " << old;
   }
+}
+
+// One spelling per setting (issue 29): a key is spelled as tc spells it
+// (sw-delay, pfcwd-detect = "200ms"), everywhere. Every old spelling the
+// configuration parser refuses (config::old_spellings(): each key's form
+// with '_', the watchdog's tables of milliseconds) and losslessctl set's
+// old keys appear in no document, but in the parser's own refusal ("...:
+// renamed; write ...") and as the JSON fields and C struct fields that
+// keep '_' ("sw_delay": in tc -j, options.sw_delay, egress_alpha of
+// struct ll_pool_config).
+TEST(DocSpelling, NoOldSpelling)
+{
+  namespace fs = std::filesystem;
+  std::vector<std::string> docs = {"README.md"};
+  for (const char *dir : {"docs", "man"})
+    for (const auto &e : fs::directory_iterator(std::string(LL_SOURCE_DIR) + "/" + dir))
+      if (e.path().extension() == ".md" || e.path().extension() == ".8")
+        docs.push_back(std::string(dir) + "/" + e.path().filename().string());
+  std::vector<std::string> old = lossless::config::old_spellings();
+  for (const char *k : {"sw-delay-us", "interval-us"})  // losslessctl set's, now times
+    old.push_back(k);
+  ASSERT_GT(old.size(), 30u) << "the parser's old spellings";
+  for (const char *must : {"sw_delay", "detection_time_ms", "[pool.watchdog]", "bifrost_rtt",
+                           "lossless_prios", "cable_length", "pin_dir", "w_min"})
+    EXPECT_NE(std::find(old.begin(), old.end(), must), old.end()) << must;
+  // Names that keep '_' where they are not a key: the fields tc -s and
+  // tc -j print (iproute2's style; "" for every document), and in one
+  // document each a C field, a JSON field or a paper's symbol.
+  const std::vector<std::pair<std::string, std::string>> not_a_key = {
+      {"", "line_rate"},
+      {"", "xoff_alarm"},
+      {"", "pfcwd_detect"},
+      {"", "pfcwd_restore"},
+      {"", "pfcwd_poll"},
+      {"docs/DSH.md", "ewma_shift"},                // struct ll_dsh_params
+      {"docs/SPFC.md", "irc_th_packets"},           // struct ll_spfc_params
+      {"docs/DAEMON.md", "egress_alpha"},           // struct config::Pool
+      {"docs/CONFIGURATION.md", "default_prio"},    // lossless-ingress show --json
+      {"docs/PCN.md", "w_min"},                     // the PCN paper's symbols
+      {"docs/PCN.md", "w_max"}};
+  auto allowed = [&](const std::string &d, const std::string &o) {
+    for (const auto &[doc_name, name] : not_a_key)
+      if (name == o && (doc_name.empty() || doc_name == d))
+        return true;
+    return false;
+  };
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  int lines = 0;
+  for (const auto &d : docs) {
+    std::istringstream in(doc(d));
+    std::string line;
+    for (int n = 1; std::getline(in, line); n++) {
+      if (line.find("renamed; write") != std::string::npos)
+        continue;
+      for (std::size_t p; (p = line.find("\\-")) != std::string::npos;)  // roff's minus
+        line.replace(p, 2, "-");
+      lines++;
+      for (const std::string &o : old)
+        for (std::size_t at = allowed(d, o) ? std::string::npos : line.find(o);
+             at != std::string::npos; at = line.find(o, at + 1)) {
+          char before = at ? line[at - 1] : ' ';
+          char after = at + o.size() < line.size() ? line[at + o.size()] : ' ';
+          bool bracket = o[0] == '[';
+          if (!bracket && (word(before) || before == '.' || before == '"' || before == '-' ||
+                           word(after) || after == '"' || after == '-'))
+            continue;  // part of another name, a JSON or struct field
+          ADD_FAILURE() << d << ":" << n << ": old spelling " << o << ": " << line;
+        }
+    }
+  }
+  EXPECT_GT(lines, 1000);
 }
 
 }  // namespace

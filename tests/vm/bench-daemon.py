@@ -61,7 +61,7 @@ LOSSLESSD = os.environ.get("LL_BENCH_LOSSLESSD", Paths.losslessd)
 
 
 def config(ports):
-    return losslessd_config(SOCK, PIN, ports, {"buffer": "64mb", "lossless_prios": list(range(8))},
+    return losslessd_config(SOCK, PIN, ports, {"buffer": "64mb", "lossless-prios": list(range(8))},
                             "1gbit")
 
 

@@ -61,8 +61,8 @@ SET_BOUND_MS = 50
 
 def config(ports, extra_pool="", extra_port=None):
     return losslessd_config(SOCK, PIN, ports + ([extra_port] if extra_port else []),
-                            {"buffer": "2mb", "lossless_prios": [3], "alpha": "1/8",
-                             "sw_delay": SW_DELAY},
+                            {"buffer": "2mb", "lossless-prios": [3], "alpha": "1/8",
+                             "sw-delay": SW_DELAY},
                             f"{MBIT}mbit", extra_pool)
 
 
@@ -158,7 +158,7 @@ def bad_configs(c, sw, ports, spare):
     cases = [
         ("malformed file", config(ports) + "\n[[port]\n", r":\d+"),
         ("unknown port", config(ports, extra_port="nosuchdev0"), 'port "nosuchdev0": no such network device'),
-        ("out-of-range parameter", config(ports, extra_pool='xon_offset = "9tb"'), "xon_offset"),
+        ("out-of-range parameter", config(ports, extra_pool='xon-offset = "9tb"'), "xon-offset"),
         ("unknown key", config(ports, extra_pool='alhpa = "1/4"'), 'did you mean "alpha"'),
     ]
     for what, text, pattern in cases:
@@ -173,7 +173,7 @@ def bad_configs(c, sw, ports, spare):
     subprocess.run(f"mkdir -p {stale_pin}/sw0 && bpftool map create {stale_pin}/sw0/plane "
                    f"type hash key 4 value 8 entries 4 name stale", shell=True, check=True)
     write("/tmp/losslessd-bad.toml",
-          config([spare]).replace(f'pin_dir = "{PIN}"', f'pin_dir = "{stale_pin}"'))
+          config([spare]).replace(f'pin-dir = "{PIN}"', f'pin-dir = "{stale_pin}"'))
     r = sw.run(f"{Paths.losslessd} --config /tmp/losslessd-bad.toml", check=False)
     q = json.loads(sw.run(f"tc -j qdisc show dev {spare}"))[0]["kind"]
     c.ok(r.returncode == 1 and "stale pin directory" in r.stderr and q != "lossless",
@@ -192,7 +192,7 @@ def with_mode(text, dev):
     """text with `mode = "bifrost"` in dev's [[port]]."""
     head = f'dev = "{dev}"\npool = "sw0"\n'
     assert head in text
-    return text.replace(head, head + 'mode = "bifrost"\nbifrost_rtt = "160ms"\n', 1)
+    return text.replace(head, head + 'mode = "bifrost"\nbifrost-rtt = "160ms"\n', 1)
 
 
 def tc_mode(sw, dev):

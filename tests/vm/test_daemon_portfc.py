@@ -48,7 +48,7 @@ QUANTA_MAX = 0xFFFF  # 3.36 s
 
 CONFIG = f'''[daemon]
 socket = "{SOCK}"
-pin_dir = "{PIN}"
+pin-dir = "{PIN}"
 period = "1ms"
 prometheus = "{PROM}"
 
@@ -74,7 +74,7 @@ role = "server"
 server = 0
 ports = ["if0", "if1"]
 stuck = "500ms"
-pin_dir = "{PF_PIN}"
+pin-dir = "{PF_PIN}"
 '''
 
 
@@ -83,14 +83,14 @@ def switch_config(buffer):
     portfc), thresholds left to the daemon."""
     return f'''[daemon]
 socket = "{SOCK}"
-pin_dir = "{PIN}"
+pin-dir = "{PIN}"
 
 [[pool]]
 name = "w"
 policy = "portfc"
 buffer = "{buffer}"
-lossless_prios = [0, 1, 2, 3, 4, 5, 6, 7]
-sw_delay = "1ms"
+lossless-prios = [0, 1, 2, 3, 4, 5, 6, 7]
+sw-delay = "1ms"
 
 [[port]]
 dev = "if0"
@@ -108,7 +108,7 @@ role = "switch"
 switch = 0
 level = 0
 ports = ["if0", "if1"]
-pin_dir = "{PF_PIN}-w"
+pin-dir = "{PF_PIN}-w"
 '''
 
 
@@ -319,8 +319,8 @@ def main():
             # A reload: a new stuck and buffer apply, sizing included; one
             # that changes the BCube is refused and changes nothing.
             with open(SW_CONF, "w") as f:
-                f.write(switch_config("8mb").replace('pin_dir = "' + PF_PIN + '-w"',
-                                                      'pin_dir = "' + PF_PIN + '-w"\nstuck = "2s"'))
+                f.write(switch_config("8mb").replace('pin-dir = "' + PF_PIN + '-w"',
+                                                      'pin-dir = "' + PF_PIN + '-w"\nstuck = "2s"'))
             r = ctl(srv, "reload", check=False)
             st = portfc_status(srv)
             c.eq((r.returncode, r.stderr.strip()[:200], st["stuck"]["stuck_ns"],

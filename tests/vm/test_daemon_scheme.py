@@ -28,8 +28,8 @@ THRESHOLD = 102400
 
 
 def config(ports, policy="st", table='[pool.st]\nthreshold = "100kb"'):
-    text = losslessd_config(SOCK, PIN, ports, {"buffer": "2mb", "lossless_prios": [3],
-                                               "sw_delay": SW_DELAY},
+    text = losslessd_config(SOCK, PIN, ports, {"buffer": "2mb", "lossless-prios": [3],
+                                               "sw-delay": SW_DELAY},
                             f"{MBIT}mbit", table)
     text = text.replace('policy = "pfc-dt"', f'policy = "{policy}"')
     return text.replace('period = "1ms"\n', f'period = "1ms"\nprometheus = "{PROM}"\n', 1)

@@ -121,12 +121,12 @@ def main():
         # gives (the example's pool and ports).
         cfg = tomllib.loads(text)
         pool = cfg["pool"][0]
-        prios = ",".join(str(x) for x in pool["lossless_prios"])
+        prios = ",".join(str(x) for x in pool["lossless-prios"])
         pool_opts = (f"pool {pool['name']} lossless-prios {prios} reserved {pool['reserved']} "
-                     f"xon-offset {pool['xon_offset']} sw-delay {pool['sw_delay']}")
+                     f"xon-offset {pool['xon-offset']} sw-delay {pool['sw-delay']}")
 
         def opts(port):
-            cable = f" cable-delay {port['cable_delay']}" if "cable_delay" in port else ""
+            cable = f" cable-delay {port['cable-delay']}" if "cable-delay" in port else ""
             return f"lossless rate {port['rate']}{cable} {pool_opts}"
         for buffer, want in ((need - 1, "refuses"), (need, "accepts")):
             for dev in devs:

@@ -336,8 +336,8 @@ def slow_path_and_oracle(c, sw, rx, tx, ports):
     plane = f"{pin}/sw0/plane"
     subprocess.run(f"rm -rf /run/lossless-spfc {pin}/sw0", shell=True, check=True)
     table = '[pool.spfc]\nwindow = "200ms"\nk = 3\nmode = "daemon"'
-    text = losslessd_config(SOCK, pin, list(ports), {"buffer": BUFFER, "lossless_prios": [3],
-                                                     "alpha": "1/8", "sw_delay": "60ms"},
+    text = losslessd_config(SOCK, pin, list(ports), {"buffer": BUFFER, "lossless-prios": [3],
+                                                     "alpha": "1/8", "sw-delay": "60ms"},
                             f"{MBIT}mbit", table)
     with open(CONF, "w") as f:
         f.write(text.replace('policy = "pfc-dt"', 'policy = "spfc"'))
