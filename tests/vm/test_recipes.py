@@ -49,7 +49,7 @@ from topology import ROOT, Paths  # noqa: E402
 DOC = os.path.join(ROOT, "docs", "RECIPES.md")
 DASHBOARD = os.path.join(ROOT, "docs", "examples", "grafana-lossless.json")
 # What the document says the test replaces, and nothing else.
-SUBST = [("10gbit", "5mbit"), ("sw-delay 1ms", "sw-delay 60ms"), ('sw_delay = "1ms"', 'sw_delay = "60ms"'),
+SUBST = [("10gbit", "5mbit"), ("sw-delay 1ms", "sw-delay 60ms"), ('sw-delay = "1ms"', 'sw-delay = "60ms"'),
          ("buffer 16mb", "buffer 512kb"), ("buffer 24mb", "buffer 1mb"), ('buffer = "16mb"', 'buffer = "512kb"')]
 PORTS = ["swp1", "swp2", "swp3", "swp4"]
 HOSTS = ["rcp-h1", "rcp-h2", "rcp-h3", "rcp-h4"]
