@@ -1192,7 +1192,7 @@ def metrics(scn, raw):
     m["premise"] = {"xoff_responses": sum(x["xoff_responses"] for x in prem.values()),
                     "xoff_max_ms": prem[slow]["xoff_max_ms"] if slow else 0.0,
                     "xoff_last_ms": prem[slow]["xoff_last_ms"] if slow else 0.0, "slowest_port": slow,
-                    "sw_delay_ms": seconds(net["sw_delay"], "network") * 1e3,
+                    "sw_delay_ms": seconds(net["sw-delay"], "network") * 1e3,
                     "warnings": sum(x["warnings"] for x in prem.values()),
                     "warned_ports": sorted(n for n, x in prem.items() if x["warnings"]),
                     "broken_ports": sorted(n for n, x in prem.items() if x["broken"])}

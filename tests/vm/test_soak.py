@@ -141,8 +141,8 @@ class Fabric:
     def write_config(self, alpha=None):
         net = self.scn["network"]
         text = losslessd_config(SOCK, PIN, self.devs[self.leaf0] + [SPARE],
-                                {"buffer": net["buffer"], "lossless_prios": [3],
-                                 "alpha": alpha or self.alpha, "sw_delay": net["sw_delay"]},
+                                {"buffer": net["buffer"], "lossless-prios": [3],
+                                 "alpha": alpha or self.alpha, "sw-delay": net["sw-delay"]},
                                 f"{net['rate_mbit']}mbit")
         with open(CONF, "w") as f:
             f.write(text.replace('policy = "pfc-dt"', f'policy = "{POLICY[self.scheme]}"'))
