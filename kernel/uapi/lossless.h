@@ -465,7 +465,7 @@ struct tc_lossless_class_xstats {
 #define LOSSLESS_PLANE_TEL 1
 #define LOSSLESS_PLANE_ENTRIES 2
 #define LOSSLESS_PLANE_MAGIC 0x4c4c504eU	/* "LLPN" */
-#define LOSSLESS_PLANE_VERSION 9
+#define LOSSLESS_PLANE_VERSION 10
 #define LOSSLESS_PLANE_PORTS 64
 #define LOSSLESS_PLANE_INTERVAL_MIN_US 100U
 #define LOSSLESS_PLANE_INTERVAL_MAX_US 1000000U
@@ -691,6 +691,20 @@ struct lossless_event {
 	__u8 scheme;		/* LOSSLESS_SCHEME_* that logged it (was pad) */
 };
 
+/*
+ * The headroom's premise on a port slot (version 10), as tc_lossless_xstats
+ * carries it: the XOFF response (from the MMU's XOFF decision to the frame
+ * built for the wire) and the headroom warnings.
+ */
+struct lossless_plane_premise {
+	__u64 xoff_response_last_ns;
+	__u64 xoff_response_max_ns;	/* since the peaks' reset */
+	__u64 xoff_responses;		/* XOFF decisions timed */
+	__u64 headroom_warnings;	/* a priority's headroom past 90 % */
+	__u32 headroom_near_mask;	/* priorities past it now */
+	__u32 pad;
+};
+
 struct lossless_plane_tel {
 	__u32 magic;		/* LOSSLESS_PLANE_MAGIC once written */
 	__u32 version;
@@ -740,6 +754,8 @@ struct lossless_plane_tel {
 	 * version 9: with its per-priority values.
 	 */
 	struct tc_lossless_mode_stats mode[LOSSLESS_PLANE_PORTS];
+	/* Version 10: each port slot's headroom premise, as in tc's xstats. */
+	struct lossless_plane_premise premise[LOSSLESS_PLANE_PORTS];
 };
 
 /*
