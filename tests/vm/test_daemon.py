@@ -271,18 +271,18 @@ def daemon_mode(c, sw, ports, dev, senders, r_ip):
     c.eq(tc_mode(sw, dev), ("bifrost", MODE_RTT_NS), "kill -9 of the daemon: the port keeps its mode")
 
 
-def plane_port(sw, dev):
-    """dev's port in the plane's telemetry (losslessctl --plane status --json)."""
+def plane_pool(sw):
+    """Pool sw0's telemetry (losslessctl --plane status --json), its ports by dev."""
     r = sw.run(f"{Paths.ctl} --plane {PIN}/sw0/plane status --json", check=False)
     if r.returncode:
-        return {}
-    return next((p for p in json.loads(r.stdout)["pools"][0]["ports"] if p["dev"] == dev), {})
+        return {}, {}
+    pool = json.loads(r.stdout)["pools"][0]
+    return pool, {p["dev"]: p for p in pool["ports"]}
 
 
-def foreign(sw):
-    """The pool's changes behind the daemon, from losslessctl daemon --json."""
-    st = json.loads(ctl(sw, "daemon --json"))
-    return st["pools"][0].get("foreign_changes", {"total": 0, "counts": []})
+def daemon_pool(sw):
+    """Pool sw0 in losslessctl daemon --json."""
+    return json.loads(ctl(sw, "daemon --json"))["pools"][0]
 
 
 def premise_carried(c, sw, ports):
@@ -290,20 +290,19 @@ def premise_carried(c, sw, ports):
     in the plane (losslessctl status) and the daemon's status, per port:
     the incast's XOFF responses (no traffic now: the numbers hold still)."""
     keys = ("xoff_responses", "xoff_response_max_ns", "headroom_warnings")
-    tc, plane = {}, {}
-    for p in ports:
-        q = json.loads(sw.run(f"tc -s -j qdisc show dev {p}"))[0]
-        tc[p] = tuple(q.get(k) for k in keys)
-        pr = plane_port(sw, p).get("premise", {})
-        plane[p] = tuple(pr.get(k) for k in keys)
-    st = json.loads(ctl(sw, "daemon --json"))["pools"][0].get("premise", [])
+    qd = {q["dev"]: q for q in json.loads(sw.run("tc -s -j qdisc show"))
+          if q.get("kind") == "lossless" and q.get("root")}
+    tc = {p: tuple(qd.get(p, {}).get(k) for k in keys) for p in ports}
+    _, pp = plane_pool(sw)
+    plane = {p: tuple(pp.get(p, {}).get("premise", {}).get(k) for k in keys) for p in ports}
+    st = daemon_pool(sw).get("premise", [])
     dmn = {q["dev"]: tuple(q.get(k) for k in keys) for q in st}
     sw_ns = {q["dev"]: q.get("sw_delay_ns", 0) for q in st}
     c.ok(tc == plane == dmn and sum(v[0] or 0 for v in tc.values()) > 0,
          "the premise reaches the plane and the daemon's status as tc counts it",
          "; ".join(f"{p} {tc[p][0]} responses, max {(tc[p][1] or 0) / 1e6:.1f} ms, "
                    f"{tc[p][2]} warnings" for p in ports if tc[p][0])
-         + ("" if tc == plane == dmn else f"; plane {plane}; daemon {dmn}"))
+         + ("" if tc == plane == dmn else f"; tc {tc}; plane {plane}; daemon {dmn}"))
     m = re.fullmatch(r"(\d+)(ns|us|ms|s)", SW_DELAY)
     least = int(m.group(1)) * {"ns": 1, "us": 10**3, "ms": 10**6, "s": 10**9}[m.group(2)]
     c.ok(set(sw_ns) == set(ports) and min(sw_ns.values(), default=0) >= least,
@@ -317,38 +316,36 @@ def ownership(c, sw, dev):
     adopted; dev's headroom, which it computes, reverted. Each counted
     (losslessctl daemon) with its source; the log lines are checked when
     the daemon has stopped (logged_ownership)."""
-    want = ctl(sw, "daemon --json")
-    hr0 = plane_port(sw, dev).get("headroom_bytes")
-    alpha0 = json.loads(sw.run(f"tc -j qdisc show dev {dev}"))[0]["options"]["alpha"]
+    pool, pp = plane_pool(sw)
+    hr0, alpha0 = pp.get(dev, {}).get("headroom_bytes"), pool.get("alpha")
     t0 = time.monotonic()
     r = sw.run(f"tc qdisc change dev {dev} root lossless alpha 1/2 headroom 20000", check=False)
     tc_ms = (time.monotonic() - t0) * 1000
     t0 = time.monotonic()
-    f = foreign(sw)
-    while f["total"] < 2 and time.monotonic() - t0 < 5:
+    dp = daemon_pool(sw)
+    while dp.get("foreign_changes", {}).get("total", 0) < 2 and time.monotonic() - t0 < 5:
         time.sleep(0.05)
-        f = foreign(sw)
+        dp = daemon_pool(sw)
     took_ms = (time.monotonic() - t0) * 1000
+    f = dp.get("foreign_changes", {"counts": []})
     counts = sorted((x["setting"], x["source"], x["action"], x["count"]) for x in f["counts"])
     c.ok(counts == [("alpha", "tc", "adopted", 1), ("headroom", "tc", "reverted", 1)],
          "tc qdisc change alpha 1/2 headroom 20000 behind the daemon: both counted, by tc",
          f"{counts}; tc rc {r.returncode} in {tc_ms:.0f} ms; seen {took_ms:.0f} ms after",
          measured=took_ms)
     deadline = time.monotonic() + 5
-    hr = plane_port(sw, dev).get("headroom_bytes")
-    while hr != hr0 and time.monotonic() < deadline:
+    pool, pp = plane_pool(sw)
+    while pp.get(dev, {}).get("headroom_bytes") != hr0 and time.monotonic() < deadline:
         time.sleep(0.05)
-        hr = plane_port(sw, dev).get("headroom_bytes")
-    alpha = json.loads(sw.run(f"tc -j qdisc show dev {dev}"))[0]["options"]["alpha"]
+        pool, pp = plane_pool(sw)
+    hr, alpha = pp.get(dev, {}).get("headroom_bytes"), pool.get("alpha")
     c.ok(hr == hr0 and hr0 and alpha == "1/2",
          "the computed headroom is reverted, the passed-through alpha stays adopted",
          f"headroom {hr0} -> 20000 -> {hr} B; alpha {alpha0} -> {alpha}")
-    params = json.loads(ctl(sw, "daemon --json"))["pools"][0]["params"]
     text = ctl(sw, "daemon")
-    c.ok(params.get("alpha") == "1/2" and "changes behind losslessd: 2" in text,
+    c.ok(dp["params"].get("alpha") == "1/2" and "changes behind losslessd: 2" in text,
          "losslessctl daemon: the adopted alpha is the policy's, and the count",
-         next((ln.strip() for ln in text.splitlines() if "behind losslessd" in ln), "no line")
-         + f"; was {json.loads(want)['pools'][0]['params'].get('alpha')}")
+         next((ln.strip() for ln in text.splitlines() if "behind losslessd" in ln), "no line"))
 
 
 def logged_ownership(c, log):
