@@ -59,13 +59,27 @@
 #                   /lib/modules or /var/lib/dkms; checked), printing its
 #                   time; make check runs it, and tests/vm/test_dkms.sh
 #                   loads the result in the VM
-#   make netlink-fuzz
+#   make netlink-fuzz [KDEBUG=1]
 #                   build, then NLFUZZ_MESSAGES=100000 random, mutated,
 #                   truncated and oversized qdisc requests (seed
 #                   NLFUZZ_SEED=1) to a pool with traffic in the VM: every
 #                   refusal with an extack message, nothing changed by one,
 #                   no kernel report (tests/vm/test_netlink_fuzz.py;
-#                   docs/RELIABILITY.md); make check runs 4000
+#                   docs/RELIABILITY.md); make check runs 4000.
+#                   KDEBUG=1 (here and for check-vm): on the debug kernel
+#   make kdebug     the debug kernel for the VM: Debian's linux-source-6.1
+#                   with KASAN, lockdep, atomic-sleep checks, kmemleak,
+#                   UBSAN and KFENCE (vm-images/kdebug.config), and the
+#                   module built against it, in build/kdebug (cached;
+#                   scripts/setup.sh --kdebug installs its packages).
+#                   Takes about 40 min the first time on 2 cores
+#   make check-kdebug
+#                   build, make kdebug, then the VM suite (TESTS= to pick)
+#                   on the debug kernel with budgets x KDEBUG_SCALE_PCT/100
+#                   (default 400): fails on any report in the kernel log
+#                   and on a kmemleak object allocated through the module.
+#                   Not in make check (its time); run it after every change
+#                   to kernel/ (docs/RELIABILITY.md)
 #   make checkpatch kernel style check of the module and the core
 #   make install    build userspace, then install it under PREFIX (default
 #                   /usr/local; DESTDIR=DIR stages it there): losslessd,
@@ -157,7 +171,7 @@ check-san: userspace
 # budget fails by name before run-vm kills the VM.
 VM_SUITE_BUDGET = $(shell tests/vm/budget.sh suite $(TESTS))
 # The DKMS-built module, when test_dkms.sh runs (the whole suite or named).
-check-vm: all $(if $(or $(if $(TESTS),,all),$(filter test_dkms.sh,$(notdir $(TESTS)))),$(DKMS_KO))
+check-vm: all $(KDEBUG_DEP) $(if $(or $(if $(TESTS),,all),$(filter test_dkms.sh,$(notdir $(TESTS)))),$(DKMS_KO))
 	LL_SUITE_BUDGET_S=$(VM_SUITE_BUDGET) $(RUN_VM) --timeout $(VM_SUITE_BUDGET) --fail-on-warn -- \
 		tests/vm/run-all.sh $(TESTS)
 
@@ -208,7 +222,30 @@ portfc-deadlock: all
 		--seeds '$(or $(SEEDS),3)' --out $(BUILD_DIR)/portfc-deadlock \
 		--plot $(BUILD_DIR)/portfc-deadlock/portfc-deadlock.png
 
-netlink-fuzz: all
+KDEBUG_DIR = $(BUILD_DIR)/kdebug
+KDEBUG_SCALE_PCT ?= 400
+# KDEBUG=1: check-vm and netlink-fuzz boot the debug kernel and load the
+# module built for it (make kdebug first, as they do then).
+KDEBUG_DEP = $(if $(filter 1,$(KDEBUG)),kdebug)
+ifeq ($(KDEBUG),1)
+export LL_KERNEL_ROOT := $(KDEBUG_DIR)/root
+export LL_MODULE_KO := $(KDEBUG_DIR)/module/sch_lossless.ko
+export LL_BUDGET_SCALE_PCT := $(KDEBUG_SCALE_PCT)
+endif
+# The suite but test_dkms.sh, whose module is built for the stock kernel.
+KDEBUG_TESTS = $(or $(TESTS),$(filter-out test_dkms.sh,$(shell tests/vm/budget.sh list)))
+KDEBUG_BUDGET = $(shell LL_BUDGET_SCALE_PCT=$(KDEBUG_SCALE_PCT) tests/vm/budget.sh suite $(KDEBUG_TESTS))
+kdebug:
+	JOBS=$(JOBS) scripts/kdebug.sh $(KDEBUG_DIR)
+
+check-kdebug: all kdebug
+	LL_SUITE_BUDGET_S=$(KDEBUG_BUDGET) LL_BUDGET_SCALE_PCT=$(KDEBUG_SCALE_PCT) LL_KMEMLEAK=1 \
+	LL_MODULE_KO=$(KDEBUG_DIR)/module/sch_lossless.ko \
+	$(RUN_VM) --kernel-root $(KDEBUG_DIR)/root --timeout $(KDEBUG_BUDGET) --fail-on-warn \
+		--mem 3072 --dmesg $(KDEBUG_DIR)/check-kdebug.dmesg -- tests/vm/run-all.sh $(KDEBUG_TESTS)
+	scripts/kdebug-report.sh $(KDEBUG_DIR)/check-kdebug.dmesg
+
+netlink-fuzz: all $(KDEBUG_DEP)
 	mkdir -p $(BUILD_DIR)/netlink-fuzz
 	$(RUN_VM) --timeout 3600 --out $(BUILD_DIR)/netlink-fuzz -- tests/vm/test_netlink_fuzz.py \
 		--messages '$(or $(NLFUZZ_MESSAGES),100000)' --seed '$(or $(NLFUZZ_SEED),1)'
@@ -238,5 +275,5 @@ clean:
 	rm -rf $(BUILD_DIR)
 	$(MAKE) -C kernel clean
 
-.PHONY: all userspace module dkms-install dkms-uninstall dkms-check check check-host check-san check-vm check-repeat demo bench line-rate compare portfc-deadlock portfc-fct netlink-fuzz checkpatch clean \
+.PHONY: all userspace module dkms-install dkms-uninstall dkms-check check check-host check-san check-vm check-kdebug kdebug check-repeat demo bench line-rate compare portfc-deadlock portfc-fct netlink-fuzz checkpatch clean \
 	install uninstall

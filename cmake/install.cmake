@@ -20,7 +20,8 @@
 #                                        systemd-modules-load loads the
 #                                        module at boot
 #   share/doc/lossless/                  README.md, docs/*.md, docs/img/*.png and
-#                                        examples/losslessd.toml, host-cc.toml
+#                                        examples/losslessd.toml, host-cc.toml,
+#                                        grafana-lossless.json
 #   share/man/man8/*.8.gz                man/*.8 (tc-lossless, losslessd,
 #                                        losslessctl, lossless-ingress,
 #                                        lossless-cc),
@@ -61,6 +62,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${LL_INSTALL_DOCDIR}
         FILES_MATCHING PATTERN "*.md" PATTERN "*.png" PATTERN "examples" EXCLUDE)
 install(FILES ${PROJECT_SOURCE_DIR}/docs/examples/losslessd.toml
               ${PROJECT_SOURCE_DIR}/docs/examples/host-cc.toml
+              ${PROJECT_SOURCE_DIR}/docs/examples/grafana-lossless.json
         DESTINATION ${LL_INSTALL_DOCDIR}/examples
         PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 

@@ -30,7 +30,8 @@
 			   LOSSLESS_PLANE_SET_HEADROOM | \
 			   LOSSLESS_PLANE_SET_SCHEME | \
 			   LOSSLESS_PLANE_SET_MODE | \
-			   LOSSLESS_PLANE_SET_RESET_PEAKS)
+			   LOSSLESS_PLANE_SET_RESET_PEAKS | \
+			   LOSSLESS_PLANE_SET_DRAIN)
 
 /* All pools of all namespaces; changed and walked under RTNL only. */
 static LIST_HEAD(ll_kpools);
@@ -772,6 +773,8 @@ static int ll_kpool_plane_apply(void *owner, const struct lossless_plane_ctl *c,
 	u32 i, done = 0, mdone = 0;
 	int err = 0;
 
+	if ((c->set & LOSSLESS_PLANE_SET_DRAIN) && c->drain > 1)
+		return -EINVAL;
 	if ((c->set & LOSSLESS_PLANE_SET_ALPHA) &&
 	    ll_alpha_from_u32(c->alpha, &cfg.alpha))
 		return -EINVAL;
@@ -855,7 +858,11 @@ static int ll_kpool_plane_apply(void *owner, const struct lossless_plane_ctl *c,
 		ll_mmu_pool_reconfigure(kp->mmu, &old);
 		return err;
 	}
-	ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, now));
+	if (c->set & LOSSLESS_PLANE_SET_DRAIN)
+		ll_kpool_kick_mask(kp, ll_mmu_set_draining(kp->mmu, c->drain,
+							   now));
+	else
+		ll_kpool_kick_mask(kp, ll_mmu_sweep(kp->mmu, now));
 	if (c->set & LOSSLESS_PLANE_SET_RESET_PEAKS)
 		ll_mmu_reset_peaks(kp->mmu);
 	return 0;
@@ -913,6 +920,7 @@ static void ll_kpool_plane_snapshot(void *owner, struct lossless_plane_tel *t,
 	t->admitted_packets = ps.ctr.admitted_packets;
 	t->admitted_bytes = ps.ctr.admitted_bytes;
 	t->paused_queues = ps.paused_queues;
+	t->draining = READ_ONCE(kp->mmu->draining);
 	t->scheme.id = cfg->scheme;
 	memcpy(&t->scheme.p, &cfg->scheme_params, sizeof(t->scheme.p));
 	for (i = 0; i < max(nr, kp->tel_ports); i++) {

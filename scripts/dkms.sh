@@ -30,18 +30,12 @@ need_dkms() {
 	command -v dkms >/dev/null || die "dkms not found: apt-get install dkms (scripts/setup.sh)"
 }
 
-# The package's source tree in $1: Kbuild, the qdisc's sources, core/ and
-# uapi/ (the files Kbuild names and their headers), dkms.conf. No build
-# output, no Makefile (dkms runs Kbuild itself).
+# The package's source tree in $1: the module's sources
+# (scripts/stage-module.sh) and dkms.conf.
 stage() {
-	local dst=$1
-	rm -rf "$dst"
-	mkdir -p "$dst/core" "$dst/uapi"
-	cp "$top/kernel/Kbuild" "$top"/kernel/*.[ch] "$dst/"
-	cp "$top"/kernel/core/*.[ch] "$dst/core/"
-	cp "$top"/kernel/uapi/*.h "$dst/uapi/"
-	sed "s/@VERSION@/$version/" "$top/kernel/dkms.conf.in" >"$dst/dkms.conf"
-	chmod -R u+rwX,go+rX,go-w "$dst"
+	"$top/scripts/stage-module.sh" "$1"
+	sed "s/@VERSION@/$version/" "$top/kernel/dkms.conf.in" >"$1/dkms.conf"
+	chmod go+r,go-w "$1/dkms.conf"
 }
 
 cmd=${1:-}

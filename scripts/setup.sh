@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Installs every Debian package lossless needs to build, test and run its demo.
 # Idempotent: safe to run again; it only adds what is missing.
+#
+#   scripts/setup.sh            what make, make check and make demo need
+#   scripts/setup.sh --kdebug   also what make kdebug needs to build the
+#                               debug kernel (linux-source-6.1: 140 MB, so
+#                               not for every CI run; docs/RELIABILITY.md)
 set -euo pipefail
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -9,6 +14,13 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
+
+kdebug=0
+case ${1:-} in
+"") ;;
+--kdebug) kdebug=1 ;;
+*) echo "usage: $0 [--kdebug]" >&2; exit 2 ;;
+esac
 
 PACKAGES=(
 	# toolchain
@@ -31,11 +43,18 @@ PACKAGES=(
 	nlohmann-json3-dev libtomlplusplus-dev
 	# losslessctl plot
 	gnuplot-nox
+	# docs/RECIPES.md reads losslessd's Prometheus endpoint with curl
+	curl
 	# man pages: make install compresses them, make check lints them (groff)
 	gzip groff-base
 	# style (.clang-format)
 	clang-format
 )
+if [ "$kdebug" = 1 ]; then
+	# make kdebug: the kernel's source and what its build needs beyond
+	# the toolchain above
+	PACKAGES+=(linux-source-6.1 flex bison bc libssl-dev)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -109,6 +109,11 @@ int cmd_set_daemon(const std::string &sock, const std::string &pool,
 int cmd_clear(const std::string &sock, bool via_daemon, const std::string &pool,
               const std::string &plane_path, const std::vector<std::string> &args);
 
+// ctl_move.cpp: move-scheme SCHEME [--timeout TIME], through losslessd
+// (via_daemon) or the plane.
+int cmd_move_scheme(const std::string &sock, bool via_daemon, const std::string &pool,
+                    const std::string &plane_path, const std::vector<std::string> &args);
+
 // ctl_daemon.cpp
 json daemon_request(const std::string &socket_path, const json &req);
 int print_reply(const json &r, bool as_json);

@@ -84,6 +84,18 @@ Commands:
                         or the one of --pool or --plane. With losslessd
                         running it goes through the daemon; --plane writes
                         the map directly.
+  move-scheme SCHEME [--timeout TIME]
+                        move the pool, busy or not, to another scheme
+                        (dt, st, dsh, spfc; its parameters at their
+                        defaults): drain it (its lossless queues tell their
+                        upstreams XOFF, lossy arrivals are dropped), change
+                        the scheme once it holds nothing, resume. If it has
+                        not drained within TIME (default 5s), the drain
+                        ends, the scheme stays and the error says how many
+                        bytes it still held. With losslessd running it goes
+                        through the daemon, whose policy becomes the
+                        scheme's (edit the file before its next reload);
+                        --plane writes the map directly.
   scheme COMMAND [ARG ...]
                         a command for the pool's scheme (the part of it
                         that runs in losslessd), and wait for the datapath
@@ -393,6 +405,8 @@ int run(int argc, char **argv)
   }
   if (cmd == "clear")
     return cmd_clear(sock, via_daemon, pool, plane_path, rest);
+  if (cmd == "move-scheme")
+    return cmd_move_scheme(sock, via_daemon, pool, plane_path, rest);
   if (cmd == "set" && via_daemon) {
     if (pool.empty())
       throw UsageError{"set needs --pool NAME"};
@@ -419,7 +433,7 @@ int main(int argc, char **argv)
   } catch (const UsageError &e) {
     std::fprintf(
         stderr,
-        "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|watchdog|events|set|clear|scheme|watch|record|plot|daemon|portfc|config|reload|help ...  (see --help)\n",
+        "losslessctl: %s\nusage: losslessctl [--pool NAME | --plane PATH] status|watchdog|events|set|clear|move-scheme|scheme|watch|record|plot|daemon|portfc|config|reload|help ...  (see --help)\n",
         e.msg.c_str());
     return kExitUsage;
   } catch (const std::exception &e) {

@@ -5,7 +5,9 @@
 #include "headroom_check.h"
 #include "host_cc.h"
 #include "metrics.h"
+#include "ll_units.h"
 #include "notify.h"
+#include "pfc_policy.h"
 #include "pool.h"
 #include "portfc_node.h"
 #include "registry.h"
@@ -838,6 +840,8 @@ std::string Daemon::handle_request(const std::string &line)
     return scheme_command(*req);
   if (cmd == "clear")
     return clear_command(*req);
+  if (cmd == "move-scheme")
+    return move_scheme_command(*req);
   if (cmd == "reload") {
     // systemd's Type=notify: reloading until the new configuration is
     // applied or refused, then ready again (notify.h).
@@ -890,7 +894,7 @@ std::string Daemon::handle_request(const std::string &line)
     }
     return reply.dump();
   }
-  return json{{"error", "unknown command \"" + cmd + "\" (status, config, set, scheme, clear, reload)"}}
+  return json{{"error", "unknown command \"" + cmd + "\" (status, config, set, scheme, clear, move-scheme, reload)"}}
       .dump();
 }
 
@@ -944,6 +948,113 @@ std::string Daemon::clear_command(const Request &req)
                                        .count()}});
   }
   return json{{"ok", true}, {"pools", done}}.dump();
+}
+
+// move-scheme (losslessctl move-scheme): the pool runs another scheme, as
+// its policy the first that drives it (registry.h), with that scheme's
+// parameters at their defaults (those derived from the ports, such as
+// SPFC's window, from the ports' round trips with the software delay in
+// force). A scheme changes only in an idle pool: plane::move_scheme()
+// drains it, changes the scheme and resumes it, or at the timeout ends the
+// drain and leaves everything as it was. The other pools are ticked
+// meanwhile; this one's policy is not (the drain owns its control entry).
+std::string Daemon::move_scheme_command(const Request &req)
+{
+  auto error = [](const std::string &msg) { return json{{"error", msg}}.dump(); };
+  Pool *pool = pool_named(req.pool);
+  if (!pool)
+    return error("no pool \"" + req.pool + "\"");
+  const std::string &name = pool->cfg.settings.name;
+  const policy::Registration *from = policy::by_policy(pool->cfg.policy);
+  const policy::Registration *to = policy::by_scheme(req.scheme);
+  if (!to)
+    return error("move-scheme: unknown scheme \"" + req.scheme + "\" (" +
+                 policy::scheme_names() + ")");
+  if (to->scheme == "portfc" || (from && from->scheme == "portfc"))
+    return error("move-scheme: a portfc pool's ports are numbered for it ([portfc]); "
+                 "it is neither moved to nor from");
+  if (from && from->scheme == to->scheme)
+    return error("pool " + name + " runs scheme " + req.scheme + " already");
+  std::uint64_t timeout_ns = 5000000000ULL;
+  if (!req.timeout.empty() &&
+      (ll_units_time(req.timeout.c_str(), 600000000000ULL, &timeout_ns) || !timeout_ns))
+    return error("move-scheme: timeout \"" + req.timeout + "\": must be a time 1ms .. 600s");
+  if (!pool->plane)
+    return error("pool " + name + ": no plane");
+  if (pool->links_stale)
+    update_links(*pool);
+  // The new scheme's block, completed and checked against the ports as a
+  // configuration's is (config_pool.cpp's scheme_checks()).
+  policy::PoolSettings settings = pool->cfg.settings;
+  settings.scheme = policy::default_block(*to);
+  std::vector<policy::SchemePort> ports;
+  for (const auto &l : pool->inputs.ports) {
+    std::uint64_t sw_ns = pool->policy->sw_delay_ns(l.ifindex);
+    policy::SchemePort sp;
+    sp.dev = l.dev;
+    sp.rtt_ns = 2 * (l.cable_delay_ns + sw_ns);
+    sp.frame_bytes = l.mtu_bytes;
+    sp.headroom_bytes = l.headroom_bytes ? l.headroom_bytes
+                                         : policy::PfcPolicy::headroom_bytes(l, sw_ns);
+    ports.push_back(sp);
+  }
+  std::string refused;
+  if (to->configure) {
+    policy::SchemeConfig sc;
+    sc.given = [](const char *) { return false; };
+    for (const auto &sp : ports)
+      sc.max_rtt_ns = std::max(sc.max_rtt_ns, sp.rtt_ns);
+    sc.block = &settings.scheme;
+    to->configure(sc);
+    for (const auto &i : sc.issues)
+      if (i.error)
+        refused += "; " + i.msg;
+  }
+  for (const auto &i : policy::check_scheme(settings, ports))
+    if (i.error)
+      refused += "; " + (i.port >= 0 ? "port " + ports[i.port].dev + ": " : "") + i.msg;
+  if (!refused.empty())
+    return error("pool " + name + ": scheme " + req.scheme + " refused" + refused.substr(1));
+  auto next = to->make(*to, settings);
+  // The policy's entry in flight answered first: the drain's entries
+  // must not overwrite it.
+  auto t0 = Clock::now();
+  while (pool->pending && Clock::now() < t0 + std::chrono::seconds(1)) {
+    tick_pool(*pool);
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  if (pool->pending)
+    return error("pool " + name + ": the datapath did not answer the policy's last entry within 1 s");
+  std::string from_name = from ? std::string(from->scheme) : "?";
+  plane::MoveResult r = plane::move_scheme(
+      *pool->plane, settings.scheme, from_name, to->scheme,
+      std::chrono::milliseconds(timeout_ns / 1000000), [&] {
+        for (auto &p : pools_)
+          if (p.get() != pool)
+            tick_pool(*p);
+      });
+  if (!r.error.empty()) {
+    log("pool %s: move-scheme %s: %s", name.c_str(), req.scheme.c_str(), r.error.c_str());
+    return error("pool " + name + ": " + r.error);
+  }
+  pool->policy = std::move(next);
+  pool->cfg.policy = std::string(to->policy);
+  pool->cfg.settings = settings;
+  pool->links_stale = true;
+  log("pool %s: moved from scheme %s to %s (drained in %.1f ms); the configuration file "
+      "still names policy %s until it is edited",
+      name.c_str(), from_name.c_str(), req.scheme.c_str(), r.drain_time.count() / 1e6,
+      from ? std::string(from->policy).c_str() : "?");
+  return json{{"ok", true},
+              {"pool", name},
+              {"from", from_name},
+              {"to", std::string(to->scheme)},
+              {"policy", std::string(to->policy)},
+              {"gen", r.gen},
+              {"drain_ms", r.drain_time.count() / 1e6},
+              {"latency_us",
+               std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count()}}
+      .dump();
 }
 
 // A command for the pool's scheme, run by its agent (agent.h).

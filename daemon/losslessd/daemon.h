@@ -132,6 +132,7 @@ class Daemon {
   void reload();
   std::string scheme_command(const Request &req);
   std::string clear_command(const Request &req);
+  std::string move_scheme_command(const Request &req);
   std::unique_ptr<PortFc> prepare_portfc(Config &cfg, const std::vector<Link> &links) const;
   Pool *pool_named(const std::string &name);
 

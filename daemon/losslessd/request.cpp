@@ -25,7 +25,7 @@ std::optional<Request> parse_request(const std::string &line, std::string &error
   if (!req.is_object())
     return malformed(std::string("a request is a JSON object, not ") + req.type_name());
   Request r;
-  // "cmd", then the members that command reads (set, clear and scheme).
+  // "cmd", then the members that command reads (set, clear, move-scheme and scheme).
   auto member = [&](const char *name, std::string &to) {
     auto it = req.find(name);
     if (it == req.end())
@@ -47,6 +47,11 @@ std::optional<Request> parse_request(const std::string &line, std::string &error
         return not_string(name);
   if (r.cmd == "clear")
     for (auto [name, to] : {std::pair{"pool", &r.pool}, {"what", &r.what}})
+      if (!member(name, *to))
+        return not_string(name);
+  if (r.cmd == "move-scheme")
+    for (auto [name, to] :
+         {std::pair{"pool", &r.pool}, {"scheme", &r.scheme}, {"timeout", &r.timeout}})
       if (!member(name, *to))
         return not_string(name);
   if (r.cmd == "scheme") {

@@ -14,6 +14,7 @@
 #include <thread>
 #include <utility>
 
+#include "datapath_error.h"
 #include "ll_plane_map.h"
 #include "ll_units.h"
 
@@ -291,6 +292,10 @@ lossless_plane_ctl encode(const Params &p)
   }
   if (p.reset_peaks)
     c.set |= LOSSLESS_PLANE_SET_RESET_PEAKS;
+  if (p.drain) {
+    c.set |= LOSSLESS_PLANE_SET_DRAIN;
+    c.drain = *p.drain ? 1 : 0;
+  }
   return c;
 }
 
@@ -326,6 +331,84 @@ std::optional<Applied> Plane::wait_applied(std::uint64_t gen,
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   } while (now_ns() < deadline);
   return std::nullopt;
+}
+
+MoveResult move_scheme(Plane &pl, const lossless_plane_scheme &to, std::string_view from_name,
+                       std::string_view to_name, std::chrono::milliseconds timeout,
+                       const std::function<void()> &between)
+{
+  constexpr std::chrono::milliseconds kAnswer(1000);
+  MoveResult r;
+  std::uint64_t start = now_ns();
+  std::uint64_t deadline = start + std::chrono::nanoseconds(timeout).count();
+  auto held = [](const lossless_plane_tel &t) {
+    return t.reserved_used + t.shared_used + t.headroom_used;
+  };
+  auto submit = [&](const Params &p, const char *what) -> std::optional<Applied> {
+    std::uint64_t gen = pl.submit(p);
+    auto a = pl.wait_applied(gen, kAnswer);
+    if (!a)
+      r.error = std::string("the datapath did not take the ") + what + " within 1 s";
+    return a;
+  };
+  Params drain;
+  drain.drain = true;
+  auto a = submit(drain, "drain");
+  if (!a)
+    return r;
+  if (a->error) {
+    r.error = "the datapath refused the drain: " + datapath_error_text(a->error) +
+              (a->error == EINVAL ? " (a module without move-scheme's drain, plane version 10?)"
+                                  : "");
+    return r;
+  }
+  std::uint64_t last_held = 0;
+  for (;;) {
+    auto t = pl.telemetry();
+    if (t && (last_held = held(*t)) == 0) {
+      if (!r.drain_time.count())
+        r.drain_time = std::chrono::nanoseconds(now_ns() - start);
+      Params change;
+      change.scheme = to;
+      change.drain = false;
+      a = submit(change, "scheme change");
+      if (a && !a->error) {
+        r.gen = a->gen;
+        return r;
+      }
+      if (a && a->error != EBUSY) {
+        r.error = "the datapath refused scheme " + std::string(to_name) + ": " +
+                  datapath_error_text(a->error);
+        break;
+      }
+      if (!a)
+        break;
+      // EBUSY: a packet came in between; still draining.
+    }
+    if (now_ns() >= deadline) {
+      r.held_bytes = last_held;
+      r.error = "the pool did not drain within " + std::to_string(timeout.count()) +
+                " ms: it still holds " + std::to_string(last_held) +
+                " bytes (a port whose upstream does not honour PFC, or a port with a mode, "
+                "keeps sending; retry with a longer --timeout)";
+      break;
+    }
+    if (between)
+      between();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  // Not moved: end the drain; the scheme stays.
+  Params resume;
+  resume.drain = false;
+  std::string why = r.error;
+  r.error.clear();
+  a = submit(resume, "end of the drain");
+  std::string end = !a ? "; " + r.error
+                  : a->error ? "; the datapath refused the end of the drain: " +
+                                   datapath_error_text(a->error)
+                             : "";
+  r.error = why + "; the drain ended and the scheme stays " + std::string(from_name) + end;
+  return r;
 }
 
 lossless_plane_channel Plane::channel() const

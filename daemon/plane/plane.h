@@ -12,9 +12,11 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lossless.h"
@@ -47,6 +49,9 @@ struct Params {
   // An action (LOSSLESS_PLANE_SET_RESET_PEAKS): the pool's peak
   // watermarks restart from what is in use now (losslessctl clear peaks).
   bool reset_peaks = false;
+  // Version 10 (LOSSLESS_PLANE_SET_DRAIN): true drains the pool, false
+  // ends the drain (losslessctl move-scheme, move_scheme() below).
+  std::optional<bool> drain;
 };
 
 // The control entry that carries p (gen 0; magic, version and set
@@ -150,6 +155,24 @@ class Plane {
   std::size_t map_len_ = 0;
   std::size_t stride_ = 0;  // bytes per entry in the mapping
 };
+
+// losslessctl move-scheme: a pool's scheme changes only while it holds no
+// packets, so drain it (LOSSLESS_PLANE_SET_DRAIN: its lossless queues tell
+// their upstreams XOFF, lossy arrivals are dropped), wait until the
+// telemetry shows it empty, then change the scheme and end the drain in
+// one control entry (retried while the datapath still finds a packet). At
+// the timeout, the drain ends and the scheme stays. between() runs at
+// every poll (the daemon ticks its other pools); the caller must not
+// write this plane's control entry meanwhile.
+struct MoveResult {
+  std::string error;                        // empty: moved
+  std::uint64_t gen = 0;                    // the entry that changed the scheme
+  std::uint64_t held_bytes = 0;             // at the timeout: what the pool held
+  std::chrono::nanoseconds drain_time{0};   // from the drain's start to empty
+};
+MoveResult move_scheme(Plane &pl, const lossless_plane_scheme &to, std::string_view from_name,
+                       std::string_view to_name, std::chrono::milliseconds timeout,
+                       const std::function<void()> &between = {});
 
 // "1/8" <-> num << 8 | shift (the tc syntax).
 std::optional<std::uint32_t> parse_alpha(const std::string &text);

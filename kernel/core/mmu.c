@@ -274,7 +274,7 @@ enum ll_mmu_err ll_mmu_pool_init(struct ll_mmu_pool *pool,
 	return LL_MMU_OK;
 }
 
-static int pool_idle(const struct ll_mmu_pool *pool)
+int ll_mmu_pool_idle(const struct ll_mmu_pool *pool)
 {
 	ll_u32 port;
 
@@ -327,7 +327,7 @@ enum ll_mmu_err ll_mmu_pool_reconfigure(struct ll_mmu_pool *pool,
 		return LL_MMU_ERR_SCHEME_PORT;
 	if ((cfg->lossless_mask != pool->cfg.lossless_mask ||
 	     cfg->release_order != pool->cfg.release_order ||
-	     cfg->scheme != pool->cfg.scheme) && !pool_idle(pool))
+	     cfg->scheme != pool->cfg.scheme) && !ll_mmu_pool_idle(pool))
 		return LL_MMU_ERR_BUSY;
 	for (port = 0; port < pool->cfg.max_ports; port++) {
 		const struct ll_mmu_port *p = &pool->ports[port];
@@ -812,6 +812,12 @@ enum ll_mmu_verdict ll_mmu_admit(struct ll_mmu_pool *pool, ll_u32 in_port,
 			return LL_MMU_DROP_LOSSLESS;
 		}
 		region = LL_MMU_REGION_HEADROOM;
+	} else if (!lossless && pool->draining) {
+		/* Draining: nothing new that no pause holds back. */
+		iq->drops++;
+		eq->drops++;
+		pool->ctr.drops_lossy++;
+		return LL_MMU_DROP_LOSSY;
 	} else if (iq->reserved_used + bytes <= pool->cfg.reserved_bytes) {
 		region = LL_MMU_REGION_RESERVED;
 	} else if (lossless) {
@@ -1030,6 +1036,12 @@ ll_u64 ll_mmu_sweep(struct ll_mmu_pool *pool, ll_u64 now_ns)
 	pool->sweep_mark = pool->shared_used;
 	pool->ctr.sweeps++;
 	return due;
+}
+
+ll_u64 ll_mmu_set_draining(struct ll_mmu_pool *pool, int on, ll_u64 now_ns)
+{
+	pool->draining = !!on;
+	return ll_mmu_sweep(pool, now_ns);
 }
 
 /* ------------------------------------------------------- PFC generation */

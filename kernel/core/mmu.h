@@ -389,7 +389,10 @@ struct ll_mmu_pool {
 	 * values derived from them (SPFC's IRC_th) are stale when it does.
 	 */
 	ll_u32 cfg_gen;
-	ll_u32 reserved0;
+	/* Draining (ll_mmu_set_draining()): every lossless queue wants XOFF
+	 * and lossy arrivals are dropped, so that the pool empties.
+	 */
+	ll_u32 draining;
 	/* Ports a scheme made a frame due on from another port's event
 	 * (PortFC's egress detector): the caller kicks them and clears it
 	 * (ll_mmu_take_kicks()).
@@ -730,5 +733,20 @@ ll_u64 ll_mmu_eq_bytes(const struct ll_mmu_pool *pool, ll_u32 port,
 
 /* Restart the peak counters (pool, queues) from the current values. */
 void ll_mmu_reset_peaks(struct ll_mmu_pool *pool);
+
+/*
+ * Drain the pool (on) or end the drain (off), for a change that needs an
+ * idle pool (a scheme's, losslessctl move-scheme). While draining, every
+ * lossless queue of every port without a mode wants XOFF whatever its
+ * bytes, so the upstreams stop once their last frames are in the
+ * headroom; lossy arrivals are dropped (counted as lossy drops); lossless
+ * arrivals are admitted as ever. Ending it lets the scheme's hysteresis
+ * decide again. Returns the mask of ports with a frame due now, as
+ * ll_mmu_sweep() does.
+ */
+ll_u64 ll_mmu_set_draining(struct ll_mmu_pool *pool, int on, ll_u64 now_ns);
+
+/* Nothing charged: the pool holds no packet. */
+int ll_mmu_pool_idle(const struct ll_mmu_pool *pool);
 
 #endif /* LL_MMU_H */

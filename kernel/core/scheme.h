@@ -748,7 +748,12 @@ ll_scheme_evaluate(struct ll_mmu_pool *pool, ll_u32 port, ll_u32 prio,
 	 * call: the clock moves, as the full evaluation's first step, and the
 	 * evaluation runs only if something can move (DSH: a port not quiet;
 	 * SPFC: a wish DT's hysteresis may change, or a window to roll).
+	 * A draining pool (ll_mmu_set_draining()) wants every queue paused.
 	 */
+	if (pool->draining) {
+		ll_mmu_want(pool, port, prio, 1);
+		return;
+	}
 	switch (pool->cfg.scheme) {
 	case LL_SCHEME_DSH:
 		ll_scheme_clock(&pool->sch.dsh.now_ns, now_ns);

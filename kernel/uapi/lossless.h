@@ -487,6 +487,14 @@ struct tc_lossless_class_xstats {
  * nothing else; with other fields, after they applied.
  */
 #define LOSSLESS_PLANE_SET_RESET_PEAKS	(1U << 8)
+/* Version 10: drain the pool (drain 1) or end the drain (drain 0), for a
+ * change that needs an idle pool (the scheme's; losslessctl move-scheme):
+ * while draining, every lossless queue of a port without a mode tells its
+ * upstream XOFF and lossy arrivals are dropped. With SET_SCHEME in the same
+ * entry, the scheme changes first (and must find the pool idle), then the
+ * drain is set or ended; the telemetry's draining says which is in force.
+ */
+#define LOSSLESS_PLANE_SET_DRAIN	(1U << 9)
 
 /*
  * The pool's scheme and its parameters (version 4), as TCA_LOSSLESS_SCHEME
@@ -571,6 +579,9 @@ struct lossless_plane_ctl {
 	struct lossless_plane_scheme scheme;
 	/* Version 8: the ports' modes (LOSSLESS_PLANE_SET_MODE). */
 	struct lossless_plane_port_mode mode[LOSSLESS_PLANE_MODE_PORTS];
+	/* Version 10: 1 drains the pool, 0 ends it (LOSSLESS_PLANE_SET_DRAIN). */
+	__u32 drain;
+	__u32 drain_pad;
 };
 
 /*
@@ -754,6 +765,9 @@ struct lossless_plane_tel {
 	 * version 9: with its per-priority values.
 	 */
 	struct tc_lossless_mode_stats mode[LOSSLESS_PLANE_PORTS];
+	/* Version 10: 1 while the pool drains (LOSSLESS_PLANE_SET_DRAIN). */
+	__u32 draining;
+	__u32 draining_pad;
 	/* Version 10: each port slot's headroom premise, as in tc's xstats. */
 	struct lossless_plane_premise premise[LOSSLESS_PLANE_PORTS];
 };

@@ -277,7 +277,7 @@ TEST(PlaneEncode, PortModesSetTheirBitAndSlots)
   params.modes.push_back(m);
   lossless_plane_ctl c = lp::encode(params);
   EXPECT_EQ(c.magic, LOSSLESS_PLANE_MAGIC);
-  EXPECT_EQ(c.version, 10u);  // 9: the modes' per-priority values; 10: the premise
+  EXPECT_EQ(c.version, 10u);  // 9: the modes' per-priority values; 10: the drain, the premise
   EXPECT_EQ(c.set, LOSSLESS_PLANE_SET_MODE);
   EXPECT_EQ(c.mode[0].ifindex, 9u);
   EXPECT_EQ(c.mode[0].mode, unsigned(LOSSLESS_MODE_BIFROST));
@@ -295,6 +295,24 @@ TEST(PlaneEncode, PortModesSetTheirBitAndSlots)
   EXPECT_THROW(lp::encode(too_many), lp::Error);
   static_assert(sizeof(lossless_plane_ctl) <= LOSSLESS_PLANE_CHANNEL_OFFSET,
                 "the control entry's parameters end before the channel");
+}
+
+// losslessctl move-scheme's drain (version 10): its bit and value, 1 and 0.
+TEST(PlaneEncode, DrainSetsItsBitAndValue)
+{
+  lp::Params params;
+  EXPECT_EQ(lp::encode(params).set & LOSSLESS_PLANE_SET_DRAIN, 0u);
+  params.drain = true;
+  lossless_plane_ctl c = lp::encode(params);
+  EXPECT_EQ(c.set, LOSSLESS_PLANE_SET_DRAIN);
+  EXPECT_EQ(c.drain, 1u);
+  params.drain = false;
+  params.scheme = lossless_plane_scheme{};
+  params.scheme->id = LOSSLESS_SCHEME_SPFC;
+  c = lp::encode(params);
+  EXPECT_EQ(c.set, LOSSLESS_PLANE_SET_DRAIN | LOSSLESS_PLANE_SET_SCHEME);
+  EXPECT_EQ(c.drain, 0u);
+  EXPECT_EQ(c.scheme.id, unsigned(LOSSLESS_SCHEME_SPFC));
 }
 
 // losslessctl clear peaks: an entry with the action alone, no field.

@@ -66,6 +66,25 @@ TEST(Request, Clear)
             "malformed request: \"pool\" must be a string, not number");
 }
 
+// losslessctl move-scheme: "pool", "scheme" and "timeout" (absent: the
+// daemon's default).
+TEST(Request, MoveScheme)
+{
+  std::string reply;
+  auto r = parse_request(R"({"cmd":"move-scheme","pool":"sw0","scheme":"spfc","timeout":"2s"})",
+                         reply);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->cmd, "move-scheme");
+  EXPECT_EQ(r->pool, "sw0");
+  EXPECT_EQ(r->scheme, "spfc");
+  EXPECT_EQ(r->timeout, "2s");
+  r = parse_request(R"({"cmd":"move-scheme","pool":"sw0","scheme":"dt"})", reply);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->timeout, "");
+  EXPECT_EQ(refusal(R"({"cmd":"move-scheme","pool":"sw0","scheme":"dt","timeout":5})"),
+            "malformed request: \"timeout\" must be a string, not number");
+}
+
 TEST(Request, AbsentMembersAreEmpty)
 {
   std::string reply;

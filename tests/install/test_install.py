@@ -140,6 +140,7 @@ def expected_files(src, prefix, tcdir):
         f"{doc}/README.md": (rw, f"{src}/README.md"),
         f"{doc}/examples/losslessd.toml": (rw, f"{src}/docs/examples/losslessd.toml"),
         f"{doc}/examples/host-cc.toml": (rw, f"{src}/docs/examples/host-cc.toml"),
+        f"{doc}/examples/grafana-lossless.json": (rw, f"{src}/docs/examples/grafana-lossless.json"),
     }
     for name in sorted(os.listdir(f"{src}/docs")):
         if name.endswith(".md"):

@@ -54,7 +54,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 class Paths:
     build = os.environ.get("LL_BUILD_DIR", os.path.join(ROOT, "build"))
-    module = os.path.join(ROOT, "kernel", "sch_lossless.ko")
+    # LL_MODULE_KO: another build of it (make check-kdebug's, for the debug kernel)
+    module = os.environ.get("LL_MODULE_KO", os.path.join(ROOT, "kernel", "sch_lossless.ko"))
     tc_lib = os.path.join(build, "tc-plugins")
     traffic = os.path.join(build, "tests", "tools", "ll-traffic")
     ingress = os.path.join(build, "daemon", "lossless-ingress")

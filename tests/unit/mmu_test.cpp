@@ -1196,6 +1196,40 @@ TEST(MmuReconfigure, LiveChangesAndTheirLimits)
 	EXPECT_EQ(ll_mmu_ctrl_due(pool.p(), 0, 0), 0);
 }
 
+// A busy pool's scheme changes after a drain (losslessctl move-scheme):
+// draining pauses every lossless queue of every port, an idle one too,
+// drops lossy arrivals and still admits lossless ones; once empty the
+// scheme changes, and the end of the drain resumes every queue.
+TEST(MmuDrain, PausesEveryQueueDropsLossyThenTheSchemeChanges)
+{
+	Pool pool(PaperConfig(2, {2, 0}), k100G, kHdrm);
+	std::vector<ll_mmu_charge> charges;
+	for (int k = 0; k < 3; k++)
+		charges.push_back(Admit(pool.p(), 0, 1));
+	EXPECT_FALSE(Paused(pool.p(), 0));	// far below T
+	EXPECT_FALSE(ll_mmu_pool_idle(pool.p()));
+	ll_mmu_config c = pool->cfg;
+	c.scheme = LL_SCHEME_ST;
+	EXPECT_EQ(ll_mmu_pool_reconfigure(pool.p(), &c), LL_MMU_ERR_BUSY);
+
+	EXPECT_EQ(ll_mmu_set_draining(pool.p(), 1, 0), 3u);	// both ports due
+	EXPECT_TRUE(Paused(pool.p(), 0));
+	EXPECT_TRUE(Paused(pool.p(), 1));	// idle, paused all the same
+	ll_mmu_verdict v;
+	Admit(pool.p(), 0, 1, kPkt, &v, 0, 0);	// lossy: dropped
+	EXPECT_EQ(v, LL_MMU_DROP_LOSSY);
+	charges.push_back(Admit(pool.p(), 1, 0));	// lossless: in flight, kept
+	EXPECT_TRUE(Paused(pool.p(), 1));
+	for (auto &ch : charges)
+		ll_mmu_release(pool.p(), &ch, 0);
+	EXPECT_TRUE(ll_mmu_pool_idle(pool.p()));
+	EXPECT_TRUE(Paused(pool.p(), 0));	// empty, still held
+	EXPECT_EQ(ll_mmu_pool_reconfigure(pool.p(), &c), LL_MMU_OK);
+	ll_mmu_set_draining(pool.p(), 0, 0);
+	ExpectEmpty(pool.p());			// every queue resumed too
+	EXPECT_EQ((int)pool->cfg.scheme, (int)LL_SCHEME_ST);
+}
+
 // ------------------------------------------------------------- ECN
 
 TEST(MmuEcn, RedMarkingHandComputed)

@@ -72,7 +72,7 @@ def load_modules():
         subprocess.run(["modprobe", m], check=True)
     if os.path.exists("/sys/module/sch_lossless"):
         return False
-    subprocess.run(["insmod", os.path.join(ROOT, "kernel", "sch_lossless.ko")], check=True)
+    subprocess.run(["insmod", Paths.module], check=True)
     return True
 
 

@@ -6,7 +6,8 @@
 # build, 20 s alone); the suite's is the boot's budget plus the sum of its
 # tests' budgets, so no test can run the suite out of time before its own
 # budget fails it by name. A test not in the table (not in make check)
-# gets 600 s.
+# gets 600 s. LL_BUDGET_SCALE_PCT scales every budget (make check-kdebug:
+# the debug kernel runs the suite several times slower).
 #
 #   budget.sh list                       the tests of the check suite
 #   budget.sh test NAME                  NAME's budget in seconds
@@ -28,7 +29,8 @@ budget_of() {
 		echo 600
 		return
 	fi
-	echo $(((m * 3 + 1) / 2 < 45 ? 45 : (m * 3 + 1) / 2))
+	local b=$(((m * 3 + 1) / 2 < 45 ? 45 : (m * 3 + 1) / 2))
+	echo $((b * ${LL_BUDGET_SCALE_PCT:-100} / 100))
 }
 
 case ${1:-} in

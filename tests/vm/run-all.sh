@@ -36,7 +36,9 @@ if [ "$(uname -r)" = "$(cat /proc/sys/kernel/osrelease 2>/dev/null)" ] && [ ! -e
 	exit 2
 fi
 for m in veth bridge sch_ingress cls_bpf sch_tbf sch_netem cls_matchall act_mirred sch_fq; do modprobe "$m" || { echo "run-all.sh: modprobe $m failed" >&2; exit 2; }; done
-insmod "$top/kernel/sch_lossless.ko" || { echo "run-all.sh: insmod sch_lossless.ko failed" >&2; exit 2; }
+# LL_MODULE_KO: another build of the module (make check-kdebug's)
+module_ko=${LL_MODULE_KO:-$top/kernel/sch_lossless.ko}
+insmod "$module_ko" || { echo "run-all.sh: insmod $module_ko failed" >&2; exit 2; }
 
 if [ $# -gt 0 ]; then names=("$@"); else mapfile -t names < <("$here/budget.sh" list); fi
 tests=()
@@ -107,6 +109,29 @@ for run in $(seq 1 "$repeat"); do
 		echo "=== $label took $took s of its $budget s; suite: $used s of $suite_budget s used, $((suite_budget - used)) s left"
 	done
 done
+
+# LL_KMEMLEAK=1 (make check-kdebug, a kernel with kmemleak): scan while
+# the module is still loaded, so its frames name it, and fail on any
+# unreferenced object allocated through it.
+if [ "${LL_KMEMLEAK:-0}" = 1 ]; then
+	kml=/sys/kernel/debug/kmemleak
+	if [ -w "$kml" ]; then
+		# Two scans: an object is reported once it stayed unreferenced
+		# through a full scan; the second catches the first's candidates.
+		echo scan > "$kml"; sleep 5; echo scan > "$kml"
+		leaks=$(cat "$kml")
+		n_all=$(grep -c '^unreferenced object' <<<"$leaks" || true)
+		ours=$(awk '/^unreferenced object/ { if (o) n++; o = 0 } /\[sch_lossless\]/ { o = 1 } END { if (o) n++; print n + 0 }' <<<"$leaks")
+		echo "run-all.sh: kmemleak: $n_all unreferenced object(s), $ours allocated through sch_lossless"
+		if [ "$ours" -gt 0 ]; then
+			grep -B 12 -A 2 '\[sch_lossless\]' <<<"$leaks" | head -n 80
+			fail=$((fail + 1)); failed+=("kmemleak")
+		fi
+	else
+		echo "run-all.sh: LL_KMEMLEAK=1 but $kml is not there (a kernel without CONFIG_DEBUG_KMEMLEAK?)" >&2
+		fail=$((fail + 1)); failed+=("kmemleak")
+	fi
+fi
 
 if ! rmmod sch_lossless; then
 	echo "run-all.sh: rmmod sch_lossless failed (a qdisc left behind?)" >&2
