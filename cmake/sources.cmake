@@ -22,7 +22,7 @@ set(LL_CORE_SOURCES
 # The policies (daemon/policy): one file per scheme, scheme_<name>.cpp.
 set(LL_POLICY_SOURCES
   ${LL_SOURCE_ROOT}/daemon/policy/pfc_policy.cpp ${LL_SOURCE_ROOT}/daemon/policy/registry.cpp
-  ${LL_SOURCE_ROOT}/daemon/policy/mode_policy.cpp
+  ${LL_SOURCE_ROOT}/daemon/policy/mode_policy.cpp ${LL_SOURCE_ROOT}/daemon/policy/ownership.cpp
   ${LL_SOURCE_ROOT}/daemon/policy/spfc_slow.cpp ${LL_SOURCE_ROOT}/daemon/policy/scheme_dt.cpp
   ${LL_SOURCE_ROOT}/daemon/policy/scheme_st.cpp ${LL_SOURCE_ROOT}/daemon/policy/scheme_dsh.cpp
   ${LL_SOURCE_ROOT}/daemon/policy/scheme_spfc.cpp ${LL_SOURCE_ROOT}/daemon/policy/scheme_portfc.cpp)

@@ -511,18 +511,35 @@ u32 ll_kport_told_xoff(struct ll_kport *port, u64 now)
 
 /* ---------------------------------------------------------- stats, need */
 
-void ll_kpool_premise_stats(struct ll_kpool *kp, u32 port,
-			    struct tc_lossless_xstats *st)
+/* The headroom's premise on port, for the plane's slot and tc's xstats;
+ * zeroes for a detached port.
+ */
+static void ll_kpool_plane_premise(struct ll_kpool *kp, u32 port,
+				   struct lossless_plane_premise *out)
 {
 	struct ll_mmu_premise_stats ps;
 
+	memset(out, 0, sizeof(*out));
 	if (ll_mmu_get_premise_stats(kp->mmu, port, &ps))
 		return;
-	st->xoff_response_last_ns = ps.response_last_ns;
-	st->xoff_response_max_ns = ps.response_max_ns;
-	st->xoff_responses = ps.responses;
-	st->headroom_warnings = ps.headroom_warnings;
-	st->headroom_near_mask = ps.headroom_near;
+	out->xoff_response_last_ns = ps.response_last_ns;
+	out->xoff_response_max_ns = ps.response_max_ns;
+	out->xoff_responses = ps.responses;
+	out->headroom_warnings = ps.headroom_warnings;
+	out->headroom_near_mask = ps.headroom_near;
+}
+
+void ll_kpool_premise_stats(struct ll_kpool *kp, u32 port,
+			    struct tc_lossless_xstats *st)
+{
+	struct lossless_plane_premise pr;
+
+	ll_kpool_plane_premise(kp, port, &pr);
+	st->xoff_response_last_ns = pr.xoff_response_last_ns;
+	st->xoff_response_max_ns = pr.xoff_response_max_ns;
+	st->xoff_responses = pr.xoff_responses;
+	st->headroom_warnings = pr.headroom_warnings;
+	st->headroom_near_mask = pr.headroom_near_mask;
 }
 
 void ll_kpool_iq_stats(struct ll_kpool *kp, u32 port, u64 now,
@@ -913,10 +930,12 @@ static void ll_kpool_plane_snapshot(void *owner, struct lossless_plane_tel *t,
 			ll_kpool_plane_port(kp, i, o, now);
 			ll_kpool_plane_scheme_port(kp, i, &t->sch[i], now);
 			ll_kpool_mode_stats(kp, i, &t->mode[i]);
+			ll_kpool_plane_premise(kp, i, &t->premise[i]);
 		} else {
 			memset(o, 0, sizeof(*o));
 			memset(&t->sch[i], 0, sizeof(t->sch[i]));
 			memset(&t->mode[i], 0, sizeof(t->mode[i]));
+			memset(&t->premise[i], 0, sizeof(t->premise[i]));
 		}
 	}
 	kp->tel_ports = nr;

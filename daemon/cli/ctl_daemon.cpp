@@ -81,6 +81,37 @@ int cmd_daemon(const std::string &sock, bool as_json)
                 p["last_push_latency_us"].get<double>() / 1000);
     for (const auto &[k, v] : p["params"].items())
       std::printf("    %-12s %s\n", k.c_str(), v.get<std::string>().c_str());
+    if (p.contains("foreign_changes")) {
+      // Changes made behind losslessd's back (docs/DAEMON.md, "Ownership").
+      const json &f = p["foreign_changes"];
+      std::string by;
+      for (const auto &c : f["counts"])
+        by += (by.empty() ? "" : ", ") + c["setting"].get<std::string>() + " by " +
+              c["source"].get<std::string>() + " " + c["action"].get<std::string>() + " " +
+              std::to_string(c["count"].get<unsigned long long>());
+      std::printf("    changes behind losslessd: %llu%s%s%s\n",
+                  f["total"].get<unsigned long long>(), by.empty() ? "" : " (", by.c_str(),
+                  by.empty() ? "" : ")");
+      if (!f["last"].empty()) {
+        const json &c = f["last"].back();
+        std::string dev = c["dev"].get<std::string>();
+        std::printf("      last: %s%s by %s: %s -> %s, %s\n", c["setting"].get<std::string>().c_str(),
+                    dev.empty() ? "" : (" of " + dev).c_str(), c["source"].get<std::string>().c_str(),
+                    c["old"].get<std::string>().c_str(), c["new"].get<std::string>().c_str(),
+                    c["action"].get<std::string>().c_str());
+      }
+    }
+    // The headroom's premise (docs/RELIABILITY.md): XOFF responses
+    // against the software delay the headroom is sized with.
+    for (const auto &q : p.value("premise", json::array()))
+      std::printf("    premise %-12s sw-delay %s ms: XOFF response last %s max %s ms "
+                  "(%llu timed), headroom warnings %llu\n",
+                  q["dev"].get<std::string>().c_str(),
+                  ms_str(q["sw_delay_ns"].get<unsigned long long>()).c_str(),
+                  ms_str(q["xoff_response_last_ns"].get<unsigned long long>()).c_str(),
+                  ms_str(q["xoff_response_max_ns"].get<unsigned long long>()).c_str(),
+                  q["xoff_responses"].get<unsigned long long>(),
+                  q["headroom_warnings"].get<unsigned long long>());
     if (p.contains("channel")) {
       const auto &ch = p["channel"];
       std::printf("    control channel (%s): %llu written, %llu refused%s%s; %s\n",

@@ -52,6 +52,20 @@ bool has_scheme_stats(const lossless_plane_scheme_port &sp);
 json scheme_port_json(const lossless_plane_scheme_port &sp);
 json mode_port_json(const tc_lossless_mode_stats &ms);
 
+// The headroom's premise on a port, as tc -s -j names its fields.
+json premise_json(const lossless_plane_premise &pr)
+{
+  json near = json::array();
+  for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++)
+    if (pr.headroom_near_mask & (1u << q))
+      near.push_back(q);
+  return {{"xoff_response_last_ns", pr.xoff_response_last_ns},
+          {"xoff_response_max_ns", pr.xoff_response_max_ns},
+          {"xoff_responses", pr.xoff_responses},
+          {"headroom_warnings", pr.headroom_warnings},
+          {"headroom_near", near}};
+}
+
 json tel_json(const std::string &path, const lossless_plane_tel &t)
 {
   json ports = json::array();
@@ -88,7 +102,8 @@ json tel_json(const std::string &path, const lossless_plane_tel &t)
                      {"wake_late_max", p.wake_late_max_ns},
                      {"wake_late", late},
                      {"pfcwd", wd_port_json(p)},
-                     {"prios", prios}});
+                     {"prios", prios},
+                     {"premise", premise_json(t.premise[i])}});
     if (has_scheme_stats(t.sch[i]))
       ports.back()["scheme_stats"] = scheme_port_json(t.sch[i]);
     if (ll_mode_lookup(t.mode[i].mode))
@@ -291,6 +306,28 @@ void print_shaper_table(const lossless_plane_tel &t)
   std::printf("  (timed wake-ups since the qdisc started; p99: below the upper bound of its log2 bucket)\n");
 }
 
+// Per port: the headroom's premise (docs/RELIABILITY.md): its XOFF
+// responses, the last and the slowest, and its headroom warnings.
+void print_premise_table(const lossless_plane_tel &t)
+{
+  std::printf("  %-12s %9s %12s %12s %11s %5s\n", "PORT", "XOFF-RESP", "XOFF-LAST-MS",
+              "XOFF-MAX-MS", "HR-WARNINGS", "NEAR");
+  for (std::uint32_t i = 0; i < t.nr_ports && i < LOSSLESS_PLANE_PORTS; i++) {
+    const auto &pr = t.premise[i];
+    if (!t.ports[i].ifindex)
+      continue;
+    bool timed = pr.xoff_responses != 0;
+    std::printf("  %-12s %9llu %12s %12s %11llu %5s\n", ifname(t.ports[i].ifindex).c_str(),
+                static_cast<unsigned long long>(pr.xoff_responses),
+                timed ? ms_str(pr.xoff_response_last_ns).c_str() : "-",
+                timed ? ms_str(pr.xoff_response_max_ns).c_str() : "-",
+                static_cast<unsigned long long>(pr.headroom_warnings),
+                mask_str(pr.headroom_near_mask).c_str());
+  }
+  std::printf("  (XOFF response: the MMU's XOFF decision to the frame built, this switch's half of "
+              "sw-delay; NEAR: priorities past 90 %% of their headroom now)\n");
+}
+
 void print_table(const std::string &path, const lossless_plane_tel &t)
 {
   std::string pool(t.pool, strnlen(t.pool, sizeof(t.pool)));
@@ -368,6 +405,7 @@ void print_table(const std::string &path, const lossless_plane_tel &t)
                 static_cast<unsigned long long>(t.channel_applied),
                 static_cast<unsigned long long>(t.channel_refused));
   print_shaper_table(t);
+  print_premise_table(t);
 }
 
 // losslessd's "host_cc" (the hosts' congestion control): its algorithm,

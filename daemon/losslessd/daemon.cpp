@@ -752,6 +752,35 @@ std::string Daemon::handle_request(const std::string &line)
                        {"busy_reads", p->busy_reads},
                        {"last_push_latency_us", p->last_latency.count() / 1000},
                        {"pending", p->pending.has_value()}});
+      // Changes made behind the daemon's back (policy/ownership.h).
+      json counts = json::array(), last = json::array();
+      for (const auto &[k, n] : p->foreign_counts)
+        counts.push_back(
+            {{"setting", k.setting}, {"source", k.source}, {"action", k.action}, {"count", n}});
+      for (const auto &c : p->foreign_last)
+        last.push_back({{"setting", c.setting},
+                        {"dev", c.dev},
+                        {"source", policy::source_name(c.source)},
+                        {"action", policy::action_name(c.action)},
+                        {"old", c.old_value},
+                        {"new", c.new_value}});
+      pools.back()["foreign_changes"] = {
+          {"total", p->foreign_total}, {"counts", counts}, {"last", last}};
+      // The headroom's premise per port: the XOFF response measured
+      // against the software delay the policy sizes the headroom with.
+      json premise = json::array();
+      for (const auto &l : p->inputs.ports) {
+        const lossless_plane_tel &t = *p->tel;
+        for (std::uint32_t i = 0; p->have_tel && i < t.nr_ports && i < LOSSLESS_PLANE_PORTS; i++)
+          if (t.ports[i].ifindex == l.ifindex && l.ifindex)
+            premise.push_back({{"dev", l.dev},
+                               {"sw_delay_ns", p->policy->sw_delay_ns(l.ifindex)},
+                               {"xoff_response_last_ns", t.premise[i].xoff_response_last_ns},
+                               {"xoff_response_max_ns", t.premise[i].xoff_response_max_ns},
+                               {"xoff_responses", t.premise[i].xoff_responses},
+                               {"headroom_warnings", t.premise[i].headroom_warnings}});
+      }
+      pools.back()["premise"] = premise;
       // The scheme's agent (agent.h) and its control channel.
       if (json state = p->policy->channel_state(p->inputs); state.is_object()) {
         const policy::Registration *reg = policy::by_policy(p->cfg.policy);

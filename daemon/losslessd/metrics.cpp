@@ -57,6 +57,8 @@ enum Fam {
   kDaemonPushes,
   kDaemonRefusals,
   kDaemonLastPush,
+  kDaemonForeignChanges,
+  kDaemonSwDelay,
   kDaemonTicks,
   kDaemonBusy,
   // port
@@ -75,6 +77,10 @@ enum Fam {
   kPortShaperLost,
   kPortWakeLateness,
   kPortWakeLatenessMax,
+  kPortXoffResponseLast,
+  kPortXoffResponseMax,
+  kPortXoffResponses,
+  kPortHeadroomWarnings,
   // ingress (port, priority)
   kIqBytes,
   kIqPeakBytes,
@@ -150,6 +156,11 @@ const FamilyDef kDefs[kFamilies] = {
      "Parameter changes losslessd pushed and the datapath refused."},
     {"lossless_daemon_last_push_latency_seconds", "gauge",
      "Time from losslessd's last push to the datapath's answer."},
+    {"lossless_daemon_foreign_changes_total", "counter",
+     "Changes of the daemon's settings made behind its back (source: tc or plane), adopted or "
+     "reverted (docs/DAEMON.md, Ownership)."},
+    {"lossless_daemon_sw_delay_seconds", "gauge",
+     "Software delay the policy sizes the port's headroom with: sw-delay, or more as measured."},
     {"lossless_daemon_ticks_total", "counter", "Policy periods losslessd has run."},
     {"lossless_daemon_busy_seconds_total", "counter", "Time losslessd spent running the policies."},
     {"lossless_port_line_rate_bits_per_second", "gauge", "The port's line rate (tc rate)."},
@@ -175,6 +186,13 @@ const FamilyDef kDefs[kFamilies] = {
      "How late the qdisc's timed wake-ups ran (log2 buckets; no _sum: the datapath keeps none)."},
     {"lossless_port_wake_lateness_max_seconds", "gauge",
      "Largest lateness of the port qdisc's timed wake-ups."},
+    {"lossless_port_xoff_response_last_seconds", "gauge",
+     "The port's last XOFF response: the MMU's XOFF decision to the frame built for the wire."},
+    {"lossless_port_xoff_response_max_seconds", "gauge",
+     "The port's slowest XOFF response since the peaks' reset: this switch's half of sw-delay."},
+    {"lossless_port_xoff_responses_total", "counter", "XOFF decisions whose response was timed."},
+    {"lossless_port_headroom_warnings_total", "counter",
+     "Times a lossless priority's headroom passed 90 % of its size or overflowed."},
     {"lossless_ingress_bytes", "gauge",
      "Bytes queued anywhere in the pool that entered on this port and priority."},
     {"lossless_ingress_peak_bytes", "gauge", "Highest lossless_ingress_bytes seen."},
@@ -663,6 +681,10 @@ std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
       w.add(kDaemonPushes, {{"pool", pv}}, u64(ps.daemon->pushes));
       w.add(kDaemonRefusals, {{"pool", pv}}, u64(ps.daemon->refusals));
       w.add(kDaemonLastPush, {{"pool", pv}}, seconds(ps.daemon->last_push_latency));
+      for (const auto &f : ps.daemon->foreign)
+        w.add(kDaemonForeignChanges,
+              {{"pool", pv}, {"setting", f.setting}, {"source", f.source}, {"action", f.action}},
+              u64(f.count));
     }
 
     for (std::uint32_t i = 0; i < nr; i++) {
@@ -700,6 +722,15 @@ std::string render(const std::vector<PoolSample> &pools, const DevNames &devs,
       w.add(kPortWakeLateness, {{"pool", pv}, {"dev", dv}, {"le", "+Inf"}}, u64(cum), "_bucket");
       w.add(kPortWakeLateness, {{"pool", pv}, {"dev", dv}}, u64(cum), "_count");
       w.add(kPortWakeLatenessMax, {{"pool", pv}, {"dev", dv}}, seconds(p.wake_late_max_ns));
+      const lossless_plane_premise &pr = t.premise[i];
+      w.add(kPortXoffResponseLast, {{"pool", pv}, {"dev", dv}}, seconds(pr.xoff_response_last_ns));
+      w.add(kPortXoffResponseMax, {{"pool", pv}, {"dev", dv}}, seconds(pr.xoff_response_max_ns));
+      w.add(kPortXoffResponses, {{"pool", pv}, {"dev", dv}}, u64(pr.xoff_responses));
+      w.add(kPortHeadroomWarnings, {{"pool", pv}, {"dev", dv}}, u64(pr.headroom_warnings));
+      if (ps.daemon)
+        for (const auto &[ifindex, ns] : ps.daemon->sw_delay_ns)
+          if (ifindex == p.ifindex)
+            w.add(kDaemonSwDelay, {{"pool", pv}, {"dev", dv}}, seconds(ns));
 
       for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++) {
         const tc_lossless_iq_stats &s = p.iq[q];

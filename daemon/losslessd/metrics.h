@@ -36,6 +36,14 @@ struct DaemonCounters {
   std::uint64_t pushes = 0;    // control entries the datapath applied
   std::uint64_t refusals = 0;  // control entries it refused
   std::chrono::nanoseconds last_push_latency{0};
+  // Changes made behind the daemon's back (policy/ownership.h), counted.
+  struct Foreign {
+    std::string setting, source, action;
+    std::uint64_t count = 0;
+  };
+  std::vector<Foreign> foreign;
+  // The software delay the policy sizes each port's headroom with, by ifindex.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> sw_delay_ns;
 };
 
 // One pool: its latest telemetry snapshot and, from the daemon, its counters.
@@ -125,9 +133,17 @@ std::string render_daemon(const Pools &pools, const Ports &ports, std::uint64_t 
                           const PortfcSample *portfc = nullptr)
 {
   std::vector<PoolSample> samples;
-  for (const auto &p : pools)
-    if (p->have_tel)
-      samples.push_back({&*p->tel, DaemonCounters{p->pushes, p->refusals, p->last_latency}});
+  for (const auto &p : pools) {
+    if (!p->have_tel)
+      continue;
+    DaemonCounters d{p->pushes, p->refusals, p->last_latency, {}, {}};
+    for (const auto &[k, n] : p->foreign_counts)
+      d.foreign.push_back({k.setting, k.source, k.action, n});
+    for (const auto &l : p->inputs.ports)
+      if (l.ifindex)
+        d.sw_delay_ns.emplace_back(l.ifindex, p->policy->sw_delay_ns(l.ifindex));
+    samples.push_back({&*p->tel, std::move(d)});
+  }
   DevNames devs;
   for (const auto &p : ports)
     if (p.ifindex > 0)

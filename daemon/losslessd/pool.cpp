@@ -181,6 +181,38 @@ std::string Pool::run_channel()
   return note;
 }
 
+std::string Pool::run_ownership()
+{
+  if (!have_tel || !held)
+    return {};
+  policy::Source who = policy::source_of(*tel, own_gen);
+  auto changes = policy::foreign_changes(*held, *tel, who, inputs.ports);
+  if (changes.empty()) {
+    // Another writer's gen that changed none of the daemon's settings
+    // (clear peaks, interval-us): judged, so a later tc change is tc's.
+    own_gen = tel->applied_gen;
+    return {};
+  }
+  std::string notes;
+  bool adopt = false;
+  for (auto &c : changes) {
+    add_line(notes, policy::log_line(cfg.settings.name, c));
+    foreign_counts[{c.setting, policy::source_name(c.source), policy::action_name(c.action)}]++;
+    foreign_total++;
+    adopt |= c.action == policy::Action::Adopt;
+    foreign_last.push_back(std::move(c));
+    if (foreign_last.size() > kForeignKept)
+      foreign_last.pop_front();
+  }
+  if (adopt)
+    policy->adopt(*tel);
+  // Push at once: the reverted values, and the adopted ones as the
+  // policy's own; held is taken again when the push is settled.
+  policy->revert();
+  held.reset();
+  return notes;
+}
+
 std::string Pool::run_policy()
 {
   std::string notes;
@@ -213,6 +245,10 @@ std::string Pool::run_policy()
       return notes;  // still waiting for the datapath
     last_latency = Clock::now() - pending_since;
     last_error = -tel->apply_error;
+    // What the datapath holds now is the daemon's (or, refused, what it
+    // kept): changes are judged against it from here.
+    held = policy::held(*tel, *pending);
+    own_gen = pending_gen;
     if (tel->applied_gen == pending_gen && tel->apply_error) {
       refusals++;
       add_line(notes, "pool " + cfg.settings.name + ": the datapath refused gen " +
@@ -223,6 +259,8 @@ std::string Pool::run_policy()
       policy->pushed(*pending);
     }
     pending.reset();
+  } else {
+    add_line(notes, run_ownership());
   }
   inputs.pool = &cfg.settings;
   inputs.telemetry = have_tel ? tel.get() : nullptr;

@@ -11,12 +11,15 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "lateness.h"
+#include "ownership.h"
 
 namespace lossless::daemon {
 
@@ -82,6 +85,27 @@ struct Pool {
   std::uint64_t channel_judged = 0;  // the last seq counted as applied or refused
   int channel_error = 0;             // its errno (positive), 0: applied
   bool channel_error_said = false;   // a refusal logged, until one is applied
+
+  // Ownership (policy/ownership.h): what the datapath held after the
+  // daemon's last settled push (nullopt: none since, or one in flight),
+  // the gen of that push (or of another writer's, once judged), and the
+  // changes made behind the daemon's back: counted by (setting, source,
+  // action), the latest kept for status.
+  std::optional<policy::Held> held;
+  std::uint64_t own_gen = 0;
+  struct ForeignKey {
+    std::string setting, source, action;
+    auto operator<=>(const ForeignKey &) const = default;
+  };
+  std::map<ForeignKey, std::uint64_t> foreign_counts;
+  std::uint64_t foreign_total = 0;
+  static constexpr std::size_t kForeignKept = 8;
+  std::deque<policy::ForeignChange> foreign_last;  // newest last
+
+  // Compare the last snapshot with held, once no push is in flight:
+  // count and log each change, and have the policy adopt or revert it.
+  // Returns the lines to log, or "".
+  std::string run_ownership();
 
   // Write the policy's control channel block when it has one (after a
   // telemetry read), and count what the datapath said of the last one.

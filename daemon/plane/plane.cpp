@@ -162,6 +162,9 @@ Plane::Read Plane::try_read_telemetry(lossless_plane_tel &t) const
     // The ports' modes (version 8), the same ports.
     constexpr std::size_t kMode = offsetof(lossless_plane_tel, mode);
     std::memcpy(&t.mode, base + kMode, n * sizeof(t.mode[0]));
+    // The ports' headroom premise (version 10), the same ports.
+    constexpr std::size_t kPremise = offsetof(lossless_plane_tel, premise);
+    std::memcpy(&t.premise, base + kPremise, n * sizeof(t.premise[0]));
     std::memcpy(reinterpret_cast<char *>(&t) + kEvents, base + kEvents, kMode - kEvents);
     std::atomic_thread_fence(std::memory_order_acquire);
     if (load_acquire(&shared->seq) != before)

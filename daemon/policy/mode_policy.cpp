@@ -7,9 +7,6 @@
 #include "policy.h"
 
 namespace lossless::policy {
-namespace {
-
-constexpr std::uint64_t kNsPerMs = 1000000;
 
 void add_note(std::string &notes, const std::string &line)
 {
@@ -17,6 +14,10 @@ void add_note(std::string &notes, const std::string &line)
     notes += '\n';
   notes += line;
 }
+
+namespace {
+
+constexpr std::uint64_t kNsPerMs = 1000000;
 
 std::uint64_t ceil_ms(std::uint64_t ns)
 {

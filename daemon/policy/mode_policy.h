@@ -49,6 +49,9 @@ extern "C" {
 
 namespace lossless::policy {
 
+// line appended to a policy's notes for the log ('\n' between lines).
+void add_note(std::string &notes, const std::string &line);
+
 struct PortLink;
 
 // A port's mode as configured: params are the rows' words (0: the

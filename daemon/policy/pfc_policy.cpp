@@ -114,6 +114,16 @@ std::uint64_t PfcPolicy::measured_sw_delay_ns(const PortLink &port, std::uint64_
   return ns > max_delay_ns() ? max_delay_ns() : (std::uint64_t)ns;
 }
 
+std::uint64_t PfcPolicy::response_sw_delay_ns(std::uint64_t response_max_ns, std::uint64_t sw_ns)
+{
+  unsigned __int128 ns = (unsigned __int128)response_max_ns * 2;
+  if (ns <= sw_ns)
+    return 0;  // within this switch's half of sw_ns
+  ns += ns / 4;
+  ns = (ns + 999) / 1000 * 1000;
+  return ns > max_delay_ns() ? max_delay_ns() : (std::uint64_t)ns;
+}
+
 std::uint64_t PfcPolicy::sw_delay_ns(std::uint32_t ifindex) const
 {
   auto it = measured_ns_.find(ifindex);
@@ -134,9 +144,25 @@ std::optional<plane::Params> PfcPolicy::decide(const Inputs &in)
       const auto &tp = t.ports[i];
       auto link = std::find_if(in.ports.begin(), in.ports.end(),
                                [&](const PortLink &l) { return l.ifindex == tp.ifindex; });
+      if (!tp.ifindex || link == in.ports.end())
+        continue;
+      // The premise: the port's slowest XOFF response against this
+      // switch's half of the delay its headroom is sized with. A port
+      // with a configured headroom is not the policy's to size.
+      std::uint64_t in_force = sw_delay_ns(tp.ifindex);
+      std::uint64_t response = t.premise[i].xoff_response_max_ns;
+      if (std::uint64_t r = link->headroom_bytes ? 0 : response_sw_delay_ns(response, in_force)) {
+        measured_ns_[tp.ifindex] = r;  // above in_force, so above the slot
+        measured_changed = true;
+        add_note(notes_, "port " + link->dev + ": XOFF response up to " + time_text(response) +
+                             ", more than half of the " + time_text(in_force) +
+                             " sw-delay its headroom assumes (this switch's half of the loop):"
+                             " sw-delay for its headroom raised to " + time_text(r) +
+                             " (2 x the response + 25 %)");
+      }
       // Without the port's catch-up the fixed terms are unknown: a peak
       // would pass for software delay, kept for good.
-      if (!tp.ifindex || link == in.ports.end() || !link->catchup_bytes)
+      if (!link->catchup_bytes)
         continue;
       std::uint64_t peak = 0;
       for (unsigned q = 0; q < LOSSLESS_PFC_PRIOS; q++)
@@ -215,6 +241,23 @@ std::string PfcPolicy::take_notes()
   std::string n;
   n.swap(notes_);
   return n;
+}
+
+void PfcPolicy::adopt(const lossless_plane_tel &t)
+{
+  cfg_.alpha = t.alpha;
+  cfg_.egress_alpha = t.egress_alpha;
+  cfg_.reserved_bytes = t.reserved_bytes;
+  cfg_.xon_offset_bytes = t.xon_offset_bytes;
+  if (t.scheme.id == cfg_.scheme.id)
+    cfg_.scheme.p = t.scheme.p;
+  dirty_ = true;
+}
+
+void PfcPolicy::revert()
+{
+  last_.reset();
+  dirty_ = true;
 }
 
 void PfcPolicy::refused(const plane::Params &p, int err)

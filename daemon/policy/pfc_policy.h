@@ -53,6 +53,13 @@ class PfcPolicy final : public Policy {
   // Software delay implied by a peak headroom use on a port (0 if the
   // peak is within the non-software terms, the catch-up among them).
   static std::uint64_t measured_sw_delay_ns(const PortLink &port, std::uint64_t peak_bytes);
+  // Software delay implied by a port's slowest measured XOFF response
+  // (the premise's, from the MMU's XOFF decision to the frame built for
+  // the wire: this switch's half of the loop) against the delay sw_ns in
+  // force: 0 while the response is within half of sw_ns; else both halves
+  // taken to be as slow, 2 x the response, + 25 % margin (as a peak's),
+  // rounded up to 1 us, at most sw-delay's maximum.
+  static std::uint64_t response_sw_delay_ns(std::uint64_t response_max_ns, std::uint64_t sw_ns);
   std::uint64_t sw_delay_ns(std::uint32_t ifindex) const override;
 
   std::optional<ChannelBlock> block(const Inputs &in) override;
@@ -61,6 +68,8 @@ class PfcPolicy final : public Policy {
   nlohmann::json channel_state(const Inputs &in) const override;
   void carry_over(Policy &old) override;
   std::string take_notes() override;
+  void adopt(const lossless_plane_tel &t) override;
+  void revert() override;
   // The port modes' state ("auto" jitter), for status and tests.
   const ModePorts &modes() const { return modes_; }
 

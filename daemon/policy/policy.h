@@ -138,6 +138,14 @@ class Policy {
   // A reload: take old's run-time state (its agent), old being the same
   // policy.
   virtual void carry_over(Policy &old) { (void)old; }
+  // A change made behind the daemon's back (ownership.h): adopt() takes
+  // the settings the policy passes through from the configuration
+  // (alpha, egress-alpha, reserved, xon-offset, the scheme's parameters
+  // under the same scheme) from the datapath's snapshot t as its own;
+  // revert() forgets the last decision, so the next decide() pushes the
+  // policy's values again.
+  virtual void adopt(const lossless_plane_tel &t) { (void)t; }
+  virtual void revert() {}
   // Lines for the log since the last call (a port mode's "auto" jitter
   // raised, a mode the core refuses).
   virtual std::string take_notes() { return {}; }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "ll_units.h"
 #include "pfc_policy.h"
 #include "scheme_parts.h"
 
@@ -46,6 +47,13 @@ const Registration *by_scheme_id(std::uint8_t id)
     if (r->scheme_id == id)
       return r;
   return nullptr;
+}
+
+std::string time_text(std::uint64_t ns)
+{
+  char buf[64];
+  ll_units_time_text(ns, buf, sizeof(buf));
+  return buf;
 }
 
 std::vector<const SchemeParam *> scheme_params(std::uint8_t id)

@@ -94,6 +94,9 @@ const Registration *by_policy(std::string_view name);
 const Registration *by_scheme(std::string_view scheme);
 const Registration *by_scheme_id(std::uint8_t id);
 
+// A time as the messages write it (ll_units_time_text()): "60ms", "2500us".
+std::string time_text(std::uint64_t ns);
+
 // A scheme block with every parameter at its default.
 lossless_plane_scheme default_block(const Registration &r);
 

@@ -23,13 +23,6 @@ const SchemeParam *row(const char *key)
   return ll_param_of_scheme_key(LOSSLESS_SCHEME_SPFC, key);
 }
 
-std::string ns_text(std::uint64_t ns)
-{
-  char buf[64];
-  ll_units_time_text(ns, buf, sizeof(buf));
-  return buf;
-}
-
 void checks(const PoolSettings &pool, const std::vector<SchemePort> &ports,
                  std::vector<SchemeIssue> &out)
 {
@@ -55,14 +48,14 @@ void checks(const PoolSettings &pool, const std::vector<SchemePort> &ports,
     return;
   const SchemePort &p = ports[worst];
   std::string rtt = "port " + p.dev +
-                    "'s round trip 2 x (cable-delay + sw-delay) = " + ns_text(p.rtt_ns);
+                    "'s round trip 2 x (cable-delay + sw-delay) = " + time_text(p.rtt_ns);
   if (tc < p.rtt_ns)
     out.push_back({true, row("window"), worst,
-                   "spfc: window TC " + ns_text(tc) + " is shorter than " + rtt +
+                   "spfc: window TC " + time_text(tc) + " is shorter than " + rtt +
                        ": a window must see the reaction to a pause"});
   else if (tc < 4 * p.rtt_ns)
     out.push_back({false, row("window"), worst,
-                   "spfc: window TC " + ns_text(tc) + " is below 4 x " + rtt +
+                   "spfc: window TC " + time_text(tc) + " is below 4 x " + rtt +
                        " (spfc.md: TC >= 4 RTT), so a Victim may be judged on a "
                        "pause's transient"});
 }

@@ -702,6 +702,20 @@ struct lossless_event {
 	__u8 scheme;		/* LOSSLESS_SCHEME_* that logged it (was pad) */
 };
 
+/*
+ * The headroom's premise on a port slot (version 10), as tc_lossless_xstats
+ * carries it: the XOFF response (from the MMU's XOFF decision to the frame
+ * built for the wire) and the headroom warnings.
+ */
+struct lossless_plane_premise {
+	__u64 xoff_response_last_ns;
+	__u64 xoff_response_max_ns;	/* since the peaks' reset */
+	__u64 xoff_responses;		/* XOFF decisions timed */
+	__u64 headroom_warnings;	/* a priority's headroom past 90 % */
+	__u32 headroom_near_mask;	/* priorities past it now */
+	__u32 pad;
+};
+
 struct lossless_plane_tel {
 	__u32 magic;		/* LOSSLESS_PLANE_MAGIC once written */
 	__u32 version;
@@ -754,6 +768,8 @@ struct lossless_plane_tel {
 	/* Version 10: 1 while the pool drains (LOSSLESS_PLANE_SET_DRAIN). */
 	__u32 draining;
 	__u32 draining_pad;
+	/* Version 10: each port slot's headroom premise, as in tc's xstats. */
+	struct lossless_plane_premise premise[LOSSLESS_PLANE_PORTS];
 };
 
 /*

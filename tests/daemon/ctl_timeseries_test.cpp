@@ -230,6 +230,15 @@ class CtlTimeSeries : public lltest::PlaneTest, protected CtlProcess {
       p.wake_late_max_ns = i == 0 ? 3000000 : 0;
       p.wake_late[0] = i == 0 ? 99 : 0;
       p.wake_late[12] = i == 0 ? 1 : 0;
+      // The headroom's premise: port 0 timed 40 XOFF responses, the
+      // slowest 3.4 ms, and warned twice, priority 3 past 90 % now.
+      if (i == 0) {
+        t->premise[i].xoff_responses = 40;
+        t->premise[i].xoff_response_last_ns = 1200000;
+        t->premise[i].xoff_response_max_ns = 3400000;
+        t->premise[i].headroom_warnings = 2;
+        t->premise[i].headroom_near_mask = 1u << 3;
+      }
       for (unsigned q : {3u, 4u}) {
         auto &s = p.iq[q];
         s.lossless = 1;
@@ -397,6 +406,9 @@ TEST_F(CtlTimeSeries, StatusShowsTheShaperAndTimerPerPort)
            "\n  PORT          CATCH-UP CREDIT-CUT-MS   WAKE-UPS  LATE-MAX-MS  LATE-P99-MS\n",
            "\n  lo              122.1K         2.500        100        3.000       <0.001\n",
            "\n  if4242          122.1K         0.000          0            -            -\n",
+           "\n  PORT         XOFF-RESP XOFF-LAST-MS  XOFF-MAX-MS HR-WARNINGS  NEAR\n",
+           "\n  lo                  40        1.200        3.400           2     3\n",
+           "\n  if4242               0            -            -           0     -\n",
        })
     EXPECT_NE(out.find(l), std::string::npos) << l << "--- in ---\n" << out;
   ASSERT_EQ(run({"--plane", path_, "status", "--json"}, &out, &err), 0) << err;
@@ -405,6 +417,11 @@ TEST_F(CtlTimeSeries, StatusShowsTheShaperAndTimerPerPort)
   EXPECT_EQ(p["catchup"], 125000);
   EXPECT_EQ(p["shaper_lost"], 2500000);
   EXPECT_EQ(p["wake_late_max"], 3000000);
+  EXPECT_EQ(p["premise"], (nlohmann::json{{"xoff_response_last_ns", 1200000},
+                                          {"xoff_response_max_ns", 3400000},
+                                          {"xoff_responses", 40},
+                                          {"headroom_warnings", 2},
+                                          {"headroom_near", nlohmann::json::array({3})}}));
   ASSERT_EQ(p["wake_late"].size(), unsigned(LOSSLESS_LATENESS_BUCKETS));
   EXPECT_EQ(p["wake_late"][0], (nlohmann::json{{"lt_ns", 1024}, {"count", 99}}));
   EXPECT_EQ(p["wake_late"][12], (nlohmann::json{{"lt_ns", 1ULL << 22}, {"count", 1}}));

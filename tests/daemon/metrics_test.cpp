@@ -78,6 +78,10 @@ std::unique_ptr<lossless_plane_tel> sample_tel()
   a.ecn_marks = 14;
   a.egress_bytes = 3000;
   a.headroom_bytes = 136432;
+  t->premise[0].xoff_response_last_ns = 1200000;
+  t->premise[0].xoff_response_max_ns = 3400000;
+  t->premise[0].xoff_responses = 42;
+  t->premise[0].headroom_warnings = 3;
   auto &q = a.iq[3];
   q.bytes = 70000;
   q.headroom_used = 4000;
@@ -126,6 +130,8 @@ class Render : public ::testing::Test {
     dc.pushes = 3;
     dc.refusals = 1;
     dc.last_push_latency = 2500us;
+    dc.foreign = {{"alpha", "tc", "adopted", 2}, {"headroom", "plane", "reverted", 1}};
+    dc.sw_delay_ns = {{5, 7500000}};
     lm::DaemonStats ds;
     ds.ticks = 99;
     ds.busy = 1234567ns;
@@ -195,6 +201,32 @@ TEST_F(Render, DaemonLines)
            "lossless_daemon_busy_seconds_total 0.001234567",
        })
     EXPECT_TRUE(has(l)) << l << "\n--- in ---\n" << text_;
+}
+
+// Ownership (docs/DAEMON.md) and the headroom's premise (docs/RELIABILITY.md).
+TEST_F(Render, ForeignChangesAndThePremise)
+{
+  for (const char *l : {
+           "# TYPE lossless_daemon_foreign_changes_total counter",
+           "lossless_daemon_foreign_changes_total{pool=\"sw0\",setting=\"alpha\",source=\"tc\","
+           "action=\"adopted\"} 2",
+           "lossless_daemon_foreign_changes_total{pool=\"sw0\",setting=\"headroom\",source=\"plane\","
+           "action=\"reverted\"} 1",
+           "# TYPE lossless_daemon_sw_delay_seconds gauge",
+           "lossless_daemon_sw_delay_seconds{pool=\"sw0\",dev=\"swp1\"} 0.0075",
+           "# TYPE lossless_port_xoff_response_last_seconds gauge",
+           "lossless_port_xoff_response_last_seconds{pool=\"sw0\",dev=\"swp1\"} 0.0012",
+           "lossless_port_xoff_response_max_seconds{pool=\"sw0\",dev=\"swp1\"} 0.0034",
+           "# TYPE lossless_port_xoff_responses_total counter",
+           "lossless_port_xoff_responses_total{pool=\"sw0\",dev=\"swp1\"} 42",
+           "# TYPE lossless_port_headroom_warnings_total counter",
+           "lossless_port_headroom_warnings_total{pool=\"sw0\",dev=\"swp1\"} 3",
+           "lossless_port_headroom_warnings_total{pool=\"sw0\",dev=\"if9\"} 0",
+       })
+    EXPECT_TRUE(has(l)) << l << "\n--- in ---\n" << text_;
+  EXPECT_EQ(text_.find("lossless_daemon_sw_delay_seconds{pool=\"sw0\",dev=\"if9\"}"),
+            std::string::npos)
+      << "a port the daemon does not configure has no delay of its";
 }
 
 TEST_F(Render, PortLines)

@@ -277,7 +277,7 @@ TEST(PlaneEncode, PortModesSetTheirBitAndSlots)
   params.modes.push_back(m);
   lossless_plane_ctl c = lp::encode(params);
   EXPECT_EQ(c.magic, LOSSLESS_PLANE_MAGIC);
-  EXPECT_EQ(c.version, 10u);  // 9: the modes' per-priority values; 10: the drain
+  EXPECT_EQ(c.version, 10u);  // 9: the modes' per-priority values; 10: the drain, the premise
   EXPECT_EQ(c.set, LOSSLESS_PLANE_SET_MODE);
   EXPECT_EQ(c.mode[0].ifindex, 9u);
   EXPECT_EQ(c.mode[0].mode, unsigned(LOSSLESS_MODE_BIFROST));
@@ -383,6 +383,34 @@ TEST_F(PlaneTest, ReadsEachPortsModeTelemetry)
   EXPECT_EQ(out->mode[2].ctr[0], 0u);
   EXPECT_EQ(out->events_total, 3u);
   EXPECT_EQ(out->channel_refused, 5u);
+}
+
+// Version 10: each port slot's headroom premise, the ports in use only.
+TEST_F(PlaneTest, ReadsEachPortsPremise)
+{
+  auto p = lp::Plane::open(path_, lp::Plane::Open::CreateIfMissing);
+  auto t = std::make_unique<lossless_plane_tel>();
+  t->magic = LOSSLESS_PLANE_MAGIC;
+  t->version = LOSSLESS_PLANE_VERSION;
+  t->nr_ports = 2;
+  t->mode[1].mode = LOSSLESS_MODE_BIFROST;
+  t->premise[1].xoff_response_last_ns = 1200000;
+  t->premise[1].xoff_response_max_ns = 3400000;
+  t->premise[1].xoff_responses = 42;
+  t->premise[1].headroom_warnings = 3;
+  t->premise[1].headroom_near_mask = 1u << 3;
+  t->premise[2].xoff_responses = 999;  // beyond nr_ports: not copied
+  kernel_write_tel(p.fd(), *t);
+  auto out = std::make_unique<lossless_plane_tel>();
+  ASSERT_EQ(p.try_read_telemetry(*out), lp::Plane::Read::Ok);
+  EXPECT_EQ(out->premise[0].xoff_responses, 0u);
+  EXPECT_EQ(out->premise[1].xoff_response_last_ns, 1200000u);
+  EXPECT_EQ(out->premise[1].xoff_response_max_ns, 3400000u);
+  EXPECT_EQ(out->premise[1].xoff_responses, 42u);
+  EXPECT_EQ(out->premise[1].headroom_warnings, 3u);
+  EXPECT_EQ(out->premise[1].headroom_near_mask, 1u << 3);
+  EXPECT_EQ(out->premise[2].xoff_responses, 0u);
+  EXPECT_EQ(out->mode[1].mode, unsigned(LOSSLESS_MODE_BIFROST)) << "the modes still read";
 }
 
 TEST_F(PlaneTest, WaitAppliedReportsTheDatapathsVerdict)

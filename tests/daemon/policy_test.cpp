@@ -482,4 +482,104 @@ TEST(St, TheBaselineHasNoStParameterAndPushesDt)
   EXPECT_EQ(d->scheme->id, (unsigned)LOSSLESS_SCHEME_DT);
 }
 
+// The premise (docs/RELIABILITY.md): the XOFF response is this switch's
+// half of the software delay; beyond half of the delay in force it
+// raises the delay to 2 x the response + 25 %, in whole us.
+TEST(PfcPolicy, AnXoffResponseBeyondHalfTheSoftwareDelayImpliesTwiceItPlusMargin)
+{
+  EXPECT_EQ(PfcPolicy::response_sw_delay_ns(500000, 1000000), 0u) << "exactly half: within";
+  EXPECT_EQ(PfcPolicy::response_sw_delay_ns(0, 1000000), 0u);
+  EXPECT_EQ(PfcPolicy::response_sw_delay_ns(600000, 1000000), 1500000u);
+  // 2 x 500001 = 1000002, + 25 % = 1250002, rounded up to 1 us.
+  EXPECT_EQ(PfcPolicy::response_sw_delay_ns(500001, 1000000), 1251000u);
+  EXPECT_EQ(PfcPolicy::response_sw_delay_ns(3000000, 60000000), 0u);
+  EXPECT_EQ(PfcPolicy::response_sw_delay_ns(31000000, 60000000), 77500000u);
+  EXPECT_EQ(PfcPolicy::response_sw_delay_ns(1ULL << 40, 1000000), 1000000000u) << "capped at 1 s";
+}
+
+TEST(PfcPolicy, ASlowXoffResponseRaisesTheSoftwareDelayOnceWithALogLine)
+{
+  PoolSettings s = pool(1000000);  // 1 ms: this switch's half is 500 us
+  PfcPolicy pol(s);
+  auto tel = std::make_unique<lossless_plane_tel>();
+  tel->magic = LOSSLESS_PLANE_MAGIC;
+  tel->nr_ports = 2;
+  tel->ports[0].ifindex = 4;
+  tel->ports[1].ifindex = 7;
+  tel->premise[0].xoff_response_max_ns = 500000;  // within: nothing
+  PortLink fixed = port5m(7);
+  fixed.headroom_bytes = 50000;  // configured: not the policy's to size
+  tel->premise[1].xoff_response_max_ns = 9000000;
+  Inputs in{&s, {port5m(4), fixed}, tel.get(), 0};
+  auto d = pol.decide(in);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(pol.sw_delay_ns(4), 1000000u);
+  EXPECT_EQ(pol.sw_delay_ns(7), 1000000u) << "a configured headroom is not raised";
+  EXPECT_EQ(pol.take_notes(), "");
+  pol.pushed(*d);
+
+  tel->premise[0].xoff_response_max_ns = 3000000;  // 3 ms > 500 us
+  d = pol.decide(in);
+  ASSERT_TRUE(d) << "a raise is a push";
+  EXPECT_EQ(pol.sw_delay_ns(4), 7500000u) << "2 x 3 ms + 25 %";
+  ASSERT_EQ(d->headroom.size(), 2u);
+  EXPECT_EQ(d->headroom[0].headroom_bytes, PfcPolicy::headroom_bytes(port5m(4), 7500000));
+  EXPECT_GT(d->headroom[0].headroom_bytes, PfcPolicy::headroom_bytes(port5m(4), 1000000));
+  EXPECT_EQ(pol.take_notes(),
+            "port p4: XOFF response up to 3ms, more than half of the 1ms sw-delay its headroom "
+            "assumes (this switch's half of the loop): sw-delay for its headroom raised to "
+            "7500us (2 x the response + 25 %)");
+  pol.pushed(*d);
+
+  // Hysteresis: the same response, or one within half of 7.5 ms, again
+  // raises nothing; a measurement never lowers it.
+  EXPECT_FALSE(pol.decide(in).has_value());
+  tel->premise[0].xoff_response_max_ns = 3750000;
+  EXPECT_FALSE(pol.decide(in).has_value());
+  tel->premise[0].xoff_response_max_ns = 0;  // peaks cleared
+  EXPECT_FALSE(pol.decide(in).has_value());
+  EXPECT_EQ(pol.sw_delay_ns(4), 7500000u);
+  EXPECT_EQ(pol.take_notes(), "");
+  tel->premise[0].xoff_response_max_ns = 3750001;
+  d = pol.decide(in);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(pol.sw_delay_ns(4), 9376000u) << "2 x 3.750001 ms + 25 %, rounded up to 1 us";
+  EXPECT_NE(pol.take_notes().find("raised to 9376us"), std::string::npos);
+}
+
+// Ownership (ownership.h): adopt() takes the pass-through settings from the
+// datapath as the policy's own; revert() makes the next decision a push.
+TEST(PfcPolicy, AdoptTakesThePassThroughSettingsAndRevertPushesAgain)
+{
+  PoolSettings s = pool(60000000);
+  PfcPolicy pol(s);
+  Inputs in{&s, {port5m(4)}, nullptr, 0};
+  auto d = pol.decide(in);
+  ASSERT_TRUE(d);
+  pol.pushed(*d);
+  EXPECT_FALSE(pol.decide(in).has_value());
+  pol.revert();
+  auto again = pol.decide(in);
+  ASSERT_TRUE(again) << "reverted: the same decision, pushed again";
+  EXPECT_EQ(again->headroom[0].headroom_bytes, d->headroom[0].headroom_bytes);
+  EXPECT_EQ(again->alpha, d->alpha);
+  pol.pushed(*again);
+  auto tel = std::make_unique<lossless_plane_tel>();
+  tel->alpha = (1u << 8) | 1u;  // 1/2
+  tel->egress_alpha = *d->egress_alpha;
+  tel->reserved_bytes = 3000;
+  tel->xon_offset_bytes = *d->xon_offset_bytes;
+  tel->scheme = *d->scheme;
+  pol.adopt(*tel);
+  auto adopted = pol.decide(in);
+  ASSERT_TRUE(adopted);
+  EXPECT_EQ(adopted->alpha, (1u << 8) | 1u);
+  EXPECT_EQ(adopted->reserved_bytes, 3000u);
+  EXPECT_EQ(adopted->headroom[0].headroom_bytes, d->headroom[0].headroom_bytes);
+  bool shown = false;
+  for (const auto &pi : pol.params())
+    shown |= pi.name == "alpha" && pi.value == "1/2";
+  EXPECT_TRUE(shown) << "the adopted value is the policy's parameter";
+}
+
 }  // namespace

@@ -118,6 +118,72 @@ TEST_F(PoolTest, ALinkChangeLeadsToANewDecision)
   EXPECT_GT(pool().pending_gen, gen);
 }
 
+// Ownership (policy/ownership.h), the whole period: the datapath plays a
+// snapshot with the daemon's push, then one changed behind its back.
+TEST_F(PoolTest, AChangeBehindTheDaemonIsLoggedCountedAndAdoptedOrReverted)
+{
+  pool().run_policy();
+  ASSERT_TRUE(pool().pending);
+  const lossless::plane::Params pushed = *pool().pending;
+  ASSERT_EQ(pushed.headroom.size(), 2u);
+  tel().nr_ports = 2;
+  for (int i = 0; i < 2; i++) {
+    tel().ports[i].ifindex = pushed.headroom[i].ifindex;
+    tel().ports[i].headroom_bytes = pushed.headroom[i].headroom_bytes;
+  }
+  tel().alpha = *pushed.alpha;
+  tel().egress_alpha = *pushed.egress_alpha;
+  tel().reserved_bytes = *pushed.reserved_bytes;
+  tel().xon_offset_bytes = *pushed.xon_offset_bytes;
+  tel().scheme = *pushed.scheme;
+  std::uint64_t gen = pool().pending_gen;
+  datapath_reports(gen, 0);
+  EXPECT_EQ(pool().run_policy(), "");
+  ASSERT_FALSE(pool().pending);
+  EXPECT_EQ(pool().run_policy(), "") << "unchanged: nothing found";
+  EXPECT_EQ(pool().foreign_total, 0u);
+
+  // tc: alpha (passed through) and swp1's headroom (computed).
+  tel().alpha = (1u << 8) | 1u;
+  tel().ports[1].headroom_bytes = 20000;
+  ASSERT_EQ(p_->report(), 0);
+  std::string log = pool().run_policy();
+  EXPECT_NE(log.find("pool sw0: alpha changed behind losslessd by tc (a qdisc change): 1/8 -> "
+                     "1/2; adopted"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("pool sw0: headroom of port swp1 changed behind losslessd by tc (a qdisc "
+                     "change): " +
+                     std::to_string(pushed.headroom[1].headroom_bytes) + " -> 20000; reverted"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(pool().foreign_total, 2u);
+  using Key = lossless::daemon::Pool::ForeignKey;
+  EXPECT_EQ((pool().foreign_counts[Key{"alpha", "tc", "adopted"}]), 1u);
+  EXPECT_EQ((pool().foreign_counts[Key{"headroom", "tc", "reverted"}]), 1u);
+  ASSERT_TRUE(pool().pending) << "pushed at once";
+  EXPECT_EQ(*pool().pending->alpha, (1u << 8) | 1u) << "adopted: pushed as the policy's own";
+  EXPECT_EQ(pool().pending->headroom[1].headroom_bytes, pushed.headroom[1].headroom_bytes)
+      << "reverted: the computed headroom again";
+  EXPECT_EQ(pool().run_policy(), "") << "not judged again while the push is in flight";
+
+  // The datapath applies it; then another writer of the plane changes
+  // reserved with its own control gen.
+  tel().ports[1].headroom_bytes = pushed.headroom[1].headroom_bytes;
+  datapath_reports(pool().pending_gen, 0);
+  EXPECT_EQ(pool().run_policy(), "");
+  ASSERT_FALSE(pool().pending);
+  tel().reserved_bytes = 3000;
+  datapath_reports(pool().pending_gen + 1, 0);
+  log = pool().run_policy();
+  EXPECT_NE(log.find("pool sw0: reserved changed behind losslessd by another writer of the plane"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ((pool().foreign_counts[Key{"reserved", "plane", "adopted"}]), 1u);
+  ASSERT_EQ(pool().foreign_last.size(), 3u);
+  EXPECT_EQ(pool().foreign_last.back().new_value, "3000");
+}
+
 // ---------------------------------------------------------------------------
 // LatenessWatch: a port's wake-ups against its software delay (1 ms here).
 

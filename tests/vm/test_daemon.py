@@ -24,6 +24,12 @@ the daemon installs everything from a configuration file.
   priority's peaks are above 0; cleared through the daemon they are 0
   (nothing queued then), and again through the plane without the daemon
   after the port-mode phase's traffic;
+- the headroom's premise (the incast's XOFF responses) reaches the plane
+  and the daemon's status as tc's xstats count it;
+- ownership: a `tc qdisc change` of alpha and of a port's headroom behind
+  the running daemon: alpha (passed through from the file) adopted, the
+  headroom (computed) reverted, each counted by source in `losslessctl
+  daemon` and logged with the old and new value;
 - `losslessd --cleanup` removes what it installed.
 """
 
@@ -265,6 +271,94 @@ def daemon_mode(c, sw, ports, dev, senders, r_ip):
     c.eq(tc_mode(sw, dev), ("bifrost", MODE_RTT_NS), "kill -9 of the daemon: the port keeps its mode")
 
 
+def plane_pool(sw):
+    """Pool sw0's telemetry (losslessctl --plane status --json), its ports by dev."""
+    r = sw.run(f"{Paths.ctl} --plane {PIN}/sw0/plane status --json", check=False)
+    if r.returncode:
+        return {}, {}
+    pool = json.loads(r.stdout)["pools"][0]
+    return pool, {p["dev"]: p for p in pool["ports"]}
+
+
+def daemon_pool(sw):
+    """Pool sw0 in losslessctl daemon --json."""
+    return json.loads(ctl(sw, "daemon --json"))["pools"][0]
+
+
+def premise_carried(c, sw, ports):
+    """The headroom's premise (plane version 10) as tc's xstats count it,
+    in the plane (losslessctl status) and the daemon's status, per port:
+    the incast's XOFF responses (no traffic now: the numbers hold still)."""
+    keys = ("xoff_responses", "xoff_response_max_ns", "headroom_warnings")
+    qd = {q["dev"]: q for q in json.loads(sw.run("tc -s -j qdisc show"))
+          if q.get("kind") == "lossless" and q.get("root")}
+    tc = {p: tuple(qd.get(p, {}).get(k) for k in keys) for p in ports}
+    _, pp = plane_pool(sw)
+    plane = {p: tuple(pp.get(p, {}).get("premise", {}).get(k) for k in keys) for p in ports}
+    st = daemon_pool(sw).get("premise", [])
+    dmn = {q["dev"]: tuple(q.get(k) for k in keys) for q in st}
+    sw_ns = {q["dev"]: q.get("sw_delay_ns", 0) for q in st}
+    c.ok(tc == plane == dmn and sum(v[0] or 0 for v in tc.values()) > 0,
+         "the premise reaches the plane and the daemon's status as tc counts it",
+         "; ".join(f"{p} {tc[p][0]} responses, max {(tc[p][1] or 0) / 1e6:.1f} ms, "
+                   f"{tc[p][2]} warnings" for p in ports if tc[p][0])
+         + ("" if tc == plane == dmn else f"; tc {tc}; plane {plane}; daemon {dmn}"))
+    m = re.fullmatch(r"(\d+)(ns|us|ms|s)", SW_DELAY)
+    least = int(m.group(1)) * {"ns": 1, "us": 10**3, "ms": 10**6, "s": 10**9}[m.group(2)]
+    c.ok(set(sw_ns) == set(ports) and min(sw_ns.values(), default=0) >= least,
+         "the daemon's status: each port's software delay in force, at least sw_delay",
+         ", ".join(f"{p} {v / 1e6:g} ms" for p, v in sorted(sw_ns.items())))
+
+
+def ownership(c, sw, dev):
+    """A tc qdisc change behind the running daemon (docs/DAEMON.md,
+    "Ownership"): alpha, which the policy passes through from the file,
+    adopted; dev's headroom, which it computes, reverted. Each counted
+    (losslessctl daemon) with its source; the log lines are checked when
+    the daemon has stopped (logged_ownership)."""
+    pool, pp = plane_pool(sw)
+    hr0, alpha0 = pp.get(dev, {}).get("headroom_bytes"), pool.get("alpha")
+    t0 = time.monotonic()
+    r = sw.run(f"tc qdisc change dev {dev} root lossless alpha 1/2 headroom 20000", check=False)
+    tc_ms = (time.monotonic() - t0) * 1000
+    t0 = time.monotonic()
+    dp = daemon_pool(sw)
+    while dp.get("foreign_changes", {}).get("total", 0) < 2 and time.monotonic() - t0 < 5:
+        time.sleep(0.05)
+        dp = daemon_pool(sw)
+    took_ms = (time.monotonic() - t0) * 1000
+    f = dp.get("foreign_changes", {"counts": []})
+    counts = sorted((x["setting"], x["source"], x["action"], x["count"]) for x in f["counts"])
+    c.ok(counts == [("alpha", "tc", "adopted", 1), ("headroom", "tc", "reverted", 1)],
+         "tc qdisc change alpha 1/2 headroom 20000 behind the daemon: both counted, by tc",
+         f"{counts}; tc rc {r.returncode} in {tc_ms:.0f} ms; seen {took_ms:.0f} ms after",
+         measured=took_ms)
+    deadline = time.monotonic() + 5
+    pool, pp = plane_pool(sw)
+    while pp.get(dev, {}).get("headroom_bytes") != hr0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        pool, pp = plane_pool(sw)
+    hr, alpha = pp.get(dev, {}).get("headroom_bytes"), pool.get("alpha")
+    c.ok(hr == hr0 and hr0 and alpha == "1/2",
+         "the computed headroom is reverted, the passed-through alpha stays adopted",
+         f"headroom {hr0} -> 20000 -> {hr} B; alpha {alpha0} -> {alpha}")
+    text = ctl(sw, "daemon")
+    c.ok(dp["params"].get("alpha") == "1/2" and "changes behind losslessd: 2" in text,
+         "losslessctl daemon: the adopted alpha is the policy's, and the count",
+         next((ln.strip() for ln in text.splitlines() if "behind losslessd" in ln), "no line"))
+
+
+def logged_ownership(c, log):
+    """The daemon's log (its stderr) has a line per change of ownership()."""
+    lines = [ln for ln in log.splitlines() if "changed behind losslessd" in ln]
+    c.ok(any("alpha changed behind losslessd by tc" in ln and "1/8 -> 1/2; adopted" in ln
+             for ln in lines)
+         and any(re.search(r"headroom of port \S+ changed behind losslessd by tc.*-> 20000; "
+                           r"reverted to \d+", ln) for ln in lines),
+         "the daemon logged both changes: what, by whom, old and new, adopted or reverted",
+         " | ".join(ln.split("losslessd: ", 1)[-1] for ln in lines) or "no line")
+
+
 def port_state(sw, dev):
     st = json.loads(ctl(sw, "daemon --json"))
     return next(((p["up"], p["state"]) for p in st["ports"] if p["dev"] == dev), None)
@@ -388,6 +482,9 @@ def main():
              f"bottleneck {pkts0[bottleneck]} -> {pkts1[bottleneck]} packets")
         alpha = json.loads(sw.run(f"tc -j qdisc show dev {bottleneck}"))[0]["options"]["alpha"]
         c.eq(alpha, "1/8", "its policy pushes its configured alpha again (1/8)")
+        t_own = time.monotonic()
+        premise_carried(c, sw, sw_ports)
+        print(f"  premise phase: {time.monotonic() - t_own:.1f} s")
         # clear peaks through the daemon: the incast's peaks, then none.
         t_clear = time.monotonic()
         r = ctl(sw, "clear peaks", check=False)
@@ -404,6 +501,9 @@ def main():
              measured=(time.monotonic() - t_clear) * 1000)
         c.eq(qstats(sw, bottleneck)["packets"] >= pkts1[bottleneck], True,
              "clear peaks leaves the counters alone")
+        t_own = time.monotonic()
+        ownership(c, sw, bottleneck)
+        print(f"  ownership phase: {time.monotonic() - t_own:.1f} s")
         link_events(c, sw, sw_ports[-1])
         # A reload: RELOADING=1, then READY=1 once applied.
         ctl(sw, "reload")
@@ -413,6 +513,7 @@ def main():
         subprocess.run("pkill -TERM -x losslessd", shell=True)
         d.wait(timeout=10)
         c.eq(notify.next(5), "STOPPING=1", "Type=notify: SIGTERM is STOPPING=1")
+        logged_ownership(c, d.stderr.read())
         notify.close()
         c.eq(json.loads(sw.run(f"tc -j qdisc show dev {bottleneck}"))[0]["kind"], "lossless",
              "stopped (SIGTERM), it leaves the datapath running")
