@@ -77,7 +77,15 @@ def by_name(bs, kind):
     return {b.name: b for b in bs if b.kind == kind}
 
 
+# A pause state is the moment's, not the shape's: a sample taken while a
+# pause ran and a run looking between two pauses print the same lines but
+# for "(paused)" at a line's end and what "paused" lists.
+PAUSE_MARK = re.compile(r"\s*\(paused\)\s*$")
+PAUSED_LIST = re.compile(r"^(\s*paused) (none|prio .*)$")
+
+
 def shape(line):
+    line = PAUSED_LIST.sub(r"\1 LIST", PAUSE_MARK.sub("", line))
     return " ".join(NUMBER.sub("#", line).split())
 
 
