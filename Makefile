@@ -72,7 +72,8 @@
 #                   UBSAN and KFENCE (vm-images/kdebug.config), and the
 #                   module built against it, in build/kdebug (cached;
 #                   scripts/setup.sh --kdebug installs its packages).
-#                   Takes about 40 min the first time on 2 cores
+#                   Rebuilds in about a minute once built (the first
+#                   build: over an hour on a loaded 2-core host)
 #   make check-kdebug
 #                   build, make kdebug, then the VM suite (TESTS= to pick)
 #                   on the debug kernel with budgets x KDEBUG_SCALE_PCT/100

@@ -25,7 +25,7 @@ sleeping in atomic context|sleeping function called from invalid context|schedul
 other BUG / WARNING / oops|BUG: (unable|kernel NULL|soft lockup|workqueue lockup)|WARNING: CPU:|Oops:|general protection fault|hung_task|blocked for more than
 kmemleak: objects of ours|kmemleak: .*sch_lossless
 PATTERNS
-printf '%-34s %s\n' "lockdep active" "$(grep -q 'lock dependency validator' "$log" && echo yes || echo 'no (not a debug kernel?)')"
+printf '%-34s %s\n' "lockdep active" "$(grep -qi 'lock dependency validator' "$log" && echo yes || echo 'no (not a debug kernel?)')"
 if [ "$total" -ne 0 ]; then
 	echo "kdebug-report.sh: $total report(s) in $log" >&2
 	exit 1
