@@ -25,7 +25,26 @@ sleeping in atomic context|sleeping function called from invalid context|schedul
 other BUG / WARNING / oops|BUG: (unable|kernel NULL|soft lockup|workqueue lockup)|WARNING: CPU:|Oops:|general protection fault|hung_task|blocked for more than
 kmemleak: objects of ours|kmemleak: .*sch_lossless
 PATTERNS
-printf '%-34s %s\n' "lockdep active" "$(grep -qi 'lock dependency validator' "$log" && echo yes || echo 'no (not a debug kernel?)')"
+# Zero reports mean something only from a kernel whose checkers ran: each
+# must have announced itself at boot.
+missing=0
+while IFS='|' read -r what re; do
+	if grep -qiE "$re" "$log"; then
+		printf '%-34s %s\n' "$what" yes
+	else
+		printf '%-34s %s\n' "$what" "NO (not the debug kernel?)"
+		missing=$((missing + 1))
+	fi
+done <<'BANNERS'
+KASAN active|KernelAddressSanitizer initialized
+lockdep active|Lock dependency validator
+kmemleak active|kmemleak: Kernel memory leak detector initialized
+KFENCE active|kfence: initialized
+BANNERS
+if [ "$missing" -ne 0 ]; then
+	echo "kdebug-report.sh: $missing checker(s) did not start in $log: its zero reports prove nothing" >&2
+	exit 1
+fi
 if [ "$total" -ne 0 ]; then
 	echo "kdebug-report.sh: $total report(s) in $log" >&2
 	exit 1
